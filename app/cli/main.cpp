@@ -1,0 +1,372 @@
+// worldstudio-cli: the engine from a terminal. Exit 0 on success, 2 on bad arguments (with usage),
+// 1 on any other error with a one-line message on stderr.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "worldstudio/cases.h"
+#include "worldstudio/engine.h"
+#include "worldstudio/error.h"
+#include "worldstudio/noise.h"
+#include "worldstudio/prompt.h"
+#include "worldstudio/request.h"
+#include "worldstudio/schedule.h"
+#include "worldstudio/tiny_model.h"
+#include "worldstudio/tokenizer.h"
+
+namespace fs = std::filesystem;
+using ws::ojson;
+
+namespace {
+
+const char* kUsage = R"(usage: worldstudio-cli <command> [options]
+
+commands:
+  --version                         print the version
+  info MODEL_DIR                    config, parameter count, missing/extra/mis-shaped tensors
+  make-tiny OUT_DIR [--seed N]      write a tiny random model folder (real layout)
+  tokenize --tokenizer FILE [--chat] TEXT
+                                    print token ids, space-separated
+  noise --seed N --shape A,B,...    numpy RandomState(N).standard_normal(shape), one per line
+  sigmas --steps N --shift S        one line per step: timestep sigma; then the final sigma
+  format-prompt --mode M (--prompt P | --prompt-file F) [--negative] --frames N --fps F
+                --resolution R --aspect A
+                                    the exact string the tokenizer receives
+  upsample [--model DIR] --mode M --prompt P [--max-new-tokens N] [--sample] [--seed N]
+                                    stream the reasoner's caption, then print the extracted JSON
+  generate (JOB.json | flags) -o OUT [--model DIR] [--device D] [--dtype T]
+      flags: --mode M --prompt P [--negative-prompt P] [--frames N] [--fps F] [--resolution R]
+             [--aspect A] [--steps N] [--guidance G] [--shift S] [--seed N] [--sound]
+             [--vision FILE] [--actions FILE] [--control FILE] [--sampler unipc|euler]
+             [--set key=json ...]
+  velocity CASE_DIR -o OUT.safetensors [--recompute-text]
+  logits CASE_DIR -o OUT.safetensors
+  positions CASE_DIR -o OUT.safetensors
+  bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
+                                    print engine figures (tokenizer, text K/V reuse, reasoner)
+
+Without --model, commands use the default model (a tiny generated model, cached).
+)";
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::atomic<bool> g_interrupted{false};
+
+struct Args {
+    std::vector<std::string> positional;
+    std::map<std::string, std::vector<std::string>> options;
+    std::vector<std::string> flags;
+
+    bool has(const std::string& k) const {
+        return options.count(k) || std::find(flags.begin(), flags.end(), k) != flags.end();
+    }
+    std::string get(const std::string& k, const std::string& fallback = "") const {
+        auto it = options.find(k);
+        return it == options.end() ? fallback : it->second.back();
+    }
+    std::string need(const std::string& k) const {
+        if (!options.count(k)) throw UsageError("missing " + k);
+        return get(k);
+    }
+};
+
+// Options that take no value.
+const std::vector<std::string> kFlagOptions = {"--chat", "--negative", "--sound", "--sample", "--recompute-text", "--json"};
+
+Args parse(int argc, char** argv, int start) {
+    Args a;
+    for (int i = start; i < argc; ++i) {
+        std::string s = argv[i];
+        if (s.size() > 1 && s[0] == '-' && s != "-") {
+            if (std::find(kFlagOptions.begin(), kFlagOptions.end(), s) != kFlagOptions.end()) {
+                a.flags.push_back(s);
+                continue;
+            }
+            if (i + 1 >= argc) throw UsageError(s + " needs a value");
+            a.options[s].push_back(argv[++i]);
+        } else {
+            a.positional.push_back(s);
+        }
+    }
+    return a;
+}
+
+int to_int(const std::string& s, const char* what) {
+    try {
+        size_t used = 0;
+        long v = std::stol(s, &used);
+        if (used != s.size()) throw std::invalid_argument(s);
+        return static_cast<int>(v);
+    } catch (const std::exception&) {
+        throw UsageError(std::string(what) + " must be an integer (got '" + s + "')");
+    }
+}
+
+double to_double(const std::string& s, const char* what) {
+    try {
+        size_t used = 0;
+        double v = std::stod(s, &used);
+        if (used != s.size()) throw std::invalid_argument(s);
+        return v;
+    } catch (const std::exception&) {
+        throw UsageError(std::string(what) + " must be a number (got '" + s + "')");
+    }
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ws::Error(path + ": cannot read");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string default_model_dir() {
+    const char* cache = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    fs::path base = cache && *cache ? fs::path(cache) : fs::path(home ? home : ".") / ".cache";
+    fs::path dir = base / "worldstudio" / ("tiny-model-" WS_VERSION);
+    if (!fs::exists(dir / "model_index.json")) {
+        std::fprintf(stderr, "writing the default tiny model to %s\n", dir.string().c_str());
+        ws::make_tiny_model(dir.string(), 0);
+    }
+    return dir.string();
+}
+
+std::shared_ptr<const ws::Model> load_model(const Args& a) {
+    ws::LoadOptions o;
+    o.device = a.get("--device", "auto");
+    o.dtype = a.get("--dtype", "auto");
+    ws::RunCallbacks cb;
+    cb.should_cancel = [] { return g_interrupted.load(); };
+    return ws::Model::load(a.has("--model") ? a.get("--model") : default_model_dir(), o, cb);
+}
+
+int cmd_info(const Args& a) {
+    if (a.positional.size() != 1) throw UsageError("info needs MODEL_DIR");
+    ojson r = ws::Model::inspect(a.positional[0]);
+    const ojson& c = r["config"];
+    std::printf("model: %s\nconfig: %s, hidden %lld, layers %lld, heads %lld/%lld, vocab %lld\nparameters: %lld\n",
+                a.positional[0].c_str(), c["name"].get<std::string>().c_str(), (long long)c["hidden_size"].get<int64_t>(),
+                (long long)c["num_hidden_layers"].get<int64_t>(), (long long)c["num_attention_heads"].get<int64_t>(),
+                (long long)c["num_key_value_heads"].get<int64_t>(), (long long)c["vocab_size"].get<int64_t>(),
+                (long long)r["parameters"].get<int64_t>());
+    std::printf("tokenizer: %s\n", r["tokenizer"].get<std::string>().empty() ? "(none)" : r["tokenizer"].get<std::string>().c_str());
+    for (const char* k : {"missing", "misshaped", "unexpected"}) {
+        std::printf("%s tensors: %zu\n", k, r[k].size());
+        for (const auto& n : r[k]) std::printf("  %s\n", n.get<std::string>().c_str());
+    }
+    std::printf("loadable: %s\n", r["loadable"].get<bool>() ? "yes" : "no");
+    return r["loadable"].get<bool>() ? 0 : 1;
+}
+
+int cmd_tokenize(const Args& a) {
+    if (a.positional.size() != 1) throw UsageError("tokenize needs one TEXT argument");
+    ws::Tokenizer t = ws::Tokenizer::from_file(a.need("--tokenizer"));
+    auto ids = a.has("--chat") ? t.encode_chat_user_turn(a.positional[0]) : t.encode(a.positional[0]);
+    for (size_t i = 0; i < ids.size(); ++i) std::printf(i ? " %d" : "%d", ids[i]);
+    std::printf("\n");
+    return 0;
+}
+
+int cmd_noise(const Args& a) {
+    const double seed = to_double(a.need("--seed"), "--seed");
+    if (seed < 0 || seed > 4294967295.0 || seed != static_cast<double>(static_cast<uint32_t>(seed))) throw UsageError("--seed must be in [0, 2^32)");
+    int64_t count = 1;
+    std::stringstream ss(a.need("--shape"));
+    std::string part;
+    while (std::getline(ss, part, ',')) {
+        int v = to_int(part, "--shape entries");
+        if (v < 0) throw UsageError("--shape entries must not be negative");
+        count *= v;
+        if (count > 100000000) throw UsageError("--shape is too large");
+    }
+    for (double v : ws::numpy_standard_normal(static_cast<uint32_t>(seed), count))
+        std::printf("%.9g\n", static_cast<double>(static_cast<float>(v)));
+    return 0;
+}
+
+int cmd_sigmas(const Args& a) {
+    auto s = ws::make_sigma_schedule(to_int(a.need("--steps"), "--steps"), to_double(a.need("--shift"), "--shift"));
+    for (size_t i = 0; i < s.timesteps.size(); ++i) std::printf("%lld %.9g\n", (long long)s.timesteps[i], static_cast<double>(s.sigmas[i]));
+    std::printf("%.9g\n", static_cast<double>(s.sigmas.back()));
+    return 0;
+}
+
+int cmd_format_prompt(const Args& a) {
+    ojson job{{"model_mode", a.need("--mode")}};
+    std::string prompt = a.has("--prompt-file") ? read_file(a.get("--prompt-file")) : a.need("--prompt");
+    job["prompt"] = prompt;
+    if (a.has("--frames")) job["num_frames"] = to_int(a.get("--frames"), "--frames");
+    if (a.has("--fps")) job["fps"] = to_double(a.get("--fps"), "--fps");
+    if (a.has("--resolution")) job["resolution"] = a.get("--resolution");
+    if (a.has("--aspect")) job["aspect_ratio"] = a.get("--aspect");
+    if (a.has("--negative")) job["negative_prompt"] = prompt;
+    // Modes that need conditioning inputs only matter for generation, not for the prompt string.
+    if (job["model_mode"] != "text2image") job["model_mode"] = "text2video";
+    ws::GenerationRequest r = ws::GenerationRequest::parse(job);
+    if (a.has("--negative"))
+        std::printf("%s\n", ws::format_negative_prompt(prompt, r.metadata(), r.templates, r.negative_metadata_mode).c_str());
+    else
+        std::printf("%s\n", ws::format_prompt(prompt, r.metadata(), r.templates).c_str());
+    return 0;
+}
+
+int cmd_upsample(const Args& a) {
+    auto model = load_model(a);
+    ws::Session s(model);
+    ws::ReasonerSampling rs;
+    rs.max_new_tokens = to_int(a.get("--max-new-tokens", "1024"), "--max-new-tokens");
+    rs.do_sample = a.has("--sample");
+    if (a.has("--seed")) rs.seed = static_cast<uint64_t>(to_int(a.get("--seed"), "--seed"));
+    ws::RunCallbacks cb;
+    cb.on_text = [](const std::string& piece) {
+        std::fwrite(piece.data(), 1, piece.size(), stdout);
+        std::fflush(stdout);
+    };
+    cb.should_cancel = [] { return g_interrupted.load(); };
+    ojson req = ojson::object();
+    if (a.has("--frames")) req["num_frames"] = to_int(a.get("--frames"), "--frames");
+    if (a.has("--fps")) req["fps"] = to_double(a.get("--fps"), "--fps");
+    if (a.has("--resolution")) req["resolution"] = a.get("--resolution");
+    if (a.has("--aspect")) req["aspect_ratio"] = a.get("--aspect");
+    ws::UpsampleResult r = s.upsample(a.need("--mode"), a.need("--prompt"), req, rs, cb);
+    std::printf("\n%s\n", r.json_text.c_str());
+    return 0;
+}
+
+int cmd_generate(const Args& a) {
+    const std::string out = a.need("-o");
+    ojson job = ojson::object();
+    std::string base_dir;
+    if (!a.positional.empty()) {
+        if (a.positional.size() > 1) throw UsageError("generate takes one JOB.json");
+        const std::string& path = a.positional[0];
+        try {
+            job = ojson::parse(read_file(path));
+        } catch (const ojson::exception& e) {
+            throw ws::Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
+        }
+        if (!job.is_object()) throw ws::Error(path + ": a job file holds one JSON object");
+        base_dir = fs::path(path).parent_path().string();
+    }
+    const std::map<std::string, std::string> text_flags = {{"--mode", "model_mode"}, {"--prompt", "prompt"},
+        {"--negative-prompt", "negative_prompt"}, {"--resolution", "resolution"}, {"--aspect", "aspect_ratio"},
+        {"--vision", "vision_path"}, {"--actions", "action_path"}, {"--control", "control_path"}, {"--sampler", "sampler"}};
+    for (const auto& [flag, field] : text_flags)
+        if (a.has(flag)) job[field] = a.get(flag);
+    const std::map<std::string, std::string> int_flags = {{"--frames", "num_frames"}, {"--steps", "num_steps"}, {"--seed", "seed"}};
+    for (const auto& [flag, field] : int_flags)
+        if (a.has(flag)) job[field] = to_int(a.get(flag), flag.c_str());
+    const std::map<std::string, std::string> num_flags = {{"--fps", "fps"}, {"--guidance", "guidance"}, {"--shift", "shift"}};
+    for (const auto& [flag, field] : num_flags)
+        if (a.has(flag)) job[field] = to_double(a.get(flag), flag.c_str());
+    if (a.has("--sound")) job["enable_sound"] = true;
+    if (a.options.count("--set"))
+        for (const auto& kv : a.options.at("--set")) {
+            size_t eq = kv.find('=');
+            if (eq == std::string::npos) throw UsageError("--set needs key=value");
+            ojson v = ojson::parse(kv.substr(eq + 1), nullptr, false);
+            job[kv.substr(0, eq)] = v.is_discarded() ? ojson(kv.substr(eq + 1)) : v;
+        }
+    if (job.empty()) throw UsageError("generate needs JOB.json or flags");
+    // Resolve relative paths of the job file against its folder.
+    for (const char* k : {"vision_path", "action_path", "control_path", "prompt_path"})
+        if (job.contains(k) && job[k].is_string() && !base_dir.empty() && fs::path(job[k].get<std::string>()).is_relative())
+            job[k] = (fs::path(base_dir) / job[k].get<std::string>()).string();
+    ws::GenerationRequest::parse(job);  // reject a bad job before loading the model
+    auto model = load_model(a);
+    ws::Session s(model);
+    ws::RunCallbacks cb;
+    cb.should_cancel = [] { return g_interrupted.load(); };
+    cb.on_progress = [](int step, int total, double secs) {
+        std::printf("step %d/%d  %.2fs  %.2f it/s\n", step, total, secs, secs > 0 ? step / secs : 0.0);
+        std::fflush(stdout);
+    };
+    ws::GenerationResult r = s.generate(job, out, cb);
+    for (const auto& f : r.outputs) std::printf("wrote %s\n", f.c_str());
+    return 0;
+}
+
+int cmd_case(const std::string& verb, const Args& a) {
+    if (a.positional.size() != 1) throw UsageError(verb + " needs CASE_DIR");
+    const std::string out = a.need("-o");
+    if (verb == "velocity") ws::run_velocity_case(a.positional[0], out, !a.has("--recompute-text"));
+    else if (verb == "logits") ws::run_logits_case(a.positional[0], out);
+    else ws::run_positions_case(a.positional[0], out);
+    std::printf("wrote %s\n", out.c_str());
+    return 0;
+}
+
+int run_bench(const Args& a);
+
+}  // namespace
+
+int bench_main(const std::string& model_dir, const std::string& tokenizer_path, const std::string& js_dir);
+
+namespace {
+int run_bench(const Args& a) {
+    return bench_main(a.has("--model") ? a.get("--model") : default_model_dir(), a.get("--tokenizer"), a.get("--js-tokenizer-dir"));
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::signal(SIGINT, [](int) { g_interrupted = true; });
+    if (argc < 2) {
+        std::fputs(kUsage, stderr);
+        return 2;
+    }
+    const std::string cmd = argv[1];
+    try {
+        if (cmd == "--version" || cmd == "version") {
+            std::printf("worldstudio-cli %s\n", WS_VERSION);
+            return 0;
+        }
+        if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+        Args a = parse(argc, argv, 2);
+        if (cmd == "info") return cmd_info(a);
+        if (cmd == "make-tiny") {
+            if (a.positional.size() != 1) throw UsageError("make-tiny needs OUT_DIR");
+            int seed = to_int(a.get("--seed", "0"), "--seed");
+            if (seed < 0) throw UsageError("--seed must not be negative");
+            ws::make_tiny_model(a.positional[0], static_cast<uint32_t>(seed));
+            std::printf("wrote %s\n", a.positional[0].c_str());
+            return 0;
+        }
+        if (cmd == "tokenize") return cmd_tokenize(a);
+        if (cmd == "noise") return cmd_noise(a);
+        if (cmd == "sigmas") return cmd_sigmas(a);
+        if (cmd == "format-prompt") return cmd_format_prompt(a);
+        if (cmd == "upsample") return cmd_upsample(a);
+        if (cmd == "generate") return cmd_generate(a);
+        if (cmd == "velocity" || cmd == "logits" || cmd == "positions") return cmd_case(cmd, a);
+        if (cmd == "bench") return run_bench(a);
+        throw UsageError("unknown command '" + cmd + "'");
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "worldstudio-cli: %s\n%s", e.what(), kUsage);
+        return 2;
+    } catch (const ws::Cancelled&) {
+        std::fprintf(stderr, "worldstudio-cli: cancelled\n");
+        return 1;
+    } catch (const std::exception& e) {
+        std::string msg = e.what();
+        // One line on stderr: multi-line reports (tensor lists) are joined.
+        for (auto& ch : msg)
+            if (ch == '\n') ch = ';';
+        std::fprintf(stderr, "worldstudio-cli: %s\n", msg.c_str());
+        return 1;
+    }
+}

@@ -1,0 +1,17 @@
+#pragma once
+// Runners for reference cases (a folder with case.json, weights.safetensors and case.safetensors, see the
+// golden README): they rebuild what the reference computed through the engine's own code paths and write
+// the results in the case's tensor names, so that any mismatch is visible tensor by tensor.
+#include <string>
+
+namespace ws {
+
+// Generator network with CFG: writes velocity, position_ids_cond/uncond, raw_cond/uncond_prediction.
+// `reuse_text_kv` picks the cached text K/V path (generate's default) or the joint recompute.
+void run_velocity_case(const std::string& case_dir, const std::string& out_path, bool reuse_text_kv = true);
+// Reasoner: writes logits [L, vocab] for the case's ids and greedy [n] by K/V-cached decoding.
+void run_logits_case(const std::string& case_dir, const std::string& out_path);
+// Sequence layout: writes position_ids [3, N], token_kind [N] and text_ids as packed.
+void run_positions_case(const std::string& case_dir, const std::string& out_path);
+
+}  // namespace ws

@@ -1,0 +1,167 @@
+#include <c10/core/InferenceMode.h>
+#include <openssl/evp.h>
+#include <spdlog/spdlog.h>
+#include <torch/csrc/api/include/torch/version.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "model_impl.h"
+#include "torch_util.h"
+#include "worldstudio/error.h"
+#include "worldstudio/safetensors.h"
+
+namespace fs = std::filesystem;
+
+namespace ws {
+
+ModelFolder locate_model_folder(const std::string& dir) {
+    if (!fs::exists(dir)) throw Error(dir + ": no such model folder");
+    if (!fs::is_directory(dir)) {
+        refuse_pickle_checkpoint(dir);
+        throw Error(dir + ": a model is a folder (Hugging Face snapshot layout), not a single file");
+    }
+    ModelFolder f;
+    fs::path root(dir);
+    f.transformer_dir = fs::exists(root / "transformer") ? (root / "transformer").string() : root.string();
+    f.config_path = (fs::path(f.transformer_dir) / "config.json").string();
+    if (!fs::exists(f.config_path)) throw Error(dir + ": no transformer config (expected transformer/config.json)");
+    for (const char* cand : {"tokenizer.json", "text_tokenizer/tokenizer.json", "tokenizer/tokenizer.json"})
+        if (fs::exists(root / cand)) {
+            f.tokenizer_path = (root / cand).string();
+            break;
+        }
+    for (auto& e : fs::directory_iterator(f.transformer_dir)) refuse_pickle_checkpoint(e.path().string());
+    return f;
+}
+
+namespace {
+ModelConfig read_config(const ModelFolder& f) {
+    std::ifstream in(f.config_path);
+    ojson j;
+    try {
+        j = ojson::parse(in);
+    } catch (const std::exception& e) {
+        throw Error(f.config_path + ": not valid JSON (" + std::string(e.what()) + ")");
+    }
+    return ModelConfig::from_json(j, f.config_path);
+}
+
+// The tokenizer is the authority on special ids when the config does not carry them.
+void resolve_special_tokens(ModelConfig& c, const Tokenizer& t) {
+    auto id = [&](const char* s, int64_t fallback) {
+        int32_t v = t.token_id(s);
+        return v >= 0 ? static_cast<int64_t>(v) : fallback;
+    };
+    c.special.eos = id("<|im_end|>", c.special.eos);
+    c.special.start_of_generation = id("<|vision_start|>", c.special.start_of_generation);
+    c.special.end_of_generation = id("<|vision_end|>", c.special.end_of_generation);
+}
+}  // namespace
+
+std::string sha256_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot read for hashing");
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+    std::vector<char> buf(1 << 20);
+    while (in) {
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        if (in.gcount() > 0) EVP_DigestUpdate(ctx, buf.data(), static_cast<size_t>(in.gcount()));
+    }
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_DigestFinal_ex(ctx, md, &len);
+    EVP_MD_CTX_free(ctx);
+    static const char* hex = "0123456789abcdef";
+    std::string out;
+    for (unsigned i = 0; i < len; ++i) out += hex[md[i] >> 4], out += hex[md[i] & 15];
+    return out;
+}
+
+ojson Model::inspect(const std::string& dir) {
+    ModelFolder f = locate_model_folder(dir);
+    ModelConfig c = read_config(f);
+    if (!f.tokenizer_path.empty()) resolve_special_tokens(c, Tokenizer::from_file(f.tokenizer_path));
+    Checkpoint ck(f.transformer_dir);
+    std::map<std::string, std::vector<int64_t>> found;
+    for (const auto& [name, view] : ck.tensors()) found[name] = view->shape;
+    WeightReport r = check_weights(c, found);
+    return ojson{{"dir", dir},
+                 {"config", c.to_json()},
+                 {"parameters", c.parameter_count()},
+                 {"files", ck.files()},
+                 {"tokenizer", f.tokenizer_path},
+                 {"missing", r.missing},
+                 {"unexpected", r.unexpected},
+                 {"misshaped", r.misshaped},
+                 {"loadable", r.ok()}};
+}
+
+std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptions& options, const RunCallbacks& cb) {
+    c10::InferenceMode guard;
+    auto impl = std::make_unique<Impl>();
+    ModelFolder f = locate_model_folder(dir);
+    impl->dir = dir;
+    impl->config = read_config(f);
+    if (!f.tokenizer_path.empty()) {
+        impl->tokenizer.emplace(Tokenizer::from_file(f.tokenizer_path));
+        resolve_special_tokens(impl->config, *impl->tokenizer);
+    }
+    impl->device = parse_device(options.device);
+    impl->dtype = options.dtype == "auto" ? (impl->device.is_cuda() ? at::kBFloat16 : at::kFloat) : parse_dtype(options.dtype);
+    Checkpoint ck(f.transformer_dir);
+    std::map<std::string, std::vector<int64_t>> found;
+    for (const auto& [name, view] : ck.tensors()) found[name] = view->shape;
+    WeightReport report = check_weights(impl->config, found);
+    if (!report.ok()) throw Error(dir + ": the checkpoint does not match its config\n" + report.summary());
+    if (!report.unexpected.empty() && cb.on_log) cb.on_log("ignoring " + std::to_string(report.unexpected.size()) + " unexpected tensors");
+    std::map<std::string, at::Tensor> weights;
+    const int total = static_cast<int>(report.source_of.size());
+    int done = 0;
+    for (const auto& [canon, source] : report.source_of) {
+        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+        weights[canon] = to_tensor(ck.at(source));
+        if (cb.on_progress) cb.on_progress(++done, total, 0);
+    }
+    impl->network = std::make_unique<Network>(impl->config, std::move(weights), impl->device, impl->dtype);
+    if (options.hash_files)
+        for (const auto& file : ck.files()) {
+            if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+            impl->hashes.push_back({fs::path(file).filename().string(), static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)});
+        }
+    return std::shared_ptr<const Model>(new Model(std::move(impl)));
+}
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::~Model() = default;
+const ModelConfig& Model::config() const { return impl_->config; }
+const std::string& Model::dir() const { return impl_->dir; }
+std::string Model::id() const { return impl_->config.name + ":" + fs::path(impl_->dir).filename().string(); }
+std::string Model::device() const { return impl_->device.str(); }
+std::string Model::dtype() const { return std::string(c10::toString(impl_->dtype)); }
+const std::vector<FileHash>& Model::file_hashes() const { return impl_->hashes; }
+const Tokenizer* Model::tokenizer() const { return impl_->tokenizer ? &*impl_->tokenizer : nullptr; }
+
+ojson Model::info() const {
+    ojson files = ojson::array();
+    for (const auto& h : impl_->hashes) files.push_back({{"file", h.file}, {"bytes", h.bytes}, {"sha256", h.sha256}});
+    return ojson{{"id", id()},
+                 {"dir", impl_->dir},
+                 {"config", impl_->config.to_json()},
+                 {"parameters", impl_->config.parameter_count()},
+                 {"device", device()},
+                 {"dtype", dtype()},
+                 {"files", files}};
+}
+
+ojson library_versions() {
+    return ojson{{"worldstudio", WS_VERSION},
+                 {"libtorch", std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+                                  std::to_string(TORCH_VERSION_PATCH)},
+                 {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) +
+                                       "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
+                 {"spdlog", std::to_string(SPDLOG_VER_MAJOR) + "." + std::to_string(SPDLOG_VER_MINOR) + "." + std::to_string(SPDLOG_VER_PATCH)}};
+}
+
+}  // namespace ws

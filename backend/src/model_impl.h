@@ -1,0 +1,31 @@
+#pragma once
+#include <memory>
+#include <optional>
+
+#include "network.h"
+#include "worldstudio/engine.h"
+#include "worldstudio/tokenizer.h"
+
+namespace ws {
+
+struct Model::Impl {
+    ModelConfig config;
+    std::string dir;
+    std::unique_ptr<Network> network;
+    std::optional<Tokenizer> tokenizer;
+    std::vector<FileHash> hashes;
+    at::Device device{at::kCPU};
+    at::ScalarType dtype = at::kFloat;
+};
+
+// Where a model folder keeps its pieces (resolved once, shared by load and inspect).
+struct ModelFolder {
+    std::string transformer_dir;  // config.json + safetensors
+    std::string config_path;
+    std::string tokenizer_path;   // "" if none
+};
+ModelFolder locate_model_folder(const std::string& dir);
+
+std::string sha256_file(const std::string& path);
+
+}  // namespace ws

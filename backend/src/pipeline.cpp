@@ -1,0 +1,268 @@
+// Session::generate: every generation mode as one denoising loop over a LatentState.
+#include <c10/core/InferenceMode.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "model_impl.h"
+#include "sampler.h"
+#include "sequence.h"
+#include "torch_util.h"
+#include "worldstudio/error.h"
+#include "worldstudio/noise.h"
+#include "worldstudio/request.h"
+#include "worldstudio/schedule.h"
+
+namespace fs = std::filesystem;
+
+namespace ws {
+
+namespace {
+
+at::Tensor numpy_noise(uint32_t seed, at::IntArrayRef shape) {
+    int64_t n = 1;
+    for (auto s : shape) n *= s;
+    std::vector<double> v = numpy_standard_normal(seed, n);
+    return at::tensor(v, at::kDouble).to(at::kFloat).view(shape);  // numpy float64 -> astype(float32)
+}
+
+// Conditioning latents until the media layer can encode pictures: a .safetensors file with `latent`
+// [C, T, H, W] (VAE-normalized). Picture and video files need the video VAE.
+at::Tensor load_latent_file(const std::string& path, const char* field, const ModelConfig& c) {
+    const std::string ext = fs::path(path).extension().string();
+    if (ext != ".safetensors")
+        throw Error(std::string(field) + " '" + path +
+                    "': only VAE latents in .safetensors are accepted here (decoding pictures and videos needs the video VAE)");
+    SafeTensorsFile f(path);
+    const char* names[] = {"latent", "video_latent", "latents"};
+    for (const char* n : names)
+        if (f.contains(n)) {
+            at::Tensor t = to_tensor(f.at(n)).to(at::kFloat);
+            if (t.dim() == 5 && t.size(0) == 1) t = t.squeeze(0);
+            if (t.dim() != 4 || t.size(0) != c.latent_channels)
+                throw Error(std::string(field) + " '" + path + "': latent must be [" + std::to_string(c.latent_channels) + ", T, H, W]");
+            return t;
+        }
+    throw Error(std::string(field) + " '" + path + "' has no tensor named 'latent'");
+}
+
+at::Tensor load_actions(const std::string& path, const ModelConfig& c) {
+    at::Tensor a;
+    if (fs::path(path).extension() == ".json") {
+        std::ifstream in(path);
+        if (!in) throw Error("action_path '" + path + "' cannot be read");
+        ojson j;
+        try {
+            j = ojson::parse(in);
+        } catch (const std::exception&) {
+            throw Error("action_path '" + path + "' is not valid JSON");
+        }
+        if (j.is_object() && j.contains("actions")) j = j["actions"];
+        if (!j.is_array() || j.empty() || !j[0].is_array()) throw Error("action_path '" + path + "' must hold an array of action vectors");
+        const size_t d = j[0].size();
+        std::vector<float> flat;
+        for (const auto& row : j) {
+            if (!row.is_array() || row.size() != d) throw Error("action_path '" + path + "': every action vector needs " + std::to_string(d) + " numbers");
+            for (const auto& v : row) {
+                if (!v.is_number()) throw Error("action_path '" + path + "': action values must be numbers");
+                flat.push_back(v.get<float>());
+            }
+        }
+        a = at::tensor(flat, at::kFloat).view({static_cast<int64_t>(j.size()), static_cast<int64_t>(d)});
+    } else {
+        SafeTensorsFile f(path);
+        if (!f.contains("actions")) throw Error("action_path '" + path + "' has no tensor named 'actions'");
+        a = to_tensor(f.at("actions")).to(at::kFloat);
+        if (a.dim() != 2) throw Error("action_path '" + path + "': actions must be [T, D]");
+    }
+    if (a.size(1) > c.max_action_dim)
+        throw Error("actions have " + std::to_string(a.size(1)) + " dimensions, the model takes at most " + std::to_string(c.max_action_dim));
+    if (!at::isfinite(a).all().item<bool>()) throw Error("action_path '" + path + "' holds NaN or infinite values");
+    if (a.size(1) < c.max_action_dim) a = at::constant_pad_nd(a, {0, c.max_action_dim - a.size(1)});
+    return a;
+}
+
+std::vector<bool> clean_flags(int T, const std::vector<int64_t>& idx) {
+    std::vector<bool> f(static_cast<size_t>(T), false);
+    for (auto k : idx) f[static_cast<size_t>(k)] = true;
+    return f;
+}
+
+struct Branch {
+    at::Tensor ids;
+    TextKVCache cache;
+    bool cached = false;
+};
+
+}  // namespace
+
+Session::Session(std::shared_ptr<const Model> model) : model_(std::move(model)) {
+    if (!model_) throw Error("a session needs a loaded model");
+}
+Session::~Session() = default;
+
+GenerationResult Session::generate(const ojson& job, const std::string& out_prefix, const RunCallbacks& cb) {
+    c10::InferenceMode guard;
+    const auto t_start = std::chrono::steady_clock::now();
+    const Model::Impl& M = model_->impl();
+    const ModelConfig& c = M.config;
+    const Network& net = *M.network;
+    GenerationRequest req = GenerationRequest::parse(job);
+    if (!M.tokenizer) throw Error("the model folder has no tokenizer.json");
+    if (req.enable_sound && !c.sound_gen) throw Error("this model does not generate sound (enable_sound)");
+    if (mode_has_actions(req.mode) && !c.action_gen) throw Error("this model has no action tower");
+    if (req.domain_id < 0 || req.domain_id >= c.num_domains) throw Error("domain_id must be in [0, " + std::to_string(c.num_domains) + ")");
+
+    // Exact strings sent to the tokenizer.
+    const PromptMetadata meta = req.metadata();
+    const std::string prompt_string = format_prompt(req.prompt, meta, req.templates);
+    const std::string negative_string = format_negative_prompt(req.negative_prompt, meta, req.templates, req.negative_metadata_mode);
+    auto ids_of = [&](const std::string& s) {
+        auto v = M.tokenizer->encode_chat_user_turn(s);
+        return packed_text_ids(c, std::vector<int64_t>(v.begin(), v.end()));
+    };
+    Branch cond{ids_of(prompt_string)}, uncond{ids_of(negative_string)};
+
+    const int64_t T = req.latent_frames(), H = meta.height / c.spatial_compression, W = meta.width / c.spatial_compression;
+    std::vector<bool> clean = clean_flags(static_cast<int>(T), req.condition_frame_indexes_vision);
+    at::Tensor cond_latent;
+    if (!req.vision_path.empty()) {
+        cond_latent = load_latent_file(req.vision_path, "vision_path", c);
+        if (cond_latent.size(2) != H || cond_latent.size(3) != W)
+            throw Error("vision_path latent is " + std::to_string(cond_latent.size(2)) + "x" + std::to_string(cond_latent.size(3)) +
+                        ", the request needs " + std::to_string(H) + "x" + std::to_string(W));
+        // Pad in time by repeating the last frame, as the reference pads the conditioning video.
+        if (cond_latent.size(1) < T)
+            cond_latent = at::cat({cond_latent, cond_latent.narrow(1, cond_latent.size(1) - 1, 1).expand({-1, T - cond_latent.size(1), -1, -1})}, 1);
+        cond_latent = cond_latent.narrow(1, 0, T);
+    }
+    at::Tensor control_latent;
+    if (req.mode == Mode::Transfer) {
+        control_latent = load_latent_file(req.control_path, "control_path", c);
+        if (control_latent.size(1) != T || control_latent.size(2) != H || control_latent.size(3) != W)
+            throw Error("control_path latent must match the output latent grid [" + std::to_string(T) + ", " + std::to_string(H) + ", " +
+                        std::to_string(W) + "]");
+        control_latent = control_latent * req.control_weight;
+    }
+    at::Tensor given_actions;
+    if (!req.action_path.empty()) given_actions = load_actions(req.action_path, c);
+    const int64_t n_actions = req.num_frames - 1;  // action k sits between pixel frames k and k + 1
+    if (given_actions.defined() && given_actions.size(0) != n_actions)
+        throw Error("action_path holds " + std::to_string(given_actions.size(0)) + " actions, " + std::to_string(n_actions) +
+                    " are needed for " + std::to_string(req.num_frames) + " frames");
+    const int64_t n_sound = static_cast<int64_t>(std::ceil(static_cast<double>(static_cast<int64_t>(req.num_frames / req.fps * 48000)) / 1920.0));
+
+    const bool use_cfg = req.guidance != 1.0;
+    const bool use_control_guidance = req.mode == Mode::Transfer && req.control_guidance > 0;
+    auto prepare = [&](Branch& b) {
+        if (req.reuse_text_kv && !b.cached) b.cache = prefill_text(net, b.ids), b.cached = true;
+    };
+    prepare(cond);
+    if (use_cfg) prepare(uncond);
+
+    SigmaSchedule sched = make_sigma_schedule(req.num_steps, req.shift);
+    GenerationResult result;
+    ojson outputs = ojson::array();
+    int total_steps = req.num_steps * req.num_outputs;
+    int global_step = 0;
+    for (int o = 0; o < req.num_outputs; ++o) {
+        const uint32_t seed = req.seed + static_cast<uint32_t>(o);
+        LatentState state;
+        if (control_latent.defined()) state.vision.push_back({control_latent, std::vector<bool>(static_cast<size_t>(T), true), req.fps});
+        VisionLatent target{numpy_noise(seed, {c.latent_channels, T, H, W}), clean, req.fps};
+        if (cond_latent.defined()) {
+            at::Tensor m = at::tensor(std::vector<float>(clean.begin(), clean.end()), at::kFloat).view({1, T, 1, 1});
+            target.x = m * cond_latent + (1 - m) * target.x;
+        }
+        state.vision.push_back(target);
+        if (mode_has_actions(req.mode)) {
+            ActionLatent a{numpy_noise(seed, {n_actions, c.max_action_dim}), std::vector<bool>(static_cast<size_t>(n_actions), false),
+                           req.fps, req.domain_id, req.raw_action_dim};
+            if (req.mode == Mode::ForwardDynamics) a.x = given_actions, a.clean.assign(a.clean.size(), true);
+            state.action = a;
+        }
+        if (req.enable_sound) state.sound = SoundLatent{numpy_noise(seed, {c.sound_dim, n_sound}), std::vector<bool>(static_cast<size_t>(n_sound), false), c.sound_latent_fps};
+        const at::Tensor clean_mask = state.clean_mask_flat();
+        const at::Tensor clean_values = state.flatten() * clean_mask;
+        LatentState no_control = state;
+        if (control_latent.defined()) no_control.vision.erase(no_control.vision.begin());
+
+        auto velocity = [&](Branch& b, const LatentState& s, int64_t ts) {
+            return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts).flatten();
+        };
+        auto sampler = Sampler::create(req.sampler, sched);
+        at::Tensor x = state.flatten();
+        for (int i = 0; i < req.num_steps; ++i) {
+            if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+            const int64_t ts = sched.timesteps[static_cast<size_t>(i)];
+            LatentState s = state.with_flat(x);
+            at::Tensor v_cond = velocity(cond, s, ts);
+            at::Tensor v = v_cond;
+            const bool in_interval = !req.guidance_interval || ((*req.guidance_interval)[0] < ts && ts < (*req.guidance_interval)[1]);
+            if (use_cfg && in_interval) {
+                at::Tensor v_uncond = velocity(uncond, s, ts);
+                v = guided_velocity(v_cond, v_uncond, req.guidance, req.normalize_cfg);
+            }
+            if (use_control_guidance) {
+                // Our control guidance: push away from the prediction without the control maps.
+                LatentState nc = no_control.with_flat(x.narrow(0, state.vision[0].x.numel(), x.numel() - state.vision[0].x.numel()));
+                at::Tensor v_nc = predict_velocity(net, cond.ids, req.reuse_text_kv ? &cond.cache : nullptr, nc, ts).flatten();
+                at::Tensor v_c = v_cond.narrow(0, state.vision[0].x.numel(), v_nc.numel());
+                at::Tensor extra = at::zeros_like(v);
+                extra.narrow(0, state.vision[0].x.numel(), v_nc.numel()).copy_(req.control_guidance * (v_c - v_nc));
+                v = v + extra;
+            }
+            x = sampler->step(v, x);
+            x = x * (1 - clean_mask) + clean_values;  // clean latents are kept exactly
+            ++global_step;
+            const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+            if (cb.on_progress) cb.on_progress(global_step, total_steps, elapsed);
+            const int every = req.preview_every > 0 ? req.preview_every : cb.preview_every;
+            if (cb.on_preview && every > 0 && ((i + 1) % every == 0 || i + 1 == req.num_steps)) {
+                LatentState x0 = state.with_flat(sampler->last_x0() * (1 - clean_mask) + clean_values);
+                const at::Tensor& pv = x0.vision.back().x;
+                LatentPreview p{global_step, total_steps, pv.sizes().vec(), {}};
+                p.data.assign(pv.data_ptr<float>(), pv.data_ptr<float>() + pv.numel());
+                cb.on_preview(p);
+            }
+        }
+        LatentState final_state = state.with_flat(x);
+        std::map<std::string, at::Tensor> tensors{{"video_latent", final_state.vision.back().x}};
+        if (final_state.action) tensors["actions"] = final_state.action->x;
+        if (final_state.sound) tensors["sound_latent"] = final_state.sound->x;
+        const std::string prefix = req.num_outputs > 1 ? out_prefix + "_" + std::to_string(o) : out_prefix;
+        if (fs::path(prefix).has_parent_path()) fs::create_directories(fs::path(prefix).parent_path());
+        save_tensors(prefix + ".safetensors", tensors, {{"worldstudio_seed", std::to_string(seed)}});
+        result.outputs.push_back(prefix + ".safetensors");
+        outputs.push_back({{"latents", fs::path(prefix + ".safetensors").filename().string()}, {"seed", seed}});
+    }
+    ojson files = ojson::array();
+    for (const auto& h : M.hashes) files.push_back({{"file", h.file}, {"bytes", h.bytes}, {"sha256", h.sha256}});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    result.record = ojson{{"record_version", 1},
+                          {"model", {{"id", model_->id()}, {"dir", M.dir}, {"config", c.to_json()}, {"files", files}}},
+                          {"mode", mode_name(req.mode)},
+                          {"prompt_string", prompt_string},
+                          {"negative_prompt_string", negative_string},
+                          {"seed", req.seed},
+                          {"seeds", [&] { ojson s = ojson::array(); for (int o = 0; o < req.num_outputs; ++o) s.push_back(req.seed + o); return s; }()},
+                          {"sampler", req.sampler},
+                          {"num_steps", req.num_steps},
+                          {"guidance", req.guidance},
+                          {"shift", req.shift},
+                          {"dtype", model_->dtype()},
+                          {"device", model_->device()},
+                          {"request", req.to_json()},
+                          {"outputs", outputs},
+                          {"seconds", seconds},
+                          {"versions", library_versions()}};
+    std::ofstream rec(out_prefix + ".json");
+    rec << result.record.dump(2) << "\n";
+    if (!rec) throw Error(out_prefix + ".json: cannot write the generation record");
+    result.outputs.push_back(out_prefix + ".json");
+    return result;
+}
+
+}  // namespace ws

@@ -1,0 +1,118 @@
+#include "worldstudio/tiny_model.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "worldstudio/config.h"
+#include "worldstudio/error.h"
+#include "worldstudio/noise.h"
+#include "worldstudio/safetensors.h"
+#include "worldstudio/weights.h"
+
+namespace fs = std::filesystem;
+
+namespace ws {
+
+namespace {
+std::string byte_char(int b) {
+    // GPT-2 byte-to-unicode: printable bytes map to themselves, the rest to 256 + n.
+    static std::string table[256];
+    static bool init = false;
+    if (!init) {
+        std::vector<int> bs;
+        for (int x = '!'; x <= '~'; ++x) bs.push_back(x);
+        for (int x = 0xA1; x <= 0xAC; ++x) bs.push_back(x);
+        for (int x = 0xAE; x <= 0xFF; ++x) bs.push_back(x);
+        std::vector<int> cs = bs;
+        int n = 0;
+        for (int x = 0; x < 256; ++x)
+            if (std::find(bs.begin(), bs.end(), x) == bs.end()) bs.push_back(x), cs.push_back(256 + n++);
+        for (size_t k = 0; k < bs.size(); ++k) {
+            int cp = cs[k];
+            std::string u;
+            if (cp < 0x80) u.push_back(static_cast<char>(cp));
+            else u.push_back(static_cast<char>(0xC0 | (cp >> 6))), u.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+            table[bs[k]] = u;
+        }
+        init = true;
+    }
+    return table[b];
+}
+}  // namespace
+
+std::string tiny_tokenizer_json() {
+    ojson vocab = ojson::object();
+    for (int b = 0; b < 256; ++b) vocab[byte_char(b)] = b;
+    const char* specials[] = {"<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>", "<|vision_start|>", "<|vision_end|>"};
+    ojson added = ojson::array();
+    for (int i = 0; i < 7; ++i)
+        added.push_back({{"id", 256 + i}, {"content", specials[i]}, {"single_word", false}, {"lstrip", false},
+                         {"rstrip", false}, {"normalized", false}, {"special", i < 3 || i > 4}});
+    // A handful of English merges so that BPE has real work to do.
+    const char* pairs[][2] = {{"Ġ", "t"}, {"h", "e"}, {"i", "n"}, {"e", "r"}, {"a", "n"}, {"Ġ", "a"}, {"o", "n"}, {"Ġt", "he"},
+                              {"r", "e"}, {"e", "n"}, {"o", "r"}, {"Ġ", "s"}, {"Ġ", "b"}, {"a", "l"}, {"l", "l"}, {"Ġ", "c"},
+                              {"o", "u"}, {"i", "s"}, {"Ġ", "w"}, {"a", "t"}, {"Ġ", "f"}, {"i", "t"}, {"Ġ", "o"}, {"e", "s"},
+                              {"Ġ", "r"}, {"o", "l"}, {"Ġb", "all"}, {"Ġ", "m"}, {"Ġ", "p"}, {"e", "d"}, {"i", "ng"}, {"n", "g"},
+                              {"Ġ", "d"}, {"Ġ", "\""}, {"\"", ":"}, {"Ġ", "{"}, {"a", "r"}, {"Ġ", "v"}, {"i", "d"}, {"e", "o"}};
+    ojson merges = ojson::array();
+    int next = 263;
+    for (const auto& p : pairs) {
+        std::string merged = std::string(p[0]) + p[1];
+        if (!vocab.contains(p[0]) || !vocab.contains(p[1])) continue;
+        if (!vocab.contains(merged)) vocab[merged] = next++;
+        merges.push_back(std::string(p[0]) + " " + p[1]);
+    }
+    ojson tok = {{"version", "1.0"},
+                 {"added_tokens", added},
+                 {"normalizer", {{"type", "NFC"}}},
+                 {"pre_tokenizer", {{"type", "Sequence"}}},
+                 {"decoder", {{"type", "ByteLevel"}}},
+                 {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}, {"ignore_merges", false}}}};
+    return tok.dump(1);
+}
+
+void make_tiny_model(const std::string& out_dir, uint32_t seed) {
+    ModelConfig c = ModelConfig::preset("tiny");
+    c.name = "tiny";
+    fs::create_directories(fs::path(out_dir) / "transformer");
+    NumpyRandomState rng(seed);
+    std::map<std::string, TensorBlob> tensors;
+    for (const auto& [name, shape] : expected_weights(c)) {
+        TensorBlob b;
+        b.dtype = DType::F32;
+        b.shape = shape;
+        int64_t n = 1;
+        for (auto s : shape) n *= s;
+        std::vector<float> v(static_cast<size_t>(n));
+        const bool norm = name.find("norm") != std::string::npos;
+        const bool bias = name.size() > 5 && name.substr(name.size() - 5) == ".bias";
+        const int64_t fan_in = shape.size() == 2 ? shape[1] : shape[0];
+        const double std = name.find("modality_embed") != std::string::npos ? 0.02
+                         : name.find("fc.weight") != std::string::npos ? 1.0 / std::sqrt(static_cast<double>(c.hidden_size))
+                                                                      : 1.0 / std::sqrt(static_cast<double>(fan_in));
+        for (auto& x : v) x = norm ? static_cast<float>(1.0 + 0.1 * rng.standard_normal())
+                              : bias ? static_cast<float>(0.01 * rng.standard_normal())
+                                     : static_cast<float>(std * rng.standard_normal());
+        b.bytes.resize(v.size() * 4);
+        std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
+        tensors[diffusers_weight_name(name)] = std::move(b);
+    }
+    write_safetensors((fs::path(out_dir) / "transformer" / "diffusion_pytorch_model.safetensors").string(), tensors,
+                      {{"format", "pt"}, {"worldstudio_seed", std::to_string(seed)}});
+    auto write = [&](const fs::path& p, const std::string& text) {
+        std::ofstream out(p);
+        out << text;
+        if (!out) throw Error(p.string() + ": cannot write");
+    };
+    ojson cfg = c.to_json();
+    cfg["_class_name"] = "Cosmos3OmniTransformer";
+    write(fs::path(out_dir) / "transformer" / "config.json", cfg.dump(2) + "\n");
+    write(fs::path(out_dir) / "tokenizer.json", tiny_tokenizer_json());
+    write(fs::path(out_dir) / "model_index.json",
+          ojson{{"_class_name", "Cosmos3OmniPipeline"}, {"transformer", {"diffusers", "Cosmos3OmniTransformer"}},
+                {"worldstudio_note", "tiny random model for tests; it produces noise"}}.dump(2) + "\n");
+}
+
+}  // namespace ws
