@@ -95,26 +95,37 @@ void Network::qkv(const Tower& t, const at::Tensor& h, const at::Tensor& cos, co
 at::Tensor Network::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t causal_offset) const {
     // q [n, heads, d]; k, v [m, kv, d]. causal_offset < 0: no mask; else query i sees keys j <= i + offset.
     const int64_t n = q.size(0), m = k.size(0), groups = cfg_.num_heads / cfg_.num_kv_heads;
-    at::Tensor qh = q.transpose(0, 1);                                       // [heads, n, d]
-    at::Tensor kh = k.transpose(0, 1).repeat_interleave(groups, 0);          // [heads, m, d]
+    at::Tensor qh = q.transpose(0, 1);                               // [heads, n, d]
+    at::Tensor kh = k.transpose(0, 1).repeat_interleave(groups, 0);  // [heads, m, d]
     at::Tensor vh = v.transpose(0, 1).repeat_interleave(groups, 0);
-    at::Tensor mask;
-    if (causal_offset >= 0 && n > 1) {
-        at::Tensor qi = at::arange(n, at::TensorOptions().dtype(at::kLong).device(device_)).unsqueeze(1) + causal_offset;
-        at::Tensor kj = at::arange(m, at::TensorOptions().dtype(at::kLong).device(device_)).unsqueeze(0);
-        mask = kj <= qi;  // [n, m] true = attend
-    }
-    at::Tensor out;
+    const auto long_opts = at::TensorOptions().dtype(at::kLong).device(device_);
+    // Queries go in blocks so the score matrix stays bounded (long prompts, 720p videos).
+    const int64_t budget = int64_t{1} << 25;  // score elements per block
+    const int64_t block = std::max<int64_t>(1, std::min<int64_t>(n, budget / std::max<int64_t>(1, m * cfg_.num_heads)));
+    std::vector<at::Tensor> outs;
+    for (int64_t i0 = 0; i0 < n; i0 += block) {
+        const int64_t len = std::min(block, n - i0);
+        at::Tensor qb = qh.narrow(1, i0, len);
+        // Causal: this block sees keys up to its last query.
+        const int64_t keys = causal_offset >= 0 ? std::min(m, i0 + len + causal_offset) : m;
+        at::Tensor kb = kh.narrow(1, 0, keys), vb = vh.narrow(1, 0, keys);
+        at::Tensor mask;
+        if (causal_offset >= 0 && len > 1) {
+            at::Tensor qi = at::arange(i0, i0 + len, long_opts).unsqueeze(1) + causal_offset;
+            mask = at::arange(keys, long_opts).unsqueeze(0) <= qi;  // [len, keys], true = attend
+        }
 #if TORCH_VERSION_MAJOR >= 2
-    out = at::scaled_dot_product_attention(qh.unsqueeze(0), kh.unsqueeze(0), vh.unsqueeze(0),
-                                           mask.defined() ? c10::optional<at::Tensor>(mask) : c10::nullopt)
-              .squeeze(0);
+        outs.push_back(at::scaled_dot_product_attention(qb.unsqueeze(0), kb.unsqueeze(0), vb.unsqueeze(0),
+                                                        mask.defined() ? c10::optional<at::Tensor>(mask) : c10::nullopt)
+                           .squeeze(0));
 #else
-    const double scale = 1.0 / std::sqrt(static_cast<double>(cfg_.head_dim));
-    at::Tensor scores = at::matmul(qh, kh.transpose(1, 2)) * scale;
-    if (mask.defined()) scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
-    out = at::matmul(at::softmax(scores.to(at::kFloat), -1).to(vh.scalar_type()), vh);
+        const double scale = 1.0 / std::sqrt(static_cast<double>(cfg_.head_dim));
+        at::Tensor scores = at::matmul(qb, kb.transpose(1, 2)) * scale;
+        if (mask.defined()) scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
+        outs.push_back(at::matmul(at::softmax(scores.to(at::kFloat), -1).to(vb.scalar_type()), vb));
 #endif
+    }
+    at::Tensor out = outs.size() == 1 ? outs[0] : at::cat(outs, 1);
     return out.transpose(0, 1).reshape({n, cfg_.num_heads * cfg_.head_dim});
 }
 

@@ -171,25 +171,10 @@ UpsampleResult Session::upsample(const std::string& mode, const std::string& pro
     UpsampleResult r;
     std::vector<int32_t> gen = generate_text(ids, s, cb);
     r.raw_text = M.tokenizer->decode(gen);
-    // Drop <think> blocks, then take the fenced ```json block (or the outermost braces).
-    std::string text = r.raw_text;
-    for (size_t a = text.find("<think>"); a != std::string::npos; a = text.find("<think>")) {
-        size_t b = text.find("</think>", a);
-        text.erase(a, b == std::string::npos ? std::string::npos : b + 8 - a);
-    }
-    std::string body;
-    size_t fence = text.find("```json");
-    if (fence != std::string::npos) {
-        size_t start = text.find('\n', fence);
-        size_t end = start == std::string::npos ? std::string::npos : text.find("```", start);
-        if (end != std::string::npos) body = text.substr(start + 1, end - start - 1);
-    }
-    if (body.empty()) {
-        size_t a = text.find('{'), b = text.rfind('}');
-        if (a != std::string::npos && b != std::string::npos && b > a) body = text.substr(a, b - a + 1);
-    }
-    if (body.empty()) throw Error("the reasoner's reply holds no JSON caption");
-    if (!parse_json_caption(body, &r.caption)) throw Error("the reasoner's reply is not a valid JSON object caption");
+    r.caption = extract_json_caption(r.raw_text);
+    r.problems = validate_caption(r.caption, job["model_mode"] == "text2image" ? 0.0 : req.num_frames / req.fps);
+    if (cb.on_log)
+        for (const auto& p : r.problems) cb.on_log("caption: " + p);
     r.json_text = python_json_dumps(r.caption);
     r.record = ojson{{"model", model_->id()}, {"mode", mode}, {"prompt", prompt}, {"template", f->second},
                      {"max_new_tokens", s.max_new_tokens}, {"do_sample", s.do_sample}, {"temperature", s.temperature},

@@ -61,8 +61,8 @@ LatentState LatentState::with_flat(const at::Tensor& flat) const {
 
 at::Tensor LatentState::clean_mask_flat() const {
     std::vector<at::Tensor> parts;
-    for (const auto& v : vision) parts.push_back(frame_mask(v.clean, v.x.numel() / v.x.size(1), true)
-                                                      .view({1, v.x.size(1), -1}).expand({v.x.size(0), -1, -1}).reshape({-1}));
+    for (const auto& v : vision)  // [C, T, H, W]: one flag per frame, spread over channels and pixels
+        parts.push_back(frame_mask(v.clean, v.x.size(2) * v.x.size(3), true).view({1, v.x.size(1), -1}).expand({v.x.size(0), -1, -1}).reshape({-1}));
     if (action) parts.push_back(frame_mask(action->clean, action->x.size(1), true));
     if (sound) parts.push_back(frame_mask(sound->clean, 1, true).view({1, -1}).expand({sound->x.size(0), -1}).reshape({-1}));
     return at::cat(parts, 0);

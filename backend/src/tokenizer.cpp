@@ -303,7 +303,9 @@ std::vector<int32_t> Tokenizer::encode_chat_user_turn(const std::string& content
 }
 
 std::string Tokenizer::token_bytes(int32_t id) const {
-    if (id < 0 || static_cast<size_t>(id) >= impl_->id_to_token.size()) throw Error("token id " + std::to_string(id) + " is out of range");
+    if (id < 0) throw Error("token id " + std::to_string(id) + " is negative");
+    // Models carry more embedding rows than the vocabulary has tokens (Qwen: 151936 vs 151669); unused ids decode to nothing.
+    if (static_cast<size_t>(id) >= impl_->id_to_token.size()) return {};
     const std::string& tok = impl_->id_to_token[static_cast<size_t>(id)];
     if (impl_->is_added[static_cast<size_t>(id)]) return tok;
     std::string out;

@@ -83,6 +83,7 @@ struct UpsampleResult {
     std::string raw_text;  // everything the reasoner produced
     std::string json_text; // the extracted caption, re-serialized
     ojson caption;
+    std::vector<std::string> problems;  // schema problems of the caption (empty = valid)
     ojson record;
 };
 

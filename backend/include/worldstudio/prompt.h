@@ -3,6 +3,7 @@
 // JSON captions get metadata keys injected and are re-serialized like Python's json.dumps, negative prompts
 // follow the metadata mode. Tokens depend on every byte, so this is kept byte-identical to the reference.
 #include <string>
+#include <vector>
 
 #include "worldstudio/pyjson.h"
 
@@ -42,5 +43,20 @@ std::string format_negative_prompt(const std::string& negative, const PromptMeta
 
 // The Qwen chat template for one user turn with the generation prompt and no system turn.
 std::string chat_template_user_turn(const std::string& content);
+
+}  // namespace ws
+
+namespace ws {
+
+// The caption in a reasoner reply: <think> blocks dropped, then the fenced ```json block (or the outermost
+// braces). Throws ws::Error when the reply holds no JSON object.
+ojson extract_json_caption(const std::string& reply);
+
+// Problems of a structured caption against the caption schema (seed Appendix A): wrong types of known fields
+// and M:SS times that are malformed or exceed `duration_seconds` (<= 0: not checked). Empty = valid.
+std::vector<std::string> validate_caption(const ojson& caption, double duration_seconds = 0);
+
+// "M:SS" -> seconds, or -1 when malformed.
+double parse_mss(const std::string& text);
 
 }  // namespace ws
