@@ -242,6 +242,7 @@ int cmd_upsample(const Args& a) {
     if (a.has("--aspect")) req["aspect_ratio"] = a.get("--aspect");
     ws::UpsampleResult r = s.upsample(a.need("--mode"), a.need("--prompt"), req, rs, cb);
     std::printf("\n%s\n", r.json_text.c_str());
+    for (const auto& problem : r.problems) std::fprintf(stderr, "caption: %s\n", problem.c_str());
     return 0;
 }
 
