@@ -50,6 +50,7 @@ commands:
   velocity CASE_DIR -o OUT.safetensors [--recompute-text]
   logits CASE_DIR -o OUT.safetensors
   positions CASE_DIR -o OUT.safetensors
+  vae-check CASE_DIR -o OUT.safetensors  video VAE (encoded, decoded) or audio VAE (audio) case
   bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
                                     print engine figures (tokenizer, text K/V reuse, reasoner)
 
@@ -304,6 +305,7 @@ int cmd_case(const std::string& verb, const Args& a) {
     const std::string out = a.need("-o");
     if (verb == "velocity") ws::run_velocity_case(a.positional[0], out, !a.has("--recompute-text"));
     else if (verb == "logits") ws::run_logits_case(a.positional[0], out);
+    else if (verb == "vae-check") ws::run_vae_case(a.positional[0], out);
     else ws::run_positions_case(a.positional[0], out);
     std::printf("wrote %s\n", out.c_str());
     return 0;
@@ -353,7 +355,7 @@ int main(int argc, char** argv) {
         if (cmd == "format-prompt") return cmd_format_prompt(a);
         if (cmd == "upsample") return cmd_upsample(a);
         if (cmd == "generate") return cmd_generate(a);
-        if (cmd == "velocity" || cmd == "logits" || cmd == "positions") return cmd_case(cmd, a);
+        if (cmd == "velocity" || cmd == "logits" || cmd == "positions" || cmd == "vae-check") return cmd_case(cmd, a);
         if (cmd == "bench") return run_bench(a);
         throw UsageError("unknown command '" + cmd + "'");
     } catch (const UsageError& e) {

@@ -7,6 +7,7 @@
 #include "reasoner.h"
 #include "sequence.h"
 #include "torch_util.h"
+#include "video_vae.h"
 #include "worldstudio/cases.h"
 #include "worldstudio/error.h"
 #include "worldstudio/weights.h"
@@ -145,6 +146,27 @@ void run_positions_case(const std::string& dir, const std::string& out) {
         state.sound = SoundLatent{at::zeros({c.sound_dim, num("sound_latents")}), std::vector<bool>(static_cast<size_t>(num("sound_latents")), false), c.sound_latent_fps};
     SequenceLayout L = build_layout(c, text_ids.numel(), state);
     save_tensors(out, {{"position_ids", at::cat({L.text_positions, L.gen_positions}, 1)}, {"token_kind", L.token_kind}, {"text_ids", text_ids}});
+}
+
+void run_vae_case(const std::string& dir, const std::string& out) {
+    c10::InferenceMode guard;
+    ojson cj = read_case_json(dir);
+    if (!cj.contains("config") || !cj["config"].is_object()) throw Error(dir + "/case.json: no config");
+    const ojson& conf = cj["config"];
+    auto weights = load_tensors((fs::path(dir) / "weights.safetensors").string());
+    auto t = load_tensors((fs::path(dir) / "case.safetensors").string());
+    if (conf.contains("dec_strides")) {
+        AudioVAEDecoder dec(AudioVAEConfig::from_json(conf, dir + "/case.json"), weights, at::Device(at::kCPU), at::kFloat);
+        save_tensors(out, {{"audio", dec.decode(need(t, "latent", dir).to(at::kFloat))}});
+        return;
+    }
+    VideoVAE vae(VideoVAEConfig::from_json(conf, dir + "/case.json"), weights, need(t, "latents_mean", dir), need(t, "latents_std", dir),
+                 at::Device(at::kCPU), at::kFloat);
+    std::map<std::string, at::Tensor> result;
+    if (t.count("video")) result["encoded"] = vae.encode(t.at("video").to(at::kFloat));
+    if (t.count("latent")) result["decoded"] = vae.decode(t.at("latent").to(at::kFloat));
+    if (result.empty()) throw Error(dir + "/case.safetensors: neither 'video' nor 'latent' to run");
+    save_tensors(out, result);
 }
 
 }  // namespace ws

@@ -13,5 +13,8 @@ void run_velocity_case(const std::string& case_dir, const std::string& out_path,
 void run_logits_case(const std::string& case_dir, const std::string& out_path);
 // Sequence layout: writes position_ids [3, N], token_kind [N] and text_ids as packed.
 void run_positions_case(const std::string& case_dir, const std::string& out_path);
+// VAE cases: a video-VAE case writes encoded (of `video`) and decoded (of `latent`); an audio-VAE case writes
+// audio (of `latent`), the raw decoder output before any clamp.
+void run_vae_case(const std::string& case_dir, const std::string& out_path);
 
 }  // namespace ws

@@ -1,0 +1,352 @@
+#include "video_vae.h"
+
+#include <cmath>
+
+#include "worldstudio/error.h"
+
+namespace ws {
+
+namespace {
+constexpr int64_t kCacheT = 2;  // frames each causal convolution keeps from the previous chunk
+
+template <typename T>
+void read_field(const ojson& j, const char* key, T& out, const std::string& origin) {
+    if (!j.contains(key) || j[key].is_null()) return;
+    try {
+        out = j[key].get<T>();
+    } catch (const std::exception&) {
+        throw Error(origin + ": field '" + key + "' has the wrong type");
+    }
+}
+
+// [1, C, T, H, W] -> [1, 4C, T, H/2, W/2], channel index c*4 + r*2 + q (q: row offset, r: column offset).
+at::Tensor patchify(const at::Tensor& x, int64_t p) {
+    const int64_t B = x.size(0), C = x.size(1), T = x.size(2), H = x.size(3), W = x.size(4);
+    return x.reshape({B, C, T, H / p, p, W / p, p}).permute({0, 1, 6, 4, 2, 3, 5}).reshape({B, C * p * p, T, H / p, W / p});
+}
+at::Tensor unpatchify(const at::Tensor& x, int64_t p) {
+    const int64_t B = x.size(0), C = x.size(1) / (p * p), T = x.size(2), H = x.size(3), W = x.size(4);
+    return x.reshape({B, C, p, p, T, H, W}).permute({0, 1, 4, 5, 3, 6, 2}).reshape({B, C, T, H * p, W * p});
+}
+}  // namespace
+
+VideoVAEConfig VideoVAEConfig::from_json(const ojson& j, const std::string& origin) {
+    VideoVAEConfig c;
+    read_field(j, "base_dim", c.base_dim, origin);
+    read_field(j, "decoder_base_dim", c.decoder_base_dim, origin);
+    read_field(j, "z_dim", c.z_dim, origin);
+    read_field(j, "dim_mult", c.dim_mult, origin);
+    read_field(j, "num_res_blocks", c.num_res_blocks, origin);
+    read_field(j, "temperal_downsample", c.temporal_downsample, origin);
+    read_field(j, "patch_size", c.patch_size, origin);
+    if (c.dim_mult.empty() || c.num_res_blocks < 1 || c.z_dim < 1 || c.patch_size != 2)
+        throw Error(origin + ": unsupported video VAE configuration");
+    return c;
+}
+
+struct VideoVAE::Cache {
+    std::vector<at::Tensor> feat;
+    std::vector<int> state;  // 0: empty, 1: "repeat" marker of the first upsampling chunk, 2: frames in feat
+    size_t idx = 0;
+    void ensure() {
+        if (feat.size() <= idx) feat.resize(idx + 1), state.resize(idx + 1, 0);
+    }
+};
+
+VideoVAE::VideoVAE(VideoVAEConfig config, std::map<std::string, at::Tensor> weights, at::Tensor mean, at::Tensor std,
+                   at::Device device, at::ScalarType dtype)
+    : cfg_(std::move(config)), device_(device), dtype_(dtype) {
+    for (auto& [k, v] : weights) weights_[k] = v.to(device_, dtype_).contiguous();
+    // As the reference: 1/std computed in the VAE dtype.
+    mean_ = mean.to(device_, dtype_).view({1, -1, 1, 1, 1});
+    inv_std_ = (1.0 / std.to(device_, dtype_)).view({1, -1, 1, 1, 1});
+}
+
+const at::Tensor& VideoVAE::w(const std::string& name) const {
+    auto it = weights_.find(name);
+    if (it == weights_.end()) throw Error("video VAE weights lack '" + name + "'");
+    return it->second;
+}
+
+at::Tensor VideoVAE::causal_conv(const std::string& name, const at::Tensor& x_in, Cache* cache, int64_t pad_t, int64_t pad_s) const {
+    at::Tensor x = x_in;
+    if (cache && cache->state[cache->idx] == 2 && pad_t > 0) {
+        const at::Tensor& prev = cache->feat[cache->idx];
+        x = at::cat({prev, x}, 2);
+        pad_t -= prev.size(2);
+    }
+    x = at::constant_pad_nd(x, {pad_s, pad_s, pad_s, pad_s, pad_t, 0});
+    return at::conv3d(x, w(name + ".weight"), w(name + ".bias"));
+}
+
+at::Tensor VideoVAE::cached_conv(const std::string& name, const at::Tensor& x, Cache& cache) const {
+    cache.ensure();
+    at::Tensor cache_x = x.narrow(2, std::max<int64_t>(0, x.size(2) - kCacheT), std::min<int64_t>(kCacheT, x.size(2))).clone();
+    if (cache_x.size(2) < 2 && cache.state[cache.idx] == 2)
+        cache_x = at::cat({cache.feat[cache.idx].narrow(2, cache.feat[cache.idx].size(2) - 1, 1), cache_x}, 2);
+    const int64_t k = w(name + ".weight").size(2);
+    at::Tensor y = causal_conv(name, x, &cache, k - 1, (w(name + ".weight").size(3) - 1) / 2);
+    cache.feat[cache.idx] = cache_x;
+    cache.state[cache.idx] = 2;
+    ++cache.idx;
+    return y;
+}
+
+at::Tensor VideoVAE::rms_norm(const std::string& name, const at::Tensor& x) const {
+    // F.normalize over channels x sqrt(C) x gamma.
+    const double scale = std::sqrt(static_cast<double>(x.size(1)));
+    at::Tensor n = x / x.norm(2, {1}, true).clamp_min(1e-12);
+    return n * scale * w(name + ".gamma");
+}
+
+at::Tensor VideoVAE::residual_block(const std::string& p, at::Tensor x, Cache& cache) const {
+    at::Tensor h = has(p + ".shortcut.weight") ? causal_conv(p + ".shortcut", x, nullptr, 0, 0) : x;
+    x = at::silu(rms_norm(p + ".residual.0", x));
+    x = cached_conv(p + ".residual.2", x, cache);
+    x = at::silu(rms_norm(p + ".residual.3", x));
+    x = cached_conv(p + ".residual.6", x, cache);
+    return x + h;
+}
+
+at::Tensor VideoVAE::attention_block(const std::string& p, const at::Tensor& x_in) const {
+    const int64_t B = x_in.size(0), C = x_in.size(1), T = x_in.size(2), H = x_in.size(3), W = x_in.size(4);
+    at::Tensor x = x_in.permute({0, 2, 1, 3, 4}).reshape({B * T, C, H, W});
+    x = rms_norm(p + ".norm", x);
+    at::Tensor qkv = at::conv2d(x, w(p + ".to_qkv.weight"), w(p + ".to_qkv.bias"));
+    qkv = qkv.reshape({B * T, 1, 3 * C, H * W}).permute({0, 1, 3, 2}).contiguous();
+    auto parts = qkv.chunk(3, -1);
+    at::Tensor scores = at::matmul(parts[0], parts[1].transpose(-1, -2)) / std::sqrt(static_cast<double>(C));
+    at::Tensor o = at::matmul(at::softmax(scores, -1), parts[2]);  // [BT, 1, HW, C]
+    o = o.squeeze(1).permute({0, 2, 1}).reshape({B * T, C, H, W});
+    o = at::conv2d(o, w(p + ".proj.weight"), w(p + ".proj.bias"));
+    return o.reshape({B, T, C, H, W}).permute({0, 2, 1, 3, 4}) + x_in;
+}
+
+at::Tensor VideoVAE::resample(const std::string& p, at::Tensor x, const std::string& mode, Cache& cache) const {
+    const int64_t B = x.size(0), C = x.size(1);
+    if (mode == "upsample3d") {
+        cache.ensure();
+        const size_t idx = cache.idx;
+        if (cache.state[idx] == 0) {
+            cache.state[idx] = 1;  // the first chunk is not doubled in time
+        } else {
+            at::Tensor cache_x = x.narrow(2, std::max<int64_t>(0, x.size(2) - kCacheT), std::min<int64_t>(kCacheT, x.size(2))).clone();
+            if (cache_x.size(2) < 2 && cache.state[idx] == 2)
+                cache_x = at::cat({cache.feat[idx].narrow(2, cache.feat[idx].size(2) - 1, 1), cache_x}, 2);
+            if (cache_x.size(2) < 2 && cache.state[idx] == 1) cache_x = at::cat({at::zeros_like(cache_x), cache_x}, 2);
+            x = causal_conv(p + ".time_conv", x, cache.state[idx] == 2 ? &cache : nullptr, 2, 0);
+            cache.feat[idx] = cache_x;
+            cache.state[idx] = 2;
+            const int64_t T = x.size(2), H = x.size(3), W = x.size(4);
+            x = x.reshape({B, 2, C, T, H, W});
+            x = at::stack({x.select(1, 0), x.select(1, 1)}, 3).reshape({B, C, T * 2, H, W});
+        }
+        ++cache.idx;
+    }
+    const int64_t T = x.size(2);
+    at::Tensor f = x.permute({0, 2, 1, 3, 4}).reshape({B * T, C, x.size(3), x.size(4)});
+    if (mode == "upsample2d" || mode == "upsample3d") {
+        // nearest-exact x2 equals plain repetition for an integer factor; computed in float32 as the reference.
+        f = f.to(at::kFloat).repeat_interleave(2, 2).repeat_interleave(2, 3).to(x.scalar_type());
+        f = at::conv2d(f, w(p + ".resample.1.weight"), w(p + ".resample.1.bias"), 1, 1);
+    } else {
+        f = at::constant_pad_nd(f, {0, 1, 0, 1});
+        f = at::conv2d(f, w(p + ".resample.1.weight"), w(p + ".resample.1.bias"), 2);
+    }
+    x = f.reshape({B, T, C, f.size(2), f.size(3)}).permute({0, 2, 1, 3, 4});
+    if (mode == "downsample3d") {
+        cache.ensure();
+        const size_t idx = cache.idx;
+        if (cache.state[idx] == 0) {
+            cache.feat[idx] = x.clone();  // the first chunk passes through; its last frame primes the next
+            cache.state[idx] = 2;
+        } else {
+            at::Tensor cache_x = x.narrow(2, x.size(2) - 1, 1).clone();
+            at::Tensor in = at::cat({cache.feat[idx].narrow(2, cache.feat[idx].size(2) - 1, 1), x}, 2);
+            x = at::conv3d(in, w(p + ".time_conv.weight"), w(p + ".time_conv.bias"), {2, 1, 1});
+            cache.feat[idx] = cache_x;
+        }
+        ++cache.idx;
+    }
+    return x;
+}
+
+at::Tensor VideoVAE::encoder_chunk(const at::Tensor& x_in, Cache& cache) const {
+    at::Tensor x = cached_conv("encoder.conv1", x_in, cache);
+    const size_t n = cfg_.dim_mult.size();
+    for (size_t i = 0; i < n; ++i) {
+        const std::string p = "encoder.downsamples." + std::to_string(i);
+        const bool t_down = i < cfg_.temporal_downsample.size() && cfg_.temporal_downsample[i];
+        const bool down = i != n - 1;
+        at::Tensor copy = x;
+        for (int64_t r = 0; r < cfg_.num_res_blocks; ++r) x = residual_block(p + ".downsamples." + std::to_string(r), x, cache);
+        if (down) x = resample(p + ".downsamples." + std::to_string(cfg_.num_res_blocks), x, t_down ? "downsample3d" : "downsample2d", cache);
+        // AvgDown3D shortcut: average groups of channels x time x space down to the output width.
+        const int64_t ft = t_down ? 2 : 1, fs = down ? 2 : 1, factor = ft * fs * fs;
+        const int64_t pad_t = (ft - copy.size(2) % ft) % ft;
+        at::Tensor s = at::constant_pad_nd(copy, {0, 0, 0, 0, pad_t, 0});
+        const int64_t B = s.size(0), C = s.size(1), T = s.size(2), H = s.size(3), W = s.size(4), out = x.size(1);
+        s = s.view({B, C, T / ft, ft, H / fs, fs, W / fs, fs}).permute({0, 1, 3, 5, 7, 2, 4, 6}).contiguous();
+        s = s.view({B, out, C * factor / out, T / ft, H / fs, W / fs}).mean(2);
+        x = x + s;
+    }
+    x = residual_block("encoder.middle.0", x, cache);
+    x = attention_block("encoder.middle.1", x);
+    x = residual_block("encoder.middle.2", x, cache);
+    x = at::silu(rms_norm("encoder.head.0", x));
+    return cached_conv("encoder.head.2", x, cache);
+}
+
+at::Tensor VideoVAE::decoder_chunk(const at::Tensor& x_in, Cache& cache, bool first_chunk) const {
+    at::Tensor x = cached_conv("decoder.conv1", x_in, cache);
+    x = residual_block("decoder.middle.0", x, cache);
+    x = attention_block("decoder.middle.1", x);
+    x = residual_block("decoder.middle.2", x, cache);
+    const size_t n = cfg_.dim_mult.size();
+    std::vector<bool> t_up(cfg_.temporal_downsample.rbegin(), cfg_.temporal_downsample.rend());
+    for (size_t i = 0; i < n; ++i) {
+        const std::string p = "decoder.upsamples." + std::to_string(i);
+        const bool temporal = i < t_up.size() && t_up[i];
+        const bool up = i != n - 1;
+        at::Tensor main = x;
+        for (int64_t r = 0; r <= cfg_.num_res_blocks; ++r) main = residual_block(p + ".upsamples." + std::to_string(r), main, cache);
+        if (up) {
+            main = resample(p + ".upsamples." + std::to_string(cfg_.num_res_blocks + 1), main, temporal ? "upsample3d" : "upsample2d", cache);
+            // DupUp3D shortcut: repeat channels, then spread them over time and space.
+            const int64_t ft = temporal ? 2 : 1, fs = 2, out = main.size(1), factor = ft * fs * fs;
+            const int64_t B = x.size(0), T = x.size(2), H = x.size(3), W = x.size(4);
+            at::Tensor s = x.repeat_interleave(out * factor / x.size(1), 1);
+            s = s.view({B, out, ft, fs, fs, T, H, W}).permute({0, 1, 5, 2, 6, 3, 7, 4}).contiguous();
+            s = s.view({B, out, T * ft, H * fs, W * fs});
+            if (first_chunk) s = s.narrow(2, ft - 1, s.size(2) - (ft - 1));
+            main = main + s;
+        }
+        x = main;
+    }
+    x = at::silu(rms_norm("decoder.head.0", x));
+    return cached_conv("decoder.head.2", x, cache);
+}
+
+at::Tensor VideoVAE::encode(const at::Tensor& video) const {
+    if (video.dim() != 4 || video.size(0) != 3) throw Error("the video VAE encodes [3, T, H, W] pictures");
+    const int64_t T = video.size(1);
+    if ((T - 1) % 4 != 0) throw Error("the video VAE encodes 1 + 4k frames (got " + std::to_string(T) + ")");
+    if (video.size(2) % 16 || video.size(3) % 16) throw Error("the video VAE needs sizes that are multiples of 16");
+    at::Tensor x = patchify(video.unsqueeze(0).to(device_, dtype_), cfg_.patch_size);
+    Cache cache;
+    std::vector<at::Tensor> outs;
+    for (int64_t i = 0; i < 1 + (T - 1) / 4; ++i) {
+        cache.idx = 0;
+        at::Tensor chunk = i == 0 ? x.narrow(2, 0, 1) : x.narrow(2, 1 + 4 * (i - 1), 4);
+        outs.push_back(encoder_chunk(chunk, cache));
+    }
+    at::Tensor out = at::cat(outs, 2);
+    at::Tensor mu = at::conv3d(out, w("conv1.weight"), w("conv1.bias")).narrow(1, 0, cfg_.z_dim);
+    return ((mu - mean_) * inv_std_).squeeze(0);
+}
+
+at::Tensor VideoVAE::decode(const at::Tensor& latent) const {
+    if (latent.dim() != 4 || latent.size(0) != cfg_.z_dim) throw Error("the video VAE decodes [" + std::to_string(cfg_.z_dim) + ", T, H, W] latents");
+    at::Tensor z = latent.unsqueeze(0).to(device_, dtype_) / inv_std_ + mean_;
+    at::Tensor x = at::conv3d(z, w("conv2.weight"), w("conv2.bias"));
+    Cache cache;
+    std::vector<at::Tensor> outs;
+    for (int64_t i = 0; i < x.size(2); ++i) {
+        cache.idx = 0;
+        // One latent frame at a time: memory is one chunk's activations, whatever the length.
+        outs.push_back(decoder_chunk(x.narrow(2, i, 1), cache, i == 0).to(at::kCPU));
+    }
+    return unpatchify(at::cat(outs, 2), cfg_.patch_size).squeeze(0);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Audio VAE decoder
+
+AudioVAEConfig AudioVAEConfig::from_json(const ojson& j, const std::string& origin) {
+    AudioVAEConfig c;
+    read_field(j, "dec_dim", c.dec_dim, origin);
+    read_field(j, "dec_c_mults", c.c_mults, origin);
+    read_field(j, "dec_strides", c.strides, origin);
+    read_field(j, "vocoder_input_dim", c.latent_dim, origin);
+    read_field(j, "sampling_rate", c.sample_rate, origin);
+    bool stereo = true;
+    read_field(j, "stereo", stereo, origin);
+    c.channels = stereo ? 2 : 1;
+    if (c.c_mults.size() != c.strides.size() || c.c_mults.empty()) throw Error(origin + ": dec_c_mults and dec_strides must match");
+    if (j.value("dec_use_tanh_at_final", false) || j.value("causal", false) || j.value("dec_use_nearest_upsample", false) ||
+        j.value("anti_aliasing", false))
+        throw Error(origin + ": only the non-causal, transposed-convolution decoder without tanh is supported");
+    return c;
+}
+
+int64_t AudioVAEConfig::hop() const {
+    int64_t h = 1;
+    for (auto s : strides) h *= s;
+    return h;
+}
+
+AudioVAEDecoder::AudioVAEDecoder(AudioVAEConfig config, const std::map<std::string, at::Tensor>& weights, at::Device device,
+                                 at::ScalarType dtype)
+    : cfg_(std::move(config)), device_(device), dtype_(dtype) {
+    for (const auto& [k, v] : weights) {
+        const std::string suffix = ".weight_v";
+        if (k.size() > suffix.size() && k.compare(k.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            // Fold weight norm: w = g * v / ||v||, the norm over every dim but the first.
+            const std::string base = k.substr(0, k.size() - suffix.size());
+            auto g = weights.find(base + ".weight_g");
+            if (g == weights.end()) throw Error("audio VAE weights have " + k + " without " + base + ".weight_g");
+            at::Tensor vv = v.to(at::kFloat);
+            std::vector<int64_t> dims;
+            for (int64_t d = 1; d < vv.dim(); ++d) dims.push_back(d);
+            w_[base + ".weight"] = (vv * (g->second.to(at::kFloat) / vv.norm(2, dims, true))).to(device_, dtype_);
+        } else if (k.size() < 9 || k.compare(k.size() - 9, 9, ".weight_g") != 0) {
+            w_[k] = v.to(device_, dtype_);
+        }
+    }
+}
+
+at::Tensor AudioVAEDecoder::snake(const std::string& name, const at::Tensor& x) const {
+    // SnakeBeta with log-scale parameters: x + 1/(exp(beta) + 1e-9) * sin(exp(alpha) x)^2.
+    auto find = [&](const std::string& k) -> const at::Tensor& {
+        auto it = w_.find(k);
+        if (it == w_.end()) throw Error("audio VAE weights lack '" + k + "'");
+        return it->second;
+    };
+    at::Tensor alpha = find(name + ".alpha").exp().view({1, -1, 1}), beta = find(name + ".beta").exp().view({1, -1, 1});
+    return x + (1.0 / (beta + 1e-9)) * at::sin(x * alpha).pow(2);
+}
+
+at::Tensor AudioVAEDecoder::conv(const std::string& name, const at::Tensor& x, int64_t dilation, int64_t padding) const {
+    auto it = w_.find(name + ".weight");
+    if (it == w_.end()) throw Error("audio VAE weights lack '" + name + ".weight'");
+    auto b = w_.find(name + ".bias");
+    return at::conv1d(x, it->second, b == w_.end() ? at::Tensor() : b->second, 1, padding, dilation);
+}
+
+at::Tensor AudioVAEDecoder::decode(const at::Tensor& latent) const {
+    if (latent.dim() != 2 || latent.size(0) != cfg_.latent_dim)
+        throw Error("the audio VAE decodes [" + std::to_string(cfg_.latent_dim) + ", T] latents");
+    at::Tensor x = conv("layers.0", latent.unsqueeze(0).to(device_, dtype_), 1, 3);
+    const size_t n = cfg_.strides.size();
+    for (size_t b = 0; b < n; ++b) {
+        const std::string p = "layers." + std::to_string(b + 1) + ".layers.";
+        const int64_t s = cfg_.strides[n - 1 - b];  // the deepest stride comes first
+        x = snake(p + "0", x);
+        auto it = w_.find(p + "1.weight");
+        if (it == w_.end()) throw Error("audio VAE weights lack '" + p + "1.weight'");
+        x = at::conv_transpose1d(x, it->second, w_.at(p + "1.bias"), s, (s + 1) / 2, s % 2);
+        for (int r = 0; r < 3; ++r) {
+            const int64_t d = r == 0 ? 1 : r == 1 ? 3 : 9;
+            const std::string u = p + std::to_string(r + 2) + ".layers.";
+            at::Tensor y = conv(u + "1", snake(u + "0", x), d, 3 * d);
+            y = conv(u + "3", snake(u + "2", y), 1, 0);
+            const int64_t crop = (x.size(-1) - y.size(-1)) / 2;
+            x = (crop > 0 ? x.narrow(-1, crop, y.size(-1)) : x) + y;
+        }
+    }
+    x = snake("layers." + std::to_string(n + 1), x);
+    x = conv("layers." + std::to_string(n + 2), x, 1, 3);
+    return x.squeeze(0).to(at::kCPU, at::kFloat);
+}
+
+}  // namespace ws

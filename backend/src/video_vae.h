@@ -1,0 +1,86 @@
+#pragma once
+// The Wan2.2 video VAE (z = 48, 16x16 spatial x 4 temporal): causal 3D convolutions with a per-convolution
+// temporal cache, decoded one latent frame at a time and encoded first frame alone then 4-frame chunks, so memory
+// does not grow with the number of frames. Internal (ATen); weights in the original Wan names.
+#include <ATen/ATen.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "worldstudio/pyjson.h"
+
+namespace ws {
+
+struct VideoVAEConfig {
+    int64_t base_dim = 160;          // encoder
+    int64_t decoder_base_dim = 256;  // decoder
+    int64_t z_dim = 48;
+    std::vector<int64_t> dim_mult{1, 2, 4, 4};
+    int64_t num_res_blocks = 2;
+    std::vector<bool> temporal_downsample{false, true, true};
+    int64_t patch_size = 2;
+    static VideoVAEConfig from_json(const ojson& j, const std::string& origin);
+};
+
+class VideoVAE {
+public:
+    // `weights` in the original Wan names (encoder.*, decoder.*, conv1, conv2); mean/std are the 48 latent statistics.
+    VideoVAE(VideoVAEConfig config, std::map<std::string, at::Tensor> weights, at::Tensor mean, at::Tensor std, at::Device device,
+             at::ScalarType dtype);
+
+    // [3, T, H, W] in [-1, 1] -> normalized latent mean [z, 1 + (T-1)/4, H/16, W/16]. T must be 1 + 4k.
+    at::Tensor encode(const at::Tensor& video) const;
+    // Normalized latent [z, T_lat, h, w] -> raw decoder output [3, 1 + 4 (T_lat - 1), 16h, 16w] (before (1+x)/2).
+    at::Tensor decode(const at::Tensor& latent) const;
+
+    const VideoVAEConfig& config() const { return cfg_; }
+
+private:
+    struct Cache;  // per-convolution temporal caches of one encode/decode pass
+    at::Tensor causal_conv(const std::string& name, const at::Tensor& x, Cache* cache, int64_t pad_t, int64_t pad_s) const;
+    at::Tensor cached_conv(const std::string& name, const at::Tensor& x, Cache& cache) const;
+    at::Tensor rms_norm(const std::string& name, const at::Tensor& x) const;
+    at::Tensor residual_block(const std::string& p, at::Tensor x, Cache& cache) const;
+    at::Tensor attention_block(const std::string& p, const at::Tensor& x) const;
+    at::Tensor resample(const std::string& p, at::Tensor x, const std::string& mode, Cache& cache) const;
+    at::Tensor encoder_chunk(const at::Tensor& x, Cache& cache) const;
+    at::Tensor decoder_chunk(const at::Tensor& x, Cache& cache, bool first_chunk) const;
+    const at::Tensor& w(const std::string& name) const;
+    bool has(const std::string& name) const { return weights_.count(name) != 0; }
+
+    VideoVAEConfig cfg_;
+    std::map<std::string, at::Tensor> weights_;
+    at::Tensor mean_, inv_std_;
+    at::Device device_;
+    at::ScalarType dtype_;
+};
+
+// Audio VAE decoder (Oobleck, 48 kHz stereo, hop 1920 -> 25 latents/s, 64 channels): weight norm folded at load.
+struct AudioVAEConfig {
+    int64_t dec_dim = 320;
+    std::vector<int64_t> c_mults{1, 2, 4, 8, 16};
+    std::vector<int64_t> strides{2, 4, 5, 6, 8};
+    int64_t latent_dim = 64;
+    int64_t channels = 2;
+    int64_t sample_rate = 48000;
+    static AudioVAEConfig from_json(const ojson& j, const std::string& origin);
+    int64_t hop() const;
+};
+
+class AudioVAEDecoder {
+public:
+    AudioVAEDecoder(AudioVAEConfig config, const std::map<std::string, at::Tensor>& weights, at::Device device, at::ScalarType dtype);
+    // [64, T] -> raw waveform [2, hop * T] (callers clamp to [-1, 1]).
+    at::Tensor decode(const at::Tensor& latent) const;
+
+private:
+    at::Tensor conv(const std::string& name, const at::Tensor& x, int64_t dilation, int64_t padding) const;
+    at::Tensor snake(const std::string& name, const at::Tensor& x) const;
+    AudioVAEConfig cfg_;
+    std::map<std::string, at::Tensor> w_;
+    at::Device device_;
+    at::ScalarType dtype_;
+};
+
+}  // namespace ws
