@@ -1,0 +1,52 @@
+#pragma once
+// Media files through FFmpeg (libavformat/libavcodec/libswscale/libswresample): reading videos, audio and pictures,
+// writing MP4 (H.264 + AAC) with the generation record embedded, WAV, PNG and JPEG. Torch-free, so the Qt code may
+// use it. Every failure is a ws::Error naming the file; nothing here crashes on a bad file.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "worldstudio/pyjson.h"
+
+namespace ws {
+
+// RGB24 frames, row-major, frame after frame.
+struct VideoFrames {
+    int width = 0, height = 0, count = 0;
+    double fps = 24;
+    std::vector<uint8_t> rgb;
+    const uint8_t* frame(int i) const { return rgb.data() + static_cast<size_t>(i) * width * height * 3; }
+};
+
+// Interleaved float samples in [-1, 1].
+struct AudioClip {
+    int sample_rate = 48000;
+    int channels = 2;
+    std::vector<float> samples;
+    int64_t frames() const { return channels ? static_cast<int64_t>(samples.size()) / channels : 0; }
+    double seconds() const { return sample_rate ? static_cast<double>(frames()) / sample_rate : 0; }
+};
+
+// Limits that keep absurd files from exhausting memory.
+constexpr int kMaxMediaDimension = 8192;
+constexpr int64_t kMaxDecodedFrames = 20000;
+
+// Reads up to `max_frames` frames (0 = all) resampled in time to `fps` (0 = the file's own rate) at the file's size.
+VideoFrames read_video(const std::string& path, double fps = 0, int max_frames = 0);
+// Reads the first audio stream resampled to `sample_rate` Hz, `channels` channels.
+AudioClip read_audio(const std::string& path, int sample_rate = 48000, int channels = 2);
+// A picture (PNG, JPEG, ...) as a one-frame VideoFrames.
+VideoFrames read_image(const std::string& path);
+
+// H.264 (yuv420p) + AAC 48 kHz stereo MP4 at frames.fps; `record_json` goes into the "worldstudio_record" tag.
+void write_mp4(const std::string& path, const VideoFrames& frames, const AudioClip* audio, const std::string& record_json);
+void write_wav(const std::string& path, const AudioClip& audio);  // 32-bit float WAV
+void write_png(const std::string& path, const VideoFrames& frames, int index = 0);
+void write_jpeg(const std::string& path, const VideoFrames& frames, int index = 0, int quality = 95);
+
+// Streams (codec, size, fps, frames, duration, sample rate, channels) and the embedded generation record.
+ojson probe_media(const std::string& path);
+// The "worldstudio_record" tag of a file, "" when it has none.
+std::string read_embedded_record(const std::string& path);
+
+}  // namespace ws
