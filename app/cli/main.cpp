@@ -15,6 +15,7 @@
 #include "worldstudio/cases.h"
 #include "worldstudio/engine.h"
 #include "worldstudio/error.h"
+#include "worldstudio/media.h"
 #include "worldstudio/noise.h"
 #include "worldstudio/prompt.h"
 #include "worldstudio/request.h"
@@ -42,7 +43,8 @@ commands:
                                     the exact string the tokenizer receives
   upsample [--model DIR] --mode M --prompt P [--max-new-tokens N] [--sample] [--seed N]
                                     stream the reasoner's caption, then print the extracted JSON
-  generate (JOB.json | flags) -o OUT [--model DIR] [--device D] [--dtype T]
+  generate (JOB.json | flags) -o OUT[.mp4|.png] [--model DIR] [--device D] [--dtype T]
+                                    OUT.mp4 / OUT.png also decode the latents (video with sound, images)
       flags: --mode M --prompt P [--negative-prompt P] [--frames N] [--fps F] [--resolution R]
              [--aspect A] [--steps N] [--guidance G] [--shift S] [--seed N] [--sound]
              [--vision FILE] [--actions FILE] [--control FILE] [--sampler unipc|euler]
@@ -51,6 +53,7 @@ commands:
   logits CASE_DIR -o OUT.safetensors
   positions CASE_DIR -o OUT.safetensors
   vae-check CASE_DIR -o OUT.safetensors  video VAE (encoded, decoded) or audio VAE (audio) case
+  probe FILE                        streams and the embedded generation record, as JSON
   bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
                                     print engine figures (tokenizer, text K/V reuse, reasoner)
 
@@ -357,6 +360,11 @@ int main(int argc, char** argv) {
         if (cmd == "generate") return cmd_generate(a);
         if (cmd == "velocity" || cmd == "logits" || cmd == "positions" || cmd == "vae-check") return cmd_case(cmd, a);
         if (cmd == "bench") return run_bench(a);
+        if (cmd == "probe") {
+            if (a.positional.size() != 1) throw UsageError("probe needs FILE");
+            std::printf("%s\n", ws::probe_media(a.positional[0]).dump(2).c_str());
+            return 0;
+        }
         throw UsageError("unknown command '" + cmd + "'");
     } catch (const UsageError& e) {
         std::fprintf(stderr, "worldstudio-cli: %s\n%s", e.what(), kUsage);

@@ -54,11 +54,14 @@ using CodecPtr = std::unique_ptr<AVCodecContext, CodecDeleter>;
 using FramePtr = std::unique_ptr<AVFrame, FrameDeleter>;
 using PacketPtr = std::unique_ptr<AVPacket, PacketDeleter>;
 
+// FFmpeg's own log lines would interleave with our messages; errors reach the user through ws::Error.
+void quiet_ffmpeg() { av_log_set_level(AV_LOG_FATAL); }
+
 InputPtr open_input(const std::string& path) {
+    quiet_ffmpeg();
     if (!fs::exists(path)) throw Error(path + ": no such file");
     if (fs::is_directory(path)) throw Error(path + ": is a folder, not a media file");
     if (fs::file_size(path) == 0) throw Error(path + ": the file is empty");
-    av_log_set_level(AV_LOG_ERROR);
     AVFormatContext* raw = nullptr;
     int rc = avformat_open_input(&raw, path.c_str(), nullptr, nullptr);
     if (rc < 0) throw Error(path + ": not a readable media file (" + av_error(rc) + ")");
@@ -253,6 +256,7 @@ void check_frames(const std::string& path, const VideoFrames& v) {
 
 void write_mp4(const std::string& path, const VideoFrames& v, const AudioClip* audio, const std::string& record_json) {
     check_frames(path, v);
+    quiet_ffmpeg();
     if (v.width % 2 || v.height % 2) throw Error(path + ": H.264 needs even width and height");
     if (!(v.fps > 0 && v.fps <= 240)) throw Error(path + ": fps must be in (0, 240]");
     const std::string tmp = path + ".partial.mp4";
@@ -364,6 +368,7 @@ void write_mp4(const std::string& path, const VideoFrames& v, const AudioClip* a
 namespace {
 void write_image(const std::string& path, const VideoFrames& v, int index, AVCodecID id, int quality) {
     check_frames(path, v);
+    quiet_ffmpeg();
     if (index < 0 || index >= v.count) throw Error(path + ": frame " + std::to_string(index) + " does not exist");
     const AVCodec* enc = avcodec_find_encoder(id);
     if (!enc) throw Error(path + ": this FFmpeg cannot encode " + std::string(avcodec_get_name(id)));

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "model_impl.h"
 #include "torch_util.h"
@@ -32,10 +33,56 @@ ModelFolder locate_model_folder(const std::string& dir) {
             break;
         }
     for (auto& e : fs::directory_iterator(f.transformer_dir)) refuse_pickle_checkpoint(e.path().string());
+    if (fs::exists(root / "vae" / "config.json")) f.vae_dir = (root / "vae").string();
+    if (fs::exists(root / "sound_tokenizer" / "config.json")) f.sound_dir = (root / "sound_tokenizer").string();
     return f;
 }
 
 namespace {
+ojson read_json_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw Error(path + ": cannot open");
+    try {
+        return ojson::parse(in);
+    } catch (const std::exception& e) {
+        throw Error(path + ": not valid JSON (" + std::string(e.what()) + ")");
+    }
+}
+
+// Loads the tensors of `dir` under the names `rename` gives them, checked against `expected`.
+std::map<std::string, at::Tensor> load_component(const std::string& dir, const std::map<std::string, std::vector<int64_t>>& expected,
+                                                 const std::function<std::string(const std::string&)>& rename, const RunCallbacks& cb,
+                                                 std::vector<FileHash>* hashes) {
+    Checkpoint ck(dir);
+    std::map<std::string, at::Tensor> out;
+    std::vector<std::string> missing, misshaped;
+    std::map<std::string, std::string> source;
+    for (const auto& [name, view] : ck.tensors()) {
+        const std::string n = rename(name);
+        if (expected.count(n)) source[n] = name;
+    }
+    for (const auto& [name, shape] : expected) {
+        auto it = source.find(name);
+        if (it == source.end()) missing.push_back(name);
+        else if (ck.at(it->second).shape != shape) misshaped.push_back(it->second);
+    }
+    if (!missing.empty() || !misshaped.empty()) {
+        std::string msg = dir + ": the weights do not match the config";
+        for (size_t i = 0; i < missing.size() && i < 10; ++i) msg += "\n  missing " + missing[i];
+        for (size_t i = 0; i < misshaped.size() && i < 10; ++i) msg += "\n  mis-shaped " + misshaped[i];
+        throw Error(msg);
+    }
+    for (const auto& [n, src] : source) {
+        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+        out[n] = to_tensor(ck.at(src));
+    }
+    if (hashes)
+        for (const auto& file : ck.files())
+            hashes->push_back({fs::path(file).parent_path().filename().string() + "/" + fs::path(file).filename().string(),
+                               static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)});
+    return out;
+}
+
 ModelConfig read_config(const ModelFolder& f) {
     std::ifstream in(f.config_path);
     ojson j;
@@ -88,6 +135,8 @@ ojson Model::inspect(const std::string& dir) {
     for (const auto& [name, view] : ck.tensors()) found[name] = view->shape;
     WeightReport r = check_weights(c, found);
     return ojson{{"dir", dir},
+                 {"vae", f.vae_dir},
+                 {"sound_tokenizer", f.sound_dir},
                  {"config", c.to_json()},
                  {"parameters", c.parameter_count()},
                  {"files", ck.files()},
@@ -125,10 +174,40 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         if (cb.on_progress) cb.on_progress(++done, total, 0);
     }
     impl->network = std::make_unique<Network>(impl->config, std::move(weights), impl->device, impl->dtype);
+    std::vector<FileHash>* hashes = options.hash_files ? &impl->hashes : nullptr;
+    if (!f.vae_dir.empty()) {
+        const ojson vc = read_json_file(f.vae_dir + "/config.json");
+        VideoVAEConfig cfg = VideoVAEConfig::from_json(vc, f.vae_dir + "/config.json");
+        if (!vc.contains("latents_mean") || !vc.contains("latents_std")) throw Error(f.vae_dir + "/config.json: needs latents_mean and latents_std");
+        std::vector<float> mean, std;
+        try {
+            mean = vc["latents_mean"].get<std::vector<float>>(), std = vc["latents_std"].get<std::vector<float>>();
+        } catch (const std::exception&) {
+            throw Error(f.vae_dir + "/config.json: latents_mean and latents_std must be number lists");
+        }
+        if (static_cast<int64_t>(mean.size()) != cfg.z_dim || static_cast<int64_t>(std.size()) != cfg.z_dim)
+            throw Error(f.vae_dir + "/config.json: latents_mean/std need " + std::to_string(cfg.z_dim) + " entries");
+        if (cfg.z_dim != impl->config.latent_channels) throw Error(f.vae_dir + ": z_dim does not match the transformer's latent channels");
+        auto w = load_component(f.vae_dir, wan_vae_expected_weights(cfg),
+                                [&](const std::string& n) { return wan_vae_original_name(n, cfg.num_res_blocks); }, cb, hashes);
+        const at::ScalarType vae_dtype = impl->device.is_cuda() ? at::kBFloat16 : at::kFloat;
+        impl->vae = std::make_unique<VideoVAE>(cfg, std::move(w), at::tensor(mean), at::tensor(std), impl->device, vae_dtype);
+    }
+    if (!f.sound_dir.empty()) {
+        const ojson sc = read_json_file(f.sound_dir + "/config.json");
+        AudioVAEConfig cfg = AudioVAEConfig::from_json(sc, f.sound_dir + "/config.json");
+        if (cfg.latent_dim != impl->config.sound_dim || cfg.hop() != 1920 || cfg.sample_rate != 48000 || cfg.channels != 2)
+            throw Error(f.sound_dir + ": the sound tokenizer must be 48 kHz stereo, hop 1920, with the transformer's sound width");
+        // Legacy checkpoints keep the decoder under decoder.layers.N; the encoder is not needed to generate.
+        auto w = load_component(f.sound_dir, audio_vae_expected_weights(cfg),
+                                [](const std::string& n) { return n.rfind("decoder.", 0) == 0 ? n.substr(8) : n; }, cb, hashes);
+        impl->sound = std::make_unique<AudioVAEDecoder>(cfg, w, impl->device, at::kFloat);
+    }
     if (options.hash_files)
         for (const auto& file : ck.files()) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-            impl->hashes.push_back({fs::path(file).filename().string(), static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)});
+            impl->hashes.insert(impl->hashes.begin(), {fs::path(file).parent_path().filename().string() + "/" + fs::path(file).filename().string(),
+                                                       static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)});
         }
     return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
@@ -152,6 +231,8 @@ ojson Model::info() const {
                  {"parameters", impl_->config.parameter_count()},
                  {"device", device()},
                  {"dtype", dtype()},
+                 {"vae", impl_->vae != nullptr},
+                 {"sound_tokenizer", impl_->sound != nullptr},
                  {"files", files}};
 }
 

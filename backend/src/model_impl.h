@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "network.h"
+#include "video_vae.h"
 #include "worldstudio/engine.h"
 #include "worldstudio/tokenizer.h"
 
@@ -13,6 +14,8 @@ struct Model::Impl {
     std::string dir;
     std::unique_ptr<Network> network;
     std::optional<Tokenizer> tokenizer;
+    std::unique_ptr<VideoVAE> vae;          // vae/ (absent: latents only)
+    std::unique_ptr<AudioVAEDecoder> sound;  // sound_tokenizer/ (absent: no sound track)
     std::vector<FileHash> hashes;
     at::Device device{at::kCPU};
     at::ScalarType dtype = at::kFloat;
@@ -23,6 +26,8 @@ struct ModelFolder {
     std::string transformer_dir;  // config.json + safetensors
     std::string config_path;
     std::string tokenizer_path;   // "" if none
+    std::string vae_dir;          // "" if none
+    std::string sound_dir;        // "" if none
 };
 ModelFolder locate_model_folder(const std::string& dir);
 

@@ -11,6 +11,7 @@
 #include "sequence.h"
 #include "torch_util.h"
 #include "worldstudio/error.h"
+#include "worldstudio/media.h"
 #include "worldstudio/noise.h"
 #include "worldstudio/request.h"
 #include "worldstudio/schedule.h"
@@ -162,6 +163,18 @@ GenerationResult Session::generate(const ojson& job, const std::string& out_pref
     prepare(cond);
     if (use_cfg) prepare(uncond);
 
+    // OUT.mp4 / OUT.png ask for decoded media next to the latents; any other name keeps latents only.
+    const std::string ext = fs::path(out_prefix).extension().string();
+    const bool want_media = ext == ".mp4" || ext == ".png";
+    const bool image = req.mode == Mode::Text2Image;
+    const std::string base = want_media ? (fs::path(out_prefix).parent_path() / fs::path(out_prefix).stem()).string() : out_prefix;
+    if (want_media && !M.vae) throw Error("the model folder has no vae/, so it cannot write " + ext + "; name the output without an extension for latents");
+    struct Final {
+        std::string prefix;
+        LatentState state;
+    };
+    std::vector<Final> finals;
+
     SigmaSchedule sched = make_sigma_schedule(req.num_steps, req.shift);
     GenerationResult result;
     ojson outputs = ojson::array();
@@ -232,11 +245,14 @@ GenerationResult Session::generate(const ojson& job, const std::string& out_pref
         std::map<std::string, at::Tensor> tensors{{"video_latent", final_state.vision.back().x}};
         if (final_state.action) tensors["actions"] = final_state.action->x;
         if (final_state.sound) tensors["sound_latent"] = final_state.sound->x;
-        const std::string prefix = req.num_outputs > 1 ? out_prefix + "_" + std::to_string(o) : out_prefix;
+        const std::string prefix = req.num_outputs > 1 ? base + "_" + std::to_string(o) : base;
         if (fs::path(prefix).has_parent_path()) fs::create_directories(fs::path(prefix).parent_path());
         save_tensors(prefix + ".safetensors", tensors, {{"worldstudio_seed", std::to_string(seed)}});
         result.outputs.push_back(prefix + ".safetensors");
-        outputs.push_back({{"latents", fs::path(prefix + ".safetensors").filename().string()}, {"seed", seed}});
+        ojson entry = {{"latents", fs::path(prefix + ".safetensors").filename().string()}, {"seed", seed}};
+        if (want_media) entry[image ? "image" : "video"] = fs::path(prefix + (image ? ".png" : ".mp4")).filename().string();
+        outputs.push_back(entry);
+        finals.push_back({prefix, std::move(final_state)});
     }
     ojson files = ojson::array();
     for (const auto& h : M.hashes) files.push_back({{"file", h.file}, {"bytes", h.bytes}, {"sha256", h.sha256}});
@@ -258,10 +274,36 @@ GenerationResult Session::generate(const ojson& job, const std::string& out_pref
                           {"outputs", outputs},
                           {"seconds", seconds},
                           {"versions", library_versions()}};
-    std::ofstream rec(out_prefix + ".json");
-    rec << result.record.dump(2) << "\n";
-    if (!rec) throw Error(out_prefix + ".json: cannot write the generation record");
-    result.outputs.push_back(out_prefix + ".json");
+    const std::string record_text = result.record.dump(2);
+    if (want_media)
+        for (const Final& f : finals) {
+            if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+            const at::Tensor decoded = M.vae->decode(f.state.vision.back().x);  // [3, T, H, W], raw
+            // As the reference's writer: clamp((1 + x) / 2) x 255, truncated to uint8.
+            at::Tensor pixels = (((decoded.to(at::kFloat) + 1) / 2).clamp(0, 1) * 255).to(at::kByte).permute({1, 2, 3, 0}).contiguous();
+            VideoFrames frames;
+            frames.count = static_cast<int>(pixels.size(0)), frames.height = static_cast<int>(pixels.size(1)), frames.width = static_cast<int>(pixels.size(2));
+            frames.fps = req.fps;
+            frames.rgb.assign(pixels.data_ptr<uint8_t>(), pixels.data_ptr<uint8_t>() + pixels.numel());
+            if (image) {
+                write_png(f.prefix + ".png", frames);
+                result.outputs.push_back(f.prefix + ".png");
+                continue;
+            }
+            AudioClip clip;
+            if (f.state.sound && M.sound) {
+                at::Tensor wave = M.sound->decode(f.state.sound->x).clamp(-1, 1);
+                const int64_t n = std::min<int64_t>(wave.size(1), static_cast<int64_t>(req.num_frames / req.fps * 48000));
+                wave = wave.narrow(1, 0, n).t().contiguous();
+                clip.samples.assign(wave.data_ptr<float>(), wave.data_ptr<float>() + wave.numel());
+            }
+            write_mp4(f.prefix + ".mp4", frames, clip.frames() > 0 ? &clip : nullptr, record_text);
+            result.outputs.push_back(f.prefix + ".mp4");
+        }
+    std::ofstream rec(base + ".json");
+    rec << record_text << "\n";
+    if (!rec) throw Error(base + ".json: cannot write the generation record");
+    result.outputs.push_back(base + ".json");
     return result;
 }
 

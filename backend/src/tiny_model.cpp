@@ -1,5 +1,6 @@
 #include "worldstudio/tiny_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include "worldstudio/noise.h"
 #include "worldstudio/safetensors.h"
 #include "worldstudio/weights.h"
+#include "video_vae.h"
 
 namespace fs = std::filesystem;
 
@@ -110,6 +112,55 @@ void make_tiny_model(const std::string& out_dir, uint32_t seed) {
     cfg["_class_name"] = "Cosmos3OmniTransformer";
     write(fs::path(out_dir) / "transformer" / "config.json", cfg.dump(2) + "\n");
     write(fs::path(out_dir) / "tokenizer.json", tiny_tokenizer_json());
+    // A narrow Wan2.2 VAE and audio decoder with the real structure, so tiny generations become real MP4 files.
+    VideoVAEConfig vc;
+    vc.base_dim = 8, vc.decoder_base_dim = 16;
+    std::map<std::string, TensorBlob> vae;
+    auto random_blob = [&](const std::vector<int64_t>& shape, double std, double offset) {
+        TensorBlob b;
+        b.dtype = DType::F32;
+        b.shape = shape;
+        int64_t n = 1;
+        for (auto s : shape) n *= s;
+        std::vector<float> v(static_cast<size_t>(n));
+        for (auto& x : v) x = static_cast<float>(offset + std * rng.standard_normal());
+        b.bytes.resize(v.size() * 4);
+        std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
+        return b;
+    };
+    auto fan_in_std = [](const std::vector<int64_t>& s) {
+        int64_t fan = 1;
+        for (size_t i = 1; i < s.size(); ++i) fan *= s[i];
+        return 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(fan, 1)));
+    };
+    for (const auto& [name, shape] : wan_vae_expected_weights(vc)) {
+        const bool gamma = name.find("gamma") != std::string::npos, bias = name.size() > 5 && name.substr(name.size() - 5) == ".bias";
+        vae[wan_vae_diffusers_name(name, vc.num_res_blocks)] = gamma ? random_blob(shape, 0.05, 1.0) : bias ? random_blob(shape, 0.01, 0.0)
+                                                                                                           : random_blob(shape, fan_in_std(shape), 0.0);
+    }
+    fs::create_directories(fs::path(out_dir) / "vae");
+    write_safetensors((fs::path(out_dir) / "vae" / "diffusion_pytorch_model.safetensors").string(), vae);
+    std::vector<float> mean(48), stdv(48);
+    for (int i = 0; i < 48; ++i) mean[static_cast<size_t>(i)] = static_cast<float>(0.1 * rng.standard_normal()),
+                                 stdv[static_cast<size_t>(i)] = static_cast<float>(0.5 + 0.1 * std::fabs(rng.standard_normal()));
+    write(fs::path(out_dir) / "vae" / "config.json",
+          ojson{{"_class_name", "AutoencoderKLWan"}, {"base_dim", vc.base_dim}, {"decoder_base_dim", vc.decoder_base_dim},
+                {"z_dim", vc.z_dim}, {"dim_mult", vc.dim_mult}, {"num_res_blocks", vc.num_res_blocks},
+                {"temperal_downsample", vc.temporal_downsample}, {"patch_size", 2}, {"is_residual", true},
+                {"latents_mean", mean}, {"latents_std", stdv}}.dump(2) + "\n");
+    AudioVAEConfig ac;
+    ac.dec_dim = 8;
+    std::map<std::string, TensorBlob> snd;
+    for (const auto& [name, shape] : audio_vae_expected_weights(ac)) {
+        const bool g = name.find("weight_g") != std::string::npos, snake = name.find("alpha") != std::string::npos || name.find("beta") != std::string::npos;
+        snd["decoder." + name] = snake ? random_blob(shape, 0.1, 0.0) : g ? random_blob(shape, 0.05, 0.5) : random_blob(shape, 0.05, 0.0);
+    }
+    fs::create_directories(fs::path(out_dir) / "sound_tokenizer");
+    write_safetensors((fs::path(out_dir) / "sound_tokenizer" / "model.safetensors").string(), snd);
+    write(fs::path(out_dir) / "sound_tokenizer" / "config.json",
+          ojson{{"sampling_rate", 48000}, {"stereo", true}, {"hop_size", 1920}, {"dec_dim", ac.dec_dim}, {"dec_c_mults", ac.c_mults},
+                {"dec_strides", ac.strides}, {"vocoder_input_dim", 64}, {"activation", "snakebeta"}, {"snake_logscale", true},
+                {"causal", false}, {"dec_use_tanh_at_final", false}}.dump(2) + "\n");
     write(fs::path(out_dir) / "model_index.json",
           ojson{{"_class_name", "Cosmos3OmniPipeline"}, {"transformer", {"diffusers", "Cosmos3OmniTransformer"}},
                 {"worldstudio_note", "tiny random model for tests; it produces noise"}}.dump(2) + "\n");

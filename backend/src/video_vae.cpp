@@ -1,6 +1,7 @@
 #include "video_vae.h"
 
 #include <cmath>
+#include <regex>
 
 #include "worldstudio/error.h"
 
@@ -42,6 +43,153 @@ VideoVAEConfig VideoVAEConfig::from_json(const ojson& j, const std::string& orig
     if (c.dim_mult.empty() || c.num_res_blocks < 1 || c.z_dim < 1 || c.patch_size != 2)
         throw Error(origin + ": unsupported video VAE configuration");
     return c;
+}
+
+std::string wan_vae_original_name(const std::string& name, int64_t R) {
+    std::string n = name;
+    if (n.rfind("vae.", 0) == 0) n = n.substr(4);
+    auto rep = [&](const std::string& re, const std::string& fmt) { n = std::regex_replace(n, std::regex(re), fmt); };
+    // Residual-block internals first (only inside resnets), then the block layout.
+    if (n.find(".resnets.") != std::string::npos) {
+        rep(R"(\.norm1\.gamma$)", ".residual.0.gamma");
+        rep(R"(\.conv1\.(weight|bias)$)", ".residual.2.$1");
+        rep(R"(\.norm2\.gamma$)", ".residual.3.gamma");
+        rep(R"(\.conv2\.(weight|bias)$)", ".residual.6.$1");
+        rep(R"(\.conv_shortcut\.)", ".shortcut.");
+    }
+    rep(R"(^(encoder|decoder)\.conv_in\.)", "$1.conv1.");
+    rep(R"(^(encoder|decoder)\.norm_out\.)", "$1.head.0.");
+    rep(R"(^(encoder|decoder)\.conv_out\.)", "$1.head.2.");
+    rep(R"(^(encoder|decoder)\.mid_block\.resnets\.0\.)", "$1.middle.0.");
+    rep(R"(^(encoder|decoder)\.mid_block\.attentions\.0\.)", "$1.middle.1.");
+    rep(R"(^(encoder|decoder)\.mid_block\.resnets\.1\.)", "$1.middle.2.");
+    rep(R"(^encoder\.down_blocks\.(\d+)\.resnets\.(\d+)\.)", "encoder.downsamples.$1.downsamples.$2.");
+    rep(R"(^encoder\.down_blocks\.(\d+)\.downsampler\.)", "encoder.downsamples.$1.downsamples." + std::to_string(R) + ".");
+    rep(R"(^decoder\.up_blocks\.(\d+)\.resnets\.(\d+)\.)", "decoder.upsamples.$1.upsamples.$2.");
+    rep(R"(^decoder\.up_blocks\.(\d+)\.upsampler\.)", "decoder.upsamples.$1.upsamples." + std::to_string(R + 1) + ".");
+    rep(R"(^quant_conv\.)", "conv1.");
+    rep(R"(^post_quant_conv\.)", "conv2.");
+    return n;
+}
+
+std::string wan_vae_diffusers_name(const std::string& name, int64_t R) {
+    std::string n = name;
+    auto rep = [&](const std::string& re, const std::string& fmt) { n = std::regex_replace(n, std::regex(re), fmt); };
+    rep(R"(^encoder\.downsamples\.(\d+)\.downsamples\.)" + std::to_string(R) + R"(\.)", "encoder.down_blocks.$1.downsampler.");
+    rep(R"(^decoder\.upsamples\.(\d+)\.upsamples\.)" + std::to_string(R + 1) + R"(\.)", "decoder.up_blocks.$1.upsampler.");
+    rep(R"(^encoder\.downsamples\.(\d+)\.downsamples\.(\d+)\.)", "encoder.down_blocks.$1.resnets.$2.");
+    rep(R"(^decoder\.upsamples\.(\d+)\.upsamples\.(\d+)\.)", "decoder.up_blocks.$1.resnets.$2.");
+    rep(R"(^(encoder|decoder)\.middle\.0\.)", "$1.mid_block.resnets.0.");
+    rep(R"(^(encoder|decoder)\.middle\.1\.)", "$1.mid_block.attentions.0.");
+    rep(R"(^(encoder|decoder)\.middle\.2\.)", "$1.mid_block.resnets.1.");
+    rep(R"(^(encoder|decoder)\.conv1\.)", "$1.conv_in.");
+    rep(R"(^(encoder|decoder)\.head\.0\.)", "$1.norm_out.");
+    rep(R"(^(encoder|decoder)\.head\.2\.)", "$1.conv_out.");
+    rep(R"(^conv1\.)", "quant_conv.");
+    rep(R"(^conv2\.)", "post_quant_conv.");
+    rep(R"(\.residual\.0\.gamma$)", ".norm1.gamma");
+    rep(R"(\.residual\.2\.)", ".conv1.");
+    rep(R"(\.residual\.3\.gamma$)", ".norm2.gamma");
+    rep(R"(\.residual\.6\.)", ".conv2.");
+    rep(R"(\.shortcut\.)", ".conv_shortcut.");
+    return n;
+}
+
+std::map<std::string, std::vector<int64_t>> wan_vae_expected_weights(const VideoVAEConfig& c) {
+    std::map<std::string, std::vector<int64_t>> w;
+    auto conv3 = [&](const std::string& n, int64_t out, int64_t in, int64_t k) {
+        w[n + ".weight"] = {out, in, k, k, k};
+        w[n + ".bias"] = {out};
+    };
+    auto res = [&](const std::string& p, int64_t in, int64_t out) {
+        w[p + ".residual.0.gamma"] = {in, 1, 1, 1};
+        conv3(p + ".residual.2", out, in, 3);
+        w[p + ".residual.3.gamma"] = {out, 1, 1, 1};
+        conv3(p + ".residual.6", out, out, 3);
+        if (in != out) conv3(p + ".shortcut", out, in, 1);
+    };
+    auto attn = [&](const std::string& p, int64_t d) {
+        w[p + ".norm.gamma"] = {d, 1, 1};
+        w[p + ".to_qkv.weight"] = {3 * d, d, 1, 1};
+        w[p + ".to_qkv.bias"] = {3 * d};
+        w[p + ".proj.weight"] = {d, d, 1, 1};
+        w[p + ".proj.bias"] = {d};
+    };
+    const size_t n = c.dim_mult.size();
+    std::vector<int64_t> dims{c.base_dim};
+    for (auto m : c.dim_mult) dims.push_back(c.base_dim * m);
+    const int64_t pc = 3 * c.patch_size * c.patch_size;
+    conv3("encoder.conv1", dims[0], pc, 3);
+    for (size_t i = 0; i < n; ++i) {
+        const std::string p = "encoder.downsamples." + std::to_string(i) + ".downsamples.";
+        int64_t in = dims[i];
+        for (int64_t r = 0; r < c.num_res_blocks; ++r) res(p + std::to_string(r), in, dims[i + 1]), in = dims[i + 1];
+        if (i != n - 1) {
+            const std::string q = p + std::to_string(c.num_res_blocks);
+            w[q + ".resample.1.weight"] = {dims[i + 1], dims[i + 1], 3, 3};
+            w[q + ".resample.1.bias"] = {dims[i + 1]};
+            if (i < c.temporal_downsample.size() && c.temporal_downsample[i]) {
+                w[q + ".time_conv.weight"] = {dims[i + 1], dims[i + 1], 3, 1, 1};
+                w[q + ".time_conv.bias"] = {dims[i + 1]};
+            }
+        }
+    }
+    const int64_t top = dims.back();
+    res("encoder.middle.0", top, top), attn("encoder.middle.1", top), res("encoder.middle.2", top, top);
+    w["encoder.head.0.gamma"] = {top, 1, 1, 1};
+    conv3("encoder.head.2", 2 * c.z_dim, top, 3);
+    conv3("conv1", 2 * c.z_dim, 2 * c.z_dim, 1);
+    conv3("conv2", c.z_dim, c.z_dim, 1);
+    std::vector<int64_t> dd{c.decoder_base_dim * c.dim_mult.back()};
+    for (auto it = c.dim_mult.rbegin(); it != c.dim_mult.rend(); ++it) dd.push_back(c.decoder_base_dim * *it);
+    conv3("decoder.conv1", dd[0], c.z_dim, 3);
+    res("decoder.middle.0", dd[0], dd[0]), attn("decoder.middle.1", dd[0]), res("decoder.middle.2", dd[0], dd[0]);
+    std::vector<bool> t_up(c.temporal_downsample.rbegin(), c.temporal_downsample.rend());
+    for (size_t i = 0; i < n; ++i) {
+        const std::string p = "decoder.upsamples." + std::to_string(i) + ".upsamples.";
+        int64_t in = dd[i];
+        for (int64_t r = 0; r <= c.num_res_blocks; ++r) res(p + std::to_string(r), in, dd[i + 1]), in = dd[i + 1];
+        if (i != n - 1) {
+            const std::string q = p + std::to_string(c.num_res_blocks + 1);
+            w[q + ".resample.1.weight"] = {dd[i + 1], dd[i + 1], 3, 3};
+            w[q + ".resample.1.bias"] = {dd[i + 1]};
+            if (i < t_up.size() && t_up[i]) {
+                w[q + ".time_conv.weight"] = {2 * dd[i + 1], dd[i + 1], 3, 1, 1};
+                w[q + ".time_conv.bias"] = {2 * dd[i + 1]};
+            }
+        }
+    }
+    w["decoder.head.0.gamma"] = {dd.back(), 1, 1, 1};
+    conv3("decoder.head.2", pc, dd.back(), 3);
+    return w;
+}
+
+std::map<std::string, std::vector<int64_t>> audio_vae_expected_weights(const AudioVAEConfig& c) {
+    std::map<std::string, std::vector<int64_t>> w;
+    auto wn = [&](const std::string& n, std::vector<int64_t> v_shape, bool bias, int64_t bias_n) {
+        w[n + ".weight_v"] = v_shape;
+        w[n + ".weight_g"] = {v_shape[0], 1, 1};
+        if (bias) w[n + ".bias"] = {bias_n};
+    };
+    auto snake = [&](const std::string& n, int64_t ch) { w[n + ".alpha"] = {ch}, w[n + ".beta"] = {ch}; };
+    const size_t n = c.strides.size();
+    int64_t ch = c.dec_dim * c.c_mults.back();
+    wn("layers.0", {ch, c.latent_dim, 7}, true, ch);
+    for (size_t b = 0; b < n; ++b) {
+        const std::string p = "layers." + std::to_string(b + 1) + ".layers.";
+        const int64_t s = c.strides[n - 1 - b];
+        const int64_t out = c.dec_dim * (b + 1 < n ? c.c_mults[n - 2 - b] : c.c_mults[0]);
+        snake(p + "0", ch);
+        wn(p + "1", {ch, out, 2 * s}, true, out);
+        for (int r = 0; r < 3; ++r) {
+            const std::string u = p + std::to_string(r + 2) + ".layers.";
+            snake(u + "0", out), wn(u + "1", {out, out, 7}, true, out), snake(u + "2", out), wn(u + "3", {out, out, 1}, true, out);
+        }
+        ch = out;
+    }
+    snake("layers." + std::to_string(n + 1), ch);
+    wn("layers." + std::to_string(n + 2), {c.channels, ch, 7}, false, 0);
+    return w;
 }
 
 struct VideoVAE::Cache {

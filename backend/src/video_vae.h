@@ -23,6 +23,15 @@ struct VideoVAEConfig {
     static VideoVAEConfig from_json(const ojson& j, const std::string& origin);
 };
 
+// Original Wan names for the diffusers AutoencoderKLWan spelling of a checkpoint (`vae/` of a Cosmos3 snapshot);
+// original names pass through unchanged.
+std::string wan_vae_original_name(const std::string& name, int64_t num_res_blocks);
+// The diffusers spelling of an original name (what make-tiny writes).
+std::string wan_vae_diffusers_name(const std::string& name, int64_t num_res_blocks);
+// Every tensor a configuration needs, original name -> shape (for checks and tiny models).
+std::map<std::string, std::vector<int64_t>> wan_vae_expected_weights(const VideoVAEConfig& c);
+std::map<std::string, std::vector<int64_t>> audio_vae_expected_weights(const struct AudioVAEConfig& c);
+
 class VideoVAE {
 public:
     // `weights` in the original Wan names (encoder.*, decoder.*, conv1, conv2); mean/std are the 48 latent statistics.

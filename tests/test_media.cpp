@@ -1,0 +1,183 @@
+// Media files: MP4 with sound and an embedded record, pictures, WAV, time resampling, and bad files.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "test_support.h"
+#include "worldstudio/engine.h"
+#include "worldstudio/error.h"
+#include "worldstudio/media.h"
+#include "worldstudio/tiny_model.h"
+
+namespace fs = std::filesystem;
+using namespace ws;
+
+namespace {
+VideoFrames gradient_clip(int w, int h, int count, double fps) {
+    VideoFrames v;
+    v.width = w, v.height = h, v.count = count, v.fps = fps;
+    v.rgb.resize(static_cast<size_t>(w) * h * 3 * count);
+    for (int f = 0; f < count; ++f)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                uint8_t* p = v.rgb.data() + ((static_cast<size_t>(f) * h + y) * w + x) * 3;
+                p[0] = static_cast<uint8_t>((x * 255) / w), p[1] = static_cast<uint8_t>((y * 255) / h), p[2] = static_cast<uint8_t>(f * 9);
+            }
+    return v;
+}
+
+AudioClip sine(double seconds) {
+    AudioClip a;
+    const int64_t n = static_cast<int64_t>(seconds * 48000);
+    for (int64_t i = 0; i < n; ++i) {
+        const float s = static_cast<float>(0.5 * std::sin(2 * M_PI * 440 * i / 48000.0));
+        a.samples.push_back(s), a.samples.push_back(-s);
+    }
+    return a;
+}
+
+uint32_t crc32(const std::string& bytes) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (unsigned char b : bytes) {
+        c ^= b;
+        for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+}  // namespace
+
+class TestMedia : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    std::string p(const char* name) { return (tmp_.path() + "/" + name).toStdString(); }
+
+    void expect_error(const std::function<void()>& f, const char* fragment) {
+        try {
+            f();
+            QFAIL(qPrintable(QString("no error (expected '%1')").arg(fragment)));
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find(fragment) != std::string::npos, e.what());
+        }
+    }
+
+private Q_SLOTS:
+    void mp4RoundTripWithSoundAndRecord() {
+        VideoFrames v = gradient_clip(64, 48, 25, 24);
+        AudioClip a = sine(25 / 24.0);
+        const std::string record = R"({"prompt_string": "caf\u00e9 \u4e00", "seed": 7})";
+        write_mp4(p("clip.mp4"), v, &a, record);
+        QCOMPARE(read_embedded_record(p("clip.mp4")), record);
+        ojson info = probe_media(p("clip.mp4"));
+        QCOMPARE(info["record"]["seed"].get<int>(), 7);
+        const ojson& vs = info["streams"][0];
+        QCOMPARE(vs["codec"].get<std::string>(), std::string("h264"));
+        QCOMPARE(vs["frames"].get<int64_t>(), int64_t(25));
+        QCOMPARE(vs["fps"].get<double>(), 24.0);
+        const double vd = vs["duration"].get<double>(), ad = info["streams"][1]["duration"].get<double>();
+        QVERIFY2(std::fabs(vd - 25 / 24.0) < 1e-6 && std::fabs(ad - vd) < 1 / 24.0, qPrintable(QString("%1 %2").arg(vd).arg(ad)));
+        QCOMPARE(info["streams"][1]["sample_rate"].get<int>(), 48000);
+        QCOMPARE(info["streams"][1]["channels"].get<int>(), 2);
+        VideoFrames back = read_video(p("clip.mp4"));
+        QCOMPARE(back.count, 25);
+        QCOMPARE(back.width, 64);
+        // Lossy, but close: the mean absolute error of the decoded pixels is small.
+        double err = 0;
+        for (size_t i = 0; i < v.rgb.size(); ++i) err += std::abs(int(v.rgb[i]) - int(back.rgb[i]));
+        QVERIFY2(err / v.rgb.size() < 6, qPrintable(QString::number(err / v.rgb.size())));
+        AudioClip sound = read_audio(p("clip.mp4"));
+        QVERIFY(std::llabs(sound.frames() - a.frames()) < 2048);
+    }
+    void timeResamplingAndPictures() {
+        VideoFrames v = gradient_clip(32, 32, 24, 24);
+        write_mp4(p("r.mp4"), v, nullptr, "");
+        QCOMPARE(read_video(p("r.mp4"), 12).count, 12);  // 1 s at 12 fps
+        QCOMPARE(read_video(p("r.mp4"), 48).count, 48);
+        QCOMPARE(read_video(p("r.mp4"), 24, 5).count, 5);
+        QVERIFY(read_embedded_record(p("r.mp4")).empty());
+        write_png(p("f.png"), v, 3);
+        VideoFrames png = read_image(p("f.png"));
+        QCOMPARE(png.count, 1);
+        QVERIFY(std::equal(png.rgb.begin(), png.rgb.end(), v.frame(3)));  // PNG is lossless
+        write_jpeg(p("f.jpg"), v, 3);
+        VideoFrames jpg = read_image(p("f.jpg"));
+        double err = 0;
+        for (size_t i = 0; i < jpg.rgb.size(); ++i) err += std::abs(int(jpg.rgb[i]) - int(v.frame(3)[i]));
+        QVERIFY(err / jpg.rgb.size() < 6);
+    }
+    void wavIsExactAndResamples() {
+        AudioClip a = sine(0.25);
+        write_wav(p("s.wav"), a);
+        AudioClip back = read_audio(p("s.wav"));
+        QCOMPARE(back.frames(), a.frames());
+        QVERIFY(std::equal(a.samples.begin(), a.samples.end(), back.samples.begin()));
+        AudioClip low = read_audio(p("s.wav"), 16000, 1);
+        QVERIFY(std::llabs(low.frames() - 4000) < 64);
+    }
+    void badFilesGiveClearErrors() {
+        std::ofstream(p("empty.mp4")).close();
+        expect_error([&] { read_video(p("empty.mp4")); }, "empty");
+        expect_error([&] { read_video(p("missing.mp4")); }, "no such file");
+        std::ofstream(p("text.mp4")) << "this is not a video at all, just some words in a file";
+        expect_error([&] { read_video(p("text.mp4")); }, "not a readable media file");
+        write_wav(p("sound.mp4"), sine(0.1));  // wrong extension: a WAV named .mp4
+        expect_error([&] { read_video(p("sound.mp4")); }, "no video stream");
+        write_mp4(p("whole.mp4"), gradient_clip(32, 32, 24, 24), nullptr, "");
+        std::string bytes;
+        {
+            std::ifstream in(p("whole.mp4"), std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        std::ofstream(p("cut.mp4"), std::ios::binary) << bytes.substr(0, bytes.size() / 3);
+        try {
+            VideoFrames v = read_video(p("cut.mp4"));
+            QVERIFY(v.count < 24);  // a truncated file may still yield its first frames, never garbage or a crash
+        } catch (const Error& e) {
+            QVERIFY(std::string(e.what()).find("cut.mp4") != std::string::npos);
+        }
+        std::string garbage = bytes;
+        for (size_t i = bytes.size() / 4; i < bytes.size(); i += 7) garbage[i] = static_cast<char>(garbage[i] ^ 0x5A);
+        std::ofstream(p("corrupt.mp4"), std::ios::binary) << garbage;
+        try {
+            read_video(p("corrupt.mp4"));
+        } catch (const Error& e) {
+            QVERIFY(std::string(e.what()).find("corrupt.mp4") != std::string::npos);
+        }
+        // A PNG that claims to be 100000 x 100000 pixels.
+        std::string ihdr = "IHDR";
+        auto be32 = [](uint32_t v) { return std::string{char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; };
+        ihdr += be32(100000) + be32(100000) + std::string{8, 2, 0, 0, 0};
+        std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + be32(13) + ihdr + be32(crc32(ihdr));
+        std::ofstream(p("huge.png"), std::ios::binary) << png;
+        expect_error([&] { read_image(p("huge.png")); }, "huge.png");
+        VideoFrames odd = gradient_clip(33, 32, 2, 24);
+        expect_error([&] { write_mp4(p("odd.mp4"), odd, nullptr, ""); }, "even");
+        VideoFrames none;
+        expect_error([&] { write_png(p("none.png"), none); }, "nothing to write");
+        AudioClip mono = sine(0.1);
+        mono.channels = 1;
+        expect_error([&] { write_mp4(p("mono.mp4"), gradient_clip(32, 32, 2, 24), &mono, ""); }, "48 kHz stereo");
+    }
+    void generateWritesPlayableMedia() {
+        make_tiny_model(p("tiny"), 5);
+        auto model = Model::load(p("tiny"));
+        Session s(model);
+        ojson job = {{"model_mode", "text2video"}, {"prompt", "a ball"}, {"negative_prompt", "blurry"}, {"resolution", "256"},
+                     {"num_frames", 17}, {"fps", 16}, {"num_steps", 2}, {"enable_sound", true}};
+        GenerationResult r = s.generate(job, p("gen/clip.mp4"), {});
+        ojson info = probe_media(p("gen/clip.mp4"));
+        QCOMPARE(info["record"], r.record);  // the embedded record reads back unchanged
+        QCOMPARE(ojson::parse(std::ifstream(p("gen/clip.json"))), r.record);
+        QCOMPARE(info["streams"][0]["frames"].get<int64_t>(), int64_t(17));
+        QCOMPARE(info["streams"][0]["width"].get<int>(), 320);
+        const double want = 17 / 16.0;
+        QVERIFY(std::fabs(info["streams"][0]["duration"].get<double>() - want) < 1 / 16.0);
+        QVERIFY(std::fabs(info["streams"][1]["duration"].get<double>() - want) < 1 / 16.0);
+        QCOMPARE(r.record["outputs"][0]["video"].get<std::string>(), std::string("clip.mp4"));
+        ojson img = {{"model_mode", "text2image"}, {"prompt", "a ball"}, {"resolution", "256"}, {"num_steps", 2}};
+        s.generate(img, p("gen/still.png"), {});
+        QCOMPARE(read_image(p("gen/still.png")).width, 256);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMedia)
+#include "test_media.moc"
