@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "conditioning.h"
 #include "test_support.h"
 #include "worldstudio/engine.h"
 #include "worldstudio/error.h"
@@ -176,6 +177,36 @@ private Q_SLOTS:
         ojson img = {{"model_mode", "text2image"}, {"prompt", "a ball"}, {"resolution", "256"}, {"num_steps", 2}};
         s.generate(img, p("gen/still.png"), {});
         QCOMPARE(read_image(p("gen/still.png")).width, 256);
+    }
+    void conditioningPreprocessing() {
+        VideoFrames v = gradient_clip(64, 48, 2, 24);
+        at::Tensor same = frames_to_model_input(v, 64, 48);  // no resize: exactly x / 127.5 - 1
+        QCOMPARE(same.sizes().vec(), std::vector<int64_t>({3, 2, 48, 64}));
+        QCOMPARE(same[0][1][5][10].item<float>(), static_cast<float>(v.frame(1)[(5 * 64 + 10) * 3] / 127.5 - 1.0));
+        at::Tensor cover = frames_to_model_input(v, 32, 32);  // scale to cover (43 x 32), then center crop
+        QCOMPARE(cover.sizes().vec(), std::vector<int64_t>({3, 2, 32, 32}));
+        QVERIFY(cover.min().item<float>() >= -1.0f && cover.max().item<float>() <= 1.0f);
+        // Red grows with x: the crop keeps the middle, so the first column is well above the source's first column.
+        QVERIFY(cover[0][0][16][0].item<float>() > same[0][0][16][0].item<float>() + 0.2f);
+        at::Tensor up = frames_to_model_input(v, 128, 128);  // upscaling works too
+        QCOMPARE(up.sizes().vec(), std::vector<int64_t>({3, 2, 128, 128}));
+        write_png(p("c.png"), v, 0);
+        at::Tensor padded = load_conditioning_pixels(p("c.png"), 32, 32, 24, 5);  // a picture padded to 5 frames
+        QCOMPARE(padded.size(1), int64_t(5));
+        QVERIFY(at::equal(padded.select(1, 0), padded.select(1, 4)));
+    }
+    void imageToVideoFromAPicture() {
+        if (!fs::exists(p("tiny"))) make_tiny_model(p("tiny"), 5);
+        auto model = Model::load(p("tiny"));
+        Session s(model);
+        write_png(p("start.png"), gradient_clip(400, 240, 1, 24));
+        ojson job = {{"model_mode", "image2video"}, {"prompt", "a ball"}, {"negative_prompt", ""}, {"resolution", "256"},
+                     {"num_frames", 9}, {"num_steps", 2}, {"vision_path", p("start.png")}};
+        GenerationResult r = s.generate(job, p("gen/i2v"), {});
+        auto latents = load_tensors(p("gen/i2v.safetensors"));
+        QCOMPARE(latents.at("video_latent").sizes().vec(), std::vector<int64_t>({48, 3, 12, 20}));
+        job["vision_path"] = p("nothing.png");
+        QVERIFY_THROWS_EXCEPTION(Error, s.generate(job, p("gen/bad"), {}));
     }
 };
 

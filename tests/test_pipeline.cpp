@@ -180,7 +180,7 @@ private Q_SLOTS:
         j["vision_path"] = dir("nope.safetensors");
         expect(j, "cannot open");
         j["vision_path"] = dir("actions.json");
-        expect(j, "only VAE latents");
+        expect(j, "actions.json");  // not a picture or video: named in the error
         save_tensors(dir("wrong.safetensors"), {{"latent", at::zeros({48, 3, 5, 5})}});
         j["vision_path"] = dir("wrong.safetensors");
         expect(j, "the request needs 12x20");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "conditioning.h"
 #include "model_impl.h"
 #include "sampler.h"
 #include "sequence.h"
@@ -29,13 +30,15 @@ at::Tensor numpy_noise(uint32_t seed, at::IntArrayRef shape) {
     return at::tensor(v, at::kDouble).to(at::kFloat).view(shape);  // numpy float64 -> astype(float32)
 }
 
-// Conditioning latents until the media layer can encode pictures: a .safetensors file with `latent`
-// [C, T, H, W] (VAE-normalized). Picture and video files need the video VAE.
-at::Tensor load_latent_file(const std::string& path, const char* field, const ModelConfig& c) {
-    const std::string ext = fs::path(path).extension().string();
-    if (ext != ".safetensors")
-        throw Error(std::string(field) + " '" + path +
-                    "': only VAE latents in .safetensors are accepted here (decoding pictures and videos needs the video VAE)");
+// Conditioning latents: VAE latents in a .safetensors file (tensor `latent`, [C, T, H, W], normalized), or a picture /
+// video that the model's VAE encodes. The encoder is causal, so only the first `frames` pixel frames are encoded.
+at::Tensor load_latent_file(const std::string& path, const char* field, const Model::Impl& M, int width, int height, double fps, int frames) {
+    const ModelConfig& c = M.config;
+    if (fs::path(path).extension() != ".safetensors") {
+        if (!M.vae) throw Error(std::string(field) + " '" + path + "': encoding pictures and videos needs the model's vae/");
+        const int count = round_frames_to_4k1(frames);
+        return M.vae->encode(load_conditioning_pixels(path, width, height, fps, count)).to(at::kCPU, at::kFloat);
+    }
     SafeTensorsFile f(path);
     const char* names[] = {"latent", "video_latent", "latents"};
     for (const char* n : names)
@@ -130,7 +133,9 @@ GenerationResult Session::generate(const ojson& job, const std::string& out_pref
     std::vector<bool> clean = clean_flags(static_cast<int>(T), req.condition_frame_indexes_vision);
     at::Tensor cond_latent;
     if (!req.vision_path.empty()) {
-        cond_latent = load_latent_file(req.vision_path, "vision_path", c);
+        int64_t last_cond = 0;
+        for (auto k : req.condition_frame_indexes_vision) last_cond = std::max(last_cond, k);
+        cond_latent = load_latent_file(req.vision_path, "vision_path", M, meta.width, meta.height, req.fps, static_cast<int>(1 + 4 * last_cond));
         if (cond_latent.size(2) != H || cond_latent.size(3) != W)
             throw Error("vision_path latent is " + std::to_string(cond_latent.size(2)) + "x" + std::to_string(cond_latent.size(3)) +
                         ", the request needs " + std::to_string(H) + "x" + std::to_string(W));
@@ -141,7 +146,7 @@ GenerationResult Session::generate(const ojson& job, const std::string& out_pref
     }
     at::Tensor control_latent;
     if (req.mode == Mode::Transfer) {
-        control_latent = load_latent_file(req.control_path, "control_path", c);
+        control_latent = load_latent_file(req.control_path, "control_path", M, meta.width, meta.height, req.fps, req.num_frames);
         if (control_latent.size(1) != T || control_latent.size(2) != H || control_latent.size(3) != W)
             throw Error("control_path latent must match the output latent grid [" + std::to_string(T) + ", " + std::to_string(H) + ", " +
                         std::to_string(W) + "]");
