@@ -1,4 +1,6 @@
 // Media files: MP4 with sound and an embedded record, pictures, WAV, time resampling, and bad files.
+#include <opencv2/imgproc.hpp>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -207,6 +209,41 @@ private Q_SLOTS:
         QCOMPARE(latents.at("video_latent").sizes().vec(), std::vector<int64_t>({48, 3, 12, 20}));
         job["vision_path"] = p("nothing.png");
         QVERIFY_THROWS_EXCEPTION(Error, s.generate(job, p("gen/bad"), {}));
+    }
+    void controlMapsAreOpenCVs() {
+        VideoFrames v = gradient_clip(64, 48, 3, 24);
+        // Draw a bright box so there are edges at every preset.
+        for (int f = 0; f < 3; ++f)
+            for (int y = 10 + f; y < 30 + f; ++y)
+                for (int x = 20; x < 44; ++x) {
+                    uint8_t* px = v.rgb.data() + ((static_cast<size_t>(f) * 48 + y) * 64 + x) * 3;
+                    px[0] = px[1] = px[2] = 250;
+                }
+        const std::vector<std::pair<std::string, std::pair<double, double>>> presets = {
+            {"very_low", {20, 50}}, {"low", {50, 100}}, {"medium", {100, 200}}, {"high", {200, 300}}, {"very_high", {300, 400}}};
+        for (const auto& [name, t] : presets) {
+            VideoFrames e = edge_control_map(v, name);
+            for (int f = 0; f < 3; ++f) {
+                cv::Mat src(48, 64, CV_8UC3, const_cast<uint8_t*>(v.frame(f))), ref;
+                cv::Canny(src, ref, t.first, t.second);
+                for (int y = 0; y < 48; ++y)
+                    for (int x = 0; x < 64; ++x)
+                        for (int c = 0; c < 3; ++c)
+                            QCOMPARE(e.frame(f)[(y * 64 + x) * 3 + c], ref.at<uint8_t>(y, x));
+            }
+        }
+        VideoFrames b = blur_control_map(v, "medium");
+        cv::Mat src(48, 64, CV_8UC3, const_cast<uint8_t*>(v.frame(1))), bil, gau, small, up;
+        cv::bilateralFilter(src, bil, 9, 75, 75);
+        cv::GaussianBlur(bil, gau, cv::Size(5, 5), 1.0);
+        cv::resize(gau, small, cv::Size(6, 4), 0, 0, cv::INTER_AREA);
+        cv::resize(small, up, cv::Size(64, 48), 0, 0, cv::INTER_CUBIC);
+        QVERIFY(std::equal(b.frame(1), b.frame(1) + 64 * 48 * 3, up.data));
+        expect_error([&] { edge_control_map(v, "extreme"); }, "unknown control preset");
+        expect_error([&] { blur_control_map(VideoFrames{}, "low"); }, "at least one complete frame");
+        QCOMPARE(normalize_control_weights({0.3, 0.5}), std::vector<double>({0.3, 0.5}));
+        QCOMPARE(normalize_control_weights({1.0, 3.0}), std::vector<double>({0.25, 0.75}));
+        expect_error([&] { normalize_control_weights({-0.1}); }, "negative");
     }
 };
 

@@ -53,6 +53,8 @@ commands:
   logits CASE_DIR -o OUT.safetensors
   positions CASE_DIR -o OUT.safetensors
   vae-check CASE_DIR -o OUT.safetensors  video VAE (encoded, decoded) or audio VAE (audio) case
+  control --type edge|blur [--preset P] IN OUT
+                                    a control video for transfer (P: very_low, low, medium, high, very_high)
   probe FILE                        streams and the embedded generation record, as JSON
   bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
                                     print engine figures (tokenizer, text K/V reuse, reasoner)
@@ -360,6 +362,18 @@ int main(int argc, char** argv) {
         if (cmd == "generate") return cmd_generate(a);
         if (cmd == "velocity" || cmd == "logits" || cmd == "positions" || cmd == "vae-check") return cmd_case(cmd, a);
         if (cmd == "bench") return run_bench(a);
+        if (cmd == "control") {
+            if (a.positional.size() != 2) throw UsageError("control needs IN and OUT");
+            const std::string type = a.need("--type");
+            if (type != "edge" && type != "blur") throw UsageError("--type must be edge or blur (depth and seg maps are imported, not computed)");
+            ws::VideoFrames in = ws::read_video(a.positional[0]);
+            const std::string preset = a.get("--preset", "medium");
+            ws::VideoFrames out = type == "edge" ? ws::edge_control_map(in, preset) : ws::blur_control_map(in, preset);
+            if (out.width % 2 || out.height % 2) throw ws::Error(a.positional[0] + ": control videos need even width and height");
+            ws::write_mp4(a.positional[1], out, nullptr, ojson{{"control", type}, {"preset", preset}, {"source", a.positional[0]}}.dump());
+            std::printf("wrote %s (%d frames)\n", a.positional[1].c_str(), out.count);
+            return 0;
+        }
         if (cmd == "probe") {
             if (a.positional.size() != 1) throw UsageError("probe needs FILE");
             std::printf("%s\n", ws::probe_media(a.positional[0]).dump(2).c_str());

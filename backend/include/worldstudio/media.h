@@ -50,3 +50,17 @@ ojson probe_media(const std::string& path);
 std::string read_embedded_record(const std::string& path);
 
 }  // namespace ws
+
+namespace ws {
+
+// Control maps for transfer, computed with OpenCV as the reference does. Presets: very_low, low, medium (default),
+// high, very_high. Edge: Canny with the reference's thresholds per preset (20/50, 50/100, 100/200, 200/300, 300/400),
+// replicated to three channels. Blur: bilateral filter (d 9, sigma 75/75) and Gaussian (5x5, sigma 1), then a
+// down-and-up resize by the preset's factor (4, 4, 10, 16, 16).
+VideoFrames edge_control_map(const VideoFrames& frames, const std::string& preset = "medium");
+VideoFrames blur_control_map(const VideoFrames& frames, const std::string& preset = "medium");
+
+// Control weights follow the reference rule: used as given when they sum to at most 1, else rescaled to sum 1.
+std::vector<double> normalize_control_weights(const std::vector<double>& weights);
+
+}  // namespace ws
