@@ -5,6 +5,7 @@
 #include "test_support.h"
 #include "worldstudio/engine.h"
 #include "worldstudio/error.h"
+#include "worldstudio/bounded_queue.h"
 #include "worldstudio/job_queue.h"
 #include "worldstudio/tiny_model.h"
 #include "worldstudio/tokenizer.h"
@@ -248,6 +249,37 @@ private Q_SLOTS:
         }
         QVERIFY_THROWS_EXCEPTION(Error, s.upsample("x2y", "a ball", {}, rs, {}));
         QVERIFY_THROWS_EXCEPTION(Error, s.upsample("t2v", "   ", {}, rs, {}));
+    }
+    void previewsAreBoundedAndProjected() {
+        BoundedQueue<int> q(3);
+        for (int i = 0; i < 10; ++i) q.push(i);
+        QCOMPARE(q.size(), size_t(3));
+        QCOMPARE(q.dropped(), size_t(7));
+        QCOMPARE(*q.pop(), 7);  // the oldest were dropped
+        // A fitted projection turns every preview into RGB at latent resolution.
+        const double rms = fit_preview_projection(dir("tiny"), 2);
+        QVERIFY(rms >= 0 && rms < 0.5);
+        auto model = Model::load(dir("tiny"));
+        QCOMPARE(model->preview_projection().weight.size(), size_t(3 * 48));
+        JobEvents ev;
+        ev.preview_every = 1;
+        JobQueue jq(model, ev);
+        ojson job = base("text2video");
+        job["num_steps"] = 6;
+        jq.submit(job, dir("out/previewed"));
+        jq.wait_idle();
+        QCOMPARE(jq.dropped_previews(), size_t(2));  // 6 previews, room for 4
+        auto p = jq.take_preview();
+        QVERIFY(p.has_value());
+        QCOMPARE(p->second.step, 3);
+        QCOMPARE(p->second.rgb.size(), size_t(3 * 12 * 20 * 3));
+        Session s(model);
+        int w = 0, h = 0, f = 0;
+        auto rgb = s.decode_preview(p->second, &w, &h, &f);
+        QCOMPARE(w, 320);
+        QCOMPARE(f, 9);
+        QCOMPARE(rgb.size(), size_t(9 * 192 * 320 * 3));
+        fs::remove(dir("tiny/worldstudio_preview.json"));
     }
     void queueContinuesAfterFailureAndCancels() {
         std::vector<std::string> events;

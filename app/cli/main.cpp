@@ -55,6 +55,8 @@ commands:
   vae-check CASE_DIR -o OUT.safetensors  video VAE (encoded, decoded) or audio VAE (audio) case
   control --type edge|blur [--preset P] IN OUT
                                     a control video for transfer (P: very_low, low, medium, high, very_high)
+  fit-preview MODEL_DIR [--samples N]
+                                    fit the linear latent->RGB preview projection and store it beside the model
   probe FILE                        streams and the embedded generation record, as JSON
   bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
                                     print engine figures (tokenizer, text K/V reuse, reasoner)
@@ -362,6 +364,13 @@ int main(int argc, char** argv) {
         if (cmd == "generate") return cmd_generate(a);
         if (cmd == "velocity" || cmd == "logits" || cmd == "positions" || cmd == "vae-check") return cmd_case(cmd, a);
         if (cmd == "bench") return run_bench(a);
+        if (cmd == "fit-preview") {
+            if (a.positional.size() != 1) throw UsageError("fit-preview needs MODEL_DIR");
+            const int samples = to_int(a.get("--samples", "8"), "--samples");
+            const double rms = ws::fit_preview_projection(a.positional[0], samples);
+            std::printf("wrote %s/%s (RMS error %.4f of full scale)\n", a.positional[0].c_str(), ws::kPreviewProjectionFile, rms);
+            return 0;
+        }
         if (cmd == "control") {
             if (a.positional.size() != 2) throw UsageError("control needs IN and OUT");
             const std::string type = a.need("--type");

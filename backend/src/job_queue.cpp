@@ -135,9 +135,12 @@ void JobQueue::run() {
             }
             if (events_.on_progress) events_.on_progress(job.id, step, total, secs);
         };
-        if (events_.on_preview) {
+        if (events_.preview_every > 0) {
             cb.preview_every = events_.preview_every;
-            cb.on_preview = [&](const LatentPreview& p) { events_.on_preview(job.id, p); };
+            cb.on_preview = [&](const LatentPreview& p) {
+                previews_.push({job.id, p});  // never blocks sampling
+                if (events_.on_preview) events_.on_preview(job.id, p);
+            };
         }
         try {
             Session session(model_);

@@ -203,6 +203,12 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
                                 [](const std::string& n) { return n.rfind("decoder.", 0) == 0 ? n.substr(8) : n; }, cb, hashes);
         impl->sound = std::make_unique<AudioVAEDecoder>(cfg, w, impl->device, at::kFloat);
     }
+    const fs::path preview_file = fs::path(dir) / kPreviewProjectionFile;
+    if (fs::exists(preview_file)) {
+        impl->preview = PreviewProjection::load(preview_file.string());
+        if (static_cast<int64_t>(impl->preview.weight.size()) != 3 * impl->config.latent_channels)
+            throw Error(preview_file.string() + ": the projection does not match the latent channels");
+    }
     if (options.hash_files)
         for (const auto& file : ck.files()) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
@@ -221,6 +227,29 @@ std::string Model::device() const { return impl_->device.str(); }
 std::string Model::dtype() const { return std::string(c10::toString(impl_->dtype)); }
 const std::vector<FileHash>& Model::file_hashes() const { return impl_->hashes; }
 const Tokenizer* Model::tokenizer() const { return impl_->tokenizer ? &*impl_->tokenizer : nullptr; }
+const PreviewProjection& Model::preview_projection() const { return impl_->preview; }
+
+PreviewProjection PreviewProjection::load(const std::string& path) {
+    const ojson j = read_json_file(path);
+    PreviewProjection p;
+    try {
+        for (const auto& row : j.at("weight")) for (const auto& v : row) p.weight.push_back(v.get<float>());
+        p.bias = j.at("bias").get<std::vector<float>>();
+    } catch (const std::exception&) {
+        throw Error(path + ": a preview projection needs 'weight' [3][C] and 'bias' [3] numbers");
+    }
+    if (p.bias.size() != 3 || p.weight.empty() || p.weight.size() % 3 != 0) throw Error(path + ": a preview projection is [3][C] + [3]");
+    return p;
+}
+
+void PreviewProjection::save(const std::string& path) const {
+    const size_t c = weight.size() / 3;
+    ojson w = ojson::array();
+    for (size_t r = 0; r < 3; ++r) w.push_back(std::vector<float>(weight.begin() + static_cast<long>(r * c), weight.begin() + static_cast<long>((r + 1) * c)));
+    std::ofstream out(path);
+    out << ojson{{"weight", w}, {"bias", bias}, {"note", "linear latent -> RGB in [0, 1], fitted by worldstudio-cli fit-preview"}}.dump(1) << "\n";
+    if (!out) throw Error(path + ": cannot write");
+}
 
 ojson Model::info() const {
     ojson files = ojson::array();

@@ -16,6 +16,7 @@ struct Model::Impl {
     std::optional<Tokenizer> tokenizer;
     std::unique_ptr<VideoVAE> vae;          // vae/ (absent: latents only)
     std::unique_ptr<AudioVAEDecoder> sound;  // sound_tokenizer/ (absent: no sound track)
+    PreviewProjection preview;
     std::vector<FileHash> hashes;
     at::Device device{at::kCPU};
     at::ScalarType dtype = at::kFloat;

@@ -8,6 +8,7 @@
 
 #include "conditioning.h"
 #include "model_impl.h"
+#include "preview.h"
 #include "sampler.h"
 #include "sequence.h"
 #include "torch_util.h"
@@ -243,6 +244,7 @@ GenerationResult Session::generate(const ojson& job, const std::string& out_pref
                 const at::Tensor& pv = x0.vision.back().x;
                 LatentPreview p{global_step, total_steps, pv.sizes().vec(), {}};
                 p.data.assign(pv.data_ptr<float>(), pv.data_ptr<float>() + pv.numel());
+                if (!M.preview.empty()) p.rgb = project_preview(M.preview, pv);
                 cb.on_preview(p);
             }
         }

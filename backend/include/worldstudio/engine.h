@@ -23,7 +23,20 @@ struct LatentPreview {
     int total = 0;
     std::vector<int64_t> shape;  // [C, T, H, W]
     std::vector<float> data;
+    // Tier-1 preview: the model's linear latent -> RGB projection applied to x0 (empty when the model has none):
+    // [T, H, W, 3] bytes at latent resolution.
+    std::vector<uint8_t> rgb;
 };
+
+// The linear latent -> RGB projection used for cheap previews: rgb = W z + b per latent pixel, in [0, 1].
+struct PreviewProjection {
+    std::vector<float> weight;  // [3, C] row-major
+    std::vector<float> bias;    // [3]
+    bool empty() const { return weight.empty(); }
+    static PreviewProjection load(const std::string& path);  // throws ws::Error on a bad file
+    void save(const std::string& path) const;
+};
+constexpr const char* kPreviewProjectionFile = "worldstudio_preview.json";
 
 struct RunCallbacks {
     std::function<void(int step, int total, double elapsed_seconds)> on_progress;
@@ -64,6 +77,7 @@ public:
     std::string dtype() const;
     const std::vector<FileHash>& file_hashes() const;
     const Tokenizer* tokenizer() const;  // null when the folder has none
+    const PreviewProjection& preview_projection() const;  // empty when the folder has none
     ojson info() const;
 
     struct Impl;
@@ -114,6 +128,9 @@ public:
     UpsampleResult upsample(const std::string& mode, const std::string& prompt, const ojson& request,
                             const ReasonerSampling& sampling, const RunCallbacks& cb);
 
+    // Tier-2 preview: a full VAE decode of latents ([C, T, H, W] as in LatentPreview) to RGB24 frames [T, H, W, 3].
+    std::vector<uint8_t> decode_preview(const LatentPreview& preview, int* width, int* height, int* frames);
+
     // Autoregressive text generation from a chat-templated prompt; returns the generated ids.
     std::vector<int32_t> generate_text(const std::vector<int32_t>& prompt_ids, const ReasonerSampling& sampling,
                                        const RunCallbacks& cb);
@@ -121,6 +138,10 @@ public:
 private:
     std::shared_ptr<const Model> model_;
 };
+
+// Fits the preview projection of a model folder by least squares on `samples` random latents decoded by its VAE,
+// writes it to MODEL_DIR/worldstudio_preview.json and returns the fit's RMS error in [0, 1] units.
+double fit_preview_projection(const std::string& model_dir, int samples = 8, uint32_t seed = 0);
 
 // Library versions for generation records.
 ojson library_versions();

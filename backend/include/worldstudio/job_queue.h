@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "worldstudio/bounded_queue.h"
 #include "worldstudio/engine.h"
 
 namespace ws {
@@ -30,8 +31,8 @@ struct Job {
 struct JobEvents {
     std::function<void(const Job&)> on_state;  // queued/running/done/failed/cancelled
     std::function<void(int64_t id, int step, int total, double seconds)> on_progress;
-    std::function<void(int64_t id, const LatentPreview&)> on_preview;
-    int preview_every = 0;
+    std::function<void(int64_t id, const LatentPreview&)> on_preview;  // called on the worker thread
+    int preview_every = 0;  // > 0: previews every k steps also go to the queue's bounded preview buffer
 };
 
 class JobQueue {
@@ -48,6 +49,9 @@ public:
     void resume();
     std::vector<Job> jobs() const;
     void wait_idle();         // until nothing is queued or running (or paused with nothing running)
+    // The newest previews (job id, preview); when the consumer falls behind, the oldest are dropped.
+    std::optional<std::pair<int64_t, LatentPreview>> take_preview() { return previews_.pop(); }
+    size_t dropped_previews() const { return previews_.dropped(); }
 
 private:
     void run();
@@ -60,6 +64,7 @@ private:
     int64_t running_id_ = 0;
     bool paused_ = false, stopping_ = false;
     std::atomic<bool> cancel_running_{false};
+    BoundedQueue<std::pair<int64_t, LatentPreview>> previews_{4};
     std::thread worker_;
 };
 
