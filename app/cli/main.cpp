@@ -58,6 +58,8 @@ commands:
   fit-preview MODEL_DIR [--samples N]
                                     fit the linear latent->RGB preview projection and store it beside the model
   probe FILE                        streams and the embedded generation record, as JSON
+  bench-vae [--latent-height H] [--latent-width W]
+                                    video VAE decode time and peak memory against frame count, plain and tiled
   bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
                                     print engine figures (tokenizer, text K/V reuse, reasoner)
 
@@ -323,6 +325,8 @@ int run_bench(const Args& a);
 }  // namespace
 
 int bench_main(const std::string& model_dir, const std::string& tokenizer_path, const std::string& js_dir);
+int bench_vae_main(const std::string& self, int latent_h, int latent_w);
+int bench_vae_one(int latent_frames, int tile, int latent_h, int latent_w);
 
 namespace {
 int run_bench(const Args& a) {
@@ -364,6 +368,15 @@ int main(int argc, char** argv) {
         if (cmd == "generate") return cmd_generate(a);
         if (cmd == "velocity" || cmd == "logits" || cmd == "positions" || cmd == "vae-check") return cmd_case(cmd, a);
         if (cmd == "bench") return run_bench(a);
+        if (cmd == "bench-vae") {
+            const int lh = to_int(a.get("--latent-height", "12"), "--latent-height"), lw = to_int(a.get("--latent-width", "20"), "--latent-width");
+            return bench_vae_main(fs::canonical("/proc/self/exe").string(), lh, lw);
+        }
+        if (cmd == "bench-vae-one") {  // internal: one measurement in its own process
+            if (a.positional.size() != 4) throw UsageError("bench-vae-one T TILE H W");
+            return bench_vae_one(to_int(a.positional[0], "T"), to_int(a.positional[1], "TILE"), to_int(a.positional[2], "H"),
+                                 to_int(a.positional[3], "W"));
+        }
         if (cmd == "fit-preview") {
             if (a.positional.size() != 1) throw UsageError("fit-preview needs MODEL_DIR");
             const int samples = to_int(a.get("--samples", "8"), "--samples");

@@ -407,6 +407,50 @@ at::Tensor VideoVAE::decode(const at::Tensor& latent) const {
     return unpatchify(at::cat(outs, 2), cfg_.patch_size).squeeze(0);
 }
 
+at::Tensor VideoVAE::decode_tiled(const at::Tensor& latent, int64_t tile, int64_t overlap) const {
+    if (tile < 2 || overlap < 0 || overlap >= tile) throw Error("tiling needs tile >= 2 and 0 <= overlap < tile");
+    const int64_t H = latent.size(2), W = latent.size(3);
+    if (H <= tile && W <= tile) return decode(latent);
+    constexpr int64_t up = 16;  // pixels per latent pixel
+    auto starts = [&](int64_t size) {
+        std::vector<int64_t> s;
+        for (int64_t p = 0;; p += tile - overlap) {
+            if (p + tile >= size) {
+                s.push_back(std::max<int64_t>(0, size - tile));
+                break;
+            }
+            s.push_back(p);
+        }
+        return s;
+    };
+    at::Tensor out, weight;
+    for (int64_t y : starts(H))
+        for (int64_t x : starts(W)) {
+            const int64_t th = std::min(tile, H - y), tw = std::min(tile, W - x);
+            at::Tensor part = decode(latent.narrow(2, y, th).narrow(3, x, tw)).to(at::kFloat);
+            if (!out.defined()) {
+                out = at::zeros({part.size(0), part.size(1), H * up, W * up});
+                weight = at::zeros({1, 1, H * up, W * up});
+            }
+            // Linear ramps over the overlap on every side that touches another tile.
+            auto ramp = [&](int64_t n, bool lead, bool trail) {
+                at::Tensor r = at::ones({n});
+                const int64_t o = overlap * up;
+                if (o > 0) {
+                    at::Tensor lin = (at::arange(o, at::kFloat) + 1) / (o + 1);
+                    if (lead) r.narrow(0, 0, o).copy_(lin);
+                    if (trail) r.narrow(0, n - o, o).copy_(lin.flip(0));
+                }
+                return r;
+            };
+            at::Tensor wy = ramp(th * up, y > 0, y + th < H), wx = ramp(tw * up, x > 0, x + tw < W);
+            at::Tensor wmap = (wy.view({-1, 1}) * wx.view({1, -1})).view({1, 1, th * up, tw * up});
+            out.narrow(2, y * up, th * up).narrow(3, x * up, tw * up).add_(part * wmap);
+            weight.narrow(2, y * up, th * up).narrow(3, x * up, tw * up).add_(wmap);
+        }
+    return out / weight;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Audio VAE decoder
 

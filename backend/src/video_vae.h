@@ -42,6 +42,10 @@ public:
     at::Tensor encode(const at::Tensor& video) const;
     // Normalized latent [z, T_lat, h, w] -> raw decoder output [3, 1 + 4 (T_lat - 1), 16h, 16w] (before (1+x)/2).
     at::Tensor decode(const at::Tensor& latent) const;
+    // Spatially tiled decode for high resolutions: tiles of `tile` latent pixels overlapping by `overlap`, each
+    // decoded on its own and blended with linear ramps, so memory follows the tile, not the frame. Approximate
+    // (the middle attention sees one tile at a time); equal to decode() when one tile covers the frame.
+    at::Tensor decode_tiled(const at::Tensor& latent, int64_t tile, int64_t overlap) const;
 
     const VideoVAEConfig& config() const { return cfg_; }
 
