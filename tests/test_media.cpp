@@ -180,6 +180,30 @@ private Q_SLOTS:
         s.generate(img, p("gen/still.png"), {});
         QCOMPARE(read_image(p("gen/still.png")).width, 256);
     }
+    void everyModeWritesAPlayableMp4() {
+        if (!fs::exists(p("tiny"))) make_tiny_model(p("tiny"), 5);
+        auto model = Model::load(p("tiny"));
+        Session s(model);
+        write_png(p("cond.png"), gradient_clip(320, 192, 1, 24));
+        write_mp4(p("cond.mp4"), gradient_clip(320, 192, 9, 24), nullptr, "");
+        std::ofstream(p("acts.json")) << ojson(std::vector<std::vector<float>>(8, std::vector<float>(6, 0.1f))).dump();
+        for (const char* mode : {"text2video", "image2video", "video2video", "transfer", "forward_dynamics", "inverse_dynamics", "policy"}) {
+            ojson job = {{"model_mode", mode}, {"prompt", "a ball"}, {"negative_prompt", ""}, {"resolution", "256"}, {"num_frames", 9},
+                         {"num_steps", 1}, {"guidance", 1.0}};
+            const std::string m = mode;
+            if (m == "image2video" || m == "forward_dynamics" || m == "policy") job["vision_path"] = p("cond.png");
+            if (m == "video2video" || m == "inverse_dynamics") job["vision_path"] = p("cond.mp4");
+            if (m == "transfer") job["control_path"] = p("cond.mp4");
+            if (m == "forward_dynamics") job["action_path"] = p("acts.json");
+            if (m.find("dynamics") != std::string::npos || m == "policy") job.erase("num_frames"), job["action_chunk_size"] = 8;
+            if (m == "text2video") job["enable_sound"] = true;
+            s.generate(job, p(("modes/" + m + ".mp4").c_str()), {});
+            ojson info = probe_media(p(("modes/" + m + ".mp4").c_str()));
+            QVERIFY2(info["streams"][0]["frames"].get<int64_t>() == 9, mode);
+            QCOMPARE(info["record"]["mode"].get<std::string>(), m);
+            QCOMPARE(info["streams"].size(), size_t(m == "text2video" ? 2 : 1));
+        }
+    }
     void conditioningPreprocessing() {
         VideoFrames v = gradient_clip(64, 48, 2, 24);
         at::Tensor same = frames_to_model_input(v, 64, 48);  // no resize: exactly x / 127.5 - 1
