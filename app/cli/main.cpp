@@ -291,10 +291,7 @@ int cmd_generate(const Args& a) {
             job[kv.substr(0, eq)] = v.is_discarded() ? ojson(kv.substr(eq + 1)) : v;
         }
     if (job.empty()) throw UsageError("generate needs JOB.json or flags");
-    // Resolve relative paths of the job file against its folder.
-    for (const char* k : {"vision_path", "action_path", "control_path", "prompt_path"})
-        if (job.contains(k) && job[k].is_string() && !base_dir.empty() && fs::path(job[k].get<std::string>()).is_relative())
-            job[k] = (fs::path(base_dir) / job[k].get<std::string>()).string();
+    ws::resolve_job_paths(job, base_dir);  // paths in a job file are relative to its folder
     ws::GenerationRequest::parse(job);  // reject a bad job before loading the model
     auto model = load_model(a);
     ws::Session s(model);

@@ -4,18 +4,6 @@
 
 namespace ws {
 
-namespace {
-template <typename T>
-void read(const ojson& j, const char* key, T& out, const std::string& origin) {
-    if (!j.contains(key) || j[key].is_null()) return;
-    try {
-        out = j[key].get<T>();
-    } catch (const std::exception&) {
-        throw Error(origin + ": config field '" + key + "' has the wrong type");
-    }
-}
-}  // namespace
-
 int64_t ModelConfig::parameter_count() const {
     const int64_t H = hidden_size, q = num_heads * head_dim, kv = num_kv_heads * head_dim;
     const int64_t mlp = (hidden_act == "relu2" ? 2 : 3) * H * intermediate_size;
@@ -39,42 +27,42 @@ ModelConfig ModelConfig::from_json(const ojson& j_in, const std::string& origin)
     // The reference's defaults: sound and action towers exist only when the config says so.
     c.sound_gen = false;
     c.action_gen = false;
-    read(j, "name", c.name, origin);
-    read(j, "hidden_size", c.hidden_size, origin);
-    read(j, "num_hidden_layers", c.num_layers, origin);
-    read(j, "num_attention_heads", c.num_heads, origin);
-    read(j, "num_key_value_heads", c.num_kv_heads, origin);
+    read_json_field(j, "name", c.name, origin);
+    read_json_field(j, "hidden_size", c.hidden_size, origin);
+    read_json_field(j, "num_hidden_layers", c.num_layers, origin);
+    read_json_field(j, "num_attention_heads", c.num_heads, origin);
+    read_json_field(j, "num_key_value_heads", c.num_kv_heads, origin);
     c.head_dim = c.hidden_size / std::max<int64_t>(c.num_heads, 1);
-    read(j, "head_dim", c.head_dim, origin);
-    read(j, "intermediate_size", c.intermediate_size, origin);
-    read(j, "vocab_size", c.vocab_size, origin);
-    read(j, "rope_theta", c.rope_theta, origin);
-    if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) read(j["rope_scaling"], "mrope_section", c.mrope_section, origin);
-    read(j, "rms_norm_eps", c.rms_norm_eps, origin);
-    read(j, "hidden_act", c.hidden_act, origin);
-    read(j, "latent_channel", c.latent_channels, origin);
-    read(j, "latent_patch_size", c.patch_size, origin);
-    read(j, "base_fps", c.base_fps, origin);
-    read(j, "enable_fps_modulation", c.fps_modulation, origin);
-    read(j, "unified_3d_mrope_temporal_modality_margin", c.modality_margin, origin);
-    read(j, "unified_3d_mrope_reset_spatial_ids", c.reset_spatial_ids, origin);
-    read(j, "timestep_scale", c.timestep_scale, origin);
-    read(j, "temporal_compression_factor", c.temporal_compression, origin);
-    read(j, "spatial_compression_factor", c.spatial_compression, origin);
-    read(j, "sound_gen", c.sound_gen, origin);
-    read(j, "sound_dim", c.sound_dim, origin);
-    read(j, "sound_latent_fps", c.sound_latent_fps, origin);
-    read(j, "action_gen", c.action_gen, origin);
-    read(j, "max_action_dim", c.max_action_dim, origin);
-    read(j, "num_embodiment_domains", c.num_domains, origin);
-    read(j, "tie_word_embeddings", c.tie_word_embeddings, origin);
+    read_json_field(j, "head_dim", c.head_dim, origin);
+    read_json_field(j, "intermediate_size", c.intermediate_size, origin);
+    read_json_field(j, "vocab_size", c.vocab_size, origin);
+    read_json_field(j, "rope_theta", c.rope_theta, origin);
+    if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) read_json_field(j["rope_scaling"], "mrope_section", c.mrope_section, origin);
+    read_json_field(j, "rms_norm_eps", c.rms_norm_eps, origin);
+    read_json_field(j, "hidden_act", c.hidden_act, origin);
+    read_json_field(j, "latent_channel", c.latent_channels, origin);
+    read_json_field(j, "latent_patch_size", c.patch_size, origin);
+    read_json_field(j, "base_fps", c.base_fps, origin);
+    read_json_field(j, "enable_fps_modulation", c.fps_modulation, origin);
+    read_json_field(j, "unified_3d_mrope_temporal_modality_margin", c.modality_margin, origin);
+    read_json_field(j, "unified_3d_mrope_reset_spatial_ids", c.reset_spatial_ids, origin);
+    read_json_field(j, "timestep_scale", c.timestep_scale, origin);
+    read_json_field(j, "temporal_compression_factor", c.temporal_compression, origin);
+    read_json_field(j, "spatial_compression_factor", c.spatial_compression, origin);
+    read_json_field(j, "sound_gen", c.sound_gen, origin);
+    read_json_field(j, "sound_dim", c.sound_dim, origin);
+    read_json_field(j, "sound_latent_fps", c.sound_latent_fps, origin);
+    read_json_field(j, "action_gen", c.action_gen, origin);
+    read_json_field(j, "max_action_dim", c.max_action_dim, origin);
+    read_json_field(j, "num_embodiment_domains", c.num_domains, origin);
+    read_json_field(j, "tie_word_embeddings", c.tie_word_embeddings, origin);
     if (j.contains("patch_latent_dim") && j["patch_latent_dim"].is_number_integer() &&
         j["patch_latent_dim"].get<int64_t>() != c.patch_latent_dim())
         throw Error(origin + ": patch_latent_dim does not equal latent_patch_size^2 x latent_channel");
     if (j.contains("special_tokens") && j["special_tokens"].is_object()) {
-        read(j["special_tokens"], "eos_token_id", c.special.eos, origin);
-        read(j["special_tokens"], "start_of_generation", c.special.start_of_generation, origin);
-        read(j["special_tokens"], "end_of_generation", c.special.end_of_generation, origin);
+        read_json_field(j["special_tokens"], "eos_token_id", c.special.eos, origin);
+        read_json_field(j["special_tokens"], "start_of_generation", c.special.start_of_generation, origin);
+        read_json_field(j["special_tokens"], "end_of_generation", c.special.end_of_generation, origin);
     }
     if (j.contains("joint_attn_implementation") && j["joint_attn_implementation"] != "two_way")
         throw Error(origin + ": only joint_attn_implementation 'two_way' is supported");

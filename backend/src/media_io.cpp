@@ -13,6 +13,7 @@ extern "C" {
 #include <libavutil/channel_layout.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 }
@@ -246,6 +247,25 @@ void encode_write(const std::string& path, AVCodecContext* ctx, AVFrame* frame, 
     }
 }
 
+// A writable frame of `fmt` and the converter from the clips' RGB24 into it.
+struct RgbConverter {
+    FramePtr frame;
+    std::unique_ptr<SwsContext, SwsDeleter> sws;
+    RgbConverter(const std::string& path, int w, int h, AVPixelFormat fmt) : frame(av_frame_alloc()) {
+        frame->format = fmt, frame->width = w, frame->height = h;
+        if (av_frame_get_buffer(frame.get(), 0) < 0) throw Error(path + ": out of memory");
+        sws.reset(sws_getContext(w, h, AV_PIX_FMT_RGB24, w, h, fmt, SWS_BICUBIC, nullptr, nullptr, nullptr));
+        if (!sws) throw Error(path + ": cannot convert to " + std::string(av_get_pix_fmt_name(fmt)));
+    }
+    AVFrame* convert(const std::string& path, const VideoFrames& v, int index) {
+        if (av_frame_make_writable(frame.get()) < 0) throw Error(path + ": out of memory");
+        const uint8_t* src[4] = {v.frame(index), nullptr, nullptr, nullptr};
+        int stride[4] = {v.width * 3, 0, 0, 0};
+        sws_scale(sws.get(), src, stride, 0, v.height, frame->data, frame->linesize);
+        return frame.get();
+    }
+};
+
 void check_frames(const std::string& path, const VideoFrames& v) {
     if (v.width <= 0 || v.height <= 0 || v.count <= 0 || v.width > kMaxMediaDimension || v.height > kMaxMediaDimension)
         throw Error(path + ": nothing to write (empty or oversized frames)");
@@ -315,11 +335,7 @@ void write_mp4(const std::string& path, const VideoFrames& v, const AudioClip* a
     av_dict_free(&mopts);
     if (rc < 0) throw Error(path + ": cannot write the MP4 header (" + av_error(rc) + ")");
 
-    FramePtr vf(av_frame_alloc());
-    vf->format = AV_PIX_FMT_YUV420P, vf->width = v.width, vf->height = v.height;
-    if (av_frame_get_buffer(vf.get(), 0) < 0) throw Error(path + ": out of memory");
-    std::unique_ptr<SwsContext, SwsDeleter> sws(
-        sws_getContext(v.width, v.height, AV_PIX_FMT_RGB24, v.width, v.height, AV_PIX_FMT_YUV420P, SWS_BICUBIC, nullptr, nullptr, nullptr));
+    RgbConverter yuv(path, v.width, v.height, AV_PIX_FMT_YUV420P);
     FramePtr af;
     int64_t audio_pos = 0;
     const int64_t audio_total = as ? std::min<int64_t>(audio->frames(), static_cast<int64_t>(std::llround(v.count / v.fps * 48000))) : 0;
@@ -345,12 +361,9 @@ void write_mp4(const std::string& path, const VideoFrames& v, const AudioClip* a
         }
     };
     for (int i = 0; i < v.count; ++i) {
-        if (av_frame_make_writable(vf.get()) < 0) throw Error(path + ": out of memory");
-        const uint8_t* src[4] = {v.frame(i), nullptr, nullptr, nullptr};
-        int stride[4] = {v.width * 3, 0, 0, 0};
-        sws_scale(sws.get(), src, stride, 0, v.height, vf->data, vf->linesize);
+        AVFrame* vf = yuv.convert(path, v, i);
         vf->pts = i;
-        encode_write(path, vctx.get(), vf.get(), out.oc, vs);
+        encode_write(path, vctx.get(), vf, out.oc, vs);
         push_audio_until(static_cast<int64_t>(std::llround((i + 1) / v.fps * 48000)));
     }
     encode_write(path, vctx.get(), nullptr, out.oc, vs);
@@ -384,19 +397,13 @@ void write_image(const std::string& path, const VideoFrames& v, int index, AVCod
     }
     int rc = avcodec_open2(ctx.get(), enc, nullptr);
     if (rc < 0) throw Error(path + ": cannot open the image encoder (" + av_error(rc) + ")");
-    FramePtr f(av_frame_alloc());
-    f->format = fmt, f->width = v.width, f->height = v.height;
-    if (av_frame_get_buffer(f.get(), 0) < 0) throw Error(path + ": out of memory");
-    std::unique_ptr<SwsContext, SwsDeleter> sws(
-        sws_getContext(v.width, v.height, AV_PIX_FMT_RGB24, v.width, v.height, fmt, SWS_BICUBIC, nullptr, nullptr, nullptr));
-    const uint8_t* src[4] = {v.frame(index), nullptr, nullptr, nullptr};
-    int stride[4] = {v.width * 3, 0, 0, 0};
-    sws_scale(sws.get(), src, stride, 0, v.height, f->data, f->linesize);
+    RgbConverter conv(path, v.width, v.height, fmt);
+    AVFrame* f = conv.convert(path, v, index);
     f->pts = 0;
     f->quality = id == AV_CODEC_ID_MJPEG ? ctx->global_quality : 0;
     std::string bytes;
     PacketPtr pkt(av_packet_alloc());
-    for (AVFrame* in : {f.get(), static_cast<AVFrame*>(nullptr)}) {
+    for (AVFrame* in : {f, static_cast<AVFrame*>(nullptr)}) {
         rc = avcodec_send_frame(ctx.get(), in);
         if (rc < 0) throw Error(path + ": encoding failed (" + av_error(rc) + ")");
         while ((rc = avcodec_receive_packet(ctx.get(), pkt.get())) >= 0) {

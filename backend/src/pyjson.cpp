@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "worldstudio/error.h"
+
 namespace ws {
 
 std::string python_float_repr(double v) {
@@ -175,6 +177,10 @@ std::string py_lstrip_chars(const std::string& s, char c) {
     size_t b = 0;
     while (b < s.size() && s[b] == c) ++b;
     return s.substr(b);
+}
+
+void throw_field_type_error(const std::string& origin, const char* key) {
+    throw Error(origin + ": field '" + key + "' has the wrong type");
 }
 
 }  // namespace ws

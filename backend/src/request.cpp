@@ -77,11 +77,18 @@ std::string get_string_or_number(const ojson& j, const char* key, const std::str
     throw Error(std::string("job field '") + key + "' must be a string");
 }
 
-std::string resolve_path(const std::string& p, const std::string& base) {
-    if (p.empty() || base.empty() || fs::path(p).is_absolute()) return p;
-    return (fs::path(base) / p).string();
-}
 }  // namespace
+
+void resolve_job_paths(ojson& job, const std::string& base_dir) {
+    if (base_dir.empty() || !job.is_object()) return;
+    for (const char* k : {"prompt_path", "vision_path", "action_path", "control_path", "negative_prompt_file"}) {
+        if (!job.contains(k) || !job[k].is_string()) continue;
+        const std::string p = job[k].get<std::string>();
+        if (p.empty() || fs::path(p).is_absolute()) continue;
+        if (std::string(k) == "negative_prompt_file" && embedded_presets().count(p)) continue;
+        job[k] = (fs::path(base_dir) / p).string();
+    }
+}
 
 const char* mode_name(Mode m) {
     for (const auto& [mode, name] : kModes)
@@ -142,7 +149,7 @@ PromptMetadata GenerationRequest::metadata() const {
     return meta;
 }
 
-GenerationRequest GenerationRequest::parse(const ojson& job, const std::string& base_dir) {
+GenerationRequest GenerationRequest::parse(const ojson& job) {
     if (!job.is_object()) throw Error("a job must be a JSON object");
     for (auto it = job.begin(); it != job.end(); ++it)
         if (!kFields.count(it.key()) && !kIgnored.count(it.key()))
@@ -155,7 +162,7 @@ GenerationRequest GenerationRequest::parse(const ojson& job, const std::string& 
     r.name = get<std::string>(j, "name", "");
     if (j.contains("prompt_path") && !j["prompt_path"].is_null()) {
         if (j.contains("prompt") && job.contains("prompt")) throw Error("give either prompt or prompt_path, not both");
-        r.prompt = read_text_file(resolve_path(get<std::string>(j, "prompt_path", ""), base_dir), "prompt_path");
+        r.prompt = read_text_file(get<std::string>(j, "prompt_path", ""), "prompt_path");
     } else {
         r.prompt = get<std::string>(j, "prompt", "");
     }
@@ -165,7 +172,7 @@ GenerationRequest GenerationRequest::parse(const ojson& job, const std::string& 
         // The default negative is a structured caption, serialized like the reference's json.dumps(json.loads(file)).
         const std::string f = get<std::string>(j, "negative_prompt_file", "");
         const auto& presets = embedded_presets();
-        std::string text = presets.count(f) ? presets.at(f) : read_text_file(resolve_path(f, base_dir), "negative_prompt_file");
+        std::string text = presets.count(f) ? presets.at(f) : read_text_file(f, "negative_prompt_file");
         ojson neg;
         try {
             neg = ojson::parse(text);
@@ -211,9 +218,9 @@ GenerationRequest GenerationRequest::parse(const ojson& job, const std::string& 
     r.num_outputs = get_int(j, "num_outputs", 1);
     if (r.num_outputs < 1 || r.num_outputs > 64) throw Error("num_outputs must be between 1 and 64");
     r.enable_sound = get<bool>(j, "enable_sound", false);
-    r.vision_path = resolve_path(get<std::string>(j, "vision_path", ""), base_dir);
-    r.action_path = resolve_path(get<std::string>(j, "action_path", ""), base_dir);
-    r.control_path = resolve_path(get<std::string>(j, "control_path", ""), base_dir);
+    r.vision_path = get<std::string>(j, "vision_path", "");
+    r.action_path = get<std::string>(j, "action_path", "");
+    r.control_path = get<std::string>(j, "control_path", "");
     r.control_type = get<std::string>(j, "control_type", "edge");
     if (r.control_type != "edge" && r.control_type != "blur" && r.control_type != "depth" && r.control_type != "seg")
         throw Error("control_type must be edge, blur, depth or seg");

@@ -80,26 +80,28 @@ void make_tiny_model(const std::string& out_dir, uint32_t seed) {
     c.name = "tiny";
     fs::create_directories(fs::path(out_dir) / "transformer");
     NumpyRandomState rng(seed);
-    std::map<std::string, TensorBlob> tensors;
-    for (const auto& [name, shape] : expected_weights(c)) {
+    // offset + std x N(0, 1) per element, drawn in order from the one seeded stream.
+    auto random_blob = [&](const std::vector<int64_t>& shape, double std, double offset) {
         TensorBlob b;
         b.dtype = DType::F32;
         b.shape = shape;
         int64_t n = 1;
         for (auto s : shape) n *= s;
         std::vector<float> v(static_cast<size_t>(n));
+        for (auto& x : v) x = static_cast<float>(offset + std * rng.standard_normal());
+        b.bytes.resize(v.size() * 4);
+        std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
+        return b;
+    };
+    std::map<std::string, TensorBlob> tensors;
+    for (const auto& [name, shape] : expected_weights(c)) {
         const bool norm = name.find("norm") != std::string::npos;
         const bool bias = name.size() > 5 && name.substr(name.size() - 5) == ".bias";
         const int64_t fan_in = shape.size() == 2 ? shape[1] : shape[0];
         const double std = name.find("modality_embed") != std::string::npos ? 0.02
                          : name.find("fc.weight") != std::string::npos ? 1.0 / std::sqrt(static_cast<double>(c.hidden_size))
                                                                       : 1.0 / std::sqrt(static_cast<double>(fan_in));
-        for (auto& x : v) x = norm ? static_cast<float>(1.0 + 0.1 * rng.standard_normal())
-                              : bias ? static_cast<float>(0.01 * rng.standard_normal())
-                                     : static_cast<float>(std * rng.standard_normal());
-        b.bytes.resize(v.size() * 4);
-        std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
-        tensors[diffusers_weight_name(name)] = std::move(b);
+        tensors[diffusers_weight_name(name)] = norm ? random_blob(shape, 0.1, 1.0) : bias ? random_blob(shape, 0.01, 0.0) : random_blob(shape, std, 0.0);
     }
     write_safetensors((fs::path(out_dir) / "transformer" / "diffusion_pytorch_model.safetensors").string(), tensors,
                       {{"format", "pt"}, {"worldstudio_seed", std::to_string(seed)}});
@@ -116,18 +118,6 @@ void make_tiny_model(const std::string& out_dir, uint32_t seed) {
     VideoVAEConfig vc;
     vc.base_dim = 8, vc.decoder_base_dim = 16;
     std::map<std::string, TensorBlob> vae;
-    auto random_blob = [&](const std::vector<int64_t>& shape, double std, double offset) {
-        TensorBlob b;
-        b.dtype = DType::F32;
-        b.shape = shape;
-        int64_t n = 1;
-        for (auto s : shape) n *= s;
-        std::vector<float> v(static_cast<size_t>(n));
-        for (auto& x : v) x = static_cast<float>(offset + std * rng.standard_normal());
-        b.bytes.resize(v.size() * 4);
-        std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
-        return b;
-    };
     auto fan_in_std = [](const std::vector<int64_t>& s) {
         int64_t fan = 1;
         for (size_t i = 1; i < s.size(); ++i) fan *= s[i];

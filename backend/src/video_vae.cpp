@@ -10,16 +10,6 @@ namespace ws {
 namespace {
 constexpr int64_t kCacheT = 2;  // frames each causal convolution keeps from the previous chunk
 
-template <typename T>
-void read_field(const ojson& j, const char* key, T& out, const std::string& origin) {
-    if (!j.contains(key) || j[key].is_null()) return;
-    try {
-        out = j[key].get<T>();
-    } catch (const std::exception&) {
-        throw Error(origin + ": field '" + key + "' has the wrong type");
-    }
-}
-
 // [1, C, T, H, W] -> [1, 4C, T, H/2, W/2], channel index c*4 + r*2 + q (q: row offset, r: column offset).
 at::Tensor patchify(const at::Tensor& x, int64_t p) {
     const int64_t B = x.size(0), C = x.size(1), T = x.size(2), H = x.size(3), W = x.size(4);
@@ -33,13 +23,13 @@ at::Tensor unpatchify(const at::Tensor& x, int64_t p) {
 
 VideoVAEConfig VideoVAEConfig::from_json(const ojson& j, const std::string& origin) {
     VideoVAEConfig c;
-    read_field(j, "base_dim", c.base_dim, origin);
-    read_field(j, "decoder_base_dim", c.decoder_base_dim, origin);
-    read_field(j, "z_dim", c.z_dim, origin);
-    read_field(j, "dim_mult", c.dim_mult, origin);
-    read_field(j, "num_res_blocks", c.num_res_blocks, origin);
-    read_field(j, "temperal_downsample", c.temporal_downsample, origin);
-    read_field(j, "patch_size", c.patch_size, origin);
+    read_json_field(j, "base_dim", c.base_dim, origin);
+    read_json_field(j, "decoder_base_dim", c.decoder_base_dim, origin);
+    read_json_field(j, "z_dim", c.z_dim, origin);
+    read_json_field(j, "dim_mult", c.dim_mult, origin);
+    read_json_field(j, "num_res_blocks", c.num_res_blocks, origin);
+    read_json_field(j, "temperal_downsample", c.temporal_downsample, origin);
+    read_json_field(j, "patch_size", c.patch_size, origin);
     if (c.dim_mult.empty() || c.num_res_blocks < 1 || c.z_dim < 1 || c.patch_size != 2)
         throw Error(origin + ": unsupported video VAE configuration");
     return c;
@@ -456,13 +446,13 @@ at::Tensor VideoVAE::decode_tiled(const at::Tensor& latent, int64_t tile, int64_
 
 AudioVAEConfig AudioVAEConfig::from_json(const ojson& j, const std::string& origin) {
     AudioVAEConfig c;
-    read_field(j, "dec_dim", c.dec_dim, origin);
-    read_field(j, "dec_c_mults", c.c_mults, origin);
-    read_field(j, "dec_strides", c.strides, origin);
-    read_field(j, "vocoder_input_dim", c.latent_dim, origin);
-    read_field(j, "sampling_rate", c.sample_rate, origin);
+    read_json_field(j, "dec_dim", c.dec_dim, origin);
+    read_json_field(j, "dec_c_mults", c.c_mults, origin);
+    read_json_field(j, "dec_strides", c.strides, origin);
+    read_json_field(j, "vocoder_input_dim", c.latent_dim, origin);
+    read_json_field(j, "sampling_rate", c.sample_rate, origin);
     bool stereo = true;
-    read_field(j, "stereo", stereo, origin);
+    read_json_field(j, "stereo", stereo, origin);
     c.channels = stereo ? 2 : 1;
     if (c.c_mults.size() != c.strides.size() || c.c_mults.empty()) throw Error(origin + ": dec_c_mults and dec_strides must match");
     if (j.value("dec_use_tanh_at_final", false) || j.value("causal", false) || j.value("dec_use_nearest_upsample", false) ||

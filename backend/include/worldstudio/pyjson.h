@@ -20,4 +20,16 @@ std::string py_strip(const std::string& s);
 std::string py_rstrip_chars(const std::string& s, char c);
 std::string py_lstrip_chars(const std::string& s, char c);
 
+// Reads `key` into `out` when present and not null; a value of the wrong type is a ws::Error naming the field.
+void throw_field_type_error(const std::string& origin, const char* key);
+template <typename T>
+void read_json_field(const ojson& j, const char* key, T& out, const std::string& origin) {
+    if (!j.contains(key) || j[key].is_null()) return;
+    try {
+        out = j[key].get<T>();
+    } catch (const std::exception&) {
+        throw_field_type_error(origin, key);
+    }
+}
+
 }  // namespace ws

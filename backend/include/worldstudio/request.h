@@ -32,6 +32,10 @@ int round_frames_to_4k1(int n);  // ceil((n - 1) / 4) * 4 + 1
 const std::map<std::string, std::string>& embedded_presets();
 ojson mode_defaults(Mode m);
 
+// Makes the relative file paths of a job (prompt_path, vision_path, action_path, control_path and a
+// negative_prompt_file that is not a shipped preset) relative to `base_dir`, the folder of the job file.
+void resolve_job_paths(ojson& job, const std::string& base_dir);
+
 struct GenerationRequest {
     Mode mode = Mode::Text2Video;
     std::string name;
@@ -66,8 +70,8 @@ struct GenerationRequest {
     int latent_frames() const { return (num_frames - 1) / 4 + 1; }
     PromptMetadata metadata() const;
 
-    // Parses and validates; relative paths resolve against `base_dir`.
-    static GenerationRequest parse(const ojson& request, const std::string& base_dir = "");
+    // Parses and validates (paths are taken as given; see resolve_job_paths).
+    static GenerationRequest parse(const ojson& request);
     ojson to_json() const;  // the fully resolved request, for generation records
 };
 
