@@ -279,6 +279,16 @@ private Q_SLOTS:
         QCOMPARE(w, 320);
         QCOMPARE(f, 9);
         QCOMPARE(rgb.size(), size_t(9 * 192 * 320 * 3));
+        // A damaged projection file is refused with its name, not silently ignored.
+        std::ofstream(dir("tiny/worldstudio_preview.json")) << R"({"weight": [[1, 2]], "bias": [0]})";
+        try {
+            Model::load(dir("tiny"));
+            QFAIL("a bad preview projection was accepted");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("worldstudio_preview.json") != std::string::npos, e.what());
+        }
+        std::ofstream(dir("tiny/worldstudio_preview.json")) << "{not json";
+        QVERIFY_THROWS_EXCEPTION(Error, Model::load(dir("tiny")));
         fs::remove(dir("tiny/worldstudio_preview.json"));
     }
     void queueContinuesAfterFailureAndCancels() {

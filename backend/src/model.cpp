@@ -209,12 +209,15 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         if (static_cast<int64_t>(impl->preview.weight.size()) != 3 * impl->config.latent_channels)
             throw Error(preview_file.string() + ": the projection does not match the latent channels");
     }
-    if (options.hash_files)
+    if (options.hash_files) {
+        std::vector<FileHash> transformer;  // listed first, in shard order, before the vae/ and sound_tokenizer/ files
         for (const auto& file : ck.files()) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-            impl->hashes.insert(impl->hashes.begin(), {fs::path(file).parent_path().filename().string() + "/" + fs::path(file).filename().string(),
-                                                       static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)});
+            transformer.push_back({fs::path(file).parent_path().filename().string() + "/" + fs::path(file).filename().string(),
+                                   static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)});
         }
+        impl->hashes.insert(impl->hashes.begin(), transformer.begin(), transformer.end());
+    }
     return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
 
