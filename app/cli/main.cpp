@@ -145,7 +145,7 @@ std::string default_model_dir() {
     const char* cache = std::getenv("XDG_CACHE_HOME");
     const char* home = std::getenv("HOME");
     fs::path base = cache && *cache ? fs::path(cache) : fs::path(home ? home : ".") / ".cache";
-    fs::path dir = base / "worldstudio" / ("tiny-model-" WS_VERSION);
+    fs::path dir = base / "worldstudio" / ("tiny-model-r" + std::to_string(ws::kTinyModelRevision));
     if (!fs::exists(dir / "model_index.json")) {
         std::fprintf(stderr, "writing the default tiny model to %s\n", dir.string().c_str());
         ws::make_tiny_model(dir.string(), 0);

@@ -8,6 +8,8 @@
 namespace ws {
 
 void make_tiny_model(const std::string& out_dir, uint32_t seed = 0);
+// Bumped whenever make_tiny_model writes something different, so cached default models are rebuilt.
+constexpr int kTinyModelRevision = 2;
 // The tiny byte-level BPE tokenizer as tokenizer.json text.
 std::string tiny_tokenizer_json();
 
