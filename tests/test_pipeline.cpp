@@ -85,6 +85,7 @@ private Q_SLOTS:
         QCOMPARE(rec["sampler"].get<std::string>(), std::string("unipc"));
         QCOMPARE(rec["model"]["files"][0]["sha256"].get<std::string>(), model_->file_hashes()[0].sha256);
         QVERIFY(rec["versions"].contains("libtorch"));
+        QCOMPARE(rec["dtype"].get<std::string>(), std::string("float32"));
         QVERIFY(fs::exists(dir("out/t2v.json")));
         QCOMPARE(ojson::parse(std::ifstream(dir("out/t2v.json"))), rec);
     }

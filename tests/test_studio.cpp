@@ -19,6 +19,9 @@ private Q_SLOTS:
         QVERIFY(ready.wait(60000));
         QCOMPARE(w.modelView()->valueOf("Layers"), QString("2"));
         QVERIFY(w.modelView()->valueOf("Model").startsWith("tiny:"));
+        // WS_SCREENSHOT_DIR=... (e.g. under xvfb-run) keeps a picture of the window for a human to look at.
+        const QString shots = qEnvironmentVariable("WS_SCREENSHOT_DIR");
+        if (!shots.isEmpty()) QVERIFY(w.grab().save(shots + "/studio_model_panel.png"));
     }
     void reportsABadFolder() {
         MainWindow w;

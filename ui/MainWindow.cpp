@@ -63,6 +63,8 @@ void MainWindow::showModel(const QString& summaryJson) {
                          {tr("Hidden size"), QString::number(c["hidden_size"].toInt())},
                          {tr("Device"), o["device"].toString()},
                          {tr("Dtype"), o["dtype"].toString()},
+                         {tr("Video VAE"), o["vae"].toBool() ? tr("yes") : tr("no (latents only)")},
+                         {tr("Sound decoder"), o["sound_tokenizer"].toBool() ? tr("yes") : tr("no")},
                          {tr("Files"), files.join('\n')}});
     status_->setText(tr("Loaded %1 on %2").arg(o["id"].toString(), o["device"].toString()));
     Q_EMIT modelReady();

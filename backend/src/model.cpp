@@ -227,7 +227,15 @@ const ModelConfig& Model::config() const { return impl_->config; }
 const std::string& Model::dir() const { return impl_->dir; }
 std::string Model::id() const { return impl_->config.name + ":" + fs::path(impl_->dir).filename().string(); }
 std::string Model::device() const { return impl_->device.str(); }
-std::string Model::dtype() const { return std::string(c10::toString(impl_->dtype)); }
+std::string Model::dtype() const {
+    // The names LoadOptions accepts, so a record's dtype can be fed back.
+    switch (impl_->dtype) {
+        case at::kFloat: return "float32";
+        case at::kBFloat16: return "bfloat16";
+        case at::kHalf: return "float16";
+        default: return std::string(c10::toString(impl_->dtype));
+    }
+}
 const std::vector<FileHash>& Model::file_hashes() const { return impl_->hashes; }
 const Tokenizer* Model::tokenizer() const { return impl_->tokenizer ? &*impl_->tokenizer : nullptr; }
 const PreviewProjection& Model::preview_projection() const { return impl_->preview; }
