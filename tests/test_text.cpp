@@ -3,6 +3,7 @@
 #include <QJsonDocument>
 
 #include "test_support.h"
+#include "worldstudio/config.h"
 #include "worldstudio/error.h"
 #include "worldstudio/prompt.h"
 #include "worldstudio/pyjson.h"
@@ -151,6 +152,22 @@ private Q_SLOTS:
         expect({{"sampler", "ddim"}}, "sampler must be");
         expect({{"prompt_path", "/nonexistent/prompt.txt"}}, "cannot be read");
         expect(ojson::array(), "JSON object");
+    }
+    void modelPresets() {
+        // Both towers together: Nano is the "16B" model on a Qwen3-VL-8B text stack, Super the "64B" one.
+        const double nano = double(ModelConfig::preset("nano").parameter_count()), super = double(ModelConfig::preset("super").parameter_count());
+        QVERIFY2(nano > 14e9 && nano < 17e9, qPrintable(QString::number(nano)));
+        QVERIFY2(super > 60e9 && super < 68e9, qPrintable(QString::number(super)));
+        for (const auto& n : ModelConfig::preset_names()) ModelConfig::preset(n).validate(n);
+        ModelConfig c = ModelConfig::from_json(ModelConfig::preset("nano").to_json(), "roundtrip");
+        QCOMPARE(c.hidden_size, int64_t(4096));
+        QCOMPARE(c.mrope_section, std::vector<int64_t>({24, 20, 20}));
+        QVERIFY_THROWS_EXCEPTION(Error, ModelConfig::preset("mega"));
+        QVERIFY_THROWS_EXCEPTION(Error, ModelConfig::from_json(ojson{{"hidden_size", "big"}}, "c"));
+        QVERIFY_THROWS_EXCEPTION(Error, ModelConfig::from_json(ojson{{"num_attention_heads", 5}, {"num_key_value_heads", 2}}, "c"));
+        QVERIFY_THROWS_EXCEPTION(Error, ModelConfig::from_json(ojson{{"head_dim", 32}, {"rope_scaling", {{"mrope_section", {8, 8, 8}}}}}, "c"));
+        QVERIFY_THROWS_EXCEPTION(Error, ModelConfig::from_json(ojson{{"joint_attn_implementation", "flex"}}, "c"));
+        QVERIFY_THROWS_EXCEPTION(Error, ModelConfig::from_json(ojson::array(), "c"));
     }
     void requestDefaultsAndRounding() {
         GenerationRequest r = GenerationRequest::parse({{"prompt", "x"}, {"num_frames", 10}});
