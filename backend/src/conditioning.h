@@ -1,5 +1,5 @@
 #pragma once
-// Conditioning pictures and videos as the reference prepares them (facts 4.6): scale to cover the target size
+// Conditioning pictures and videos as the reference prepares them: scale to cover the target size
 // (bilinear with antialiasing, output ceil(scale x size)), center crop, round and clamp to 8 bits, then /127.5 - 1.
 #include <ATen/ATen.h>
 

@@ -132,7 +132,7 @@ ModelConfig ModelConfig::preset(const std::string& n) {
     }
     if (n == "edge") {
         // Nemotron-2B-Dense-VL backbone. Layer sizes beyond vocab/act/theta/eps are not published in the
-        // facts we hold; these are the 2B-class dimensions and are replaced by the checkpoint's config.json.
+        // sources we hold; these are the 2B-class dimensions and are replaced by the checkpoint's config.json.
         c.hidden_size = 2048, c.num_layers = 28, c.num_heads = 16, c.num_kv_heads = 8, c.intermediate_size = 6144;
         c.vocab_size = 131072, c.hidden_act = "relu2", c.rope_theta = 1e8, c.rms_norm_eps = 1e-5;
         c.sound_gen = false;

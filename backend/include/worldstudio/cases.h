@@ -1,6 +1,6 @@
 #pragma once
 // Runners for reference cases (a folder with case.json, weights.safetensors and case.safetensors, see the
-// golden README): they rebuild what the reference computed through the engine's own code paths and write
+// reference case layout): they rebuild what the reference computed through the engine's own code paths and write
 // the results in the case's tensor names, so that any mismatch is visible tensor by tensor.
 #include <string>
 

@@ -52,7 +52,7 @@ namespace ws {
 // braces). Throws ws::Error when the reply holds no JSON object.
 ojson extract_json_caption(const std::string& reply);
 
-// Problems of a structured caption against the caption schema (seed Appendix A): wrong types of known fields
+// Problems of a structured caption against the caption schema (Cosmos 3 paper, Appendix A): wrong types of known fields
 // and M:SS times that are malformed or exceed `duration_seconds` (<= 0: not checked). Empty = valid.
 std::vector<std::string> validate_caption(const ojson& caption, double duration_seconds = 0);
 
