@@ -86,6 +86,17 @@ private Q_SLOTS:
         at::Tensor full = vae.decode(z), prefix = vae.decode(z.narrow(1, 0, 2));
         QVERIFY((full.narrow(1, 0, 5) - prefix).abs().max().item<double>() <= 1e-5);
     }
+    void chunkedDecodeEqualsOneShot() {
+        // Frame-by-frame decoding (flat memory) equals decoding everything after the first frame in one pass.
+        c10::InferenceMode guard;
+        VideoVAE vae = golden_vae();
+        at::manual_seed(5);
+        at::Tensor z = at::randn({48, 5, 2, 3});
+        at::Tensor chunked = vae.decode(z, 1), one_shot = vae.decode(z, 64), pairs = vae.decode(z, 2);
+        QVERIFY((chunked - one_shot).abs().max().item<double>() <= 1e-5);
+        QVERIFY((chunked - pairs).abs().max().item<double>() <= 1e-5);
+        QVERIFY_THROWS_EXCEPTION(Error, vae.decode(z, 0));
+    }
     void tiledDecode() {
         c10::InferenceMode guard;
         VideoVAE vae = golden_vae();

@@ -383,16 +383,19 @@ at::Tensor VideoVAE::encode(const at::Tensor& video) const {
     return ((mu - mean_) * inv_std_).squeeze(0);
 }
 
-at::Tensor VideoVAE::decode(const at::Tensor& latent) const {
+at::Tensor VideoVAE::decode(const at::Tensor& latent, int64_t chunk_frames) const {
+    if (chunk_frames < 1) throw Error("decode chunks need at least one latent frame");
     if (latent.dim() != 4 || latent.size(0) != cfg_.z_dim) throw Error("the video VAE decodes [" + std::to_string(cfg_.z_dim) + ", T, H, W] latents");
     at::Tensor z = latent.unsqueeze(0).to(device_, dtype_) / inv_std_ + mean_;
     at::Tensor x = at::conv3d(z, w("conv2.weight"), w("conv2.bias"));
     Cache cache;
     std::vector<at::Tensor> outs;
-    for (int64_t i = 0; i < x.size(2); ++i) {
+    for (int64_t i = 0; i < x.size(2);) {
         cache.idx = 0;
-        // One latent frame at a time: memory is one chunk's activations, whatever the length.
-        outs.push_back(decoder_chunk(x.narrow(2, i, 1), cache, i == 0).to(at::kCPU));
+        // The first latent frame alone, then `chunk_frames` at a time: memory is one chunk's activations.
+        const int64_t n = i == 0 ? 1 : std::min(chunk_frames, x.size(2) - i);
+        outs.push_back(decoder_chunk(x.narrow(2, i, n), cache, i == 0).to(at::kCPU));
+        i += n;
     }
     return unpatchify(at::cat(outs, 2), cfg_.patch_size).squeeze(0);
 }

@@ -41,7 +41,9 @@ public:
     // [3, T, H, W] in [-1, 1] -> normalized latent mean [z, 1 + (T-1)/4, H/16, W/16]. T must be 1 + 4k.
     at::Tensor encode(const at::Tensor& video) const;
     // Normalized latent [z, T_lat, h, w] -> raw decoder output [3, 1 + 4 (T_lat - 1), 16h, 16w] (before (1+x)/2).
-    at::Tensor decode(const at::Tensor& latent) const;
+    // `chunk_frames` latent frames go through the decoder at a time after the first (1 keeps memory flat; larger
+    // chunks give the same result with more memory).
+    at::Tensor decode(const at::Tensor& latent, int64_t chunk_frames = 1) const;
     // Spatially tiled decode for high resolutions: tiles of `tile` latent pixels overlapping by `overlap`, each
     // decoded on its own and blended with linear ramps, so memory follows the tile, not the frame. Approximate
     // (the middle attention sees one tile at a time); equal to decode() when one tile covers the frame.
