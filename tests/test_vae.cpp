@@ -1,6 +1,7 @@
 // The Wan2.2 video VAE and the audio VAE decoder against the reference's golden cases, plus their frame rules.
 #include <c10/core/InferenceMode.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "test_support.h"
@@ -110,6 +111,38 @@ private Q_SLOTS:
         at::Tensor full = vae.decode(z);
         QVERIFY(wstest::rel_err(t, full) < 1.0);
         QVERIFY_THROWS_EXCEPTION(Error, vae.decode_tiled(z, 2, 2));
+    }
+    void blocksWithKnownWeights() {
+        c10::InferenceMode guard;
+        // RMS norm: channels (3, 4) have norm 5 -> (0.6, 0.8) x sqrt(2) x gamma.
+        at::Tensor x = at::tensor({3.0f, 4.0f}).view({1, 2, 1, 1, 1});
+        at::Tensor y = wan_rms_norm(x, at::tensor({1.0f, 2.0f}).view({2, 1, 1, 1}));
+        QVERIFY(std::fabs(y[0][0].item<float>() - 0.6f * std::sqrt(2.0f)) < 1e-6);
+        QVERIFY(std::fabs(y[0][1].item<float>() - 1.6f * std::sqrt(2.0f)) < 1e-6);
+        // Causal convolution with a temporal kernel of ones: running sums over the current and two previous frames.
+        at::Tensor frames = at::tensor({1.0f, 2.0f, 3.0f, 4.0f}).view({1, 1, 4, 1, 1});
+        at::Tensor ones = at::ones({1, 1, 3, 1, 1}), zero = at::zeros({1});
+        at::Tensor c = wan_causal_conv3d(frames, ones, zero, nullptr, 2, 0).flatten();
+        QCOMPARE(std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + 4), std::vector<float>({1, 3, 6, 9}));
+        // With two cached frames (10, 20) the padding is replaced by them.
+        at::Tensor prev = at::tensor({10.0f, 20.0f}).view({1, 1, 2, 1, 1});
+        at::Tensor cc = wan_causal_conv3d(frames.narrow(2, 0, 1), ones, zero, &prev, 2, 0);
+        QCOMPARE(cc.item<float>(), 31.0f);
+        // AvgDown3D of 2 channels x 2 frames x 2x2 pixels into 1 channel: the mean of all 16 values.
+        at::Tensor a = at::arange(16, at::kFloat).view({1, 2, 2, 2, 2});
+        at::Tensor d = wan_avg_down(a, 1, 2, 2);
+        QCOMPARE(d.sizes().vec(), std::vector<int64_t>({1, 1, 1, 1, 1}));
+        QCOMPARE(d.item<float>(), 7.5f);
+        // One frame is padded in front with a zero frame before averaging in time.
+        QCOMPARE(wan_avg_down(at::ones({1, 1, 1, 2, 2}), 1, 2, 2).item<float>(), 0.5f);
+        // DupUp3D inverts the layout of AvgDown3D when every value is the same; the first chunk drops ft - 1 frames.
+        at::Tensor u = wan_dup_up(at::full({1, 2, 1, 1, 1}, 3.0f), 1, 2, 2, false);
+        QCOMPARE(u.sizes().vec(), std::vector<int64_t>({1, 1, 2, 2, 2}));
+        QVERIFY(at::equal(u, at::full({1, 1, 2, 2, 2}, 3.0f)));
+        QCOMPARE(wan_dup_up(at::ones({1, 2, 1, 1, 1}), 1, 2, 2, true).size(2), int64_t(1));
+        // SnakeBeta with alpha = beta = 1 (log 0): x + sin(x)^2 / (1 + 1e-9).
+        at::Tensor sb = snake_beta(at::tensor({0.5f}).view({1, 1, 1}), at::zeros({1}), at::zeros({1}));
+        QVERIFY(std::fabs(sb.item<float>() - (0.5f + std::pow(std::sin(0.5f), 2.0f))) < 1e-6);
     }
     void badInputs() {
         c10::InferenceMode guard;

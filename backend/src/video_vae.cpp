@@ -182,6 +182,46 @@ std::map<std::string, std::vector<int64_t>> audio_vae_expected_weights(const Aud
     return w;
 }
 
+at::Tensor wan_rms_norm(const at::Tensor& x, const at::Tensor& gamma) {
+    const double scale = std::sqrt(static_cast<double>(x.size(1)));
+    return x / x.norm(2, {1}, true).clamp_min(1e-12) * scale * gamma;
+}
+
+at::Tensor wan_causal_conv3d(const at::Tensor& x_in, const at::Tensor& weight, const at::Tensor& bias, const at::Tensor* previous,
+                             int64_t pad_t, int64_t pad_s) {
+    at::Tensor x = x_in;
+    if (previous && pad_t > 0) {
+        x = at::cat({*previous, x}, 2);
+        pad_t -= previous->size(2);
+    }
+    x = at::constant_pad_nd(x, {pad_s, pad_s, pad_s, pad_s, pad_t, 0});
+    return at::conv3d(x, weight, bias);
+}
+
+at::Tensor wan_avg_down(const at::Tensor& x, int64_t out, int64_t ft, int64_t fs) {
+    const int64_t factor = ft * fs * fs;
+    const int64_t pad_t = (ft - x.size(2) % ft) % ft;
+    at::Tensor s = at::constant_pad_nd(x, {0, 0, 0, 0, pad_t, 0});
+    const int64_t B = s.size(0), C = s.size(1), T = s.size(2), H = s.size(3), W = s.size(4);
+    s = s.view({B, C, T / ft, ft, H / fs, fs, W / fs, fs}).permute({0, 1, 3, 5, 7, 2, 4, 6}).contiguous();
+    return s.view({B, out, C * factor / out, T / ft, H / fs, W / fs}).mean(2);
+}
+
+at::Tensor wan_dup_up(const at::Tensor& x, int64_t out, int64_t ft, int64_t fs, bool first_chunk) {
+    const int64_t factor = ft * fs * fs;
+    const int64_t B = x.size(0), T = x.size(2), H = x.size(3), W = x.size(4);
+    at::Tensor s = x.repeat_interleave(out * factor / x.size(1), 1);
+    s = s.view({B, out, ft, fs, fs, T, H, W}).permute({0, 1, 5, 2, 6, 3, 7, 4}).contiguous();
+    s = s.view({B, out, T * ft, H * fs, W * fs});
+    if (first_chunk) s = s.narrow(2, ft - 1, s.size(2) - (ft - 1));
+    return s;
+}
+
+at::Tensor snake_beta(const at::Tensor& x, const at::Tensor& log_alpha, const at::Tensor& log_beta) {
+    at::Tensor alpha = log_alpha.exp().view({1, -1, 1}), beta = log_beta.exp().view({1, -1, 1});
+    return x + (1.0 / (beta + 1e-9)) * at::sin(x * alpha).pow(2);
+}
+
 struct VideoVAE::Cache {
     std::vector<at::Tensor> feat;
     std::vector<int> state;  // 0: empty, 1: "repeat" marker of the first upsampling chunk, 2: frames in feat
@@ -206,15 +246,9 @@ const at::Tensor& VideoVAE::w(const std::string& name) const {
     return it->second;
 }
 
-at::Tensor VideoVAE::causal_conv(const std::string& name, const at::Tensor& x_in, Cache* cache, int64_t pad_t, int64_t pad_s) const {
-    at::Tensor x = x_in;
-    if (cache && cache->state[cache->idx] == 2 && pad_t > 0) {
-        const at::Tensor& prev = cache->feat[cache->idx];
-        x = at::cat({prev, x}, 2);
-        pad_t -= prev.size(2);
-    }
-    x = at::constant_pad_nd(x, {pad_s, pad_s, pad_s, pad_s, pad_t, 0});
-    return at::conv3d(x, w(name + ".weight"), w(name + ".bias"));
+at::Tensor VideoVAE::causal_conv(const std::string& name, const at::Tensor& x, Cache* cache, int64_t pad_t, int64_t pad_s) const {
+    const at::Tensor* previous = cache && cache->state[cache->idx] == 2 ? &cache->feat[cache->idx] : nullptr;
+    return wan_causal_conv3d(x, w(name + ".weight"), w(name + ".bias"), previous, pad_t, pad_s);
 }
 
 at::Tensor VideoVAE::cached_conv(const std::string& name, const at::Tensor& x, Cache& cache) const {
@@ -230,12 +264,7 @@ at::Tensor VideoVAE::cached_conv(const std::string& name, const at::Tensor& x, C
     return y;
 }
 
-at::Tensor VideoVAE::rms_norm(const std::string& name, const at::Tensor& x) const {
-    // F.normalize over channels x sqrt(C) x gamma.
-    const double scale = std::sqrt(static_cast<double>(x.size(1)));
-    at::Tensor n = x / x.norm(2, {1}, true).clamp_min(1e-12);
-    return n * scale * w(name + ".gamma");
-}
+at::Tensor VideoVAE::rms_norm(const std::string& name, const at::Tensor& x) const { return wan_rms_norm(x, w(name + ".gamma")); }
 
 at::Tensor VideoVAE::residual_block(const std::string& p, at::Tensor x, Cache& cache) const {
     at::Tensor h = has(p + ".shortcut.weight") ? causal_conv(p + ".shortcut", x, nullptr, 0, 0) : x;
@@ -319,13 +348,8 @@ at::Tensor VideoVAE::encoder_chunk(const at::Tensor& x_in, Cache& cache) const {
         at::Tensor copy = x;
         for (int64_t r = 0; r < cfg_.num_res_blocks; ++r) x = residual_block(p + ".downsamples." + std::to_string(r), x, cache);
         if (down) x = resample(p + ".downsamples." + std::to_string(cfg_.num_res_blocks), x, t_down ? "downsample3d" : "downsample2d", cache);
-        // AvgDown3D shortcut: average groups of channels x time x space down to the output width.
-        const int64_t ft = t_down ? 2 : 1, fs = down ? 2 : 1, factor = ft * fs * fs;
-        const int64_t pad_t = (ft - copy.size(2) % ft) % ft;
-        at::Tensor s = at::constant_pad_nd(copy, {0, 0, 0, 0, pad_t, 0});
-        const int64_t B = s.size(0), C = s.size(1), T = s.size(2), H = s.size(3), W = s.size(4), out = x.size(1);
-        s = s.view({B, C, T / ft, ft, H / fs, fs, W / fs, fs}).permute({0, 1, 3, 5, 7, 2, 4, 6}).contiguous();
-        s = s.view({B, out, C * factor / out, T / ft, H / fs, W / fs}).mean(2);
+        // AvgDown3D shortcut of the block input.
+        at::Tensor s = wan_avg_down(copy, x.size(1), t_down ? 2 : 1, down ? 2 : 1);
         x = x + s;
     }
     x = residual_block("encoder.middle.0", x, cache);
@@ -350,13 +374,8 @@ at::Tensor VideoVAE::decoder_chunk(const at::Tensor& x_in, Cache& cache, bool fi
         for (int64_t r = 0; r <= cfg_.num_res_blocks; ++r) main = residual_block(p + ".upsamples." + std::to_string(r), main, cache);
         if (up) {
             main = resample(p + ".upsamples." + std::to_string(cfg_.num_res_blocks + 1), main, temporal ? "upsample3d" : "upsample2d", cache);
-            // DupUp3D shortcut: repeat channels, then spread them over time and space.
-            const int64_t ft = temporal ? 2 : 1, fs = 2, out = main.size(1), factor = ft * fs * fs;
-            const int64_t B = x.size(0), T = x.size(2), H = x.size(3), W = x.size(4);
-            at::Tensor s = x.repeat_interleave(out * factor / x.size(1), 1);
-            s = s.view({B, out, ft, fs, fs, T, H, W}).permute({0, 1, 5, 2, 6, 3, 7, 4}).contiguous();
-            s = s.view({B, out, T * ft, H * fs, W * fs});
-            if (first_chunk) s = s.narrow(2, ft - 1, s.size(2) - (ft - 1));
+            // DupUp3D shortcut of the block input.
+            at::Tensor s = wan_dup_up(x, main.size(1), temporal ? 2 : 1, 2, first_chunk);
             main = main + s;
         }
         x = main;
@@ -491,14 +510,12 @@ AudioVAEDecoder::AudioVAEDecoder(AudioVAEConfig config, const std::map<std::stri
 }
 
 at::Tensor AudioVAEDecoder::snake(const std::string& name, const at::Tensor& x) const {
-    // SnakeBeta with log-scale parameters: x + 1/(exp(beta) + 1e-9) * sin(exp(alpha) x)^2.
     auto find = [&](const std::string& k) -> const at::Tensor& {
         auto it = w_.find(k);
         if (it == w_.end()) throw Error("audio VAE weights lack '" + k + "'");
         return it->second;
     };
-    at::Tensor alpha = find(name + ".alpha").exp().view({1, -1, 1}), beta = find(name + ".beta").exp().view({1, -1, 1});
-    return x + (1.0 / (beta + 1e-9)) * at::sin(x * alpha).pow(2);
+    return snake_beta(x, find(name + ".alpha"), find(name + ".beta"));
 }
 
 at::Tensor AudioVAEDecoder::conv(const std::string& name, const at::Tensor& x, int64_t dilation, int64_t padding) const {

@@ -23,6 +23,20 @@ struct VideoVAEConfig {
     static VideoVAEConfig from_json(const ojson& j, const std::string& origin);
 };
 
+// The VAE's building blocks as pure functions (the classes below look up weights and call these).
+// x is [B, C, T, H, W] unless noted.
+at::Tensor wan_rms_norm(const at::Tensor& x, const at::Tensor& gamma);  // normalize over channels x sqrt(C) x gamma
+// Causal 3D convolution: `pad_t` zero frames on the left (fewer when `previous` frames are prepended), `pad_s`
+// on each spatial side.
+at::Tensor wan_causal_conv3d(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const at::Tensor* previous,
+                             int64_t pad_t, int64_t pad_s);
+// AvgDown3D: groups of channels x ft frames x fs x fs pixels averaged down to `out_channels`.
+at::Tensor wan_avg_down(const at::Tensor& x, int64_t out_channels, int64_t ft, int64_t fs);
+// DupUp3D: channels repeated and spread over ft frames x fs x fs pixels; the first chunk drops ft - 1 frames.
+at::Tensor wan_dup_up(const at::Tensor& x, int64_t out_channels, int64_t ft, int64_t fs, bool first_chunk);
+// SnakeBeta with log-scale parameters, x [B, C, L]: x + 1/(exp(beta) + 1e-9) sin(exp(alpha) x)^2.
+at::Tensor snake_beta(const at::Tensor& x, const at::Tensor& log_alpha, const at::Tensor& log_beta);
+
 // Original Wan names for the diffusers AutoencoderKLWan spelling of a checkpoint (`vae/` of a Cosmos3 snapshot);
 // original names pass through unchanged.
 std::string wan_vae_original_name(const std::string& name, int64_t num_res_blocks);
