@@ -1,12 +1,14 @@
 // Every generation mode end to end on a tiny random model, cancel, determinism, records, bad inputs, the queue.
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "test_support.h"
 #include "worldstudio/engine.h"
 #include "worldstudio/error.h"
 #include "worldstudio/bounded_queue.h"
 #include "worldstudio/job_queue.h"
+#include "worldstudio/media.h"
 #include "worldstudio/tiny_model.h"
 #include "worldstudio/tokenizer.h"
 
@@ -208,6 +210,48 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, Model::load(dir("does-not-exist")));
         fs::create_directories(dir("empty_model"));
         QVERIFY_THROWS_EXCEPTION(Error, Model::load(dir("empty_model")));
+    }
+    void soundTokenizerInDiffusersNaming() {
+        // The same sound decoder saved in the diffusers AutoencoderOobleck spelling decodes the same sound.
+        fs::copy(dir("tiny"), dir("tiny_df"), fs::copy_options::recursive);
+        auto legacy = load_tensors(dir("tiny/sound_tokenizer/model.safetensors"));
+        std::map<std::string, at::Tensor> df;
+        const std::vector<std::pair<std::regex, std::string>> rules = {
+            {std::regex(R"(^decoder\.layers\.0\.)"), "decoder.conv1."},
+            {std::regex(R"(^decoder\.layers\.6\.)"), "decoder.snake1."},
+            {std::regex(R"(^decoder\.layers\.7\.)"), "decoder.conv2."}};
+        for (auto [name, t] : legacy) {
+            std::string n = name;
+            std::smatch m;
+            if (std::regex_match(n, m, std::regex(R"(^decoder\.layers\.(\d)\.layers\.(\d)\.layers\.(\d)\.(.*)$)"))) {
+                static const char* inner[] = {"snake1", "conv1", "snake2", "conv2"};
+                n = "decoder.block." + std::to_string(std::stoi(m[1]) - 1) + ".res_unit" + std::to_string(std::stoi(m[2]) - 1) + "." +
+                    inner[std::stoi(m[3])] + "." + std::string(m[4]);
+            } else if (std::regex_match(n, m, std::regex(R"(^decoder\.layers\.(\d)\.layers\.(\d)\.(.*)$)"))) {
+                n = "decoder.block." + std::to_string(std::stoi(m[1]) - 1) + (m[2] == "0" ? ".snake1." : ".conv_t1.") + std::string(m[3]);
+            } else {
+                for (const auto& [re, to] : rules) n = std::regex_replace(n, re, to);
+            }
+            n = std::regex_replace(n, std::regex(R"(\.weight_g$)"), ".parametrizations.weight.original0");
+            n = std::regex_replace(n, std::regex(R"(\.weight_v$)"), ".parametrizations.weight.original1");
+            if (n.size() > 6 && (n.substr(n.size() - 6) == ".alpha" || n.substr(n.size() - 5) == ".beta")) t = t.view({1, -1, 1});
+            df[n] = t;
+        }
+        QVERIFY(df.count("decoder.block.0.res_unit1.conv1.parametrizations.weight.original1"));
+        fs::remove(dir("tiny_df/sound_tokenizer/model.safetensors"));
+        save_tensors(dir("tiny_df/sound_tokenizer/diffusion_pytorch_model.safetensors"), df);
+        std::ofstream(dir("tiny_df/sound_tokenizer/config.json"))
+            << ojson{{"_class_name", "AutoencoderOobleck"}, {"decoder_channels", 8}, {"channel_multiples", {1, 2, 4, 8, 16}},
+                     {"downsampling_ratios", {2, 4, 5, 6, 8}}, {"decoder_input_channels", 64}, {"audio_channels", 2}, {"sampling_rate", 48000}}.dump();
+        ojson job = base("text2video");
+        job["enable_sound"] = true;
+        job["num_steps"] = 1;
+        Session a(model_), b(Model::load(dir("tiny_df")));
+        a.generate(job, dir("out/legacy_sound.mp4"), {});
+        b.generate(job, dir("out/df_sound.mp4"), {});
+        AudioClip x = read_audio(dir("out/legacy_sound.mp4")), y = read_audio(dir("out/df_sound.mp4"));
+        QVERIFY(x.frames() > 0);
+        QCOMPARE(x.samples, y.samples);
     }
     void misshapedModelIsRefused() {
         fs::copy(dir("tiny"), dir("tiny_bad"), fs::copy_options::recursive);

@@ -144,6 +144,23 @@ private Q_SLOTS:
         at::Tensor sb = snake_beta(at::tensor({0.5f}).view({1, 1, 1}), at::zeros({1}), at::zeros({1}));
         QVERIFY(std::fabs(sb.item<float>() - (0.5f + std::pow(std::sin(0.5f), 2.0f))) < 1e-6);
     }
+    void oobleckDiffusersNames() {
+        QCOMPARE(oobleck_legacy_name("decoder.conv1.weight_v", 5), std::string("layers.0.weight_v"));
+        QCOMPARE(oobleck_legacy_name("decoder.block.0.snake1.alpha", 5), std::string("layers.1.layers.0.alpha"));
+        QCOMPARE(oobleck_legacy_name("decoder.block.4.conv_t1.parametrizations.weight.original0", 5), std::string("layers.5.layers.1.weight_g"));
+        QCOMPARE(oobleck_legacy_name("decoder.block.2.res_unit3.conv2.bias", 5), std::string("layers.3.layers.4.layers.3.bias"));
+        QCOMPARE(oobleck_legacy_name("decoder.block.1.res_unit1.snake2.beta", 5), std::string("layers.2.layers.2.layers.2.beta"));
+        QCOMPARE(oobleck_legacy_name("decoder.snake1.alpha", 5), std::string("layers.6.alpha"));
+        QCOMPARE(oobleck_legacy_name("decoder.conv2.weight_v", 5), std::string("layers.7.weight_v"));
+        QCOMPARE(oobleck_legacy_name("decoder.layers.3.layers.0.alpha", 5), std::string("layers.3.layers.0.alpha"));
+        QCOMPARE(oobleck_legacy_name("layers.3.layers.0.alpha", 5), std::string("layers.3.layers.0.alpha"));
+        QCOMPARE(oobleck_legacy_name("encoder.block.0.conv1.weight_v", 5), std::string());
+        AudioVAEConfig c = AudioVAEConfig::from_json(
+            {{"decoder_channels", 8}, {"channel_multiples", {1, 2, 4, 8, 16}}, {"downsampling_ratios", {2, 4, 5, 6, 8}},
+             {"decoder_input_channels", 64}, {"audio_channels", 2}, {"sampling_rate", 48000}}, "diffusers");
+        QCOMPARE(c.dec_dim, int64_t(8));
+        QCOMPARE(c.hop(), int64_t(1920));
+    }
     void badInputs() {
         c10::InferenceMode guard;
         VideoVAE vae = golden_vae();

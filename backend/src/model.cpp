@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <torch/csrc/api/include/torch/version.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -61,10 +62,15 @@ std::map<std::string, at::Tensor> load_component(const std::string& dir, const s
         const std::string n = rename(name);
         if (expected.count(n)) source[n] = name;
     }
+    // Same values under extra unit dimensions (diffusers stores snake parameters as [1, C, 1]) are accepted.
+    auto squeezed = [](std::vector<int64_t> s) {
+        s.erase(std::remove(s.begin(), s.end(), int64_t{1}), s.end());
+        return s;
+    };
     for (const auto& [name, shape] : expected) {
         auto it = source.find(name);
         if (it == source.end()) missing.push_back(name);
-        else if (ck.at(it->second).shape != shape) misshaped.push_back(it->second);
+        else if (ck.at(it->second).shape != shape && squeezed(ck.at(it->second).shape) != squeezed(shape)) misshaped.push_back(it->second);
     }
     if (!missing.empty() || !misshaped.empty()) {
         std::string msg = dir + ": the weights do not match the config";
@@ -74,7 +80,7 @@ std::map<std::string, at::Tensor> load_component(const std::string& dir, const s
     }
     for (const auto& [n, src] : source) {
         if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-        out[n] = to_tensor(ck.at(src));
+        out[n] = to_tensor(ck.at(src)).reshape(expected.at(n));
     }
     if (hashes)
         for (const auto& file : ck.files())
@@ -198,9 +204,9 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         AudioVAEConfig cfg = AudioVAEConfig::from_json(sc, f.sound_dir + "/config.json");
         if (cfg.latent_dim != impl->config.sound_dim || cfg.hop() != 1920 || cfg.sample_rate != 48000 || cfg.channels != 2)
             throw Error(f.sound_dir + ": the sound tokenizer must be 48 kHz stereo, hop 1920, with the transformer's sound width");
-        // Legacy checkpoints keep the decoder under decoder.layers.N; the encoder is not needed to generate.
+        // Legacy (decoder.)layers.N or diffusers AutoencoderOobleck names; the encoder is not needed to generate.
         auto w = load_component(f.sound_dir, audio_vae_expected_weights(cfg),
-                                [](const std::string& n) { return n.rfind("decoder.", 0) == 0 ? n.substr(8) : n; }, cb, hashes);
+                                [&](const std::string& n) { return oobleck_legacy_name(n, cfg.strides.size()); }, cb, hashes);
         impl->sound = std::make_unique<AudioVAEDecoder>(cfg, w, impl->device, at::kFloat);
     }
     const fs::path preview_file = fs::path(dir) / kPreviewProjectionFile;

@@ -222,6 +222,32 @@ at::Tensor snake_beta(const at::Tensor& x, const at::Tensor& log_alpha, const at
     return x + (1.0 / (beta + 1e-9)) * at::sin(x * alpha).pow(2);
 }
 
+std::string oobleck_legacy_name(const std::string& name_in, size_t n) {
+    std::string name = name_in;
+    name = std::regex_replace(name, std::regex(R"(\.parametrizations\.weight\.original0$)"), ".weight_g");
+    name = std::regex_replace(name, std::regex(R"(\.parametrizations\.weight\.original1$)"), ".weight_v");
+    if (name.rfind("encoder.", 0) == 0) return "";
+    std::smatch m;
+    static const std::regex block(R"(^decoder\.block\.(\d+)\.(.*)$)");
+    static const std::regex res(R"(^res_unit([123])\.(snake1|conv1|snake2|conv2)\.(.*)$)");
+    if (std::regex_match(name, m, block)) {
+        const std::string b = std::to_string(std::stoul(m[1]) + 1), rest = m[2];
+        std::smatch r;
+        if (rest.rfind("snake1.", 0) == 0) return "layers." + b + ".layers.0." + rest.substr(7);
+        if (rest.rfind("conv_t1.", 0) == 0) return "layers." + b + ".layers.1." + rest.substr(8);
+        if (std::regex_match(rest, r, res)) {
+            static const std::map<std::string, std::string> inner = {{"snake1", "0"}, {"conv1", "1"}, {"snake2", "2"}, {"conv2", "3"}};
+            return "layers." + b + ".layers." + std::to_string(std::stoul(r[1]) + 1) + ".layers." + inner.at(r[2]) + "." + std::string(r[3]);
+        }
+        return name;
+    }
+    if (name.rfind("decoder.conv1.", 0) == 0) return "layers.0." + name.substr(14);
+    if (name.rfind("decoder.snake1.", 0) == 0) return "layers." + std::to_string(n + 1) + "." + name.substr(15);
+    if (name.rfind("decoder.conv2.", 0) == 0) return "layers." + std::to_string(n + 2) + "." + name.substr(14);
+    if (name.rfind("decoder.", 0) == 0) return name.substr(8);  // legacy layout under a decoder. prefix
+    return name;
+}
+
 struct VideoVAE::Cache {
     std::vector<at::Tensor> feat;
     std::vector<int> state;  // 0: empty, 1: "repeat" marker of the first upsampling chunk, 2: frames in feat
@@ -468,14 +494,22 @@ at::Tensor VideoVAE::decode_tiled(const at::Tensor& latent, int64_t tile, int64_
 
 AudioVAEConfig AudioVAEConfig::from_json(const ojson& j, const std::string& origin) {
     AudioVAEConfig c;
+    // diffusers AutoencoderOobleck field names first, then the reference's own (which win when both are present).
+    read_json_field(j, "decoder_channels", c.dec_dim, origin);
+    read_json_field(j, "channel_multiples", c.c_mults, origin);
+    read_json_field(j, "downsampling_ratios", c.strides, origin);
+    read_json_field(j, "decoder_input_channels", c.latent_dim, origin);
+    if (j.contains("audio_channels") && j["audio_channels"].is_number_integer()) c.channels = j["audio_channels"].get<int64_t>();
     read_json_field(j, "dec_dim", c.dec_dim, origin);
     read_json_field(j, "dec_c_mults", c.c_mults, origin);
     read_json_field(j, "dec_strides", c.strides, origin);
     read_json_field(j, "vocoder_input_dim", c.latent_dim, origin);
     read_json_field(j, "sampling_rate", c.sample_rate, origin);
-    bool stereo = true;
-    read_json_field(j, "stereo", stereo, origin);
-    c.channels = stereo ? 2 : 1;
+    if (j.contains("stereo")) {
+        bool stereo = true;
+        read_json_field(j, "stereo", stereo, origin);
+        c.channels = stereo ? 2 : 1;
+    }
     if (c.c_mults.size() != c.strides.size() || c.c_mults.empty()) throw Error(origin + ": dec_c_mults and dec_strides must match");
     if (j.value("dec_use_tanh_at_final", false) || j.value("causal", false) || j.value("dec_use_nearest_upsample", false) ||
         j.value("anti_aliasing", false))

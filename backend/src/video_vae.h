@@ -45,6 +45,10 @@ std::string wan_vae_diffusers_name(const std::string& name, int64_t num_res_bloc
 // Every tensor a configuration needs, original name -> shape (for checks and tiny models).
 std::map<std::string, std::vector<int64_t>> wan_vae_expected_weights(const VideoVAEConfig& c);
 std::map<std::string, std::vector<int64_t>> audio_vae_expected_weights(const struct AudioVAEConfig& c);
+// Legacy Oobleck names (layers.N...) for a sound tokenizer tensor, from either the legacy spelling (with or without a
+// `decoder.` prefix) or the diffusers AutoencoderOobleck spelling (decoder.block.N.res_unitK...,
+// parametrizations.weight.original0/1). "" for tensors the decoder does not use (the encoder).
+std::string oobleck_legacy_name(const std::string& name, size_t num_blocks);
 
 class VideoVAE {
 public:
