@@ -128,7 +128,7 @@ GenerationResult Session::generate(const ojson& job, const std::string& out_pref
         auto v = M.tokenizer->encode_chat_user_turn(s);
         return packed_text_ids(c, std::vector<int64_t>(v.begin(), v.end()));
     };
-    Branch cond{ids_of(prompt_string)}, uncond{ids_of(negative_string)};
+    Branch cond{ids_of(prompt_string), {}, false}, uncond{ids_of(negative_string), {}, false};
 
     const int64_t T = req.latent_frames(), H = meta.height / c.spatial_compression, W = meta.width / c.spatial_compression;
     std::vector<bool> clean = clean_flags(static_cast<int>(T), req.condition_frame_indexes_vision);
@@ -242,7 +242,7 @@ GenerationResult Session::generate(const ojson& job, const std::string& out_pref
             if (cb.on_preview && every > 0 && ((i + 1) % every == 0 || i + 1 == req.num_steps)) {
                 LatentState x0 = state.with_flat(sampler->last_x0() * (1 - clean_mask) + clean_values);
                 const at::Tensor& pv = x0.vision.back().x;
-                LatentPreview p{global_step, total_steps, pv.sizes().vec(), {}};
+                LatentPreview p{global_step, total_steps, pv.sizes().vec(), {}, {}};
                 p.data.assign(pv.data_ptr<float>(), pv.data_ptr<float>() + pv.numel());
                 if (!M.preview.empty()) p.rgb = project_preview(M.preview, pv);
                 cb.on_preview(p);
