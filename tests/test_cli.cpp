@@ -58,6 +58,17 @@ private Q_SLOTS:
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, QByteArray("A ball. The video is 7.9 seconds long and is of 24 FPS. This video is of 1280x720 resolution.\n"));
     }
+    void compareReportsErrors() {
+        const QString golden = QString(WS_TEST_DATA) + "/golden/seq_a";
+        auto r = cli({"positions", golden, "-o", tmp_.filePath("p.safetensors")});
+        QCOMPARE(r.code, 0);
+        auto c = cli({"compare", golden + "/positions.safetensors", tmp_.filePath("p.safetensors")});
+        QCOMPARE(c.code, 0);
+        QVERIFY(c.out.contains("position_ids: relative error 0.000e+00"));
+        QVERIFY(c.out.contains("token_kind: equal"));
+        QCOMPARE(cli({"compare", golden + "/positions.safetensors"}).code, 2);
+        QCOMPARE(cli({"compare", golden + "/positions.safetensors", tmp_.filePath("missing.safetensors")}).code, 1);
+    }
     void tinyModelEndToEnd() {
         const QString model = tmp_.filePath("tiny");
         QCOMPARE(cli({"make-tiny", model, "--seed", "2"}).code, 0);

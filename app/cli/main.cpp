@@ -52,6 +52,8 @@ commands:
   velocity CASE_DIR -o OUT.safetensors [--recompute-text]
   logits CASE_DIR -o OUT.safetensors
   positions CASE_DIR -o OUT.safetensors
+  compare REFERENCE.safetensors OURS.safetensors
+                                    per-tensor relative error (floats) or equality (integers)
   vae-check CASE_DIR -o OUT.safetensors  video VAE (encoded, decoded) or audio VAE (audio) case
   control --type edge|blur [--preset P] IN OUT
                                     a control video for transfer (P: very_low, low, medium, high, very_high)
@@ -365,6 +367,11 @@ int main(int argc, char** argv) {
         if (cmd == "generate") return cmd_generate(a);
         if (cmd == "velocity" || cmd == "logits" || cmd == "positions" || cmd == "vae-check") return cmd_case(cmd, a);
         if (cmd == "bench") return run_bench(a);
+        if (cmd == "compare") {
+            if (a.positional.size() != 2) throw UsageError("compare needs REFERENCE and OURS");
+            for (const auto& line : ws::compare_tensor_files(a.positional[0], a.positional[1])) std::printf("%s\n", line.c_str());
+            return 0;
+        }
         if (cmd == "bench-vae") {
             const int lh = to_int(a.get("--latent-height", "12"), "--latent-height"), lw = to_int(a.get("--latent-width", "20"), "--latent-width");
             return bench_vae_main(fs::canonical("/proc/self/exe").string(), lh, lw);

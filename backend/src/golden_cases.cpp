@@ -169,4 +169,31 @@ void run_vae_case(const std::string& dir, const std::string& out) {
     save_tensors(out, result);
 }
 
+std::vector<std::string> compare_tensor_files(const std::string& reference, const std::string& ours) {
+    c10::InferenceMode guard;
+    auto ref = load_tensors(reference), got = load_tensors(ours);
+    std::vector<std::string> lines;
+    char buf[256];
+    for (const auto& [name, g] : got) {
+        auto it = ref.find(name);
+        if (it == ref.end()) continue;
+        const at::Tensor& r = it->second;
+        if (r.sizes() != g.sizes()) {
+            lines.push_back(name + ": shape differs");
+            continue;
+        }
+        if (at::isFloatingType(r.scalar_type())) {
+            const double nr = r.to(at::kDouble).norm().item<double>();
+            const at::Tensor d = g.to(at::kDouble) - r.to(at::kDouble);
+            std::snprintf(buf, sizeof(buf), "%s: relative error %.3e (max abs %.3e)", name.c_str(), d.norm().item<double>() / (nr > 0 ? nr : 1.0),
+                          d.numel() ? d.abs().max().item<double>() : 0.0);
+            lines.push_back(buf);
+        } else {
+            lines.push_back(name + (at::equal(r, g.to(r.scalar_type())) ? ": equal" : ": DIFFERENT"));
+        }
+    }
+    if (lines.empty()) throw Error(ours + ": no tensor in common with " + reference);
+    return lines;
+}
+
 }  // namespace ws

@@ -3,6 +3,7 @@
 // reference case layout): they rebuild what the reference computed through the engine's own code paths and write
 // the results in the case's tensor names, so that any mismatch is visible tensor by tensor.
 #include <string>
+#include <vector>
 
 namespace ws {
 
@@ -16,5 +17,8 @@ void run_positions_case(const std::string& case_dir, const std::string& out_path
 // VAE cases: a video-VAE case writes encoded (of `video`) and decoded (of `latent`); an audio-VAE case writes
 // audio (of `latent`), the raw decoder output before any clamp.
 void run_vae_case(const std::string& case_dir, const std::string& out_path);
+// Per tensor present in both files: "name: relative error E (max abs M)" for floats, "name: equal|DIFFERENT" for
+// integers, relative error = ||ours - reference|| / ||reference||.
+std::vector<std::string> compare_tensor_files(const std::string& reference, const std::string& ours);
 
 }  // namespace ws
