@@ -55,30 +55,13 @@ std::map<std::string, at::Tensor> load_component(const std::string& dir, const s
                                                  const std::function<std::string(const std::string&)>& rename, const RunCallbacks& cb,
                                                  std::vector<FileHash>* hashes) {
     Checkpoint ck(dir);
+    std::map<std::string, std::vector<int64_t>> found;
+    for (const auto& [name, view] : ck.tensors()) found[name] = view->shape;
+    // diffusers stores snake parameters as [1, C, 1]: shapes differing only by unit dimensions are accepted.
+    WeightReport report = match_weights(expected, found, rename, /*allow_unit_dims=*/true);
+    if (!report.ok()) throw Error(dir + ": the weights do not match the config\n" + report.summary());
     std::map<std::string, at::Tensor> out;
-    std::vector<std::string> missing, misshaped;
-    std::map<std::string, std::string> source;
-    for (const auto& [name, view] : ck.tensors()) {
-        const std::string n = rename(name);
-        if (expected.count(n)) source[n] = name;
-    }
-    // Same values under extra unit dimensions (diffusers stores snake parameters as [1, C, 1]) are accepted.
-    auto squeezed = [](std::vector<int64_t> s) {
-        s.erase(std::remove(s.begin(), s.end(), int64_t{1}), s.end());
-        return s;
-    };
-    for (const auto& [name, shape] : expected) {
-        auto it = source.find(name);
-        if (it == source.end()) missing.push_back(name);
-        else if (ck.at(it->second).shape != shape && squeezed(ck.at(it->second).shape) != squeezed(shape)) misshaped.push_back(it->second);
-    }
-    if (!missing.empty() || !misshaped.empty()) {
-        std::string msg = dir + ": the weights do not match the config";
-        for (size_t i = 0; i < missing.size() && i < 10; ++i) msg += "\n  missing " + missing[i];
-        for (size_t i = 0; i < misshaped.size() && i < 10; ++i) msg += "\n  mis-shaped " + misshaped[i];
-        throw Error(msg);
-    }
-    for (const auto& [n, src] : source) {
+    for (const auto& [n, src] : report.source_of) {
         if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
         out[n] = to_tensor(ck.at(src)).reshape(expected.at(n));
     }

@@ -44,9 +44,7 @@ at::Tensor FlowUniPCSampler::predictor(const at::Tensor& x, int order) const {
     return x_t;
 }
 
-at::Tensor FlowUniPCSampler::corrector(const at::Tensor& model_t, const at::Tensor& last_sample,
-                                       const at::Tensor& this_sample, int order) const {
-    (void)this_sample;
+at::Tensor FlowUniPCSampler::corrector(const at::Tensor& model_t, const at::Tensor& last_sample, int order) const {
     const int i = index_;
     const float sigma_t = sched_.sigmas[static_cast<size_t>(i)], sigma_s0 = sched_.sigmas[static_cast<size_t>(i) - 1];
     const float alpha_t = 1.0f - sigma_t;
@@ -76,7 +74,7 @@ at::Tensor FlowUniPCSampler::step(const at::Tensor& v, const at::Tensor& x_in) {
     if (index_ >= n) throw Error("sampler stepped past its schedule");
     at::Tensor x = x_in;
     const at::Tensor x0 = x - sched_.sigmas[static_cast<size_t>(index_)] * v;  // flow prediction -> x0
-    if (index_ > 0 && last_sample_.defined()) x = corrector(x0, last_sample_, x, this_order_);
+    if (index_ > 0 && last_sample_.defined()) x = corrector(x0, last_sample_, this_order_);
     outputs_.push_back(x0);
     if (outputs_.size() > 2) outputs_.pop_front();
     const int order = std::min(2, n - index_);  // lower order at the end

@@ -42,7 +42,7 @@ public:
 private:
     float lambda(int i) const;
     at::Tensor predictor(const at::Tensor& x, int order) const;
-    at::Tensor corrector(const at::Tensor& model_t, const at::Tensor& last_sample, const at::Tensor& this_sample, int order) const;
+    at::Tensor corrector(const at::Tensor& model_t, const at::Tensor& last_sample, int order) const;
     std::deque<at::Tensor> outputs_;  // converted x0 predictions, newest last (at most 2)
     at::Tensor last_sample_;
     int this_order_ = 1;

@@ -499,7 +499,7 @@ AudioVAEConfig AudioVAEConfig::from_json(const ojson& j, const std::string& orig
     read_json_field(j, "channel_multiples", c.c_mults, origin);
     read_json_field(j, "downsampling_ratios", c.strides, origin);
     read_json_field(j, "decoder_input_channels", c.latent_dim, origin);
-    if (j.contains("audio_channels") && j["audio_channels"].is_number_integer()) c.channels = j["audio_channels"].get<int64_t>();
+    read_json_field(j, "audio_channels", c.channels, origin);
     read_json_field(j, "dec_dim", c.dec_dim, origin);
     read_json_field(j, "dec_c_mults", c.c_mults, origin);
     read_json_field(j, "dec_strides", c.strides, origin);

@@ -1,5 +1,6 @@
 #include "worldstudio/weights.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace ws {
@@ -128,12 +129,13 @@ std::map<std::string, std::vector<int64_t>> expected_weights(const ModelConfig& 
     return w;
 }
 
-WeightReport check_weights(const ModelConfig& c, const std::map<std::string, std::vector<int64_t>>& found) {
+WeightReport match_weights(const std::map<std::string, std::vector<int64_t>>& expected,
+                           const std::map<std::string, std::vector<int64_t>>& found,
+                           const std::function<std::string(const std::string&)>& rename, bool allow_unit_dims) {
     WeightReport r;
-    auto expected = expected_weights(c);
     std::map<std::string, std::vector<int64_t>> canon;
     for (const auto& [name, shape] : found) {
-        std::string cn = canonical_weight_name(name);
+        std::string cn = rename(name);
         if (cn.empty()) continue;
         if (!expected.count(cn) || r.source_of.count(cn)) {
             r.unexpected.push_back(name);
@@ -142,13 +144,21 @@ WeightReport check_weights(const ModelConfig& c, const std::map<std::string, std
         r.source_of[cn] = name;
         canon[cn] = shape;
     }
+    auto squeezed = [](std::vector<int64_t> s) {
+        s.erase(std::remove(s.begin(), s.end(), int64_t{1}), s.end());
+        return s;
+    };
     for (const auto& [name, shape] : expected) {
         auto it = canon.find(name);
         if (it == canon.end()) r.missing.push_back(name);
-        else if (it->second != shape)
+        else if (it->second != shape && !(allow_unit_dims && squeezed(it->second) == squeezed(shape)))
             r.misshaped.push_back(r.source_of[name] + ": expected " + shape_str(shape) + ", found " + shape_str(it->second));
     }
     return r;
+}
+
+WeightReport check_weights(const ModelConfig& c, const std::map<std::string, std::vector<int64_t>>& found) {
+    return match_weights(expected_weights(c), found, canonical_weight_name);
 }
 
 std::string WeightReport::summary(size_t max_items) const {

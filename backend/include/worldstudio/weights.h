@@ -3,6 +3,7 @@
 // framework `language_model.model.layers.N...`, published diffusers `layers.N.self_attn.to_q`, `add_q_proj`,
 // `proj_in`...); all are mapped onto one canonical (native, prefix-free) spelling before loading.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,6 +32,12 @@ struct WeightReport {
     std::string summary(size_t max_items = 20) const;
 };
 
+// Matches checkpoint tensors (name -> shape) against `expected` (canonical name -> shape) after `rename` (which
+// returns "" for tensors to ignore). With `allow_unit_dims`, shapes that differ only by dimensions of size 1 match.
+WeightReport match_weights(const std::map<std::string, std::vector<int64_t>>& expected,
+                           const std::map<std::string, std::vector<int64_t>>& found,
+                           const std::function<std::string(const std::string&)>& rename, bool allow_unit_dims = false);
+// The transformer's check: match_weights against expected_weights(c) with canonical_weight_name.
 WeightReport check_weights(const ModelConfig& c, const std::map<std::string, std::vector<int64_t>>& found);
 
 }  // namespace ws
