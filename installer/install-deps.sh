@@ -6,9 +6,9 @@ set -euo pipefail
 build=(cmake ninja-build g++ pkg-config)
 libs=(libtorch-dev libopenblas0-pthread nlohmann-json3-dev libspdlog-dev libutf8proc-dev libssl-dev qt6-base-dev
       libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
-      libopencv-core-dev libopencv-imgproc-dev)
+      libopencv-core-dev libopencv-imgproc-dev portaudio19-dev libqt6sql6-sqlite)
 # Peers the tests compare against: numpy (noise, sigmas), Python's json (prompts), node/npm (the JS tokenizer).
-peers=(python3 python3-numpy)
+peers=(python3 python3-numpy pulseaudio pulseaudio-utils libasound2-plugins xvfb xauth)
 
 wanted=("${libs[@]}")
 [[ "${1:-}" == "--runtime-only" ]] || wanted+=("${build[@]}" "${peers[@]}")

@@ -373,6 +373,71 @@ private Q_SLOTS:
         QCOMPARE(q.jobs().back().state, JobState::Cancelled);
         QVERIFY(q.jobs().back().step < 200);
     }
+    void queueJournalSurvivesRestartsAndEdits() {
+        const std::string journal = dir("out/queue.json");
+        fs::remove(journal);
+        int changes = 0;
+        JobEvents ev;
+        ev.on_changed = [&] { ++changes; };
+        int64_t a = 0, b = 0, c = 0;
+        {
+            JobQueue q(nullptr, ev, journal);  // no model yet: jobs wait
+            a = q.submit(base("text2video"), dir("out/j_a"));
+            b = q.submit(base("text2video"), dir("out/j_b"));
+            c = q.submit(base("text2video"), dir("out/j_c"));
+            QVERIFY(q.move(c, 0));
+            ojson edited = base("text2video");
+            edited["seed"] = 77;
+            QVERIFY(q.update(b, edited));
+            QVERIFY(!q.update(999, edited));
+            q.wait_idle();  // returns: nothing can run without a model
+            QCOMPARE(q.jobs()[0].state, JobState::Queued);
+        }
+        QVERIFY(changes >= 5);
+        {
+            JobQueue q(nullptr, {}, journal);
+            auto jobs = q.jobs();
+            QCOMPARE(jobs.size(), size_t(3));
+            QCOMPARE(jobs[0].id, c);
+            QCOMPARE(jobs[1].id, a);
+            QCOMPARE(jobs[2].request["seed"].get<int>(), 77);
+            QCOMPARE(q.submit(base("text2video"), dir("out/j_d")), c + 1);  // ids are never reused
+            q.cancel(c + 1);
+            q.remove_finished();
+            QCOMPARE(q.jobs().size(), size_t(3));
+            // A model arrives: the queue runs in the restored order.
+            q.set_model(model_);
+            q.wait_idle();
+            for (const auto& j : q.jobs()) QCOMPARE(j.state, JobState::Done);
+            QVERIFY(!q.move(a, 0));  // done jobs do not move
+        }
+        // A job running when the queue closes is queued again, marked interrupted.
+        {
+            JobQueue q(model_, {}, journal);
+            q.remove_finished();
+            ojson longjob = base("text2video");
+            longjob["num_steps"] = 400;
+            q.submit(longjob, dir("out/j_long"));
+            for (int i = 0; i < 500 && q.jobs().back().step < 1; ++i) QTest::qWait(10);
+        }
+        {
+            JobQueue q(nullptr, {}, journal);
+            QCOMPARE(q.jobs().size(), size_t(1));
+            QCOMPARE(q.jobs()[0].state, JobState::Queued);
+            QVERIFY(q.jobs()[0].interrupted);
+        }
+        // A damaged journal is refused with its name; the file is left for the user.
+        std::ofstream(journal) << "{\"format\": \"something else\"}";
+        try {
+            JobQueue q(nullptr, {}, journal);
+            QFAIL("a foreign journal was accepted");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("queue.json") != std::string::npos, e.what());
+        }
+        std::ofstream(journal) << "{trunc";
+        QVERIFY_THROWS_EXCEPTION(Error, JobQueue(nullptr, {}, journal));
+        QVERIFY(fs::exists(journal));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPipeline)

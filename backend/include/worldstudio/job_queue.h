@@ -2,11 +2,16 @@
 // A generation queue on its own worker thread. Jobs are JSON requests; a failing job records its error and the
 // queue moves on; cancel reaches a running job within one denoising step. Observers get events on the
 // worker thread (the UI re-posts them to its own thread).
+//
+// With a journal path the queue survives restarts and crashes: every change rewrites the journal atomically
+// (write + rename), and a queue opened on an existing journal restores it; a job that was running when the
+// process died or closed comes back queued and marked `interrupted`. Jobs wait while no model is set.
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -26,18 +31,24 @@ struct Job {
     std::string error;
     ojson record;
     int step = 0, total = 0;
+    bool interrupted = false;  // was running when the previous process stopped; queued again
+    ojson to_json() const;
+    static Job from_json(const ojson& j);
 };
+JobState job_state_from_name(const std::string& name);
 
 struct JobEvents {
     std::function<void(const Job&)> on_state;  // queued/running/done/failed/cancelled
     std::function<void(int64_t id, int step, int total, double seconds)> on_progress;
     std::function<void(int64_t id, const LatentPreview&)> on_preview;  // called on the worker thread
     int preview_every = 0;  // > 0: previews every k steps also go to the queue's bounded preview buffer
+    std::function<void()> on_changed;  // after any change of the job list (submit, move, edit, state, removal)
 };
 
 class JobQueue {
 public:
-    JobQueue(std::shared_ptr<const Model> model, JobEvents events = {});
+    // `journal_path` empty: in memory only. Throws ws::Error when an existing journal is not a queue journal.
+    JobQueue(std::shared_ptr<const Model> model, JobEvents events = {}, std::string journal_path = {});
     ~JobQueue();
     JobQueue(const JobQueue&) = delete;
     JobQueue& operator=(const JobQueue&) = delete;
@@ -47,7 +58,14 @@ public:
     void cancel_all();
     void pause();             // the running job finishes; no new one starts
     void resume();
+    bool paused() const;
+    bool move(int64_t id, int index);        // reorders a queued job among the queued ones; false otherwise
+    bool update(int64_t id, ojson request);  // edits a queued job's request; false when it is not queued
+    bool retry(int64_t id);                  // queues a failed or cancelled job again
+    void remove_finished();                  // drops done, failed and cancelled jobs from the list
+    void set_model(std::shared_ptr<const Model> model);  // used by jobs that start afterwards
     std::vector<Job> jobs() const;
+    std::optional<Job> job(int64_t id) const;
     void wait_idle();         // until nothing is queued or running (or paused with nothing running)
     // The newest previews (job id, preview); when the consumer falls behind, the oldest are dropped.
     std::optional<std::pair<int64_t, LatentPreview>> take_preview() { return previews_.pop(); }
@@ -55,8 +73,11 @@ public:
 
 private:
     void run();
+    void changed_locked();  // writes the journal; mu_ held
+    void notify_changed();
     std::shared_ptr<const Model> model_;
     JobEvents events_;
+    std::string journal_path_;
     mutable std::mutex mu_;
     std::condition_variable cv_;
     std::deque<Job> jobs_;
