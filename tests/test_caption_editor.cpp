@@ -1,0 +1,164 @@
+// The caption editor: form generated from the schema description, raw JSON in sync both ways, inline errors that
+// never rewrite the text, one undo stack for both views, list add/remove/reorder, streamed upsampling.
+#include <QFile>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "CaptionEditor.h"
+
+namespace {
+QByteArray schema() {
+    QFile f(WS_PRESETS_DIR "/schema/caption_schema.json");
+    if (!f.open(QIODevice::ReadOnly)) qFatal("caption schema missing");
+    return f.readAll();
+}
+const char* kCaption = "{\n  \"subjects\": [\n    {\"description\": \"a red ball\"},\n    {\"description\": \"a blue box\"}\n  ],\n"
+                       "  \"actions\": [{\"time\": \"0:01\", \"description\": \"the ball rolls\"}],\n  \"custom\": \"kept\"\n}";
+}  // namespace
+
+class TestCaptionEditor : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void formFollowsTheRawTextAndBack() {
+        CaptionEditor e;
+        QVERIFY(e.setSchema(schema(), "video"));
+        e.show();
+        e.setText(kCaption);
+        e.showForm();
+        auto* desc = qobject_cast<QPlainTextEdit*>(e.fieldEditor("/subjects/0/description"));
+        QVERIFY(desc);
+        QCOMPARE(desc->toPlainText(), QString("a red ball"));
+        QVERIFY(e.fieldEditor("/subjects/1/description"));
+        QVERIFY(e.fieldEditor("/custom"));  // unknown text fields stay editable
+        // Form -> raw.
+        auto* motion = qobject_cast<QLineEdit*>(e.fieldEditor("/cinematography/camera_motion"));
+        QVERIFY(motion);
+        QTest::keyClicks(motion, "slow pan left");
+        QVERIFY(e.isValidJson());
+        QVERIFY(e.rawEditor()->toPlainText().contains("\"camera_motion\": \"slow pan left\""));
+        QVERIFY(e.text().contains("\"custom\": \"kept\""));
+        // Raw -> form.
+        e.showRaw();
+        QString t = e.rawEditor()->toPlainText();
+        t.replace("a blue box", "a green cone");
+        e.rawEditor()->setPlainText(t);
+        e.showForm();
+        desc = qobject_cast<QPlainTextEdit*>(e.fieldEditor("/subjects/1/description"));
+        QCOMPARE(desc->toPlainText(), QString("a green cone"));
+        // Integer fields: set, then "not set" removes the key again.
+        auto* count = qobject_cast<QSpinBox*>(e.fieldEditor("/subjects/0/number_of_subjects"));
+        QVERIFY(count);
+        count->setValue(3);
+        QVERIFY(e.text().contains("\"number_of_subjects\": 3"));
+        count = qobject_cast<QSpinBox*>(e.fieldEditor("/subjects/0/number_of_subjects"));
+        count->setValue(count->minimum());
+        QVERIFY(!e.text().contains("number_of_subjects"));
+    }
+    void badJsonIsShownAndNeverRewritten() {
+        CaptionEditor e;
+        QVERIFY(e.setSchema(schema(), "video"));
+        e.show();
+        e.setText(kCaption);
+        e.showRaw();
+        const QString broken = QString(kCaption).replace("\"the ball rolls\"}", "\"the ball rolls\"");
+        e.rawEditor()->setPlainText(broken);
+        QVERIFY(!e.isValidJson());
+        QVERIFY2(e.parseError().contains("line 6"), qPrintable(e.parseError()));
+        QCOMPARE(e.text(), broken);
+        e.showForm();  // the form shows the last valid caption, disabled; nothing is rewritten
+        QCOMPARE(e.text(), broken);
+        QCOMPARE(e.rawEditor()->toPlainText(), broken);
+        QVERIFY(!e.fieldEditor("/subjects/0/description")->isEnabled());
+        // Not an object, wrong types and bad times are problems, the text stays.
+        e.setText("[1, 2]");
+        QVERIFY(!e.isValidJson());
+        e.setText("{\"subjects\": \"one ball\", \"actions\": [{\"time\": \"1:75\"}]}");
+        QVERIFY(e.isValidJson());
+        QVERIFY(e.problems().join("|").contains("'subjects' should be a list"));
+        QVERIFY(e.problems().join("|").contains("actions[0].time"));
+        QCOMPARE(e.text(), QString("{\"subjects\": \"one ball\", \"actions\": [{\"time\": \"1:75\"}]}"));
+        // The validator adds the caller's checks (durations, for example).
+        e.setValidator([](const QString& text) { return text.contains("1:75") ? QStringList{"past the end"} : QStringList{}; });
+        QVERIFY(e.problems().contains("past the end"));
+    }
+    void oneUndoStackForBothViews() {
+        CaptionEditor e;
+        QVERIFY(e.setSchema(schema(), "video"));
+        e.show();
+        e.setText(kCaption);
+        e.showForm();
+        auto* motion = qobject_cast<QLineEdit*>(e.fieldEditor("/cinematography/camera_motion"));
+        QTest::keyClicks(motion, "dolly");  // five key presses merge into one step
+        const QString afterForm = e.text();
+        e.showRaw();
+        e.rawEditor()->setPlainText(afterForm + " ");
+        QCOMPARE(e.undoStack()->count(), 3);  // setText, form edit, raw edit
+        e.undoStack()->undo();
+        QCOMPARE(e.text(), afterForm);
+        e.undoStack()->undo();
+        QCOMPARE(e.text(), QString(kCaption));
+        QCOMPARE(e.rawEditor()->toPlainText(), QString(kCaption));
+        e.showForm();
+        QCOMPARE(qobject_cast<QLineEdit*>(e.fieldEditor("/cinematography/camera_motion"))->text(), QString());
+        e.undoStack()->redo();
+        QCOMPARE(qobject_cast<QLineEdit*>(e.fieldEditor("/cinematography/camera_motion"))->text(), QString("dolly"));
+    }
+    void listsAddRemoveAndReorder() {
+        CaptionEditor e;
+        QVERIFY(e.setSchema(schema(), "video"));
+        e.show();
+        e.setText(kCaption);
+        e.showForm();
+        auto button = [&](const QString& name) { return e.findChild<QAbstractButton*>(name); };
+        QVERIFY(button("button:/subjects/1/up"));
+        button("button:/subjects/1/up")->click();
+        QCOMPARE(qobject_cast<QPlainTextEdit*>(e.fieldEditor("/subjects/0/description"))->toPlainText(), QString("a blue box"));
+        button("button:/subjects/add")->click();
+        QVERIFY(e.fieldEditor("/subjects/2/description"));
+        button("button:/subjects/0/remove")->click();
+        QVERIFY(!e.fieldEditor("/subjects/2/description"));
+        QCOMPARE(qobject_cast<QPlainTextEdit*>(e.fieldEditor("/subjects/0/description"))->toPlainText(), QString("a red ball"));
+        button("button:/transitions/add")->click();
+        QVERIFY(e.text().contains("\"transitions\": [\n    \"\"\n  ]"));
+        // Each structural edit is one undo step.
+        e.undoStack()->undo();
+        e.undoStack()->undo();
+        e.undoStack()->undo();
+        e.undoStack()->undo();
+        QCOMPARE(e.text(), QString(kCaption));
+    }
+    void streamingEndsInOneStepOrPutsTheTextBack() {
+        CaptionEditor e;
+        QVERIFY(e.setSchema(schema(), "video"));
+        e.setText(kCaption);
+        e.beginStream();
+        e.appendStream("```json\n{\"subjects\"");
+        QVERIFY(e.rawEditor()->isReadOnly());
+        QVERIFY(e.rawEditor()->toPlainText().startsWith("```json"));
+        e.endStream(QString());  // cancelled: the caption is back
+        QCOMPARE(e.text(), QString(kCaption));
+        QCOMPARE(e.rawEditor()->toPlainText(), QString(kCaption));
+        e.beginStream();
+        e.appendStream("anything");
+        e.endStream("{\"temporal_caption\": \"new\"}");
+        QCOMPARE(e.text(), QString("{\"temporal_caption\": \"new\"}"));
+        e.undoStack()->undo();
+        QCOMPARE(e.text(), QString(kCaption));
+    }
+    void refusesABadSchema() {
+        CaptionEditor e;
+        QVERIFY(!e.setSchema("{not json", "video"));
+        QVERIFY(!e.setSchema("{\"video\": 3}", "video"));
+        QVERIFY(e.setSchema(schema(), "image"));
+        e.setText("{\"quadrant_scan\": {\"top_left\": \"sky\"}}");
+        e.showForm();
+        QCOMPARE(qobject_cast<QPlainTextEdit*>(e.fieldEditor("/quadrant_scan/top_left"))->toPlainText(), QString("sky"));
+    }
+};
+
+QTEST_MAIN(TestCaptionEditor)
+#include "test_caption_editor.moc"
