@@ -1,34 +1,302 @@
-// The studio window in a real Qt event loop: loading a model happens on the worker thread and the panel shows it.
+// The studio window driven like an artist would, under a real Qt event loop on the tiny model: prompt, upsample,
+// caption form <-> raw JSON, settings, queue, live previews, player, history, recall; restarts and a killed process
+// keep the queue; bad input is refused with a message and loses nothing. WS_SCREENSHOT_DIR=DIR (under xvfb-run)
+// saves a picture of each main view.
+#include <QAbstractButton>
+#include <QCheckBox>
+#include <QLabel>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QProcess>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QUndoStack>
 #include <QtTest>
 
+#include "CaptionEditor.h"
+#include "HistoryStore.h"
 #include "KeyValueView.h"
 #include "MainWindow.h"
+#include "PlayerPanel.h"
+#include "PreviewStrip.h"
+#include "QueueController.h"
+#include "SettingsPanel.h"
+#include "StudioPaths.h"
 #include "worldstudio/tiny_model.h"
+
+namespace {
+
+// Longest gap between ticks of a 2 ms timer on the UI thread while `until` is false: how long the UI froze.
+double longestStallMs(const std::function<bool()>& until, int timeoutMs) {
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = clock.elapsed(), worst = 0;
+    QTimer tick;
+    tick.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&tick, &QTimer::timeout, [&] {
+        const qint64 now = clock.elapsed();
+        worst = std::max(worst, now - last);
+        last = now;
+    });
+    tick.start(2);
+    while (!until() && clock.elapsed() < timeoutMs) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    return static_cast<double>(worst);
+}
+
+void shot(QWidget* w, const QString& name) {
+    const QString dir = qEnvironmentVariable("WS_SCREENSHOT_DIR");
+    if (dir.isEmpty()) return;
+    QCoreApplication::processEvents();
+    QTest::qWait(100);
+    QVERIFY(w->grab().save(dir + "/" + name + ".png"));
+}
+
+QString readFile(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+}  // namespace
 
 class TestStudio : public QObject {
     Q_OBJECT
+    QTemporaryDir tmp_;
+    QString model_;
+
+    void useDataDir(const QString& name) {
+        qputenv("XDG_DATA_HOME", tmp_.filePath(name).toUtf8());
+        qputenv("XDG_CONFIG_HOME", tmp_.filePath(name + "-config").toUtf8());
+    }
+
 private Q_SLOTS:
-    void loadsAModelWithoutBlocking() {
-        QTemporaryDir tmp;
-        ws::make_tiny_model(tmp.filePath("tiny").toStdString(), 0);
+    void initTestCase() {
+        // The studio's own names, so this process and a studio started by a test share the data folder layout.
+        QCoreApplication::setApplicationName("WorldStudio");
+        QCoreApplication::setOrganizationName("WorldStudio");
+        model_ = tmp_.filePath("tiny");
+        ws::make_tiny_model(model_.toStdString(), 0);
+        ws::fit_preview_projection(model_.toStdString(), 2);
+    }
+
+    void artistWorkflowEndToEnd() {
+        useDataDir("data");
         MainWindow w;
+        w.player()->setUseAudioDevice(false);
         w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
         QSignalSpy ready(&w, &MainWindow::modelReady);
-        w.loadModel(tmp.filePath("tiny"));
+        w.loadModel(model_);
         QVERIFY(ready.wait(60000));
         QCOMPARE(w.modelView()->valueOf("Layers"), QString("2"));
-        QVERIFY(w.modelView()->valueOf("Model").startsWith("tiny:"));
-        // WS_SCREENSHOT_DIR=... (e.g. under xvfb-run) keeps a picture of the window for a human to look at.
-        const QString shots = qEnvironmentVariable("WS_SCREENSHOT_DIR");
-        if (!shots.isEmpty()) QVERIFY(w.grab().save(shots + "/studio_model_panel.png"));
+
+        // Prompt and upsample: the reasoner's reply streams into the caption editor. The random tiny model writes no
+        // JSON, so the caption is left exactly as it was and the status says why.
+        QTest::keyClicks(w.promptEdit(), "a red ball bounces on a table");
+        QSignalSpy upsampled(&w, &MainWindow::upsampleFinished);
+        QTest::keyClick(&w, Qt::Key_U, Qt::ControlModifier);
+        QVERIFY(upsampled.wait(60000));
+        QVERIFY(w.captionEditor()->streamedPieces() > 0);
+        QCOMPARE(w.captionEditor()->text(), QString("{}"));
+        QVERIFY2(w.statusMessage().contains("no caption"), qPrintable(w.statusMessage()));
+
+        // Edit the caption in the form and see it in the raw JSON, then back.
+        CaptionEditor* caption = w.captionEditor();
+        caption->setText("{\n  \"temporal_caption\": \"0:00 a red ball drops\",\n  \"subjects\": [{\"description\": \"a red ball\"}]\n}");
+        caption->showForm();
+        auto* motion = qobject_cast<QLineEdit*>(caption->fieldEditor("/cinematography/camera_motion"));
+        QVERIFY(motion);
+        QTest::keyClicks(motion, "slow pan left");
+        QVERIFY(caption->rawEditor()->toPlainText().contains("\"camera_motion\": \"slow pan left\""));
+        shot(&w, "generate");
+        caption->showRaw();
+        QString raw = caption->rawEditor()->toPlainText();
+        caption->rawEditor()->setPlainText(raw.replace("slow pan left", "fast dolly in"));
+        shot(&w, "caption_raw_json");
+        caption->showForm();
+        QCOMPARE(qobject_cast<QLineEdit*>(caption->fieldEditor("/cinematography/camera_motion"))->text(), QString("fast dolly in"));
+        shot(&w, "caption_form");
+        const QString queuedCaption = caption->text();
+
+        // Settings: the quick draft preset, sound on, a fixed seed.
+        SettingsPanel* s = w.settings();
+        QCOMPARE(s->mode(), QString("text2video"));
+        s->soundBox()->setChecked(true);
+        s->seedBox()->setValue(1234);
+        s->framesBox()->setValue(10);
+        QCOMPARE(s->request()["num_frames"].get<int>(), 13);  // snapped to 4k+1
+
+        // Generate: previews arrive while the UI stays responsive.
+        QSignalSpy completed(&w, &MainWindow::jobCompleted);
+        QTest::keyClick(&w, Qt::Key_Return, Qt::ControlModifier);
+        const double stall = longestStallMs([&] { return completed.count() > 0; }, 120000);
+        QCOMPARE(completed.count(), 1);
+        QCOMPARE(completed.first().at(1).toString(), QString("done"));
+        qInfo("longest UI-thread stall during the generation: %.0f ms", stall);
+        QVERIFY2(stall < 50, qPrintable(QString("UI froze for %1 ms").arg(stall)));
+        QVERIFY(w.preview()->previewsReceived() >= 1);
+        QVERIFY(w.preview()->frameCount() == 4);  // 13 frames -> 4 latent frames
+        QVERIFY(w.preview()->statusText().contains("step 10 / 10"));
+        shot(&w, "generate_after_run");
+
+        // The result opens in the player; it plays on the (silent) clock and can be stepped.
+        QTRY_VERIFY_WITH_TIMEOUT(w.player()->hasMedia(0), 20000);
+        QCOMPARE(w.player()->media(0)->video.count, 13);
+        QVERIFY(w.player()->media(0)->audio.frames() > 0);
+        QVERIFY(!w.player()->clockIsDevice());
+        QVERIFY(w.player()->clockDescription().contains("silent clock"));
+        w.showView(MainWindow::PlayerView);
+        w.player()->play();
+        QTRY_VERIFY_WITH_TIMEOUT(w.player()->currentFrame() >= 6, 5000);
+        w.player()->pause();
+        const int at = w.player()->currentFrame();
+        w.player()->stepFrames(1);
+        QCOMPARE(w.player()->currentFrame(), at + 1);
+        shot(&w, "player");
+
+        // History: the output with its record, searchable, and recall restores caption and settings exactly.
+        QCOMPARE(w.history()->count(), 1);
+        w.showView(MainWindow::HistoryView);
+        QCOMPARE(w.historyList()->count(), 1);
+        QTest::keyClicks(w.historySearch(), "no such words");
+        QCOMPARE(w.historyList()->count(), 0);
+        w.historySearch()->clear();
+        QTest::keyClicks(w.historySearch(), "dolly");
+        QCOMPARE(w.historyList()->count(), 1);
+        w.historyList()->setCurrentRow(0);
+        shot(&w, "history");
+        const qint64 historyId = completed.first().at(2).toLongLong();
+        QVERIFY(historyId > 0);
+        caption->setText("{\"temporal_caption\": \"something else\"}");
+        s->seedBox()->setValue(99);
+        s->soundBox()->setChecked(false);
+        w.recall(historyId);
+        QCOMPARE(caption->text(), queuedCaption);
+        QCOMPARE(s->seedBox()->value(), 1234);
+        QVERIFY(s->soundBox()->isChecked());
+        QCOMPARE(s->request()["num_frames"].get<int>(), 13);
+        QCOMPARE(w.promptEdit()->text(), QString("a red ball bounces on a table"));
+        // The record in the database is the one embedded in the file.
+        const HistoryEntry e = w.history()->get(historyId);
+        QVERIFY(QFileInfo::exists(e.file));
+        QVERIFY(!e.thumbnail.isNull());
+        QVERIFY(QJsonDocument::fromJson(e.recordJson.toUtf8()).object()["prompt_string"].toString().contains("fast dolly in"));
+        w.showView(MainWindow::QueueView);
+        shot(&w, "queue");
     }
-    void reportsABadFolder() {
+
+    void queueEditsAndRestartKeepQueueAndHistory() {
+        useDataDir("data");  // the folder of the previous test: its history must still be there
+        qint64 a = 0, b = 0;
+        {
+            MainWindow w;  // no model: jobs wait
+            QCOMPARE(w.history()->count(), 1);
+            w.promptEdit()->setText("first job");
+            a = w.addToQueue();
+            w.promptEdit()->setText("second job");
+            b = w.addToQueue();
+            QVERIFY(a > 0 && b > a);
+            QVERIFY(w.queue()->queue().move(b, 0));
+            // Edit a queued job: load it, change the seed, update it in place.
+            w.editQueuedJob(a);
+            QCOMPARE(w.promptEdit()->text(), QString("first job"));
+            w.settings()->seedBox()->setValue(4242);
+            QCOMPARE(w.addToQueue(), a);
+            QCOMPARE(w.queue()->queue().job(a)->request["seed"].get<int>(), 4242);
+        }
         MainWindow w;
+        QCOMPARE(w.history()->count(), 1);
+        QCOMPARE(w.historyList()->count(), 1);
+        QVERIFY2(w.statusMessage().contains("Restored 2 queued"), qPrintable(w.statusMessage()));
+        QTRY_COMPARE(w.queueTable()->rowCount(), 3);  // the done job and the two waiting ones
+        QCOMPARE(w.queueTable()->item(1, 0)->text(), QString::number(b));
+        QCOMPARE(w.queueTable()->item(2, 0)->text(), QString::number(a));
+        QCOMPARE(w.queue()->queue().job(a)->request["seed"].get<int>(), 4242);
+        w.queue()->queue().cancel_all();
+        w.queue()->queue().remove_finished();
+        QTRY_COMPARE(w.queueTable()->rowCount(), 0);
+    }
+
+    void killedMidGenerationTheQueueComesBack() {
+        useDataDir("killed");
+        const QString job = tmp_.filePath("long_job.json");
+        QFile f(job);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"model_mode": "text2video", "prompt": "a long run", "resolution": "256", "num_frames": 33, "num_steps": 1000, "guidance": 1.0})");
+        f.close();
+        QProcess studio;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        studio.setProcessEnvironment(env);
+        studio.start(WS_STUDIO, {"--model", model_, "--enqueue", job, "--no-audio"});
+        QVERIFY(studio.waitForStarted());
+        const QString journal = tmp_.filePath("killed/WorldStudio/WorldStudio/queue.json");
+        QTRY_VERIFY_WITH_TIMEOUT(readFile(journal).contains("\"running\""), 60000);
+        QTest::qWait(300);
+        studio.kill();  // SIGKILL: no chance to tidy up
+        QVERIFY(studio.waitForFinished());
+        MainWindow w;
+        QVERIFY2(w.statusMessage().contains("1 interrupted"), qPrintable(w.statusMessage()));
+        QCOMPARE(w.queueTable()->rowCount(), 1);
+        QVERIFY(w.queueTable()->item(0, 1)->text().contains("interrupted"));
+        QCOMPARE(w.queue()->jobs()[0].request["num_steps"].get<int>(), 1000);
+        w.queue()->queue().cancel_all();
+    }
+
+    void badInputIsRefusedAndNothingIsLost() {
+        useDataDir("bad");
+        MainWindow w;
+        // A caption that does not parse is not queued and not rewritten.
+        w.captionEditor()->setText("{\"subjects\": [");
+        QCOMPARE(w.addToQueue(), qint64(0));
+        QVERIFY(w.statusMessage().contains("JSON"));
+        QCOMPARE(w.captionEditor()->text(), QString("{\"subjects\": ["));
+        // Nothing to generate from.
+        w.captionEditor()->setText("{}");
+        QCOMPARE(w.addToQueue(), qint64(0));
+        // A mode that needs a conditioning input says which field is missing.
+        w.promptEdit()->setText("a ball");
+        w.settings()->setMode("image2video");
+        QCOMPARE(w.addToQueue(), qint64(0));
+        QVERIFY2(w.statusMessage().contains("vision_path"), qPrintable(w.statusMessage()));
+        QCOMPARE(w.queue()->jobs().size(), size_t(0));
+        // Request files that are not requests.
+        const QString junk = tmp_.filePath("junk.json");
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"model_mode\": \"text2video\", \"num_steps\": -3, \"prompt\": \"x\"}");
+        f.close();
+        QVERIFY(!w.enqueueRequestFile(junk));
+        QVERIFY(w.statusMessage().contains("num_steps"));
+        QVERIFY(!w.enqueueRequestFile(tmp_.filePath("missing.json")));
+        // A model folder that is not one.
         QSignalSpy failed(&w, &MainWindow::modelFailed);
         w.loadModel("/nonexistent/model");
         QVERIFY(failed.wait(10000));
         QVERIFY(failed.first().first().toString().contains("no such model folder"));
+        // The player reports a file it cannot play.
+        QSignalSpy playFailed(w.player(), &PlayerPanel::failed);
+        w.player()->open(junk);
+        QVERIFY(playFailed.wait(10000));
+    }
+
+    void aDamagedQueueJournalIsSetAside() {
+        useDataDir("damaged");
+        QDir().mkpath(tmp_.filePath("damaged/WorldStudio/WorldStudio"));
+        QFile f(tmp_.filePath("damaged/WorldStudio/WorldStudio/queue.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"worldstudio-queue\", \"jobs\": [{\"id\": 1}");
+        f.close();
+        MainWindow w;
+        QTRY_VERIFY(w.statusMessage().contains("could not be read"));
+        QVERIFY(QFileInfo::exists(tmp_.filePath("damaged/WorldStudio/WorldStudio/queue.json.unreadable")));
+        QCOMPARE(w.queue()->jobs().size(), size_t(0));
     }
 };
 

@@ -1,12 +1,15 @@
 #include "EngineWorker.h"
 
-#include <QMetaObject>
+#include <QDir>
+#include <QFileInfo>
 
+#include "StudioPaths.h"
 #include "worldstudio/engine.h"
 #include "worldstudio/error.h"
+#include "worldstudio/tiny_model.h"
 
 EngineWorker::EngineWorker(QObject* parent) : QObject(nullptr) {
-    Q_UNUSED(parent);
+    Q_UNUSED(parent);  // lives on its own thread, so it cannot have a parent on the UI thread
     moveToThread(&thread_);
     thread_.start();
 }
@@ -17,15 +20,76 @@ EngineWorker::~EngineWorker() {
     thread_.wait();
 }
 
+std::shared_ptr<const ws::Model> EngineWorker::model() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return model_;
+}
+
 void EngineWorker::loadModel(const QString& dir) {
     cancel_ = false;
     try {
         ws::RunCallbacks cb;
         cb.should_cancel = [this] { return cancel_.load(); };
         cb.on_progress = [this](int done, int total, double) { Q_EMIT loadProgress(done, total); };
-        model_ = ws::Model::load(dir.toStdString(), {}, cb);
-        Q_EMIT modelLoaded(QString::fromStdString(model_->info().dump()));
+        auto model = ws::Model::load(dir.toStdString(), {}, cb);
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            model_ = model;
+        }
+        Q_EMIT modelLoaded(QString::fromStdString(model->info().dump()));
+    } catch (const ws::Cancelled&) {
+        Q_EMIT failed(tr("Loading was cancelled."));
     } catch (const std::exception& e) {
         Q_EMIT failed(QString::fromStdString(e.what()));
+    }
+}
+
+void EngineWorker::loadDefaultModel() {
+    const QString dir = StudioPaths::defaultModelDir();
+    if (!QFileInfo::exists(dir + "/model_index.json")) {
+        Q_EMIT status(tr("Preparing the built-in model..."));
+        try {
+            // Made in a sibling folder and renamed, so an interrupted first start never leaves half a model.
+            const QString tmp = dir + ".partial";
+            QDir(tmp).removeRecursively();
+            ws::make_tiny_model(tmp.toStdString(), 0);
+            ws::fit_preview_projection(tmp.toStdString(), 2);
+            QDir().mkpath(QFileInfo(dir).absolutePath());
+            if (!QDir().rename(tmp, dir)) throw ws::Error("cannot create " + dir.toStdString());
+        } catch (const std::exception& e) {
+            Q_EMIT failed(QString::fromStdString(e.what()));
+            return;
+        }
+    }
+    loadModel(dir);
+}
+
+void EngineWorker::upsample(const QString& templateMode, const QString& prompt, const QString& requestJson) {
+    cancel_ = false;
+    auto model = this->model();
+    if (!model) {
+        Q_EMIT upsampleFailed(tr("No model is loaded."), QString());
+        return;
+    }
+    std::string raw;
+    try {
+        ws::Session session(model);
+        ws::RunCallbacks cb;
+        cb.should_cancel = [this] { return cancel_.load(); };
+        cb.on_text = [&](const std::string& piece) {
+            raw += piece;
+            Q_EMIT upsampleText(QString::fromStdString(piece));
+        };
+        ws::ReasonerSampling sampling;
+        sampling.max_new_tokens = 1024;
+        const ws::ojson request = requestJson.isEmpty() ? ws::ojson::object() : ws::ojson::parse(requestJson.toStdString());
+        ws::UpsampleResult r = session.upsample(templateMode.toStdString(), prompt.toStdString(), request, sampling, cb);
+        QStringList problems;
+        for (const auto& p : r.problems) problems << QString::fromStdString(p);
+        Q_EMIT upsampleDone(QString::fromStdString(r.caption.dump(2)), problems);
+    } catch (const ws::Cancelled&) {
+        Q_EMIT upsampleFailed(tr("Upsampling was cancelled."), QString::fromStdString(raw));
+    } catch (const std::exception& e) {
+        Q_EMIT upsampleFailed(QString::fromStdString(e.what()), QString::fromStdString(raw));
     }
 }

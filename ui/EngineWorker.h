@@ -1,10 +1,12 @@
 #pragma once
-// Runs engine calls on a worker thread and reports back through queued signals, so the UI never blocks.
+// Runs model loading and prompt upsampling on a worker thread and reports back through queued signals, so the UI
+// never blocks. Generation runs on the queue's own thread (QueueController). cancel() is safe from any thread.
 #include <QObject>
 #include <QString>
 #include <QThread>
 #include <atomic>
 #include <memory>
+#include <mutex>
 
 namespace ws {
 class Model;
@@ -15,19 +17,27 @@ class EngineWorker : public QObject {
 public:
     explicit EngineWorker(QObject* parent = nullptr);
     ~EngineWorker() override;
-    std::shared_ptr<const ws::Model> model() const { return model_; }
-
-public Q_SLOTS:
-    void loadModel(const QString& dir);  // emits modelLoaded or failed
+    std::shared_ptr<const ws::Model> model() const;
     void cancel() { cancel_ = true; }
+
+    // Queue these onto the worker (QMetaObject::invokeMethod) or call them from a test's own thread.
+    void loadModel(const QString& dir);  // emits modelLoaded or failed
+    void loadDefaultModel();             // makes the built-in model on first use, then loads it
+    // Upsamples a short prompt with the reasoner, streaming the reply; `requestJson` gives duration/fps/size.
+    void upsample(const QString& templateMode, const QString& prompt, const QString& requestJson);
 
 Q_SIGNALS:
     void loadProgress(int done, int total);
     void modelLoaded(const QString& summaryJson);
     void failed(const QString& message);
+    void status(const QString& message);
+    void upsampleText(const QString& piece);
+    void upsampleDone(const QString& captionJson, const QStringList& problems);
+    void upsampleFailed(const QString& message, const QString& rawReply);
 
 private:
     QThread thread_;
+    mutable std::mutex mu_;
     std::shared_ptr<const ws::Model> model_;
     std::atomic<bool> cancel_{false};
 };

@@ -521,6 +521,7 @@ void CaptionEditor::beginStream() {
     if (streaming_) return;
     beforeStream_ = text_;
     streaming_ = true;
+    streamedPieces_ = 0;
     raw_->setReadOnly(true);
     applying_ = true;
     raw_->clear();
@@ -531,6 +532,7 @@ void CaptionEditor::beginStream() {
 
 void CaptionEditor::appendStream(const QString& piece) {
     if (!streaming_) return;
+    ++streamedPieces_;
     applying_ = true;
     QTextCursor c(raw_->document());
     c.movePosition(QTextCursor::End);

@@ -51,6 +51,7 @@ public:
     void appendStream(const QString& piece);
     void endStream(const QString& finalText);
     bool streaming() const { return streaming_; }
+    int streamedPieces() const { return streamedPieces_; }  // pieces received by the last stream
 
     void showForm();
     void showRaw();
@@ -93,5 +94,6 @@ private:
     bool applying_ = false;   // programmatic change of the raw view
     bool formDirty_ = true;   // the form shows an older text
     bool streaming_ = false;
+    int streamedPieces_ = 0;
     QString beforeStream_;
 };

@@ -1,15 +1,41 @@
-// worldstudio: the studio window. `worldstudio [MODEL_DIR]` opens a model folder at start.
+// worldstudio: the studio window.
+//   worldstudio [MODEL_DIR] [--model DIR] [--enqueue REQUEST.json ...] [--no-audio]
+// With no model given it opens the last model used, or the built-in model (made on first start).
 #include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QSettings>
 
 #include "MainWindow.h"
+#include "PlayerPanel.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("WorldStudio");
     QApplication::setOrganizationName("WorldStudio");
+    QApplication::setApplicationVersion(WS_VERSION);
+    QCommandLineParser cli;
+    cli.setApplicationDescription("WorldStudio: interactive world generation with Cosmos 3 world models");
+    cli.addHelpOption();
+    cli.addVersionOption();
+    cli.addPositionalArgument("model", "Model folder to open (Hugging Face snapshot layout)", "[MODEL_DIR]");
+    QCommandLineOption model("model", "Model folder to open.", "DIR");
+    QCommandLineOption enqueue("enqueue", "Queue a request JSON file (repeatable).", "FILE");
+    QCommandLineOption noAudio("no-audio", "Play on the silent clock, without opening an audio device.");
+    cli.addOptions({model, enqueue, noAudio});
+    cli.process(app);
+
     MainWindow w;
+    if (cli.isSet(noAudio)) w.player()->setUseAudioDevice(false);
     w.show();
-    const QStringList args = QApplication::arguments();
-    if (args.size() > 1) w.loadModel(args[1]);
+    QString dir = cli.value(model);
+    if (dir.isEmpty() && !cli.positionalArguments().isEmpty()) dir = cli.positionalArguments().first();
+    if (dir.isEmpty()) {
+        const QString last = QSettings().value("model/last").toString();
+        if (!last.isEmpty() && QDir(last).exists()) dir = last;
+    }
+    if (dir.isEmpty()) w.loadDefaultModel();
+    else w.loadModel(dir);
+    for (const QString& f : cli.values(enqueue)) w.enqueueRequestFile(f);
     return QApplication::exec();
 }

@@ -1,0 +1,116 @@
+#include "HistoryStore.h"
+
+#include <QBuffer>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QUuid>
+#include <QVariant>
+
+#include "worldstudio/error.h"
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+void exec(QSqlDatabase& db, const QString& sql) {
+    QSqlQuery q(db);
+    if (!q.exec(sql)) throw ws::Error(("history database: " + q.lastError().text() + " in " + sql).toStdString());
+}
+
+HistoryEntry entryFrom(const QSqlQuery& q) {
+    HistoryEntry e;
+    e.id = q.value(0).toLongLong();
+    e.created = QDateTime::fromString(q.value(1).toString(), Qt::ISODateWithMs);
+    e.mode = q.value(2).toString();
+    e.prompt = q.value(3).toString();
+    e.seed = q.value(4).toLongLong();
+    e.file = q.value(5).toString();
+    e.recordJson = q.value(6).toString();
+    e.thumbnail.loadFromData(q.value(7).toByteArray(), "PNG");
+    return e;
+}
+
+}  // namespace
+
+HistoryStore::HistoryStore(const QString& path) : connection_("history-" + QUuid::createUuid().toString(QUuid::WithoutBraces)) {
+    QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", connection_);
+    db.setDatabaseName(path);
+    if (!db.open()) throw ws::Error(("cannot open the history database " + path + ": " + db.lastError().text()).toStdString());
+    // WAL lets a second window read while one writes; a busy timeout waits instead of failing.
+    exec(db, "PRAGMA journal_mode=WAL");
+    exec(db, "PRAGMA busy_timeout=5000");
+    exec(db, "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)");
+    exec(db, "CREATE TABLE IF NOT EXISTS outputs (id INTEGER PRIMARY KEY AUTOINCREMENT, created TEXT NOT NULL, mode TEXT, "
+             "prompt TEXT, seed INTEGER, file TEXT, record TEXT NOT NULL, thumbnail BLOB)");
+    exec(db, "CREATE INDEX IF NOT EXISTS outputs_created ON outputs(created)");
+    QSqlQuery v(db);
+    v.exec("SELECT value FROM meta WHERE key='schema_version'");
+    if (v.next() && v.value(0).toInt() > kSchemaVersion)
+        throw ws::Error(("the history database " + path + " was written by a newer WorldStudio").toStdString());
+    exec(db, QString("INSERT OR REPLACE INTO meta VALUES ('schema_version', '%1')").arg(kSchemaVersion));
+}
+
+HistoryStore::~HistoryStore() {
+    { QSqlDatabase::database(connection_).close(); }
+    QSqlDatabase::removeDatabase(connection_);
+}
+
+qint64 HistoryStore::add(const QString& file, const QString& recordJson, const QImage& thumbnail) {
+    const QJsonObject record = QJsonDocument::fromJson(recordJson.toUtf8()).object();
+    const QJsonObject request = record["request"].toObject();
+    QByteArray png;
+    if (!thumbnail.isNull()) {
+        QBuffer buffer(&png);
+        buffer.open(QIODevice::WriteOnly);
+        thumbnail.save(&buffer, "PNG");
+    }
+    QSqlDatabase db = QSqlDatabase::database(connection_);
+    QSqlQuery q(db);
+    q.prepare("INSERT INTO outputs (created, mode, prompt, seed, file, record, thumbnail) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    q.addBindValue(QDateTime::currentDateTime().toString(Qt::ISODateWithMs));
+    q.addBindValue(record["mode"].toString());
+    q.addBindValue(request["prompt"].toString());
+    q.addBindValue(static_cast<qint64>(record["seed"].toDouble()));
+    q.addBindValue(file);
+    q.addBindValue(recordJson);
+    q.addBindValue(png);
+    if (!q.exec()) throw ws::Error(("history database: " + q.lastError().text()).toStdString());
+    return q.lastInsertId().toLongLong();
+}
+
+QVector<HistoryEntry> HistoryStore::search(const QString& text, int limit) const {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    q.prepare("SELECT id, created, mode, prompt, seed, file, record, thumbnail FROM outputs "
+              "WHERE prompt LIKE ? ESCAPE '\\' ORDER BY id DESC LIMIT ?");
+    QString pattern = text;
+    pattern.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+    q.addBindValue("%" + pattern + "%");
+    q.addBindValue(limit);
+    QVector<HistoryEntry> out;
+    if (!q.exec()) return out;
+    while (q.next()) out.push_back(entryFrom(q));
+    return out;
+}
+
+HistoryEntry HistoryStore::get(qint64 id) const {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    q.prepare("SELECT id, created, mode, prompt, seed, file, record, thumbnail FROM outputs WHERE id = ?");
+    q.addBindValue(id);
+    if (q.exec() && q.next()) return entryFrom(q);
+    return {};
+}
+
+bool HistoryStore::remove(qint64 id) {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    q.prepare("DELETE FROM outputs WHERE id = ?");
+    q.addBindValue(id);
+    return q.exec() && q.numRowsAffected() > 0;
+}
+
+int HistoryStore::count() const {
+    QSqlQuery q(QSqlDatabase::database(connection_));
+    return q.exec("SELECT COUNT(*) FROM outputs") && q.next() ? q.value(0).toInt() : 0;
+}

@@ -1,0 +1,85 @@
+#pragma once
+// Plays results with sound. The audio device is the master clock (ws::PlaybackClock): a timer polls the clock's
+// position and shows the frame due now; frames that came due while a paint was late are skipped and counted.
+// A second clip (B) plays side by side on the same clock for comparisons. Without a device a silent clock stands in.
+#include <QHash>
+#include <QWidget>
+#include <memory>
+
+#include "worldstudio/media.h"
+
+namespace ws {
+class PlaybackClock;
+}
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSlider;
+class QTimer;
+class VideoView;
+
+struct PlayerMedia {
+    QString path;
+    ws::VideoFrames video;
+    ws::AudioClip audio;
+    double duration() const { return video.count > 0 && video.fps > 0 ? video.count / video.fps : audio.seconds(); }
+};
+
+class PlayerPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PlayerPanel(QWidget* parent = nullptr);
+    ~PlayerPanel() override;
+
+    // Loads a media file into slot 0 (A) or 1 (B, compare) on a pool thread; emits loaded or failed.
+    void open(const QString& path, int slot = 0);
+    void closeCompare();
+    void setUseAudioDevice(bool use) { useDevice_ = use; }
+
+    void play();
+    void pause();
+    void togglePlay();
+    void stepFrames(int delta);
+    void seek(double seconds);
+    void setLoop(bool loop);
+    void setSpeed(double speed);
+
+    bool playing() const;
+    double position() const;
+    int currentFrame(int slot = 0) const;
+    int droppedFrames() const { return dropped_; }
+    bool hasMedia(int slot = 0) const { return media_[slot] != nullptr; }
+    const PlayerMedia* media(int slot = 0) const { return media_[slot].get(); }
+    QString clockDescription() const;
+    bool clockIsDevice() const;
+    const ws::PlaybackClock* clock() const { return clock_.get(); }
+    // When frame `index` of clip A was first painted, on the clock's device timeline (negative: not yet).
+    double presentedAt(int index) const { return presented_.value(index, -1.0); }
+
+Q_SIGNALS:
+    void loaded(int slot, const QString& path);
+    void failed(const QString& message);
+    void clockChanged(const QString& description, bool isDevice);
+
+private:
+    void install(int slot, std::shared_ptr<PlayerMedia> media);
+    void rebuildClock();
+    void tick();
+    void showFrame(int slot, int index);
+    std::shared_ptr<PlayerMedia> media_[2];
+    std::unique_ptr<ws::PlaybackClock> clock_;
+    VideoView* views_[2];
+    QLabel* titles_[2];
+    QTimer* timer_;
+    QSlider* slider_;
+    QLabel *time_, *stats_;
+    QPushButton* playButton_;
+    QCheckBox* loop_;
+    QComboBox* speed_;
+    int shown_[2] = {-1, -1};
+    int dropped_ = 0;
+    bool useDevice_ = true;
+    bool sliderUpdating_ = false;
+    QHash<int, double> presented_;
+};

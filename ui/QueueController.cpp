@@ -1,0 +1,71 @@
+#include "QueueController.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QMetaObject>
+
+#include "StudioPaths.h"
+#include "worldstudio/media.h"
+#include "worldstudio/request.h"
+
+namespace {
+
+QVector<QImage> previewImages(const ws::LatentPreview& p) {
+    QVector<QImage> frames;
+    if (p.rgb.empty() || p.shape.size() != 4) return frames;
+    const int t = static_cast<int>(p.shape[1]), h = static_cast<int>(p.shape[2]), w = static_cast<int>(p.shape[3]);
+    for (int i = 0; i < t; ++i)
+        frames.push_back(QImage(p.rgb.data() + static_cast<size_t>(i) * h * w * 3, w, h, w * 3, QImage::Format_RGB888).copy());
+    return frames;
+}
+
+QImage thumbnailOf(const QString& file) {
+    if (file.isEmpty()) return {};
+    try {
+        ws::VideoFrames v = file.endsWith(".png") ? ws::read_image(file.toStdString()) : ws::read_video(file.toStdString(), 0, 1);
+        if (v.count == 0) return {};
+        return QImage(v.frame(0), v.width, v.height, v.width * 3, QImage::Format_RGB888)
+            .scaled(160, 160, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+}  // namespace
+
+QueueController::QueueController(const QString& journalPath, QObject* parent) : QObject(parent) {
+    ws::JobEvents ev;
+    // Every callback below runs on the queue's thread; the signals reach the UI thread queued.
+    ev.on_changed = [this] { QMetaObject::invokeMethod(this, [this] { Q_EMIT jobsChanged(); }, Qt::QueuedConnection); };
+    ev.on_progress = [this](int64_t id, int step, int total, double secs) { Q_EMIT progress(id, step, total, secs); };
+    ev.preview_every = 1;
+    ev.on_preview = [this](int64_t id, const ws::LatentPreview& p) { Q_EMIT preview(id, p.step, p.total, previewImages(p)); };
+    ev.on_state = [this](const ws::Job& j) {
+        if (j.state != ws::JobState::Done && j.state != ws::JobState::Failed && j.state != ws::JobState::Cancelled) return;
+        const QString file = j.state == ws::JobState::Done ? outputFile(j) : QString();
+        Q_EMIT jobFinished(j.id, ws::job_state_name(j.state), file, QString::fromStdString(j.record.is_null() ? "" : j.record.dump()),
+                           QString::fromStdString(j.error), thumbnailOf(file));
+    };
+    queue_ = std::make_unique<ws::JobQueue>(nullptr, ev, journalPath.toStdString());
+}
+
+QueueController::~QueueController() {
+    queue_.reset();  // joins the worker before the signals' receiver goes away
+}
+
+void QueueController::setModel(std::shared_ptr<const ws::Model> model) { queue_->set_model(std::move(model)); }
+
+int64_t QueueController::submit(const ws::ojson& request) {
+    const bool image = request.value("model_mode", "") == "text2image";
+    const QString name = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz");
+    return queue_->submit(request, (StudioPaths::outputsDir() + "/" + name + (image ? ".png" : ".mp4")).toStdString());
+}
+
+QString QueueController::outputFile(const ws::Job& job) {
+    if (!job.record.contains("outputs") || job.record["outputs"].empty()) return {};
+    const auto& first = job.record["outputs"][0];
+    const std::string name = first.value("video", first.value("image", std::string()));
+    if (name.empty()) return {};
+    return QFileInfo(QString::fromStdString(job.out_prefix)).dir().filePath(QString::fromStdString(name));
+}

@@ -1,0 +1,36 @@
+#pragma once
+// The studio's generation queue: a ws::JobQueue with its journal in the data folder, its events re-posted to the UI
+// thread as signals. Preview frames and thumbnails are turned into QImages on the queue's thread, so the UI thread
+// only paints.
+#include <QImage>
+#include <QObject>
+#include <QString>
+#include <QVector>
+#include <memory>
+
+#include "worldstudio/job_queue.h"
+
+class QueueController : public QObject {
+    Q_OBJECT
+public:
+    // Throws ws::Error when the journal exists but cannot be read (the caller decides what to tell the user).
+    explicit QueueController(const QString& journalPath, QObject* parent = nullptr);
+    ~QueueController() override;
+
+    void setModel(std::shared_ptr<const ws::Model> model);
+    int64_t submit(const ws::ojson& request);  // output files go to the outputs folder
+    ws::JobQueue& queue() { return *queue_; }
+    std::vector<ws::Job> jobs() const { return queue_->jobs(); }
+    // The media file a finished job wrote (video or picture), empty when none.
+    static QString outputFile(const ws::Job& job);
+
+Q_SIGNALS:
+    void jobsChanged();
+    void progress(qint64 id, int step, int total, double seconds);
+    void preview(qint64 id, int step, int total, const QVector<QImage>& frames);
+    void jobFinished(qint64 id, const QString& state, const QString& outputFile, const QString& recordJson,
+                     const QString& error, const QImage& thumbnail);
+
+private:
+    std::unique_ptr<ws::JobQueue> queue_;
+};

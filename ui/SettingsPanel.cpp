@@ -1,0 +1,354 @@
+#include "SettingsPanel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
+#include <QPushButton>
+#include <QRandomGenerator>
+#include <QSaveFile>
+#include <QSpinBox>
+#include <QThreadPool>
+#include <QToolButton>
+
+#include "StudioPaths.h"
+#include "worldstudio/error.h"
+#include "worldstudio/media.h"
+#include "worldstudio/request.h"
+
+namespace {
+
+// A fast draft for previews on a CPU: the smallest tier, a short clip, few steps.
+ws::ojson quickDraft() {
+    return {{"resolution", "256"}, {"num_frames", 17}, {"num_steps", 10}, {"fps", 16}};
+}
+
+QWidget* pathRow(QLineEdit* edit, const QString& caption, QWidget* parent) {
+    auto* row = new QWidget(parent);
+    auto* l = new QHBoxLayout(row);
+    l->setContentsMargins(0, 0, 0, 0);
+    l->addWidget(edit, 1);
+    auto* browse = new QToolButton(row);
+    browse->setText(QStringLiteral("…"));
+    browse->setToolTip(caption);
+    QObject::connect(browse, &QToolButton::clicked, row, [edit, caption, row] {
+        const QString f = QFileDialog::getOpenFileName(row, caption, edit->text());
+        if (!f.isEmpty()) edit->setText(f);
+    });
+    l->addWidget(browse);
+    return row;
+}
+
+}  // namespace
+
+SettingsPanel::SettingsPanel(QWidget* parent)
+    : QWidget(parent), mode_(new QComboBox(this)), preset_(new QComboBox(this)), tier_(new QComboBox(this)),
+      aspect_(new QComboBox(this)), seedPolicy_(new QComboBox(this)), controlType_(new QComboBox(this)),
+      fps_(new QSpinBox(this)), frames_(new QSpinBox(this)), steps_(new QSpinBox(this)), seed_(new QSpinBox(this)),
+      guidance_(new QDoubleSpinBox(this)), shift_(new QDoubleSpinBox(this)), controlWeight_(new QDoubleSpinBox(this)),
+      sound_(new QCheckBox(tr("Generate sound"), this)), vision_(new QLineEdit(this)), action_(new QLineEdit(this)),
+      control_(new QLineEdit(this)), sizeLabel_(new QLabel(this)), durationLabel_(new QLabel(this)),
+      controlPreview_(new QLabel(this)), form_(new QFormLayout(this)) {
+    for (const auto& m : ws::mode_names()) mode_->addItem(QString::fromStdString(m));
+    mode_->setObjectName("mode");
+    mode_->setCurrentText("text2video");  // the artist's most common start
+    for (const char* t : {"256", "480", "720"}) tier_->addItem(QString(t) + "p", t);
+    for (const auto& [label, value] : std::vector<std::pair<QString, QString>>{
+             {"16:9", "16,9"}, {"9:16", "9,16"}, {"4:3", "4,3"}, {"3:4", "3,4"}, {"1:1", "1,1"}})
+        aspect_->addItem(label, value);
+    fps_->setRange(10, 30);
+    frames_->setRange(5, 400);
+    frames_->setSingleStep(4);
+    frames_->setObjectName("frames");
+    steps_->setRange(1, 200);
+    guidance_->setRange(0, 20);
+    guidance_->setSingleStep(0.5);
+    shift_->setRange(0.1, 50);
+    shift_->setSingleStep(0.5);
+    seed_->setRange(0, std::numeric_limits<int>::max());
+    seed_->setObjectName("seed");
+    seedPolicy_->addItem(tr("fixed"), "fixed");
+    seedPolicy_->addItem(tr("random"), "random");
+    seedPolicy_->addItem(tr("increment"), "increment");
+    controlType_->addItem(tr("edge"), "edge");
+    controlType_->addItem(tr("blur"), "blur");
+    controlWeight_->setRange(0, 1);
+    controlWeight_->setSingleStep(0.1);
+    controlWeight_->setValue(1.0);
+    vision_->setPlaceholderText(tr("picture or video"));
+    vision_->setObjectName("conditioning");
+    action_->setPlaceholderText(tr("actions (.json or .safetensors)"));
+    control_->setPlaceholderText(tr("control video"));
+    controlPreview_->setFixedHeight(72);
+    controlPreview_->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+
+    form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    auto* presetRow = new QWidget(this);
+    auto* pl = new QHBoxLayout(presetRow);
+    pl->setContentsMargins(0, 0, 0, 0);
+    pl->addWidget(preset_, 1);
+    auto* save = new QToolButton(presetRow);
+    save->setText(tr("Save…"));
+    save->setToolTip(tr("Save these settings as a preset"));
+    pl->addWidget(save);
+    connect(save, &QToolButton::clicked, this, [this] {
+        const QString name = QFileDialog::getSaveFileName(this, tr("Preset name"), StudioPaths::userPresetsDir(), "*.json");
+        if (!name.isEmpty()) savePreset(QFileInfo(name).completeBaseName());
+    });
+    form_->addRow(tr("Mode"), mode_);
+    form_->addRow(tr("Preset"), presetRow);
+    auto* sizeRow = new QWidget(this);
+    auto* sl = new QHBoxLayout(sizeRow);
+    sl->setContentsMargins(0, 0, 0, 0);
+    sl->addWidget(tier_);
+    sl->addWidget(aspect_);
+    sl->addWidget(sizeLabel_, 1);
+    form_->addRow(tr("Size"), sizeRow);
+    form_->addRow(tr("FPS"), fps_);
+    auto* framesRow = new QWidget(this);
+    auto* fl = new QHBoxLayout(framesRow);
+    fl->setContentsMargins(0, 0, 0, 0);
+    fl->addWidget(frames_);
+    fl->addWidget(durationLabel_, 1);
+    form_->addRow(tr("Frames"), framesRow);
+    form_->addRow(tr("Steps"), steps_);
+    form_->addRow(tr("Guidance"), guidance_);
+    form_->addRow(tr("Shift"), shift_);
+    auto* seedRow = new QWidget(this);
+    auto* el = new QHBoxLayout(seedRow);
+    el->setContentsMargins(0, 0, 0, 0);
+    el->addWidget(seed_, 1);
+    el->addWidget(seedPolicy_);
+    form_->addRow(tr("Seed"), seedRow);
+    form_->addRow(QString(), sound_);
+    visionRow_ = pathRow(vision_, tr("Conditioning picture or video"), this);
+    form_->addRow(tr("Condition"), visionRow_);
+    actionRow_ = pathRow(action_, tr("Action trajectory"), this);
+    form_->addRow(tr("Actions"), actionRow_);
+    controlRow_ = new QWidget(this);
+    auto* cl = new QVBoxLayout(controlRow_);
+    cl->setContentsMargins(0, 0, 0, 0);
+    cl->addWidget(pathRow(control_, tr("Control video"), controlRow_));
+    auto* ctl = new QHBoxLayout;
+    ctl->addWidget(controlType_);
+    ctl->addWidget(new QLabel(tr("weight"), controlRow_));
+    ctl->addWidget(controlWeight_);
+    auto* derive = new QPushButton(tr("Derive from video…"), controlRow_);
+    derive->setToolTip(tr("Compute an edge or blur control video from a source video"));
+    ctl->addWidget(derive);
+    cl->addLayout(ctl);
+    cl->addWidget(controlPreview_);
+    form_->addRow(tr("Control"), controlRow_);
+    connect(derive, &QPushButton::clicked, this, &SettingsPanel::deriveControl);
+
+    connect(mode_, &QComboBox::currentTextChanged, this, [this](const QString& m) {
+        if (applying_) return;
+        applyPreset(preset_->currentIndex());
+        updateVisibility();
+        Q_EMIT modeChanged(m);
+    });
+    connect(preset_, qOverload<int>(&QComboBox::activated), this, &SettingsPanel::applyPreset);
+    for (QComboBox* b : {tier_, aspect_}) connect(b, qOverload<int>(&QComboBox::currentIndexChanged), this, &SettingsPanel::updateDerived);
+    connect(fps_, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
+    connect(frames_, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
+    // Frame counts are 4k + 1 (the VAE's causal first frame plus groups of four); typed values snap on leaving the box.
+    connect(frames_, &QSpinBox::editingFinished, this, [this] { frames_->setValue(ws::round_frames_to_4k1(frames_->value())); });
+    reloadPresets();
+    preset_->setCurrentIndex(1);
+    applyPreset(1);
+    updateVisibility();
+}
+
+QString SettingsPanel::mode() const { return mode_->currentText(); }
+
+void SettingsPanel::setMode(const QString& mode) { mode_->setCurrentText(mode); }
+
+QString SettingsPanel::templateMode() const {
+    const QString m = mode();
+    if (m == "text2image") return "t2i";
+    if (m == "image2video") return "i2v";
+    if (m == "video2video") return "v2v";
+    return "t2v";
+}
+
+double SettingsPanel::durationSeconds() const {
+    return mode() == "text2image" ? 0 : ws::round_frames_to_4k1(frames_->value()) / static_cast<double>(fps_->value());
+}
+
+QString SettingsPanel::sizeText() const { return sizeLabel_->text(); }
+
+void SettingsPanel::reloadPresets() {
+    const QString current = preset_->currentText();
+    preset_->clear();
+    preset_->addItem(tr("Mode defaults"), QString());
+    preset_->addItem(tr("Quick draft (CPU)"), QString("quick"));
+    for (const QFileInfo& f : QDir(StudioPaths::userPresetsDir()).entryInfoList({"*.json"}, QDir::Files, QDir::Name))
+        preset_->addItem(f.completeBaseName(), f.absoluteFilePath());
+    const int i = preset_->findText(current);
+    if (i >= 0) preset_->setCurrentIndex(i);
+}
+
+void SettingsPanel::applyPreset(int index) {
+    ws::ojson r = ws::mode_defaults(ws::mode_from_name(mode().toStdString()));
+    const QString source = preset_->itemData(index).toString();
+    if (source == "quick") {
+        const ws::ojson draft = quickDraft();
+        for (auto& [k, v] : draft.items()) r[k] = v;
+        if (mode() == "text2image") r["num_frames"] = 1;
+    } else if (!source.isEmpty()) {
+        QFile f(source);
+        try {
+            if (!f.open(QIODevice::ReadOnly)) throw ws::Error("cannot be read");
+            const QByteArray text = f.readAll();
+            ws::ojson user = ws::ojson::parse(text.constData(), text.constData() + text.size());
+            if (!user.is_object()) throw ws::Error("is not a JSON object");
+            for (auto& [k, v] : user.items())
+                if (k != "model_mode") r[k] = v;  // a preset's settings apply to the mode in use
+        } catch (const std::exception& e) {
+            Q_EMIT message(tr("Preset %1 %2").arg(source, QString::fromUtf8(e.what())));
+        }
+    }
+    applyRequest(r);
+}
+
+bool SettingsPanel::savePreset(const QString& name) {
+    ws::ojson r = request();
+    r.erase("seed");
+    QSaveFile f(StudioPaths::userPresetsDir() + "/" + name + ".json");
+    if (!f.open(QIODevice::WriteOnly)) return false;
+    const std::string text = r.dump(2);
+    f.write(text.data(), static_cast<qint64>(text.size()));
+    if (!f.commit()) return false;
+    reloadPresets();
+    preset_->setCurrentText(name);
+    return true;
+}
+
+void SettingsPanel::applyRequest(const ws::ojson& r) {
+    applying_ = true;
+    auto num = [&](const char* k, double fallback) { return r.contains(k) && r[k].is_number() ? r[k].get<double>() : fallback; };
+    if (r.contains("model_mode") && r["model_mode"].is_string()) mode_->setCurrentText(QString::fromStdString(r["model_mode"].get<std::string>()));
+    if (r.contains("resolution")) {
+        const int i = tier_->findData(QString::fromStdString(r["resolution"].is_string() ? r["resolution"].get<std::string>() : r["resolution"].dump()));
+        if (i >= 0) tier_->setCurrentIndex(i);
+    }
+    if (r.contains("aspect_ratio") && r["aspect_ratio"].is_string()) {
+        const int i = aspect_->findData(QString::fromStdString(r["aspect_ratio"].get<std::string>()));
+        if (i >= 0) aspect_->setCurrentIndex(i);
+    }
+    fps_->setValue(static_cast<int>(num("fps", fps_->value())));
+    if (r.contains("num_frames")) frames_->setValue(std::max(5, static_cast<int>(num("num_frames", frames_->value()))));
+    steps_->setValue(static_cast<int>(num("num_steps", steps_->value())));
+    guidance_->setValue(num("guidance", guidance_->value()));
+    shift_->setValue(num("shift", shift_->value()));
+    if (r.contains("seed")) {
+        seed_->setValue(static_cast<int>(num("seed", seed_->value())));
+        seedPolicy_->setCurrentIndex(0);  // a recalled seed stays as it was
+    }
+    if (r.contains("enable_sound") && r["enable_sound"].is_boolean()) sound_->setChecked(r["enable_sound"].get<bool>());
+    auto text = [&](const char* k, QLineEdit* e) {
+        if (r.contains(k) && r[k].is_string()) e->setText(QString::fromStdString(r[k].get<std::string>()));
+    };
+    text("vision_path", vision_);
+    text("action_path", action_);
+    text("control_path", control_);
+    if (r.contains("control_type") && r["control_type"].is_string())
+        controlType_->setCurrentIndex(std::max(0, controlType_->findData(QString::fromStdString(r["control_type"].get<std::string>()))));
+    controlWeight_->setValue(num("control_weight", controlWeight_->value()));
+    applying_ = false;
+    updateVisibility();
+    updateDerived();
+}
+
+ws::ojson SettingsPanel::request() {
+    const ws::Mode m = ws::mode_from_name(mode().toStdString());
+    ws::ojson r = ws::mode_defaults(m);
+    r.erase("negative_prompt_file");
+    r["model_mode"] = mode().toStdString();
+    r["resolution"] = tier_->currentData().toString().toStdString();
+    r["aspect_ratio"] = aspect_->currentData().toString().toStdString();
+    r["fps"] = fps_->value();
+    r["num_frames"] = m == ws::Mode::Text2Image ? 1 : ws::round_frames_to_4k1(frames_->value());
+    r["num_steps"] = steps_->value();
+    r["guidance"] = guidance_->value();
+    r["shift"] = shift_->value();
+    if (seedPolicy_->currentData() == "random") seed_->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1 << 30)));
+    r["seed"] = seed_->value();
+    r["enable_sound"] = sound_->isChecked() && m != ws::Mode::Text2Image;
+    if (visionRow_->isVisibleTo(this) && !vision_->text().isEmpty()) r["vision_path"] = vision_->text().toStdString();
+    if (actionRow_->isVisibleTo(this) && !action_->text().isEmpty()) r["action_path"] = action_->text().toStdString();
+    if (m == ws::Mode::Transfer) {
+        if (!control_->text().isEmpty()) r["control_path"] = control_->text().toStdString();
+        r["control_type"] = controlType_->currentData().toString().toStdString();
+        r["control_weight"] = controlWeight_->value();
+    }
+    return r;
+}
+
+void SettingsPanel::advanceSeed() {
+    if (seedPolicy_->currentData() == "increment") seed_->setValue(seed_->value() + 1);
+}
+
+void SettingsPanel::updateDerived() {
+    const ws::Resolution res = ws::resolution_for(tier_->currentData().toString().toStdString(), aspect_->currentData().toString().toStdString());
+    sizeLabel_->setText(QStringLiteral("%1 × %2").arg(res.width).arg(res.height));
+    const int frames = ws::round_frames_to_4k1(frames_->value());
+    durationLabel_->setText(frames == frames_->value()
+                                ? tr("%1 s").arg(frames / static_cast<double>(fps_->value()), 0, 'f', 2)
+                                : tr("→ %1 frames, %2 s").arg(frames).arg(frames / static_cast<double>(fps_->value()), 0, 'f', 2));
+    if (!applying_) Q_EMIT changed();
+}
+
+void SettingsPanel::updateVisibility() {
+    const ws::Mode m = ws::mode_from_name(mode().toStdString());
+    auto show = [&](QWidget* w, bool on) {
+        w->setVisible(on);
+        if (auto* label = form_->labelForField(w)) label->setVisible(on);
+    };
+    show(visionRow_, m == ws::Mode::Image2Video || m == ws::Mode::Video2Video || ws::mode_has_actions(m));
+    show(actionRow_, m == ws::Mode::ForwardDynamics || m == ws::Mode::Policy);
+    show(controlRow_, m == ws::Mode::Transfer);
+    frames_->setEnabled(m != ws::Mode::Text2Image);
+    sound_->setEnabled(m != ws::Mode::Text2Image);
+}
+
+void SettingsPanel::deriveControl() {
+    const QString source = QFileDialog::getOpenFileName(this, tr("Source video for the control map"));
+    if (source.isEmpty()) return;
+    const QString type = controlType_->currentData().toString();
+    const QString out = StudioPaths::outputsDir() + QStringLiteral("/control-%1-%2.mp4").arg(type, QFileInfo(source).completeBaseName());
+    Q_EMIT message(tr("Computing the %1 map of %2…").arg(type, source));
+    // OpenCV on a pool thread; the result comes back to this widget queued.
+    QPointer<SettingsPanel> self(this);
+    QThreadPool::globalInstance()->start([self, source, type, out] {
+        QString error;
+        QImage first;
+        try {
+            ws::VideoFrames v = ws::read_video(source.toStdString());
+            ws::VideoFrames map = type == "blur" ? ws::blur_control_map(v) : ws::edge_control_map(v);
+            ws::write_mp4(out.toStdString(), map, nullptr, ws::ojson{{"control", type.toStdString()}, {"source", source.toStdString()}}.dump());
+            first = QImage(map.frame(0), map.width, map.height, map.width * 3, QImage::Format_RGB888).copy();
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+        if (!self) return;
+        QMetaObject::invokeMethod(self, [self, error, first, out] {
+            SettingsPanel* panel = self;
+            if (!panel) return;
+            if (!error.isEmpty()) {
+                Q_EMIT panel->message(tr("Control map failed: %1").arg(error));
+                return;
+            }
+            panel->control_->setText(out);
+            panel->controlPreview_->setPixmap(QPixmap::fromImage(first.scaledToHeight(72, Qt::SmoothTransformation)));
+            Q_EMIT panel->controlDerived(out);
+            Q_EMIT panel->message(tr("Control map written to %1").arg(out));
+        }, Qt::QueuedConnection);
+    });
+}

@@ -1,0 +1,70 @@
+#pragma once
+// Generation settings: mode, size, timing, sampler, seed policy, sound, conditioning and control inputs, presets.
+// Produces the request JSON the engine reads (the reference sample JSON fields) and restores it for recall.
+#include <QWidget>
+
+#include "worldstudio/pyjson.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QFormLayout;
+
+class SettingsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit SettingsPanel(QWidget* parent = nullptr);
+
+    QString mode() const;
+    void setMode(const QString& mode);
+    // The request without prompt and negative prompt; draws the seed when the policy is "random".
+    ws::ojson request();
+    // Applies a request (recall, presets); unknown or missing fields keep their current values.
+    void applyRequest(const ws::ojson& request);
+    // After a job was queued: "increment" moves the seed on by one.
+    void advanceSeed();
+    QString templateMode() const;  // the upsampler template for the mode: t2v, t2i, i2v or v2v
+    double durationSeconds() const;
+    QString sizeText() const;
+
+    QComboBox* modeBox() const { return mode_; }
+    QComboBox* presetBox() const { return preset_; }
+    QSpinBox* framesBox() const { return frames_; }
+    QSpinBox* seedBox() const { return seed_; }
+    QComboBox* seedPolicyBox() const { return seedPolicy_; }
+    QSpinBox* stepsBox() const { return steps_; }
+    QComboBox* tierBox() const { return tier_; }
+    QComboBox* aspectBox() const { return aspect_; }
+    QCheckBox* soundBox() const { return sound_; }
+    QLineEdit* conditioningEdit() const { return vision_; }
+    QLineEdit* controlEdit() const { return control_; }
+
+    // Saves the current settings as a named user preset; false when it cannot be written.
+    bool savePreset(const QString& name);
+    void reloadPresets();
+
+Q_SIGNALS:
+    void modeChanged(const QString& mode);
+    void changed();
+    void controlDerived(const QString& path);
+    void message(const QString& text);
+
+private:
+    void applyPreset(int index);
+    void updateDerived();
+    void updateVisibility();
+    void deriveControl();
+    QComboBox *mode_, *preset_, *tier_, *aspect_, *seedPolicy_, *controlType_;
+    QSpinBox *fps_, *frames_, *steps_, *seed_;
+    QDoubleSpinBox *guidance_, *shift_, *controlWeight_;
+    QCheckBox* sound_;
+    QLineEdit *vision_, *action_, *control_;
+    QLabel *sizeLabel_, *durationLabel_, *controlPreview_;
+    QFormLayout* form_;
+    QWidget *visionRow_, *actionRow_, *controlRow_;
+    bool applying_ = false;
+};
