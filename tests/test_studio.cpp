@@ -90,7 +90,8 @@ private Q_SLOTS:
         MainWindow w;
         w.player()->setUseAudioDevice(false);
         w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));  // shortcuts go to the active window
         QSignalSpy ready(&w, &MainWindow::modelReady);
         w.loadModel(model_);
         QVERIFY(ready.wait(60000));
@@ -189,6 +190,8 @@ private Q_SLOTS:
         QVERIFY(QJsonDocument::fromJson(e.recordJson.toUtf8()).object()["prompt_string"].toString().contains("fast dolly in"));
         w.showView(MainWindow::QueueView);
         shot(&w, "queue");
+        w.showView(MainWindow::ModelView);
+        shot(&w, "model");
     }
 
     void queueEditsAndRestartKeepQueueAndHistory() {

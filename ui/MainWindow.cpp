@@ -362,7 +362,9 @@ QWidget* MainWindow::buildHistoryPage() {
         const qint64 id = selectedHistory();
         if (!history_ || id == 0) return historyRecord_->clear();
         const HistoryEntry e = history_->get(id);
-        historyRecord_->setPlainText(e.file + "\n\n" + QJsonDocument::fromJson(e.recordJson.toUtf8()).toJson(QJsonDocument::Indented));
+        // Shown in the record's own key order (model, prompt strings, seeds, sampler, ...), not sorted.
+        const ws::ojson record = ws::ojson::parse(e.recordJson.toStdString(), nullptr, false);
+        historyRecord_->setPlainText(e.file + "\n\n" + (record.is_discarded() ? e.recordJson : QString::fromStdString(record.dump(2))));
     });
     connect(recallButton, &QPushButton::clicked, this, [this] { recall(selectedHistory()); });
     connect(historyList_, &QListWidget::itemDoubleClicked, this, [this] { recall(selectedHistory()); });

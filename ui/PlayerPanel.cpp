@@ -30,16 +30,18 @@ PlayerPanel::PlayerPanel(QWidget* parent)
       speed_(new QComboBox(this)) {
     auto* views = new QHBoxLayout;
     for (int s = 0; s < 2; ++s) {
-        auto* column = new QVBoxLayout;
-        titles_[s] = new QLabel(this);
-        views_[s] = new VideoView(this);
+        columns_[s] = new QWidget(this);
+        auto* column = new QVBoxLayout(columns_[s]);
+        column->setContentsMargins(0, 0, 0, 0);
+        titles_[s] = new QLabel(columns_[s]);
+        views_[s] = new VideoView(columns_[s]);
         views_[s]->setPlaceholder(s == 0 ? tr("Open a result (History, Queue or File ▸ Open media)") : QString());
         column->addWidget(titles_[s]);
         column->addWidget(views_[s], 1);
-        views->addLayout(column, 1);
+        views->addWidget(columns_[s], 1);
     }
-    views_[1]->hide();
-    titles_[1]->hide();
+    columns_[1]->hide();
+    titles_[0]->hide();
     connect(views_[0], &VideoView::painted, this, [this](int tag) {
         if (tag >= 0 && clock_ && !presented_.contains(tag)) presented_.insert(tag, clock_->now());
     });
@@ -133,9 +135,8 @@ void PlayerPanel::open(const QString& path, int slot) {
 void PlayerPanel::install(int slot, std::shared_ptr<PlayerMedia> media) {
     const bool wasPlaying = playing();
     media_[slot] = std::move(media);
-    views_[slot]->setVisible(true);
-    titles_[slot]->setVisible(media_[1] != nullptr);
-    titles_[0]->setVisible(media_[1] != nullptr);
+    columns_[slot]->setVisible(true);
+    titles_[0]->setVisible(media_[1] != nullptr);  // names only matter when comparing
     titles_[slot]->setText(QFileInfo(media_[slot]->path).fileName());
     shown_[0] = shown_[1] = -1;
     dropped_ = 0;
@@ -147,8 +148,7 @@ void PlayerPanel::install(int slot, std::shared_ptr<PlayerMedia> media) {
 
 void PlayerPanel::closeCompare() {
     media_[1].reset();
-    views_[1]->hide();
-    titles_[1]->hide();
+    columns_[1]->hide();
     titles_[0]->hide();
     rebuildClock();
 }

@@ -69,6 +69,7 @@ private:
     void showFrame(int slot, int index);
     std::shared_ptr<PlayerMedia> media_[2];
     std::unique_ptr<ws::PlaybackClock> clock_;
+    QWidget* columns_[2];
     VideoView* views_[2];
     QLabel* titles_[2];
     QTimer* timer_;

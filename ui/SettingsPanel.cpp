@@ -89,6 +89,8 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     controlPreview_->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
 
     form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    for (QAbstractSpinBox* b : std::initializer_list<QAbstractSpinBox*>{fps_, steps_, guidance_, shift_, frames_}) b->setMaximumWidth(110);
+    seed_->setMaximumWidth(160);
     auto* presetRow = new QWidget(this);
     auto* pl = new QHBoxLayout(presetRow);
     pl->setContentsMargins(0, 0, 0, 0);
@@ -123,8 +125,9 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     auto* seedRow = new QWidget(this);
     auto* el = new QHBoxLayout(seedRow);
     el->setContentsMargins(0, 0, 0, 0);
-    el->addWidget(seed_, 1);
+    el->addWidget(seed_);
     el->addWidget(seedPolicy_);
+    el->addStretch(1);
     form_->addRow(tr("Seed"), seedRow);
     form_->addRow(QString(), sound_);
     visionRow_ = pathRow(vision_, tr("Conditioning picture or video"), this);

@@ -224,12 +224,22 @@ private:
     }
 
     void fill(float* out, unsigned long frames, const PaStreamCallbackTimeInfo* time) {
+        const double now = Pa_GetStreamTime(stream_);
+        // Hosts prefill the device's buffer with a burst of callbacks before it runs, stamped as if it played at
+        // once (it starts up to seconds later). Sound starts only once the callbacks are paced by the device, so
+        // no stamp is a guess.
+        if (!running_.load(std::memory_order_relaxed)) {
+            if (last_callback_ > 0 && now - last_callback_ > 0.25 * frames / rate_) running_ = true;
+            last_callback_ = now;
+        }
         std::unique_lock<std::mutex> l(mu_, std::try_to_lock);
-        if (!l.owns_lock() || !playing_) {  // never wait in the audio thread; a contended buffer is silence
+        if (!l.owns_lock() || !playing_ || !running_) {  // never wait in the audio thread; a contended buffer is silence
             std::fill(out, out + frames * 2, 0.0f);
             return;
         }
-        const double dac = time->outputBufferDacTime > 0 ? time->outputBufferDacTime : Pa_GetStreamTime(stream_) + latency_;
+        // A DAC time far from now is a host's placeholder; the stream's latency estimate stands in for it.
+        double dac = time->outputBufferDacTime;
+        if (!(std::fabs(dac - now) < 5.0)) dac = now + latency_;
         const double end_frame = duration_ * rate_;
         stamps_.push_back({read_frame_ / rate_, dac, frames, speed_});
         if (stamps_.size() > kStamps) stamps_.erase(stamps_.begin(), stamps_.begin() + kStamps / 2);
@@ -262,6 +272,8 @@ private:
     double duration_;
     mutable std::mutex mu_;
     double read_frame_ = 0, start_at_ = 0, paused_at_ = 0, speed_ = 1, latency_ = 0;
+    double last_callback_ = 0;            // audio thread only
+    std::atomic<bool> running_{false};    // the device consumes buffers at its own pace
     bool playing_ = false, loop_ = false;
     std::vector<Stamp> stamps_;
     std::string name_;
