@@ -122,6 +122,27 @@ private Q_SLOTS:
         QVERIFY(p.position() < 1.0);
     }
 
+    void comparesTwoClipsOnOneClock() {
+        PlayerPanel p;
+        p.setUseAudioDevice(false);
+        p.show();
+        QSignalSpy loaded(&p, &PlayerPanel::loaded);
+        p.open(clip_, 0);
+        QVERIFY(loaded.wait(20000));
+        p.open(clip_, 1);
+        QVERIFY(loaded.wait(20000));
+        QVERIFY(p.hasMedia(1));
+        p.play();
+        for (int i = 0; i < 20; ++i) {
+            QTest::qWait(25);
+            QCOMPARE(p.currentFrame(1), p.currentFrame(0));
+        }
+        QVERIFY(p.currentFrame(0) > 5);
+        p.closeCompare();
+        QVERIFY(!p.hasMedia(1));
+        QVERIFY(p.playing());
+    }
+
     void deviceClockKeepsPictureAndSoundTogether() {
         if (QStandardPaths::findExecutable("pulseaudio").isEmpty()) QSKIP("PulseAudio is not installed (installer/install-deps.sh installs it)");
         // A private PulseAudio server with a null sink: a device that consumes sound at the real rate.

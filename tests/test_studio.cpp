@@ -29,6 +29,7 @@
 #include "QueueController.h"
 #include "SettingsPanel.h"
 #include "StudioPaths.h"
+#include "worldstudio/media.h"
 #include "worldstudio/tiny_model.h"
 
 namespace {
@@ -300,6 +301,76 @@ private Q_SLOTS:
         QTRY_VERIFY(w.statusMessage().contains("could not be read"));
         QVERIFY(QFileInfo::exists(tmp_.filePath("damaged/WorldStudio/WorldStudio/queue.json.unreadable")));
         QCOMPARE(w.queue()->jobs().size(), size_t(0));
+    }
+
+    void transferPresetsAndExports() {
+        useDataDir("extras");
+        MainWindow w;
+        w.player()->setUseAudioDevice(false);
+        w.show();
+        QSignalSpy ready(&w, &MainWindow::modelReady);
+        w.loadModel(model_);
+        QVERIFY(ready.wait(60000));
+        SettingsPanel* s = w.settings();
+        // A user preset is saved, listed and applied.
+        s->stepsBox()->setValue(7);
+        QVERIFY(s->savePreset("seven steps"));
+        s->stepsBox()->setValue(3);
+        const int index = s->presetBox()->findText("seven steps");
+        QVERIFY(index >= 2);
+        s->applyPreset(index);
+        QCOMPARE(s->stepsBox()->value(), 7);
+        s->applyPreset(1);  // back to the quick draft
+        QCOMPARE(s->stepsBox()->value(), 10);
+
+        // Transfer: derive an edge map from a source video in place, with its preview, then generate from it.
+        ws::VideoFrames src;
+        src.width = 96, src.height = 64, src.count = 9, src.fps = 16;
+        src.rgb.resize(static_cast<size_t>(src.count) * 96 * 64 * 3);
+        for (size_t i = 0; i < src.rgb.size(); ++i) src.rgb[i] = static_cast<uint8_t>((i / 3 % 96) < 48 ? 30 : 220);  // a vertical edge
+        const QString source = tmp_.filePath("source.mp4");
+        ws::write_mp4(source.toStdString(), src, nullptr, "{}");
+        s->setMode("transfer");
+        QVERIFY(s->controlEdit()->isVisibleTo(s));
+        QVERIFY(!s->conditioningEdit()->isVisibleTo(s));
+        QSignalSpy derived(s, &SettingsPanel::controlDerived);
+        s->deriveControlFrom(source);
+        QVERIFY(derived.wait(20000));
+        const QString control = derived.first().first().toString();
+        QCOMPARE(s->controlEdit()->text(), control);
+        const ws::VideoFrames map = ws::read_video(control.toStdString());
+        QCOMPARE(map.count, 9);
+        QVERIFY(*std::max_element(map.rgb.begin(), map.rgb.end()) > 200);  // the edge is there
+        s->framesBox()->setValue(9);
+        s->soundBox()->setChecked(true);
+        w.negativeEditor()->setText("{}");  // no negative: keeps this test short on the tiny tokenizer
+        w.promptEdit()->setText("edges become a street");
+        QSignalSpy completed(&w, &MainWindow::jobCompleted);
+        QVERIFY(w.addToQueue() > 0);
+        QVERIFY(completed.wait(120000));
+        QCOMPARE(completed.first().at(1).toString(), QString("done"));
+
+        // Exports of the result: the MP4 keeps its record, frames as PNGs, the sound as WAV.
+        QTRY_VERIFY_WITH_TIMEOUT(w.player()->hasMedia(0), 20000);
+        QVERIFY(w.exportTo("mp4", tmp_.filePath("export.mp4")));
+        QVERIFY(ws::probe_media(tmp_.filePath("export.mp4").toStdString()).contains("record"));
+        QVERIFY(w.exportTo("png", tmp_.filePath("frames")));
+        QCOMPARE(QDir(tmp_.filePath("frames")).entryList({"*.png"}).size(), 9);
+        QVERIFY(w.exportTo("wav", tmp_.filePath("export.wav")));
+        QVERIFY(ws::read_audio(tmp_.filePath("export.wav").toStdString()).frames() > 0);
+        QVERIFY(!w.exportTo("gif", tmp_.filePath("x.gif")));
+        QVERIFY(!w.exportTo("mp4", "/nonexistent/dir/x.mp4"));
+        QVERIFY(w.statusMessage().contains("Export failed"));
+
+        // Pause holds the queue; resume runs it.
+        w.queue()->queue().pause();
+        w.promptEdit()->setText("waits for resume");
+        s->setMode("text2video");
+        const qint64 id = w.addToQueue();
+        QTest::qWait(300);
+        QCOMPARE(w.queue()->queue().job(id)->state, ws::JobState::Queued);
+        w.queue()->queue().resume();
+        QTRY_COMPARE_WITH_TIMEOUT(w.queue()->queue().job(id)->state, ws::JobState::Done, 120000);
     }
 };
 

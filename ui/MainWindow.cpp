@@ -712,34 +712,47 @@ qint64 MainWindow::selectedHistory() const {
 void MainWindow::exportCurrent(const QString& kind) {
     const PlayerMedia* m = player_->media(0);
     if (!m) return setStatus(tr("Open a result in the Player to export it"));
+    QString to;
+    if (kind == "mp4") to = QFileDialog::getSaveFileName(this, tr("Export video"), QFileInfo(m->path).fileName(), "*.mp4");
+    else if (kind == "png") to = QFileDialog::getExistingDirectory(this, tr("Folder for the frames"));
+    else to = QFileDialog::getSaveFileName(this, tr("Export sound"), QFileInfo(m->path).completeBaseName() + ".wav", "*.wav");
+    if (!to.isEmpty()) exportTo(kind, to);
+}
+
+bool MainWindow::exportTo(const QString& kind, const QString& to) {
+    const PlayerMedia* m = player_->media(0);
+    if (!m) {
+        setStatus(tr("Open a result in the Player to export it"));
+        return false;
+    }
     try {
         if (kind == "mp4") {
-            const QString to = QFileDialog::getSaveFileName(this, tr("Export video"), QFileInfo(m->path).fileName(), "*.mp4");
-            if (to.isEmpty()) return;
-            // The generated file already carries its record; copying keeps it byte for byte.
+            if (m->video.count == 0) throw ws::Error("this clip has no video");
+            // A generated MP4 already carries its record; copying keeps it byte for byte.
             if (m->path.endsWith(".mp4")) {
-                QFile::remove(to);
-                if (!QFile::copy(m->path, to)) throw ws::Error("cannot write " + to.toStdString());
+                if (QFileInfo(to).absoluteFilePath() != QFileInfo(m->path).absoluteFilePath()) {
+                    QFile::remove(to);
+                    if (!QFile::copy(m->path, to)) throw ws::Error("cannot write " + to.toStdString());
+                }
             } else {
                 ws::write_mp4(to.toStdString(), m->video, m->audio.frames() ? &m->audio : nullptr, ws::read_embedded_record(m->path.toStdString()));
             }
-            setStatus(tr("Exported %1").arg(to));
         } else if (kind == "png") {
-            const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the frames"));
-            if (dir.isEmpty()) return;
+            if (!QDir().mkpath(to)) throw ws::Error("cannot create " + to.toStdString());
             for (int i = 0; i < m->video.count; ++i)
-                ws::write_png(QStringLiteral("%1/frame_%2.png").arg(dir).arg(i, 5, 10, QChar('0')).toStdString(), m->video, i);
-            setStatus(tr("Exported %1 frames to %2").arg(m->video.count).arg(dir));
-        } else {
-            if (m->audio.frames() == 0) return setStatus(tr("This result has no sound"));
-            const QString to = QFileDialog::getSaveFileName(this, tr("Export sound"), QFileInfo(m->path).completeBaseName() + ".wav", "*.wav");
-            if (to.isEmpty()) return;
+                ws::write_png(QStringLiteral("%1/frame_%2.png").arg(to).arg(i, 5, 10, QChar('0')).toStdString(), m->video, i);
+        } else if (kind == "wav") {
+            if (m->audio.frames() == 0) throw ws::Error("this clip has no sound");
             ws::write_wav(to.toStdString(), m->audio);
-            setStatus(tr("Exported %1").arg(to));
+        } else {
+            throw ws::Error("unknown export kind " + kind.toStdString());
         }
     } catch (const std::exception& e) {
         setStatus(tr("Export failed: %1").arg(QString::fromUtf8(e.what())));
+        return false;
     }
+    setStatus(tr("Exported %1").arg(to));
+    return true;
 }
 
 void MainWindow::setStatus(const QString& text) {

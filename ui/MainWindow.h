@@ -44,6 +44,9 @@ public:
     void editQueuedJob(qint64 id);
     void recall(qint64 historyId);
     bool enqueueRequestFile(const QString& path);  // a request JSON file, as the CLI's generate reads
+    // Exports the player's clip A: "mp4" (a file), "png" (a folder of frames) or "wav" (a file). Returns false and
+    // says why in the status bar when it cannot.
+    bool exportTo(const QString& kind, const QString& destination);
 
     // For tests and scripting.
     KeyValueView* modelView() const { return modelView_; }

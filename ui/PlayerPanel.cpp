@@ -133,7 +133,6 @@ void PlayerPanel::open(const QString& path, int slot) {
 }
 
 void PlayerPanel::install(int slot, std::shared_ptr<PlayerMedia> media) {
-    const bool wasPlaying = playing();
     media_[slot] = std::move(media);
     columns_[slot]->setVisible(true);
     titles_[0]->setVisible(media_[1] != nullptr);  // names only matter when comparing
@@ -142,7 +141,6 @@ void PlayerPanel::install(int slot, std::shared_ptr<PlayerMedia> media) {
     dropped_ = 0;
     presented_.clear();
     rebuildClock();
-    if (wasPlaying) play();
     Q_EMIT loaded(slot, media_[slot]->path);
 }
 
@@ -158,6 +156,7 @@ void PlayerPanel::rebuildClock() {
     for (const auto& m : media_)
         if (m) duration = std::max(duration, m->duration());
     const double at = clock_ ? clock_->position() : 0;
+    const bool wasPlaying = playing();
     clock_.reset();  // one device stream at a time
     std::string why;
     // Clip A's sound drives the clock; B is watched against it.
@@ -168,6 +167,7 @@ void PlayerPanel::rebuildClock() {
     clock_->seek(std::min(at, duration));
     slider_->setRange(0, static_cast<int>(duration * 1000));
     Q_EMIT clockChanged(QString::fromStdString(clock_->description()), clock_->is_device());
+    if (wasPlaying) play();
     tick();
 }
 

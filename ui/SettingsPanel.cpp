@@ -323,7 +323,10 @@ void SettingsPanel::updateVisibility() {
 
 void SettingsPanel::deriveControl() {
     const QString source = QFileDialog::getOpenFileName(this, tr("Source video for the control map"));
-    if (source.isEmpty()) return;
+    if (!source.isEmpty()) deriveControlFrom(source);
+}
+
+void SettingsPanel::deriveControlFrom(const QString& source) {
     const QString type = controlType_->currentData().toString();
     const QString out = StudioPaths::outputsDir() + QStringLiteral("/control-%1-%2.mp4").arg(type, QFileInfo(source).completeBaseName());
     Q_EMIT message(tr("Computing the %1 map of %2…").arg(type, source));

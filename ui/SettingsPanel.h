@@ -46,6 +46,9 @@ public:
     // Saves the current settings as a named user preset; false when it cannot be written.
     bool savePreset(const QString& name);
     void reloadPresets();
+    void applyPreset(int index);  // 0: the mode's defaults, 1: quick draft, then the user's presets
+    // Computes an edge or blur control video from `source` on a pool thread; emits controlDerived or message.
+    void deriveControlFrom(const QString& source);
 
 Q_SIGNALS:
     void modeChanged(const QString& mode);
@@ -54,7 +57,6 @@ Q_SIGNALS:
     void message(const QString& text);
 
 private:
-    void applyPreset(int index);
     void updateDerived();
     void updateVisibility();
     void deriveControl();
