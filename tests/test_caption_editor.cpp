@@ -106,6 +106,13 @@ private Q_SLOTS:
         QCOMPARE(qobject_cast<QLineEdit*>(e.fieldEditor("/cinematography/camera_motion"))->text(), QString());
         e.undoStack()->redo();
         QCOMPARE(qobject_cast<QLineEdit*>(e.fieldEditor("/cinematography/camera_motion"))->text(), QString("dolly"));
+        // A form line edit leaves Ctrl+Z to the editor's stack instead of undoing on its own.
+        auto* line = qobject_cast<QLineEdit*>(e.fieldEditor("/cinematography/camera_motion"));
+        QKeyEvent override(QEvent::ShortcutOverride, Qt::Key_Z, Qt::ControlModifier);
+        QApplication::sendEvent(line, &override);
+        QVERIFY(!override.isAccepted());
+        QTest::keyClick(line, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(line->text(), QString("dolly"));
     }
     void listsAddRemoveAndReorder() {
         CaptionEditor e;

@@ -362,6 +362,19 @@ private Q_SLOTS:
         QVERIFY(!w.exportTo("mp4", "/nonexistent/dir/x.mp4"));
         QVERIFY(w.statusMessage().contains("Export failed"));
 
+        // A job that fails while running shows its error; the next one still runs.
+        const QString broken = tmp_.filePath("broken.json");
+        QFile bf(broken);
+        QVERIFY(bf.open(QIODevice::WriteOnly));
+        bf.write(R"({"model_mode": "image2video", "prompt": "x", "resolution": "256", "num_frames": 9, "num_steps": 2, "vision_path": "missing.png", "negative_prompt": ""})");
+        bf.close();
+        QVERIFY(w.enqueueRequestFile(broken));
+        QTRY_VERIFY_WITH_TIMEOUT(w.statusMessage().contains("failed"), 30000);
+        bool shown = false;
+        for (int r = 0; r < w.queueTable()->rowCount(); ++r)
+            shown |= w.queueTable()->item(r, 1)->text() == "failed" && w.queueTable()->item(r, 5)->text().contains("missing.png");
+        QVERIFY(shown);
+
         // Pause holds the queue; resume runs it.
         w.queue()->queue().pause();
         w.promptEdit()->setText("waits for resume");

@@ -435,12 +435,14 @@ void MainWindow::buildMenus() {
     action(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    action(edit, tr("&Undo caption edit"), QKeySequence::Undo, [this] {
-        if (!qobject_cast<QLineEdit*>(QApplication::focusWidget())) caption_->undoStack()->undo();
-    });
-    action(edit, tr("&Redo caption edit"), QKeySequence::Redo, [this] {
-        if (!qobject_cast<QLineEdit*>(QApplication::focusWidget())) caption_->undoStack()->redo();
-    });
+    // One undo for the caption editors (both views); the prompt line keeps its own (it takes Ctrl+Z first).
+    auto focusedEditor = [this] {
+        for (QWidget* w = QApplication::focusWidget(); w; w = w->parentWidget())
+            if (w == negative_) return negative_;
+        return caption_;
+    };
+    action(edit, tr("&Undo caption edit"), QKeySequence::Undo, [focusedEditor] { focusedEditor()->undoStack()->undo(); });
+    action(edit, tr("&Redo caption edit"), QKeySequence::Redo, [focusedEditor] { focusedEditor()->undoStack()->redo(); });
 
     QMenu* gen = menuBar()->addMenu(tr("&Generate"));
     action(gen, tr("&Upsample prompt"), QKeySequence(tr("Ctrl+U")), [this] { upsample(); });

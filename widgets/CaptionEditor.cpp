@@ -5,6 +5,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -57,6 +58,28 @@ private:
 };
 
 namespace {
+
+// Line edits of the form leave Ctrl+Z / Ctrl+Shift+Z to the editor's one undo stack (their own would drift from it).
+class FormLineEdit : public QLineEdit {
+public:
+    using QLineEdit::QLineEdit;
+
+protected:
+    bool event(QEvent* e) override {
+        if (e->type() == QEvent::ShortcutOverride) {
+            auto* k = static_cast<QKeyEvent*>(e);
+            if (k->matches(QKeySequence::Undo) || k->matches(QKeySequence::Redo)) {
+                e->ignore();
+                return true;
+            }
+        }
+        return QLineEdit::event(e);
+    }
+    void keyPressEvent(QKeyEvent* e) override {
+        if (e->matches(QKeySequence::Undo) || e->matches(QKeySequence::Redo)) return e->ignore();
+        QLineEdit::keyPressEvent(e);
+    }
+};
 
 const Json* child(const Json& v, const std::string& key) {
     if (!v.is_object()) return nullptr;
@@ -412,7 +435,7 @@ QWidget* CaptionEditor::makeField(const Json& field, const Json* value, const st
         });
         return e;
     }
-    auto* e = new QLineEdit(current);
+    auto* e = new FormLineEdit(current);
     e->setObjectName(name);
     if (type == "mss_range") {
         e->setPlaceholderText("0:00-0:02");
