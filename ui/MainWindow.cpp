@@ -282,24 +282,18 @@ QWidget* MainWindow::buildQueuePage() {
         buttons->addWidget(b);
         return b;
     };
-    add(tr("Move up"), tr("Run this job earlier"), [this] {
+    // Moves the selected job by `delta` places among the queued ones (JobQueue::move counts queued jobs only).
+    auto moveSelected = [this](int delta) {
         const qint64 id = selectedJob();
         int index = 0;
         for (const auto& j : queue_->jobs()) {
             if (j.id == id) break;
             if (j.state == ws::JobState::Queued) ++index;
         }
-        queue_->queue().move(id, std::max(0, index - 1));
-    });
-    add(tr("Move down"), tr("Run this job later"), [this] {
-        const qint64 id = selectedJob();
-        int index = 0;
-        for (const auto& j : queue_->jobs()) {
-            if (j.id == id) break;
-            if (j.state == ws::JobState::Queued) ++index;
-        }
-        queue_->queue().move(id, index + 1);
-    });
+        queue_->queue().move(id, std::max(0, index + delta));
+    };
+    add(tr("Move up"), tr("Run this job earlier"), [moveSelected] { moveSelected(-1); });
+    add(tr("Move down"), tr("Run this job later"), [moveSelected] { moveSelected(1); });
     add(tr("Edit"), tr("Load a queued job into Generate and update it there"), [this] { editQueuedJob(selectedJob()); });
     add(tr("Retry"), tr("Queue a failed or cancelled job again"), [this] { queue_->queue().retry(selectedJob()); });
     add(tr("Cancel"), tr("Cancel the selected job (Esc cancels the running one)"), [this] { queue_->queue().cancel(selectedJob()); });
