@@ -14,6 +14,8 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -288,6 +290,58 @@ private Q_SLOTS:
         QSignalSpy playFailed(w.player(), &PlayerPanel::failed);
         w.player()->open(junk);
         QVERIFY(playFailed.wait(10000));
+        // A control map from a file that is not a video says so and leaves the control path alone.
+        w.settings()->setMode("transfer");
+        w.settings()->controlEdit()->setText("kept.mp4");
+        QSignalSpy message(w.settings(), &SettingsPanel::message);
+        w.settings()->deriveControlFrom(junk);
+        QTRY_VERIFY_WITH_TIMEOUT(!message.isEmpty() && message.last().first().toString().contains("Control map failed"), 10000);
+        QCOMPARE(w.settings()->controlEdit()->text(), QString("kept.mp4"));
+        // A user preset that is not JSON is reported; the settings stay as they were.
+        QFile preset(StudioPaths::userPresetsDir() + "/broken.json");
+        QVERIFY(preset.open(QIODevice::WriteOnly));
+        preset.write("{\"num_steps\": ");
+        preset.close();
+        w.settings()->reloadPresets();
+        w.settings()->stepsBox()->setValue(9);
+        w.settings()->applyPreset(w.settings()->presetBox()->findText("broken"));
+        QVERIFY(message.last().first().toString().contains("broken.json"));
+        QCOMPARE(w.settings()->stepsBox()->value(), 35);  // the mode's defaults, not a half-read preset
+    }
+
+    void aDamagedHistoryIsReportedAndLeftAlone() {
+        useDataDir("badhistory");
+        QDir().mkpath(tmp_.filePath("badhistory/WorldStudio/WorldStudio"));
+        QFile f(tmp_.filePath("badhistory/WorldStudio/WorldStudio/history.sqlite"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(4096, 'x'));
+        f.close();
+        {
+            MainWindow w;
+            QVERIFY(!w.history());
+            QTRY_VERIFY(w.statusMessage().contains("History unavailable"));
+            w.promptEdit()->setText("still queues");
+            QVERIFY(w.addToQueue() > 0);  // the rest of the studio works
+            w.queue()->queue().cancel_all();
+        }
+        QCOMPARE(QFileInfo(f.fileName()).size(), qint64(4096));  // nothing overwritten
+        // A database from a newer WorldStudio is refused, not migrated backwards.
+        const QString newer = tmp_.filePath("newer.sqlite");
+        { HistoryStore h(newer); }
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "bump");
+            db.setDatabaseName(newer);
+            QVERIFY(db.open());
+            QVERIFY(QSqlQuery(db).exec("UPDATE meta SET value = '99' WHERE key = 'schema_version'"));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase("bump");
+        try {
+            HistoryStore h(newer);
+            QFAIL("a newer history database was opened");
+        } catch (const std::exception& e) {
+            QVERIFY(QString(e.what()).contains("newer"));
+        }
     }
 
     void aDamagedQueueJournalIsSetAside() {
