@@ -215,12 +215,24 @@ private Q_SLOTS:
             w.settings()->seedBox()->setValue(4242);
             QCOMPARE(w.addToQueue(), a);
             QCOMPARE(w.queue()->queue().job(a)->request["seed"].get<int>(), 4242);
+            // Seed policies: "increment" moves on after queueing, "random" draws a seed that is shown and recorded.
+            QComboBox* policy = w.settings()->seedPolicyBox();
+            policy->setCurrentIndex(policy->findData("increment"));
+            w.settings()->seedBox()->setValue(10);
+            const qint64 c = w.addToQueue();
+            QCOMPARE(w.queue()->queue().job(c)->request["seed"].get<int>(), 10);
+            QCOMPARE(w.settings()->seedBox()->value(), 11);
+            policy->setCurrentIndex(policy->findData("random"));
+            const qint64 d = w.addToQueue(), e = w.addToQueue();
+            QCOMPARE(w.queue()->queue().job(e)->request["seed"].get<int>(), w.settings()->seedBox()->value());
+            QVERIFY(w.queue()->queue().job(d)->request["seed"] != w.queue()->queue().job(e)->request["seed"]);
+            for (qint64 id : {c, d, e}) QVERIFY(w.queue()->queue().cancel(id));
         }
         MainWindow w;
         QCOMPARE(w.history()->count(), 1);
         QCOMPARE(w.historyList()->count(), 1);
         QVERIFY2(w.statusMessage().contains("Restored 2 queued"), qPrintable(w.statusMessage()));
-        QTRY_COMPARE(w.queueTable()->rowCount(), 3);  // the done job and the two waiting ones
+        QTRY_COMPARE(w.queueTable()->rowCount(), 6);  // the done job, the two waiting ones, three cancelled
         QCOMPARE(w.queueTable()->item(1, 0)->text(), QString::number(b));
         QCOMPARE(w.queueTable()->item(2, 0)->text(), QString::number(a));
         QCOMPARE(w.queue()->queue().job(a)->request["seed"].get<int>(), 4242);

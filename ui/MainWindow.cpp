@@ -552,6 +552,7 @@ qint64 MainWindow::addToQueue() {
         setStatus(tr("Write a prompt or a caption first"));
         return 0;
     }
+    if (editingJob_ == 0) settings_->drawSeed();
     ws::ojson r = settings_->request();
     r["prompt"] = (useCaption ? caption_->text() : shortPrompt).toStdString();
     r["name"] = shortPrompt.left(200).toStdString();

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QMetaObject>
+#include <atomic>
 
 #include "StudioPaths.h"
 #include "worldstudio/media.h"
@@ -58,7 +59,9 @@ void QueueController::setModel(std::shared_ptr<const ws::Model> model) { queue_-
 
 int64_t QueueController::submit(const ws::ojson& request) {
     const bool image = request.value("model_mode", "") == "text2image";
-    const QString name = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz");
+    // Time first, so outputs sort by creation; a per-process counter keeps two jobs in one millisecond apart.
+    static std::atomic<int> counter{0};
+    const QString name = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz") + QString("-%1").arg(++counter);
     return queue_->submit(request, (StudioPaths::outputsDir() + "/" + name + (image ? ".png" : ".mp4")).toStdString());
 }
 

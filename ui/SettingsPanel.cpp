@@ -269,7 +269,11 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
     updateDerived();
 }
 
-ws::ojson SettingsPanel::request() {
+void SettingsPanel::drawSeed() {
+    if (seedPolicy_->currentData() == "random") seed_->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1 << 30)));
+}
+
+ws::ojson SettingsPanel::request() const {
     const ws::Mode m = ws::mode_from_name(mode().toStdString());
     ws::ojson r = ws::mode_defaults(m);
     r.erase("negative_prompt_file");
@@ -281,7 +285,6 @@ ws::ojson SettingsPanel::request() {
     r["num_steps"] = steps_->value();
     r["guidance"] = guidance_->value();
     r["shift"] = shift_->value();
-    if (seedPolicy_->currentData() == "random") seed_->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1 << 30)));
     r["seed"] = seed_->value();
     r["enable_sound"] = sound_->isChecked() && m != ws::Mode::Text2Image;
     if (visionRow_->isVisibleTo(this) && !vision_->text().isEmpty()) r["vision_path"] = vision_->text().toStdString();

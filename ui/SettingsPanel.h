@@ -21,8 +21,10 @@ public:
 
     QString mode() const;
     void setMode(const QString& mode);
-    // The request without prompt and negative prompt; draws the seed when the policy is "random".
-    ws::ojson request();
+    // The request without prompt and negative prompt.
+    ws::ojson request() const;
+    // Before queueing: the "random" policy draws a new seed (shown in the seed box, so it is what gets recorded).
+    void drawSeed();
     // Applies a request (recall, presets); unknown or missing fields keep their current values.
     void applyRequest(const ws::ojson& request);
     // After a job was queued: "increment" moves the seed on by one.

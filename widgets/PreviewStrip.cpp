@@ -65,13 +65,13 @@ PreviewStrip::PreviewStrip(QWidget* parent)
 
 void PreviewStrip::setFrames(const QVector<QImage>& frames, int step, int total) {
     const int keep = slider_->value();
-    const bool wasAtEnd = frames_.isEmpty();
+    const bool first = frames_.isEmpty();
     frames_ = frames;
     ++received_;
     slider_->setEnabled(!frames_.isEmpty());
     slider_->setRange(0, std::max(0, static_cast<int>(frames_.size()) - 1));
     // The scrub position survives new previews, so a frame can be watched converge.
-    slider_->setValue(wasAtEnd ? 0 : std::min(keep, slider_->maximum()));
+    slider_->setValue(first ? 0 : std::min(keep, slider_->maximum()));
     show(slider_->value());
     Q_UNUSED(step);
     Q_UNUSED(total);
