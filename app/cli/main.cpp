@@ -16,6 +16,7 @@
 #include "worldstudio/engine.h"
 #include "worldstudio/error.h"
 #include "worldstudio/media.h"
+#include "worldstudio/pico_world.h"
 #include "worldstudio/noise.h"
 #include "worldstudio/prompt.h"
 #include "worldstudio/request.h"
@@ -60,6 +61,9 @@ commands:
   fit-preview MODEL_DIR [--samples N]
                                     fit the linear latent->RGB preview projection and store it beside the model
   probe FILE                        streams and the embedded generation record, as JSON
+  sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
+                                    Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
+                                    actions, impacts, questions with answers), seeds S .. S+N-1
   bench-vae [--latent-height H] [--latent-width W]
                                     video VAE decode time and peak memory against frame count, plain and tiled
   bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
@@ -398,6 +402,27 @@ int main(int argc, char** argv) {
             if (out.width % 2 || out.height % 2) throw ws::Error(a.positional[0] + ": control videos need even width and height");
             ws::write_mp4(a.positional[1], out, nullptr, ojson{{"control", type}, {"preset", preset}, {"source", a.positional[0]}}.dump());
             std::printf("wrote %s (%d frames)\n", a.positional[1].c_str(), out.count);
+            return 0;
+        }
+        if (cmd == "sim") {
+            if (!a.positional.empty()) throw UsageError("sim takes only options");
+            const int episodes = to_int(a.need("--episodes"), "--episodes");
+            const int seed = to_int(a.need("--seed"), "--seed");
+            ws::pico::Options o;
+            o.width = o.height = to_int(a.get("--size", "64"), "--size");
+            o.frames = to_int(a.get("--frames", "33"), "--frames");
+            o.fps = to_double(a.get("--fps", "16"), "--fps");
+            if (episodes < 1 || episodes > 100000) throw UsageError("--episodes must be between 1 and 100000");
+            if (seed < 0) throw UsageError("--seed must not be negative");
+            if (o.width < 16 || o.width > 1024 || o.width % 2) throw UsageError("--size must be even, between 16 and 1024");
+            if (o.frames < 1 || o.frames > 2000) throw UsageError("--frames must be between 1 and 2000");
+            if (!(o.fps >= 1 && o.fps <= 120)) throw UsageError("--fps must be between 1 and 120");
+            const std::string out = a.need("--out");
+            for (int i = 0; i < episodes && !g_interrupted; ++i) {
+                const ws::pico::Episode e = ws::pico::simulate(static_cast<uint64_t>(seed) + i, o);
+                ws::pico::write_episode(e, out);
+                std::printf("episode %d (%s): %s\n", seed + i, e.scene.c_str(), e.prompt.c_str());
+            }
             return 0;
         }
         if (cmd == "probe") {

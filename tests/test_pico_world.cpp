@@ -1,0 +1,207 @@
+// Pico World: determinism, physics invariants, sound aligned with impacts, actions that integrate back to the
+// trajectory, captions that pass the schema checks, and the `sim` verb with bad arguments.
+#include <QDir>
+#include <cmath>
+
+#include "test_support.h"
+#include "worldstudio/media.h"
+#include "worldstudio/error.h"
+#include "worldstudio/pico_world.h"
+#include "worldstudio/prompt.h"
+
+using namespace ws::pico;
+
+namespace {
+
+// First sample index with |x| > threshold, from `from`.
+int64_t onset(const ws::AudioClip& a, int64_t from, float threshold = 1e-4f) {
+    for (int64_t i = from; i < a.frames(); ++i)
+        if (std::fabs(a.samples[static_cast<size_t>(2 * i)]) > threshold || std::fabs(a.samples[static_cast<size_t>(2 * i + 1)]) > threshold) return i;
+    return -1;
+}
+
+Episode first_of_scene(const std::string& scene) {
+    for (uint64_t s = 0; s < 200; ++s) {
+        Episode e = simulate(s);
+        if (e.scene == scene) return e;
+    }
+    qFatal("no %s episode in 200 seeds", scene.c_str());
+}
+
+}  // namespace
+
+class TestPicoWorld : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void episodesAreDeterministic() {
+        const Episode a = simulate(5), b = simulate(5), c = simulate(6);
+        QVERIFY(a.video.rgb == b.video.rgb);
+        QVERIFY(a.audio.samples == b.audio.samples);
+        QCOMPARE(a.to_json().dump(), b.to_json().dump());
+        QVERIFY(a.video.rgb != c.video.rgb);
+        QCOMPARE(a.video.count, 33);
+        QCOMPARE(static_cast<int>(a.video.rgb.size()), 33 * 64 * 64 * 3);
+        QCOMPARE(a.audio.frames(), static_cast<int64_t>(std::llround(33 / 16.0 * 48000)));
+        // Every scene appears among the first seeds.
+        std::set<std::string> scenes;
+        for (uint64_t s = 0; s < 40; ++s) scenes.insert(simulate(s).scene);
+        QCOMPARE(scenes.size(), size_t(4));
+    }
+
+    void physicsKeepsItsInvariants() {
+        for (uint64_t s = 0; s < 40; ++s) {
+            const Episode e = simulate(s);
+            for (const auto& frame : e.body_states)
+                for (const Body& b : frame) {
+                    QVERIFY2(b.y - b.size > -0.004, qPrintable(QString("seed %1 sinks %2").arg(s).arg(b.y - b.size)));
+                    QVERIFY(std::fabs(b.x) < 0.38 + 1e-6);
+                }
+            if (e.scene == "pick_place") continue;
+            // Without the gripper nothing adds energy: it only drains through bounces and friction.
+            World w(e.initial, e.options);
+            const double e0 = w.energy();
+            for (int t = 0; t < 32; ++t) {
+                w.step({});
+                QVERIFY2(w.energy() <= e0 * 1.01 + 1e-9, qPrintable(QString("seed %1 frame %2: %3 > %4").arg(s).arg(t).arg(w.energy()).arg(e0)));
+            }
+        }
+    }
+
+    void aDroppedBallBouncesLowerEachTime() {
+        Body ball;
+        ball.material = Material::Rubber;
+        ball.size = 0.05;
+        ball.y = 0.45;
+        Options o;
+        World w({ball}, o);
+        for (int t = 0; t < 48; ++t) w.step({});
+        std::vector<Impact> floor;
+        for (const Impact& im : w.impacts())
+            if (im.other < 0 && im.y == 0) floor.push_back(im);
+        QVERIFY(floor.size() >= 3);
+        // Free fall from 0.40 m: sqrt(2 h / g), to within one physics step.
+        const double fall = std::sqrt(2 * 0.40 / 9.81), step = 1 / o.fps / o.substeps;
+        QVERIFY2(std::fabs(floor[0].time - fall) <= step, qPrintable(QString::number(floor[0].time)));
+        QVERIFY(std::fabs(floor[0].speed - 9.81 * fall) < 0.1);
+        for (size_t i = 1; i < floor.size(); ++i) {
+            qInfo("bounce %zu at %.4f s, %.3f m/s (ratio %.3f)", i, floor[i].time, floor[i].speed, floor[i].speed / floor[i - 1].speed);
+            QVERIFY(floor[i].speed < floor[i - 1].speed);
+            // Rubber keeps about 78 % of its speed per bounce (above 0.5 m/s, where one physics step of gravity,
+            // 0.04 m/s, is small against the speed).
+            if (floor[i].speed > 0.5) QVERIFY(std::fabs(floor[i].speed / floor[i - 1].speed - 0.78) < 0.05);
+        }
+    }
+
+    void soundStartsOnTheImpactSample() {
+        Body ball;
+        ball.size = 0.05;
+        Impact left{0.5, 0, 0, 2.0, 0, -1, 0.0}, right{1.25, 0, 0, 2.0, 0, -1, 1.0};
+        const ws::AudioClip a = synthesize_impacts({left, right}, {ball}, 2.0, 48000);
+        QCOMPARE(onset(a, 0), int64_t(24000));
+        QCOMPARE(onset(a, 24000 + 9000, 0.02f) > 0, true);
+        // Pan: the first impact is on the left edge, so the right channel stays silent until the second.
+        for (int64_t i = 24000; i < 60000; ++i) QCOMPARE(a.samples[static_cast<size_t>(2 * i + 1)], 0.0f);
+        QVERIFY(std::fabs(a.samples[static_cast<size_t>(2 * 60001 + 1)]) > 0);
+        // In an episode, each audible impact begins within a sample of its time.
+        const Episode e = first_of_scene("drop");
+        QVERIFY(!e.impacts.empty());
+        const int64_t first = onset(e.audio, 0);
+        QCOMPARE(first, static_cast<int64_t>(std::llround(e.impacts.front().time * 48000)));
+    }
+
+    void actionsIntegrateBackToTheTrajectory() {
+        const Episode e = first_of_scene("pick_place");
+        QCOMPARE(e.actions.size(), size_t(32));
+        double gx = e.gripper_states[0].x, gy = e.gripper_states[0].y;
+        bool held = false;
+        for (size_t t = 0; t < e.actions.size(); ++t) {
+            const auto& a = e.actions[t];
+            QCOMPARE(a.size(), size_t(kActionDim));
+            gx += a[9], gy += a[10];
+            QVERIFY(std::fabs(gx - e.gripper_states[t + 1].x) < 1e-5);
+            QVERIFY(std::fabs(gy - e.gripper_states[t + 1].y) < 1e-5);
+            // Identity rotations in the 6D form (first two columns), the gripper's closing as its state.
+            for (int k : {3, 7, 12, 16}) QCOMPARE(a[static_cast<size_t>(k)], 1.0f);
+            QCOMPARE(a[18], static_cast<float>(1 - e.gripper_states[t + 1].opening));
+            for (size_t k = 0; k < a.size(); ++k) {
+                QCOMPARE(e.actions_normalized[t][k], a[k] * action_scale()[k]);
+                QVERIFY(std::fabs(e.actions_normalized[t][k]) <= 1.5f);
+            }
+            held |= e.gripper_states[t + 1].holding >= 0;
+        }
+        QVERIFY(held);  // the script really grasps
+        const double moved = e.body_states.back()[0].x - e.initial[0].x;
+        QVERIFY2(std::fabs(moved) > 0.2, qPrintable(QString::number(moved)));
+    }
+
+    void captionsPromptsAndQuestionsFollowTheEpisode() {
+        for (uint64_t s = 0; s < 40; ++s) {
+            const Episode e = simulate(s);
+            const auto problems = ws::validate_caption(e.caption, 33 / 16.0);
+            QVERIFY2(problems.empty(), problems.empty() ? "" : problems[0].c_str());
+            const std::string colour = palette()[static_cast<size_t>(e.initial[0].colour)].name;
+            QVERIFY2(e.prompt.find(colour) != std::string::npos, e.prompt.c_str());
+            QCOMPARE(e.caption["subjects"].size(), e.initial.size() + (e.scene == "pick_place" ? 1 : 0));
+            bool sawNo = false;
+            for (const auto& q : e.questions) {
+                const std::string answer = q["answer"];
+                QVERIFY(answer == "yes" || answer == "no");
+                sawNo |= answer == "no";
+            }
+            QVERIFY(sawNo);  // at least one question whose truth is "no" (the absent colour)
+            const std::string camera = e.caption["cinematography"]["camera_motion"];
+            const bool moved = e.camera_states.back().x != e.camera_states.front().x || e.camera_states.back().zoom != e.camera_states.front().zoom;
+            QCOMPARE(camera != "static", moved);
+        }
+    }
+
+    void renderingIsAntialiasedAndColoured() {
+        Body ball;
+        ball.colour = 0;  // red
+        ball.size = 0.08;
+        ball.y = 0.3;
+        World w({ball}, Options{}, Gripper{0, 0.5, 1, -1, false});
+        const ws::VideoFrames f = w.render();
+        // The ball's centre: world (0, 0.3) -> pixel (32, 64 - (0.3 + 0.1) * 80) = (32, 32).
+        const uint8_t* c = f.rgb.data() + (32 * 64 + 32) * 3;
+        QVERIFY(c[0] > 150 && c[1] < 90 && c[2] < 90);
+        // Across the ball's edge on that row, values step through intermediate shades rather than jumping.
+        std::set<int> reds;
+        for (int x = 20; x < 32; ++x) reds.insert(f.rgb[static_cast<size_t>((32 * 64 + x) * 3 + 1)]);
+        QVERIFY(reds.size() >= 3);
+        Options tiny;
+        tiny.width = tiny.height = 4;
+        try {
+            World bad({}, tiny);
+            QFAIL("a 4x4 world was accepted");
+        } catch (const ws::Error& e) {
+            QVERIFY(std::string(e.what()).find("8x8") != std::string::npos);
+        }
+    }
+
+    void simVerbWritesEpisodesAndRefusesBadArguments() {
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath("episodes");
+        auto r = wstest::run(WS_CLI, {"sim", "--episodes", "2", "--seed", "3", "--out", out});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(QDir(out).entryList({"*.mp4"}).size(), 2);
+        QCOMPARE(QDir(out).entryList({"*.json"}).size(), 2);
+        const ws::ojson probe = ws::probe_media((out + "/episode_3.mp4").toStdString());
+        QCOMPARE(probe["streams"].size(), size_t(2));
+        QCOMPARE(probe["record"]["prompt"].get<std::string>(), simulate(3).prompt);
+        for (const QStringList& bad : {QStringList{"sim", "--episodes", "0", "--seed", "1", "--out", out},
+                                       QStringList{"sim", "--episodes", "1", "--seed", "1", "--out", out, "--size", "7"},
+                                       QStringList{"sim", "--episodes", "1", "--seed", "-4", "--out", out},
+                                       QStringList{"sim", "--episodes", "x", "--seed", "1", "--out", out},
+                                       QStringList{"sim", "--episodes", "1", "--seed", "1"}}) {
+            r = wstest::run(WS_CLI, bad);
+            QVERIFY2(r.code == 2, qPrintable(bad.join(' ')));
+            QVERIFY(!r.err.isEmpty());
+        }
+        r = wstest::run(WS_CLI, {"sim", "--episodes", "1", "--seed", "1", "--out", "/proc/no/such/dir"});
+        QCOMPARE(r.code, 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPicoWorld)
+#include "test_pico_world.moc"
