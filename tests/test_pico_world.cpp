@@ -236,6 +236,48 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(ws::Error, ac.encode(mono));
     }
 
+    void aModelFolderRunsOnThePicoCodecs() {
+        QTemporaryDir tmp;
+        const QString model = tmp.filePath("pico");
+        auto r = wstest::run(WS_CLI, {"make-tiny", model});
+        QVERIFY2(r.code == 0, r.err.constData());
+        r = wstest::run(WS_CLI, {"pico-codecs", model, "--episodes", "16"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.contains("dB PSNR"));
+        // Text to video with sound at 64x64, 33 frames: the pipeline's codec interfaces, Pico codecs behind them.
+        const QString out = tmp.filePath("t2v.mp4");
+        r = wstest::run(WS_CLI, {"generate", "--model", model, "--mode", "text2video", "--prompt", "a red ball", "--frames", "33",
+                                 "--fps", "16", "--steps", "3", "--sound", "--set", "width=64", "--set", "height=64", "-o", out});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const ws::ojson probe = ws::probe_media(out.toStdString());
+        QCOMPARE(probe["streams"][0]["width"].get<int>(), 64);
+        QCOMPARE(probe["streams"][0]["frames"].get<int>(), 33);
+        QCOMPARE(probe["streams"][1]["type"].get<std::string>(), std::string("audio"));
+        bool hashed = false;
+        for (const auto& f : probe["record"]["model"]["files"]) hashed |= f["file"].get<std::string>() == "vae/codec.safetensors";
+        QVERIFY(hashed);  // the record names the codec files with their hashes
+        // Image to video encodes a Pico World frame through the same codec.
+        const Episode e = simulate(3);
+        ws::write_png(tmp.filePath("first.png").toStdString(), e.video, 0);
+        r = wstest::run(WS_CLI, {"generate", "--model", model, "--mode", "image2video", "--prompt", "x", "--frames", "9", "--fps", "16",
+                                 "--steps", "2", "--set", "width=64", "--set", "height=64", "--set", "vision_path=\"" + tmp.filePath("first.png") + "\"",
+                                 "-o", tmp.filePath("i2v.mp4")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        // A damaged codec file is refused with its name.
+        QFile damaged(model + "/vae/codec.safetensors");
+        QVERIFY(damaged.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        damaged.write("not a tensor file");
+        damaged.close();
+        r = wstest::run(WS_CLI, {"info", model});
+        r = wstest::run(WS_CLI, {"generate", "--model", model, "--mode", "text2video", "--prompt", "x", "--frames", "9", "--steps", "1", "-o", out});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("codec.safetensors"), r.err.constData());
+        r = wstest::run(WS_CLI, {"pico-codecs", tmp.filePath("nothing")});
+        QCOMPARE(r.code, 1);
+        r = wstest::run(WS_CLI, {"pico-codecs", model, "--episodes", "1"});
+        QCOMPARE(r.code, 2);
+    }
+
     void simVerbWritesEpisodesAndRefusesBadArguments() {
         QTemporaryDir tmp;
         const QString out = tmp.filePath("episodes");

@@ -16,6 +16,7 @@
 #include "worldstudio/engine.h"
 #include "worldstudio/error.h"
 #include "worldstudio/media.h"
+#include "worldstudio/pico_codec.h"
 #include "worldstudio/pico_world.h"
 #include "worldstudio/noise.h"
 #include "worldstudio/prompt.h"
@@ -61,6 +62,9 @@ commands:
   fit-preview MODEL_DIR [--samples N]
                                     fit the linear latent->RGB preview projection and store it beside the model
   probe FILE                        streams and the embedded generation record, as JSON
+  pico-codecs MODEL_DIR [--episodes N] [--seed S]
+                                    fit the Pico video and audio codecs on N simulated episodes (default 64) and
+                                    install them as the model folder's vae/ and sound_tokenizer/
   sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
                                     actions, impacts, questions with answers), seeds S .. S+N-1
@@ -402,6 +406,30 @@ int main(int argc, char** argv) {
             if (out.width % 2 || out.height % 2) throw ws::Error(a.positional[0] + ": control videos need even width and height");
             ws::write_mp4(a.positional[1], out, nullptr, ojson{{"control", type}, {"preset", preset}, {"source", a.positional[0]}}.dump());
             std::printf("wrote %s (%d frames)\n", a.positional[1].c_str(), out.count);
+            return 0;
+        }
+        if (cmd == "pico-codecs") {
+            if (a.positional.size() != 1) throw UsageError("pico-codecs needs MODEL_DIR");
+            const int episodes = to_int(a.get("--episodes", "64"), "--episodes");
+            const int seed = to_int(a.get("--seed", "0"), "--seed");
+            if (episodes < 4 || episodes > 10000) throw UsageError("--episodes must be between 4 and 10000");
+            if (seed < 0) throw UsageError("--seed must not be negative");
+            if (!std::filesystem::exists(a.positional[0] + "/model_index.json") && !std::filesystem::exists(a.positional[0] + "/transformer"))
+                throw ws::Error(a.positional[0] + ": not a model folder (no model_index.json or transformer/)");
+            std::vector<ws::pico::Episode> data;
+            for (int i = 0; i < episodes; ++i) data.push_back(ws::pico::simulate(static_cast<uint64_t>(seed) + i));
+            std::vector<const ws::VideoFrames*> videos;
+            std::vector<const ws::AudioClip*> sounds;
+            for (const auto& e : data) videos.push_back(&e.video), sounds.push_back(&e.audio);
+            const auto video = ws::pico::LinearVideoCodec::fit(videos);
+            const auto audio = ws::pico::LinearAudioCodec::fit(sounds);
+            double worst = 99;
+            for (int i = 0; i < 8; ++i) {
+                const ws::pico::Episode held = ws::pico::simulate(1000000 + static_cast<uint64_t>(i));
+                worst = std::min(worst, ws::pico::psnr(video.decode(video.encode(held.video), held.video.fps), held.video));
+            }
+            ws::pico::install_codecs(a.positional[0], video, audio);
+            std::printf("installed the Pico codecs in %s (video round trip on held-out episodes: worst %.1f dB PSNR)\n", a.positional[0].c_str(), worst);
             return 0;
         }
         if (cmd == "sim") {

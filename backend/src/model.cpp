@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "model_impl.h"
+#include "worldstudio/pico_codec.h"
 #include "torch_util.h"
 #include "worldstudio/error.h"
 #include "worldstudio/safetensors.h"
@@ -40,6 +41,35 @@ ModelFolder locate_model_folder(const std::string& dir) {
 }
 
 namespace {
+
+// The Pico linear codecs behind the pipeline's codec interfaces (CPU float; tensors copied in and out).
+struct PicoVideoCodec : VideoCodec {
+    explicit PicoVideoCodec(pico::LinearVideoCodec c) : codec(std::move(c)) {}
+    at::Tensor encode(const at::Tensor& video) const override {
+        const at::Tensor x = video.to(at::kCPU, at::kFloat).contiguous();
+        const pico::Latent z = codec.encode_pixels(x.data_ptr<float>(), static_cast<int>(x.size(1)), static_cast<int>(x.size(2)), static_cast<int>(x.size(3)));
+        return at::tensor(z.data).reshape(z.shape).to(video.device());
+    }
+    at::Tensor decode(const at::Tensor& latent) const override {
+        const at::Tensor z = latent.to(at::kCPU, at::kFloat).contiguous();
+        pico::Latent in{z.sizes().vec(), std::vector<float>(z.data_ptr<float>(), z.data_ptr<float>() + z.numel())};
+        int t = 0, h = 0, w = 0;
+        const std::vector<float> x = codec.decode_pixels(in, &t, &h, &w);
+        return at::tensor(x).reshape({3, t, h, w}).to(latent.device());
+    }
+    pico::LinearVideoCodec codec;
+};
+
+struct PicoSoundDecoder : SoundDecoder {
+    explicit PicoSoundDecoder(pico::LinearAudioCodec c) : codec(std::move(c)) {}
+    at::Tensor decode(const at::Tensor& latent) const override {
+        const at::Tensor z = latent.to(at::kCPU, at::kFloat).contiguous();
+        const AudioClip a = codec.decode({z.sizes().vec(), std::vector<float>(z.data_ptr<float>(), z.data_ptr<float>() + z.numel())});
+        return at::tensor(a.samples).reshape({-1, 2}).t().contiguous().to(latent.device());  // [2, N]
+    }
+    pico::LinearAudioCodec codec;
+};
+
 ojson read_json_file(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw Error(path + ": cannot open");
@@ -164,8 +194,20 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     }
     impl->network = std::make_unique<Network>(impl->config, std::move(weights), impl->device, impl->dtype);
     std::vector<FileHash>* hashes = options.hash_files ? &impl->hashes : nullptr;
-    if (!f.vae_dir.empty()) {
-        const ojson vc = read_json_file(f.vae_dir + "/config.json");
+    auto hash_file = [&](const std::string& file) {
+        if (hashes)
+            hashes->push_back({fs::path(file).parent_path().filename().string() + "/" + fs::path(file).filename().string(),
+                               static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)});
+    };
+    const ojson vc = f.vae_dir.empty() ? ojson() : read_json_file(f.vae_dir + "/config.json");
+    const ojson sc = f.sound_dir.empty() ? ojson() : read_json_file(f.sound_dir + "/config.json");
+    if (!f.vae_dir.empty() && vc.value("_class_name", "") == pico::kVideoCodecClass) {
+        auto codec = std::make_unique<PicoVideoCodec>(pico::LinearVideoCodec::load(f.vae_dir + "/codec.safetensors"));
+        if (codec->codec.channels() != impl->config.latent_channels)
+            throw Error(f.vae_dir + ": the codec's channels do not match the transformer's latent channels");
+        hash_file(f.vae_dir + "/codec.safetensors");
+        impl->vae = std::move(codec);
+    } else if (!f.vae_dir.empty()) {
         VideoVAEConfig cfg = VideoVAEConfig::from_json(vc, f.vae_dir + "/config.json");
         if (!vc.contains("latents_mean") || !vc.contains("latents_std")) throw Error(f.vae_dir + "/config.json: needs latents_mean and latents_std");
         std::vector<float> mean, std;
@@ -182,8 +224,13 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         const at::ScalarType vae_dtype = impl->device.is_cuda() ? at::kBFloat16 : at::kFloat;
         impl->vae = std::make_unique<VideoVAE>(cfg, std::move(w), at::tensor(mean), at::tensor(std), impl->device, vae_dtype);
     }
-    if (!f.sound_dir.empty()) {
-        const ojson sc = read_json_file(f.sound_dir + "/config.json");
+    if (!f.sound_dir.empty() && sc.value("_class_name", "") == pico::kAudioCodecClass) {
+        auto codec = std::make_unique<PicoSoundDecoder>(pico::LinearAudioCodec::load(f.sound_dir + "/codec.safetensors"));
+        if (codec->codec.channels() != impl->config.sound_dim)
+            throw Error(f.sound_dir + ": the codec's channels do not match the transformer's sound width");
+        hash_file(f.sound_dir + "/codec.safetensors");
+        impl->sound = std::move(codec);
+    } else if (!f.sound_dir.empty()) {
         AudioVAEConfig cfg = AudioVAEConfig::from_json(sc, f.sound_dir + "/config.json");
         if (cfg.latent_dim != impl->config.sound_dim || cfg.hop() != 1920 || cfg.sample_rate != 48000 || cfg.channels != 2)
             throw Error(f.sound_dir + ": the sound tokenizer must be 48 kHz stereo, hop 1920, with the transformer's sound width");

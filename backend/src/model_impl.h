@@ -14,8 +14,8 @@ struct Model::Impl {
     std::string dir;
     std::unique_ptr<Network> network;
     std::optional<Tokenizer> tokenizer;
-    std::unique_ptr<VideoVAE> vae;          // vae/ (absent: latents only)
-    std::unique_ptr<AudioVAEDecoder> sound;  // sound_tokenizer/ (absent: no sound track)
+    std::unique_ptr<VideoCodec> vae;      // vae/: the Wan2.2 VAE or a Pico codec (absent: latents only)
+    std::unique_ptr<SoundDecoder> sound;  // sound_tokenizer/: Oobleck or a Pico codec (absent: no sound track)
     PreviewProjection preview;
     std::vector<FileHash> hashes;
     at::Device device{at::kCPU};

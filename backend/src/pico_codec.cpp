@@ -4,6 +4,9 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <tuple>
 
 #include "torch_util.h"
 #include "worldstudio/error.h"
@@ -14,17 +17,21 @@ namespace {
 
 constexpr int kP = LinearVideoCodec::kPatch, kT = LinearVideoCodec::kTime;
 
-// Patches of `frames` [first, first + count) as rows [N, count * kP * kP * 3] in [-1, 1], ordered (h, w).
-at::Tensor patches(const VideoFrames& v, int first, int count) {
-    at::Tensor x = at::from_blob(const_cast<uint8_t*>(v.frame(first)), {count, v.height / kP, kP, v.width / kP, kP, 3}, at::kByte);
-    // -> [H', W', count, kP, kP, 3]
-    return (x.permute({1, 3, 0, 2, 4, 5}).reshape({(v.height / kP) * (v.width / kP), count * kP * kP * 3}).to(at::kFloat) / 127.5 - 1);
+// Patches of frames [first, first + count) of pixels [T, H, W, 3] in [-1, 1] as rows [N, count * kP * kP * 3],
+// ordered (h, w).
+at::Tensor patches(const at::Tensor& thwc, int first, int count) {
+    const int64_t H = thwc.size(1), W = thwc.size(2);
+    return thwc.narrow(0, first, count).reshape({count, H / kP, kP, W / kP, kP, 3}).permute({1, 3, 0, 2, 4, 5}).reshape({(H / kP) * (W / kP), count * kP * kP * 3});
+}
+
+at::Tensor bytes_to_thwc(const VideoFrames& v) {
+    return at::from_blob(const_cast<uint8_t*>(v.rgb.data()), {v.count, v.height, v.width, 3}, at::kByte).to(at::kFloat) / 127.5 - 1;
 }
 
 // Principal components of the rows: mean [D] and the top `channels` directions [D, C]. A randomized range finder
 // with power iterations (Halko, Martinsson and Tropp) does in seconds what a full eigendecomposition of the D x D
 // covariance does in tens; the seed is fixed, so a fit is reproducible.
-void principal(const at::Tensor& rows, int channels, std::vector<float>* mean, std::vector<float>* basis) {
+void principal(const at::Tensor& rows, int channels, std::vector<float>* mean, std::vector<float>* basis, std::vector<float>* spread) {
     const at::Tensor x = rows.to(at::kFloat);
     const at::Tensor mu = x.mean(0);
     const at::Tensor c = x - mu;  // [N, D]
@@ -43,16 +50,23 @@ void principal(const at::Tensor& rows, int channels, std::vector<float>* mean, s
     const at::Tensor m = mu.contiguous();
     mean->assign(m.data_ptr<float>(), m.data_ptr<float>() + m.numel());
     basis->assign(top.data_ptr<float>(), top.data_ptr<float>() + top.numel());
+    // Each component's standard deviation on the fitting data (floored, so an unused channel stays finite).
+    const at::Tensor sd = c.mm(top).std(0).clamp_min(1e-3).contiguous();
+    spread->assign(sd.data_ptr<float>(), sd.data_ptr<float>() + sd.numel());
 }
 
 at::Tensor view(const std::vector<float>& v, std::vector<int64_t> shape) {
     return at::from_blob(const_cast<float*>(v.data()), shape, at::kFloat);
 }
 
+void check_size(int count, int height, int width) {
+    if (count < 1 || (count - 1) % kT != 0) throw Error("Pico video codec: frame count must be 4k+1, got " + std::to_string(count));
+    if (width % kP || height % kP || width < kP || height < kP)
+        throw Error("Pico video codec: width and height must be multiples of 16, got " + std::to_string(width) + "x" + std::to_string(height));
+}
+
 void check_video(const VideoFrames& v) {
-    if (v.count < 1 || (v.count - 1) % kT != 0) throw Error("Pico video codec: frame count must be 4k+1, got " + std::to_string(v.count));
-    if (v.width % kP || v.height % kP || v.width < kP || v.height < kP)
-        throw Error("Pico video codec: width and height must be multiples of 16, got " + std::to_string(v.width) + "x" + std::to_string(v.height));
+    check_size(v.count, v.height, v.width);
     if (v.rgb.size() != static_cast<size_t>(v.count) * v.width * v.height * 3) throw Error("Pico video codec: frame data has the wrong size");
 }
 
@@ -79,45 +93,61 @@ LinearVideoCodec LinearVideoCodec::fit(const std::vector<const VideoFrames*>& cl
     std::vector<at::Tensor> first, groups;
     for (const VideoFrames* v : clips) {
         check_video(*v);
-        first.push_back(patches(*v, 0, 1));
-        for (int f = 1; f + kT <= v->count; f += kT) groups.push_back(patches(*v, f, kT));
+        const at::Tensor x = bytes_to_thwc(*v);
+        first.push_back(patches(x, 0, 1));
+        for (int f = 1; f + kT <= v->count; f += kT) groups.push_back(patches(x, f, kT));
     }
     if (groups.empty()) throw Error("Pico video codec: the clips need more than one frame");
     LinearVideoCodec c;
     c.channels_ = channels;
-    principal(at::cat(first), channels, &c.first_mean_, &c.first_basis_);
-    principal(at::cat(groups), channels, &c.group_mean_, &c.group_basis_);
+    principal(at::cat(first), channels, &c.first_mean_, &c.first_basis_, &c.first_std_);
+    principal(at::cat(groups), channels, &c.group_mean_, &c.group_basis_, &c.group_std_);
     return c;
 }
 
-Latent LinearVideoCodec::encode(const VideoFrames& v) const {
-    check_video(v);
-    const int64_t h = v.height / kP, w = v.width / kP, t = 1 + (v.count - 1) / kT, C = channels_;
+Latent LinearVideoCodec::encode_pixels(const float* pixels, int frames, int height, int width) const {
+    check_size(frames, height, width);
+    const int64_t h = height / kP, w = width / kP, t = 1 + (frames - 1) / kT, C = channels_;
     const int64_t D1 = kP * kP * 3, D4 = kT * D1;
+    const at::Tensor x = at::from_blob(const_cast<float*>(pixels), {3, frames, height, width}, at::kFloat).permute({1, 2, 3, 0});
     std::vector<at::Tensor> codes;  // each [h * w, C]
-    codes.push_back((patches(v, 0, 1) - view(first_mean_, {D1})).mm(view(first_basis_, {D1, C})));
-    for (int f = 1; f < v.count; f += kT) codes.push_back((patches(v, f, kT) - view(group_mean_, {D4})).mm(view(group_basis_, {D4, C})));
+    codes.push_back((patches(x, 0, 1) - view(first_mean_, {D1})).mm(view(first_basis_, {D1, C})) / view(first_std_, {C}));
+    for (int f = 1; f < frames; f += kT)
+        codes.push_back((patches(x, f, kT) - view(group_mean_, {D4})).mm(view(group_basis_, {D4, C})) / view(group_std_, {C}));
     const at::Tensor z = at::stack(codes).reshape({t, h, w, C}).permute({3, 0, 1, 2});  // [C, T, H', W']
     return {{C, t, h, w}, copy_out(z)};
 }
 
-VideoFrames LinearVideoCodec::decode(const Latent& latent, double fps) const {
+Latent LinearVideoCodec::encode(const VideoFrames& v) const {
+    check_video(v);
+    const at::Tensor x = bytes_to_thwc(v).permute({3, 0, 1, 2}).contiguous();
+    return encode_pixels(x.data_ptr<float>(), v.count, v.height, v.width);
+}
+
+std::vector<float> LinearVideoCodec::decode_pixels(const Latent& latent, int* frames, int* height, int* width) const {
     if (latent.shape.size() != 4 || latent.shape[0] != channels_ || latent.shape[1] < 1)
         throw Error("Pico video codec: latent must be [" + std::to_string(channels_) + ", T, H, W]");
     const int64_t C = channels_, t = latent.shape[1], h = latent.shape[2], w = latent.shape[3];
     if (static_cast<int64_t>(latent.data.size()) != C * t * h * w) throw Error("Pico video codec: latent data has the wrong size");
     const int64_t D1 = kP * kP * 3, D4 = kT * D1;
     const at::Tensor z = view(latent.data, {C, t, h * w}).permute({1, 2, 0});  // [T, h*w, C]
-    std::vector<at::Tensor> frames;  // each [n, h, kP, w, kP, 3]
+    std::vector<at::Tensor> parts;  // each [n, H, W, 3]
     auto unpatch = [&](const at::Tensor& rows, int n) {
         return rows.reshape({h, w, n, kP, kP, 3}).permute({2, 0, 3, 1, 4, 5}).reshape({n, h * kP, w * kP, 3});
     };
-    frames.push_back(unpatch(z[0].mm(view(first_basis_, {D1, C}).t()) + view(first_mean_, {D1}), 1));
-    for (int64_t i = 1; i < t; ++i) frames.push_back(unpatch(z[i].mm(view(group_basis_, {D4, C}).t()) + view(group_mean_, {D4}), kT));
-    // As the VAE writers do: (x + 1) / 2, clamped, to bytes (rounded here).
-    const at::Tensor pixels = ((at::cat(frames) + 1) * 127.5).round().clamp(0, 255).to(at::kByte).contiguous();
+    parts.push_back(unpatch((z[0] * view(first_std_, {C})).mm(view(first_basis_, {D1, C}).t()) + view(first_mean_, {D1}), 1));
+    for (int64_t i = 1; i < t; ++i)
+        parts.push_back(unpatch((z[i] * view(group_std_, {C})).mm(view(group_basis_, {D4, C}).t()) + view(group_mean_, {D4}), kT));
+    const at::Tensor x = at::cat(parts).permute({3, 0, 1, 2}).contiguous();  // [3, T, H, W]
+    *frames = static_cast<int>(x.size(1)), *height = static_cast<int>(x.size(2)), *width = static_cast<int>(x.size(3));
+    return copy_out(x);
+}
+
+VideoFrames LinearVideoCodec::decode(const Latent& latent, double fps) const {
     VideoFrames out;
-    out.count = static_cast<int>(pixels.size(0)), out.height = static_cast<int>(pixels.size(1)), out.width = static_cast<int>(pixels.size(2));
+    const std::vector<float> x = decode_pixels(latent, &out.count, &out.height, &out.width);
+    // As the VAE writers do: (x + 1) / 2, clamped, to bytes (rounded here).
+    const at::Tensor pixels = ((view(x, {3, out.count, out.height, out.width}).permute({1, 2, 3, 0}) + 1) * 127.5).round().clamp(0, 255).to(at::kByte).contiguous();
     out.fps = fps;
     out.rgb.assign(pixels.data_ptr<uint8_t>(), pixels.data_ptr<uint8_t>() + pixels.numel());
     return out;
@@ -127,7 +157,8 @@ void LinearVideoCodec::save(const std::string& path) const {
     const int64_t D1 = kP * kP * 3, C = channels_;
     save_tensors(path,
                  {{"first_mean", view(first_mean_, {D1}).clone()}, {"first_basis", view(first_basis_, {D1, C}).clone()},
-                  {"group_mean", view(group_mean_, {kT * D1}).clone()}, {"group_basis", view(group_basis_, {kT * D1, C}).clone()}},
+                  {"first_std", view(first_std_, {C}).clone()}, {"group_mean", view(group_mean_, {kT * D1}).clone()},
+                  {"group_basis", view(group_basis_, {kT * D1, C}).clone()}, {"group_std", view(group_std_, {C}).clone()}},
                  {{"format", "worldstudio-pico-video-codec"}, {"channels", std::to_string(C)}});
 }
 
@@ -142,6 +173,8 @@ LinearVideoCodec LinearVideoCodec::load(const std::string& path) {
     c.first_basis_ = tensor_vector(m, "first_basis", D1, c.channels_, path);
     c.group_mean_ = tensor_vector(m, "group_mean", kT * D1, 0, path);
     c.group_basis_ = tensor_vector(m, "group_basis", kT * D1, c.channels_, path);
+    c.first_std_ = tensor_vector(m, "first_std", c.channels_, 0, path);
+    c.group_std_ = tensor_vector(m, "group_std", c.channels_, 0, path);
     return c;
 }
 
@@ -166,20 +199,20 @@ LinearAudioCodec LinearAudioCodec::fit(const std::vector<const AudioClip*>& clip
     for (const AudioClip* a : clips) rows.push_back(windows(*a));
     LinearAudioCodec c;
     c.channels_ = channels;
-    principal(at::cat(rows), channels, &c.mean_, &c.basis_);
+    principal(at::cat(rows), channels, &c.mean_, &c.basis_, &c.std_);
     return c;
 }
 
 Latent LinearAudioCodec::encode(const AudioClip& clip) const {
     const at::Tensor w = windows(clip);
-    const at::Tensor z = (w - view(mean_, {2 * kHop})).mm(view(basis_, {2 * kHop, channels_})).t();  // [C, T]
+    const at::Tensor z = ((w - view(mean_, {2 * kHop})).mm(view(basis_, {2 * kHop, channels_})) / view(std_, {channels_})).t();  // [C, T]
     return {{channels_, w.size(0)}, copy_out(z)};
 }
 
 AudioClip LinearAudioCodec::decode(const Latent& latent) const {
     if (latent.shape.size() != 2 || latent.shape[0] != channels_ || static_cast<int64_t>(latent.data.size()) != latent.shape[0] * latent.shape[1])
         throw Error("Pico audio codec: latent must be [" + std::to_string(channels_) + ", T]");
-    const at::Tensor z = view(latent.data, {channels_, latent.shape[1]}).t();
+    const at::Tensor z = view(latent.data, {channels_, latent.shape[1]}).t() * view(std_, {channels_});
     const at::Tensor x = (z.mm(view(basis_, {2 * kHop, channels_}).t()) + view(mean_, {2 * kHop})).clamp(-1, 1).contiguous();
     AudioClip a;
     a.samples = copy_out(x.reshape({-1}));
@@ -187,7 +220,8 @@ AudioClip LinearAudioCodec::decode(const Latent& latent) const {
 }
 
 void LinearAudioCodec::save(const std::string& path) const {
-    save_tensors(path, {{"mean", view(mean_, {2 * kHop}).clone()}, {"basis", view(basis_, {2 * kHop, channels_}).clone()}},
+    save_tensors(path, {{"mean", view(mean_, {2 * kHop}).clone()}, {"basis", view(basis_, {2 * kHop, channels_}).clone()},
+                        {"std", view(std_, {channels_}).clone()}},
                  {{"format", "worldstudio-pico-audio-codec"}, {"channels", std::to_string(channels_)}});
 }
 
@@ -199,7 +233,21 @@ LinearAudioCodec LinearAudioCodec::load(const std::string& path) {
     c.channels_ = static_cast<int>(it->second.size(1));
     c.mean_ = tensor_vector(m, "mean", 2 * kHop, 0, path);
     c.basis_ = tensor_vector(m, "basis", 2 * kHop, c.channels_, path);
+    c.std_ = tensor_vector(m, "std", c.channels_, 0, path);
     return c;
+}
+
+void install_codecs(const std::string& model_dir, const LinearVideoCodec& video, const LinearAudioCodec& audio) {
+    namespace fs = std::filesystem;
+    for (const auto& [sub, cls, channels] : {std::tuple{"vae", kVideoCodecClass, video.channels()},
+                                             std::tuple{"sound_tokenizer", kAudioCodecClass, audio.channels()}}) {
+        const fs::path dir = fs::path(model_dir) / sub;
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        std::ofstream(dir / "config.json") << ojson{{"_class_name", cls}, {"latent_channels", channels}}.dump(2) << "\n";
+    }
+    video.save((fs::path(model_dir) / "vae" / "codec.safetensors").string());
+    audio.save((fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors").string());
 }
 
 double psnr(const VideoFrames& a, const VideoFrames& b) {

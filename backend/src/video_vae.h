@@ -50,18 +50,35 @@ std::map<std::string, std::vector<int64_t>> audio_vae_expected_weights(const str
 // parametrizations.weight.original0/1). "" for tensors the decoder does not use (the encoder).
 std::string oobleck_legacy_name(const std::string& name, size_t num_blocks);
 
-class VideoVAE {
+// What the pipeline needs of a video autoencoder: pixels [3, T, H, W] in [-1, 1] -> normalized latent
+// [z, 1 + (T - 1) / 4, H / 16, W / 16], and back. The Wan2.2 VAE and the Pico linear codec both provide it.
+class VideoCodec {
+public:
+    virtual ~VideoCodec() = default;
+    virtual at::Tensor encode(const at::Tensor& video) const = 0;
+    virtual at::Tensor decode(const at::Tensor& latent) const = 0;
+};
+
+// What the pipeline needs of a sound decoder: latent [C, T] at 25/s -> raw stereo waveform [2, 1920 T] at 48 kHz.
+class SoundDecoder {
+public:
+    virtual ~SoundDecoder() = default;
+    virtual at::Tensor decode(const at::Tensor& latent) const = 0;
+};
+
+class VideoVAE : public VideoCodec {
 public:
     // `weights` in the original Wan names (encoder.*, decoder.*, conv1, conv2); mean/std are the 48 latent statistics.
     VideoVAE(VideoVAEConfig config, std::map<std::string, at::Tensor> weights, at::Tensor mean, at::Tensor std, at::Device device,
              at::ScalarType dtype);
 
     // [3, T, H, W] in [-1, 1] -> normalized latent mean [z, 1 + (T-1)/4, H/16, W/16]. T must be 1 + 4k.
-    at::Tensor encode(const at::Tensor& video) const;
+    at::Tensor encode(const at::Tensor& video) const override;
+    at::Tensor decode(const at::Tensor& latent) const override { return decode(latent, 1); }
     // Normalized latent [z, T_lat, h, w] -> raw decoder output [3, 1 + 4 (T_lat - 1), 16h, 16w] (before (1+x)/2).
     // `chunk_frames` latent frames go through the decoder at a time after the first (1 keeps memory flat; larger
     // chunks give the same result with more memory).
-    at::Tensor decode(const at::Tensor& latent, int64_t chunk_frames = 1) const;
+    at::Tensor decode(const at::Tensor& latent, int64_t chunk_frames) const;
     // Spatially tiled decode for high resolutions: tiles of `tile` latent pixels overlapping by `overlap`, each
     // decoded on its own and blended with linear ramps, so memory follows the tile, not the frame. Approximate
     // (the middle attention sees one tile at a time); equal to decode() when one tile covers the frame.
@@ -101,11 +118,11 @@ struct AudioVAEConfig {
     int64_t hop() const;
 };
 
-class AudioVAEDecoder {
+class AudioVAEDecoder : public SoundDecoder {
 public:
     AudioVAEDecoder(AudioVAEConfig config, const std::map<std::string, at::Tensor>& weights, at::Device device, at::ScalarType dtype);
     // [64, T] -> raw waveform [2, hop * T] (callers clamp to [-1, 1]).
-    at::Tensor decode(const at::Tensor& latent) const;
+    at::Tensor decode(const at::Tensor& latent) const override;
 
 private:
     at::Tensor conv(const std::string& name, const at::Tensor& x, int64_t dilation, int64_t padding) const;

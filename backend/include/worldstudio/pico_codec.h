@@ -28,13 +28,19 @@ public:
     void save(const std::string& safetensors_path) const;
 
     int channels() const { return channels_; }
+    // Latents are divided by each channel's spread on the fitting data, so they are about unit variance as the
+    // flow model expects (the Wan2.2 VAE's latents_mean/latents_std do the same).
     Latent encode(const VideoFrames& frames) const;           // frames: 4k+1, width and height multiples of 16
     VideoFrames decode(const Latent& latent, double fps) const;
+    // The same on float pixels [3, T, H, W] in [-1, 1], as the pipeline holds them.
+    Latent encode_pixels(const float* pixels, int frames, int height, int width) const;
+    std::vector<float> decode_pixels(const Latent& latent, int* frames, int* height, int* width) const;
 
 private:
     int channels_ = 0;
-    // Per patch kind (first frame alone, then groups of four): mean [D] and basis [D, C], D = pixels x 3.
-    std::vector<float> first_mean_, first_basis_, group_mean_, group_basis_;
+    // Per patch kind (first frame alone, then groups of four): mean [D], basis [D, C] (D = pixels x 3), latent
+    // spread [C].
+    std::vector<float> first_mean_, first_basis_, first_std_, group_mean_, group_basis_, group_std_;
 };
 
 class LinearAudioCodec {
@@ -50,8 +56,14 @@ public:
 
 private:
     int channels_ = 0;
-    std::vector<float> mean_, basis_;  // [2 * kHop], [2 * kHop, C]
+    std::vector<float> mean_, basis_, std_;  // [2 * kHop], [2 * kHop, C], [C]
 };
+
+// Makes `model_dir` use the Pico codecs: writes vae/ and sound_tokenizer/ (config.json naming the codec class,
+// codec.safetensors), replacing what was there.
+void install_codecs(const std::string& model_dir, const LinearVideoCodec& video, const LinearAudioCodec& audio);
+constexpr const char* kVideoCodecClass = "PicoLinearVideoCodec";
+constexpr const char* kAudioCodecClass = "PicoLinearAudioCodec";
 
 // Peak signal-to-noise ratio of two clips of equal size, in dB (pixels 0..255).
 double psnr(const VideoFrames& a, const VideoFrames& b);
