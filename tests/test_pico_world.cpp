@@ -2,11 +2,13 @@
 // trajectory, captions that pass the schema checks, and the `sim` verb with bad arguments.
 #include <QDir>
 #include <cmath>
+#include <set>
 
 #include "test_support.h"
 #include "worldstudio/media.h"
 #include "worldstudio/error.h"
 #include "worldstudio/pico_codec.h"
+#include "worldstudio/pico_eval.h"
 #include "worldstudio/pico_world.h"
 #include "worldstudio/prompt.h"
 
@@ -276,6 +278,60 @@ private Q_SLOTS:
         QCOMPARE(r.code, 1);
         r = wstest::run(WS_CLI, {"pico-codecs", model, "--episodes", "1"});
         QCOMPARE(r.code, 2);
+    }
+
+    void detectorAndTrackerAgreeWithTheSimulator() {
+        int frames = 0, exact = 0;
+        double worst_mean_error = 0;
+        for (uint64_t s = 0; s < 40; ++s) {
+            const Episode e = simulate(s);
+            std::set<int> truth;
+            for (const Body& b : e.initial) truth.insert(b.colour);
+            for (int f : {0, 16, 32}) {
+                const auto found = detect(e.video, f);
+                std::set<int> seen;
+                for (const Detection& d : found) seen.insert(d.colour);
+                ++frames;
+                exact += seen == truth;
+            }
+            // Tracks follow the true centres (projected with the episode's camera) where the object is whole in view.
+            for (size_t i = 0; i < e.initial.size(); ++i) {
+                const auto tr = track(e.video, e.initial[i].colour);
+                std::vector<std::pair<double, double>> truth_track;
+                for (int f = 0; f < e.video.count; ++f) {
+                    const Body& b = e.body_states[static_cast<size_t>(f)][i];
+                    const PixelPoint p = pixel_of(e.camera_states[static_cast<size_t>(f)], e.options, b.x, b.y);
+                    bool occluded = false;  // another body or the gripper over it
+                    for (size_t j = 0; j < e.initial.size(); ++j)
+                        if (j != i) {
+                            const Body& o = e.body_states[static_cast<size_t>(f)][j];
+                            occluded |= std::hypot(o.x - b.x, o.y - b.y) < (o.size + b.size) * 1.5;
+                        }
+                    occluded |= e.gripper_states[static_cast<size_t>(f)].visible;
+                    const bool inside = p.x > 6 && p.x < 58 && p.y > 6 && p.y < 58;
+                    truth_track.push_back(!occluded && inside ? std::make_pair(p.x, p.y) : std::make_pair(-1.0, -1.0));
+                }
+                const double err = track_error(tr, truth_track);
+                if (err >= 0) worst_mean_error = std::max(worst_mean_error, err);
+            }
+        }
+        qInfo("detector: exact colour sets in %d of %d frames; tracker: worst mean centre error %.2f px", exact, frames, worst_mean_error);
+        QVERIFY(exact >= frames * 9 / 10);
+        QVERIFY(worst_mean_error < 2.0);  // objects are 7 to 14 px across
+        // Onsets: the simulator's impacts are found in its own sound track, well inside one audio latent (40 ms).
+        double worst_onset = 0;
+        for (uint64_t s = 0; s < 40; ++s) {
+            const Episode e = simulate(s);
+            std::vector<double> truth;
+            for (const Impact& im : e.impacts)
+                if (im.speed >= 1.0 && (truth.empty() || im.time - truth.back() > 0.06)) truth.push_back(im.time);
+            const double err = onset_error(truth, onsets(e.audio));
+            if (err >= 0) worst_onset = std::max(worst_onset, err);
+        }
+        qInfo("onsets: worst mean error %.1f ms", worst_onset * 1000);
+        QVERIFY(worst_onset < 0.01);
+        QCOMPARE(onset_error({}, {1.0}), -1.0);
+        QCOMPARE(track_error({{-1, -1}}, {{1, 1}}), -1.0);
     }
 
     void simVerbWritesEpisodesAndRefusesBadArguments() {

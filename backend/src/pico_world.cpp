@@ -40,10 +40,12 @@ double mass(const Body& b) { return info(b.material).density * b.size * b.size; 
 const char* shape_name(Shape s) { return s == Shape::Ball ? "ball" : "box"; }
 const char* material_name(Material m) { return info(m).name; }
 
+// Saturated colours only: white or black objects would be confused with the wall, the table's shadow and the
+// gripper by any colour-based measurement.
 const std::vector<Colour>& palette() {
     static const std::vector<Colour> colours = {
         {"red", 220, 40, 40},    {"green", 40, 170, 60},   {"blue", 40, 80, 220},   {"yellow", 235, 200, 30},
-        {"purple", 140, 60, 190}, {"orange", 240, 130, 20}, {"white", 240, 240, 240}, {"black", 25, 25, 25},
+        {"purple", 140, 60, 190}, {"orange", 240, 130, 20}, {"pink", 235, 110, 170}, {"cyan", 40, 190, 200},
     };
     return colours;
 }
@@ -191,6 +193,12 @@ void World::substep(double dt, const Command& cmd) {
             }
     }
     time_ += dt;
+}
+
+PixelPoint pixel_of(const Camera& camera, const Options& o, double x, double y) {
+    const double viewW = kViewWidth / camera.zoom, scale = o.width / viewW;
+    const double left = camera.x - viewW / 2, top = kViewBottom / camera.zoom + o.height / scale;
+    return {(x - left) * scale, (top - y) * scale};
 }
 
 VideoFrames World::render() const {

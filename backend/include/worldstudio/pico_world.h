@@ -125,6 +125,12 @@ private:
 // The episode of `seed`: a random scene, a scripted gripper and camera, everything rendered and described.
 Episode simulate(uint64_t seed, const Options& options = {});
 
+// Where world point (x, y) lands in the picture (pixel coordinates, centres at +0.5) under `camera`.
+struct PixelPoint {
+    double x = 0, y = 0;
+};
+PixelPoint pixel_of(const Camera& camera, const Options& options, double x, double y);
+
 // Impact sounds of `impacts` as a stereo clip of `seconds`: each starts on the sample of its impact time.
 AudioClip synthesize_impacts(const std::vector<Impact>& impacts, const std::vector<Body>& bodies, double seconds,
                              int sample_rate);
