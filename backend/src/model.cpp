@@ -70,6 +70,12 @@ struct PicoSoundDecoder : SoundDecoder {
     pico::LinearAudioCodec codec;
 };
 
+// A file of a model folder for the generation record: "<folder>/<name>", its size and SHA-256.
+FileHash hash_of(const std::string& file) {
+    return {fs::path(file).parent_path().filename().string() + "/" + fs::path(file).filename().string(),
+            static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)};
+}
+
 ojson read_json_file(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw Error(path + ": cannot open");
@@ -96,9 +102,7 @@ std::map<std::string, at::Tensor> load_component(const std::string& dir, const s
         out[n] = to_tensor(ck.at(src)).reshape(expected.at(n));
     }
     if (hashes)
-        for (const auto& file : ck.files())
-            hashes->push_back({fs::path(file).parent_path().filename().string() + "/" + fs::path(file).filename().string(),
-                               static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)});
+        for (const auto& file : ck.files()) hashes->push_back(hash_of(file));
     return out;
 }
 
@@ -195,9 +199,7 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     impl->network = std::make_unique<Network>(impl->config, std::move(weights), impl->device, impl->dtype);
     std::vector<FileHash>* hashes = options.hash_files ? &impl->hashes : nullptr;
     auto hash_file = [&](const std::string& file) {
-        if (hashes)
-            hashes->push_back({fs::path(file).parent_path().filename().string() + "/" + fs::path(file).filename().string(),
-                               static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)});
+        if (hashes) hashes->push_back(hash_of(file));
     };
     const ojson vc = f.vae_dir.empty() ? ojson() : read_json_file(f.vae_dir + "/config.json");
     const ojson sc = f.sound_dir.empty() ? ojson() : read_json_file(f.sound_dir + "/config.json");
@@ -249,8 +251,7 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         std::vector<FileHash> transformer;  // listed first, in shard order, before the vae/ and sound_tokenizer/ files
         for (const auto& file : ck.files()) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-            transformer.push_back({fs::path(file).parent_path().filename().string() + "/" + fs::path(file).filename().string(),
-                                   static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)});
+            transformer.push_back(hash_of(file));
         }
         impl->hashes.insert(impl->hashes.begin(), transformer.begin(), transformer.end());
     }
