@@ -11,6 +11,7 @@
 #include "worldstudio/pico_eval.h"
 #include "worldstudio/pico_world.h"
 #include "worldstudio/prompt.h"
+#include "worldstudio/train.h"
 
 using namespace ws::pico;
 
@@ -332,6 +333,47 @@ private Q_SLOTS:
         QVERIFY(worst_onset < 0.01);
         QCOMPARE(onset_error({}, {1.0}), -1.0);
         QCOMPARE(track_error({{-1, -1}}, {{1, 1}}), -1.0);
+    }
+
+    void aShortTrainingRunLowersTheLossDeterministically() {
+        QTemporaryDir tmp;
+        const QString a = tmp.filePath("a"), b = tmp.filePath("b");
+        for (const QString& dir : {a, b}) {
+            QCOMPARE(wstest::run(WS_CLI, {"make-tiny", dir}).code, 0);
+            QCOMPARE(wstest::run(WS_CLI, {"pico-codecs", dir, "--episodes", "8"}).code, 0);
+        }
+        ws::TrainOptions o;
+        o.steps = 80;
+        o.episodes = 8;
+        const ws::TrainReport ra = ws::train_generator(a.toStdString(), o);
+        QCOMPARE(ra.losses.size(), size_t(80));
+        auto mean = [](const std::vector<double>& v, size_t from, size_t to) {
+            double s = 0;
+            for (size_t i = from; i < to; ++i) s += v[i];
+            return s / static_cast<double>(to - from);
+        };
+        const double first = mean(ra.losses, 0, 10), last = mean(ra.losses, 60, 80);
+        qInfo("rectified-flow loss: first 10 steps %.3f, last 20 steps %.3f (%.1f s)", first, last, ra.seconds);
+        QVERIFY(last < 0.8 * first);
+        // The same seed gives the same losses and the same weights.
+        const ws::TrainReport rb = ws::train_generator(b.toStdString(), o);
+        QVERIFY(ra.losses == rb.losses);
+        QFile fa(a + "/transformer/diffusion_pytorch_model.safetensors"), fb(b + "/transformer/diffusion_pytorch_model.safetensors");
+        QVERIFY(fa.open(QIODevice::ReadOnly) && fb.open(QIODevice::ReadOnly));
+        QVERIFY(fa.readAll() == fb.readAll());
+        // The trained folder loads and generates through the ordinary path.
+        auto r = wstest::run(WS_CLI, {"generate", "--model", a, "--mode", "text2video", "--prompt", "a red ball", "--frames", "33", "--fps", "16",
+                                      "--steps", "4", "--sound", "--set", "width=64", "--set", "height=64", "--set", "negative_prompt=\"\"",
+                                      "-o", tmp.filePath("after.mp4")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        // Bad input: a folder without the Pico codecs, bad options.
+        QCOMPARE(wstest::run(WS_CLI, {"make-tiny", tmp.filePath("plain")}).code, 0);
+        r = wstest::run(WS_CLI, {"train", tmp.filePath("plain"), "--steps", "2"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("pico-codecs"), r.err.constData());
+        QCOMPARE(wstest::run(WS_CLI, {"train", a, "--lr", "2"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"train", a, "--steps", "0"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"train"}).code, 2);
     }
 
     void simVerbWritesEpisodesAndRefusesBadArguments() {

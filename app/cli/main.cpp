@@ -18,6 +18,7 @@
 #include "worldstudio/media.h"
 #include "worldstudio/pico_codec.h"
 #include "worldstudio/pico_world.h"
+#include "worldstudio/train.h"
 #include "worldstudio/noise.h"
 #include "worldstudio/prompt.h"
 #include "worldstudio/request.h"
@@ -65,6 +66,9 @@ commands:
   pico-codecs MODEL_DIR [--episodes N] [--seed S]
                                     fit the Pico video and audio codecs on N simulated episodes (default 64) and
                                     install them as the model folder's vae/ and sound_tokenizer/
+  train MODEL_DIR [--steps N] [--episodes N] [--seed S] [--lr X]
+                                    train the generation tower with rectified flow on Pico World text-to-video
+                                    with sound (a folder with the Pico codecs), in place
   sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
                                     actions, impacts, questions with answers), seeds S .. S+N-1
@@ -406,6 +410,26 @@ int main(int argc, char** argv) {
             if (out.width % 2 || out.height % 2) throw ws::Error(a.positional[0] + ": control videos need even width and height");
             ws::write_mp4(a.positional[1], out, nullptr, ojson{{"control", type}, {"preset", preset}, {"source", a.positional[0]}}.dump());
             std::printf("wrote %s (%d frames)\n", a.positional[1].c_str(), out.count);
+            return 0;
+        }
+        if (cmd == "train") {
+            if (a.positional.size() != 1) throw UsageError("train needs MODEL_DIR");
+            ws::TrainOptions o;
+            o.steps = to_int(a.get("--steps", "100"), "--steps");
+            o.episodes = to_int(a.get("--episodes", "32"), "--episodes");
+            const int seed = to_int(a.get("--seed", "0"), "--seed");
+            o.learning_rate = to_double(a.get("--lr", "0.001"), "--lr");
+            if (o.steps < 1 || o.steps > 10000000) throw UsageError("--steps must be positive");
+            if (o.episodes < 1 || o.episodes > 100000) throw UsageError("--episodes must be between 1 and 100000");
+            if (seed < 0) throw UsageError("--seed must not be negative");
+            if (!(o.learning_rate > 0 && o.learning_rate < 1)) throw UsageError("--lr must be in (0, 1)");
+            o.seed = static_cast<uint64_t>(seed);
+            ws::RunCallbacks cb;
+            cb.should_cancel = [] { return g_interrupted.load(); };
+            cb.on_log = [](const std::string& line) { std::printf("%s\n", line.c_str()); std::fflush(stdout); };
+            const ws::TrainReport r = ws::train_generator(a.positional[0], o, cb);
+            std::printf("trained %d steps in %.1f s: loss %.4f -> %.4f; weights written to %s\n", o.steps, r.seconds, r.losses.front(),
+                        r.losses.back(), a.positional[0].c_str());
             return 0;
         }
         if (cmd == "pico-codecs") {

@@ -106,6 +106,8 @@ std::map<std::string, at::Tensor> load_component(const std::string& dir, const s
     return out;
 }
 
+}  // namespace
+
 ModelConfig read_config(const ModelFolder& f) {
     std::ifstream in(f.config_path);
     ojson j;
@@ -127,7 +129,6 @@ void resolve_special_tokens(ModelConfig& c, const Tokenizer& t) {
     c.special.start_of_generation = id("<|vision_start|>", c.special.start_of_generation);
     c.special.end_of_generation = id("<|vision_end|>", c.special.end_of_generation);
 }
-}  // namespace
 
 std::string sha256_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -33,5 +33,8 @@ struct ModelFolder {
 ModelFolder locate_model_folder(const std::string& dir);
 
 std::string sha256_file(const std::string& path);
+ModelConfig read_config(const ModelFolder& f);
+// The tokenizer is the authority on special ids when the config does not carry them.
+void resolve_special_tokens(ModelConfig& c, const Tokenizer& t);
 
 }  // namespace ws

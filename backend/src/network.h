@@ -30,6 +30,8 @@ public:
     Network(ModelConfig config, std::map<std::string, at::Tensor> weights, at::Device device, at::ScalarType dtype);
 
     const ModelConfig& config() const { return cfg_; }
+    // The weights by canonical name (tensors share storage with the network: training updates them in place).
+    const std::map<std::string, at::Tensor>& parameters() const { return weights_; }
     at::Device device() const { return device_; }
     at::ScalarType dtype() const { return dtype_; }
 

@@ -1,0 +1,32 @@
+#pragma once
+// Training the generation tower with rectified flow on Pico World episodes, with the same network and sequence
+// code that generates. A model folder with the Pico codecs (worldstudio-cli pico-codecs) is trained in place: its
+// transformer weights are replaced by the trained ones. Deterministic from the seed. Today this covers
+// text-to-video with sound; the other modes, the reasoner's upsampler training and checkpoint resume are not built.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "worldstudio/engine.h"
+
+namespace ws {
+
+struct TrainOptions {
+    int steps = 100;
+    int episodes = 32;          // Pico World episodes (seeds seed .. seed + episodes - 1)
+    uint64_t seed = 0;
+    double learning_rate = 1e-3;
+    double weight_decay = 0.0;
+    double text_dropout = 0.1;  // share of steps trained without the prompt (for classifier-free guidance)
+};
+
+struct TrainReport {
+    std::vector<double> losses;  // per step
+    double seconds = 0;
+};
+
+// on_progress(step, steps, seconds) per step; on_log gets a line with the loss every 10 steps; should_cancel stops
+// between steps (nothing is written then).
+TrainReport train_generator(const std::string& model_dir, const TrainOptions& options, const RunCallbacks& callbacks = {});
+
+}  // namespace ws
