@@ -66,9 +66,10 @@ commands:
   pico-codecs MODEL_DIR [--episodes N] [--seed S]
                                     fit the Pico video and audio codecs on N simulated episodes (default 64) and
                                     install them as the model folder's vae/ and sound_tokenizer/
-  train MODEL_DIR [--steps N] [--episodes N] [--seed S] [--lr X]
-                                    train the generation tower with rectified flow on Pico World text-to-video
-                                    with sound (a folder with the Pico codecs), in place
+  train MODEL_DIR [--steps N] [--episodes N] [--seed S] [--lr X] [--modes M,M,...]
+                                    train the generation tower with rectified flow on Pico World episodes (a
+                                    folder with the Pico codecs), in place; modes: text2video (with sound),
+                                    image2video, video2video, forward_dynamics, inverse_dynamics
   sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
                                     actions, impacts, questions with answers), seeds S .. S+N-1
@@ -424,12 +425,22 @@ int main(int argc, char** argv) {
             if (seed < 0) throw UsageError("--seed must not be negative");
             if (!(o.learning_rate > 0 && o.learning_rate < 1)) throw UsageError("--lr must be in (0, 1)");
             o.seed = static_cast<uint64_t>(seed);
+            o.modes.clear();
+            std::stringstream modes(a.get("--modes", "text2video"));
+            for (std::string m; std::getline(modes, m, ',');) {
+                try {
+                    ws::mode_from_name(m);
+                } catch (const std::exception&) {
+                    throw UsageError("--modes: unknown mode '" + m + "'");
+                }
+                o.modes.push_back(m);
+            }
             ws::RunCallbacks cb;
             cb.should_cancel = [] { return g_interrupted.load(); };
             cb.on_log = [](const std::string& line) { std::printf("%s\n", line.c_str()); std::fflush(stdout); };
             const ws::TrainReport r = ws::train_generator(a.positional[0], o, cb);
-            std::printf("trained %d steps in %.1f s: loss %.4f -> %.4f; weights written to %s\n", o.steps, r.seconds, r.losses.front(),
-                        r.losses.back(), a.positional[0].c_str());
+            std::printf("trained %d steps in %.1f s: held-out loss %.4f -> %.4f; weights written to %s\n", o.steps, r.seconds,
+                        r.validation_before, r.validation_after, a.positional[0].c_str());
             return 0;
         }
         if (cmd == "pico-codecs") {

@@ -50,8 +50,10 @@ void principal(const at::Tensor& rows, int channels, std::vector<float>* mean, s
     const at::Tensor m = mu.contiguous();
     mean->assign(m.data_ptr<float>(), m.data_ptr<float>() + m.numel());
     basis->assign(top.data_ptr<float>(), top.data_ptr<float>() + top.numel());
-    // Each component's standard deviation on the fitting data (floored, so an unused channel stays finite).
-    const at::Tensor sd = c.mm(top).std(0).clamp_min(1e-3).contiguous();
+    // Each component's standard deviation on the fitting data, floored at 5 % of the largest: a component the
+    // fitting data hardly used would otherwise blow up the latents of new content into the hundreds.
+    at::Tensor sd = c.mm(top).std(0);
+    sd = sd.clamp_min(std::max(1e-3, 0.05 * sd.max().item<double>())).contiguous();
     spread->assign(sd.data_ptr<float>(), sd.data_ptr<float>() + sd.numel());
 }
 

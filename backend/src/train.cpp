@@ -23,6 +23,7 @@ namespace {
 struct Sample {
     at::Tensor text_ids, empty_ids;  // packed
     at::Tensor video, sound;         // clean latents [48, T, h, w], [64, T_s]
+    at::Tensor actions;              // [frames - 1, max_action_dim], scaled, zero-padded
 };
 
 // AdamW on plain tensors (no optimizer library): one state per parameter.
@@ -47,11 +48,58 @@ struct AdamW {
     }
 };
 
+// The rectified-flow loss of one sample in one mode at one timestep: clean latent frames as the reference
+// conditions each mode, noise from `gen`, the velocity (noise minus data) regressed on the noisy parts only.
+at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t timestep, bool drop_text, at::Generator& gen) {
+    const double sigma = timestep / 1000.0;
+    const int64_t T = s.video.size(1);
+    std::vector<bool> clean(static_cast<size_t>(T), false);
+    if (mode == Mode::Image2Video || mode == Mode::ForwardDynamics) clean[0] = true;
+    if (mode == Mode::Video2Video) clean[0] = clean[1] = true;
+    if (mode == Mode::InverseDynamics) clean.assign(clean.size(), true);
+    const at::Tensor nv = at::randn(s.video.sizes(), gen, at::kFloat), ns = at::randn(s.sound.sizes(), gen, at::kFloat);
+    const at::Tensor na = at::randn(s.actions.sizes(), gen, at::kFloat);
+    const at::Tensor frame_clean = at::tensor(std::vector<float>(clean.begin(), clean.end()), at::kFloat).view({1, T, 1, 1});
+    LatentState state, target;
+    const at::Tensor noisy_video = (1 - sigma) * s.video + sigma * nv;
+    state.vision.push_back({frame_clean * s.video + (1 - frame_clean) * noisy_video, clean, 16});
+    target.vision.push_back({nv - s.video, clean, 16});
+    if (mode == Mode::Text2Video) {
+        state.sound = SoundLatent{(1 - sigma) * s.sound + sigma * ns, std::vector<bool>(static_cast<size_t>(s.sound.size(1)), false), 25};
+        target.sound = SoundLatent{ns - s.sound, state.sound->clean, 25};
+    }
+    if (mode_has_actions(mode)) {
+        const bool given = mode == Mode::ForwardDynamics;
+        const std::vector<bool> a_clean(static_cast<size_t>(s.actions.size(0)), given);
+        state.action = ActionLatent{given ? s.actions : (1 - sigma) * s.actions + sigma * na, a_clean, 16, 0, pico::kActionDim};
+        target.action = ActionLatent{na - s.actions, a_clean, 16, 0, pico::kActionDim};
+    }
+    const LatentState v = predict_velocity(net, drop_text ? s.empty_ids : s.text_ids, nullptr, state, timestep);
+    // The flow's velocity (noise minus data) on the noisy parts only; action entries past the raw width are
+    // zeroed by the prediction and so by the target.
+    const at::Tensor noisy = 1 - state.clean_mask_flat();
+    at::Tensor goal = target.flatten() * noisy;
+    if (target.action) {
+        LatentState masked = target.with_flat(goal);
+        masked.action->x.narrow(1, pico::kActionDim, masked.action->x.size(1) - pico::kActionDim).zero_();
+        goal = masked.flatten();
+    }
+    const at::Tensor loss = ((v.flatten() - goal).pow(2) * noisy).sum() / noisy.sum().clamp_min(1);
+    return loss;
+}
+
 }  // namespace
 
 TrainReport train_generator(const std::string& model_dir, const TrainOptions& o, const RunCallbacks& cb) {
     namespace fs = std::filesystem;
     if (o.steps < 1 || o.episodes < 1) throw Error("training needs at least one step and one episode");
+    std::vector<Mode> modes;
+    for (const std::string& m : o.modes) {
+        const Mode mode = mode_from_name(m);
+        if (mode == Mode::Text2Image || mode == Mode::Transfer || mode == Mode::Policy) throw Error("training does not cover " + m + " yet");
+        modes.push_back(mode);
+    }
+    if (modes.empty()) throw Error("training needs at least one mode");
     if (!(o.learning_rate > 0 && o.learning_rate < 1)) throw Error("the learning rate must be in (0, 1)");
     const auto t_start = std::chrono::steady_clock::now();
     const ModelFolder f = locate_model_folder(model_dir);
@@ -85,10 +133,8 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
     }
 
     // Data: episodes through the codecs, prompts formatted and tokenized exactly as generation does.
-    std::vector<Sample> data;
-    for (int i = 0; i < o.episodes; ++i) {
-        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-        const pico::Episode e = pico::simulate(o.seed + static_cast<uint64_t>(i));
+    auto make_sample = [&](uint64_t seed) {
+        const pico::Episode e = pico::simulate(seed);
         const GenerationRequest req = GenerationRequest::parse(ojson{{"model_mode", "text2video"}, {"prompt", e.prompt}, {"width", e.options.width},
                                                                      {"height", e.options.height}, {"num_frames", e.options.frames}, {"fps", e.options.fps},
                                                                      {"negative_prompt", ""}});
@@ -97,27 +143,42 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
             return packed_text_ids(c, std::vector<int64_t>(v.begin(), v.end()));
         };
         const pico::Latent zv = video_codec.encode(e.video), za = audio_codec.encode(e.audio);
-        data.push_back({ids_of(e.prompt), ids_of(""), at::tensor(zv.data).reshape(zv.shape), at::tensor(za.data).reshape(za.shape)});
+        at::Tensor actions = at::zeros({static_cast<int64_t>(e.actions_normalized.size()), c.max_action_dim}, at::kFloat);
+        for (size_t t = 0; t < e.actions_normalized.size(); ++t)
+            for (size_t k = 0; k < e.actions_normalized[t].size() && static_cast<int64_t>(k) < c.max_action_dim; ++k)
+                actions[static_cast<int64_t>(t)][static_cast<int64_t>(k)] = e.actions_normalized[t][k];
+        return Sample{ids_of(e.prompt), ids_of(""), at::tensor(zv.data).reshape(zv.shape), at::tensor(za.data).reshape(za.shape), actions};
+    };
+    std::vector<Sample> data, held_out;
+    for (int i = 0; i < o.episodes; ++i) {
+        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+        data.push_back(make_sample(o.seed + static_cast<uint64_t>(i)));
     }
+    for (uint64_t k = 0; k < 4; ++k) held_out.push_back(make_sample(1000000 + k));
+    // Validation: held-out episodes, every mode, three noise levels, fixed noise, so before and after compare.
+    auto validate = [&] {
+        at::NoGradGuard no_grad;
+        at::Generator vgen = at::make_generator<at::CPUGeneratorImpl>(99);
+        double sum = 0;
+        int n = 0;
+        for (const Sample& v : held_out)
+            for (Mode mode : modes)
+                for (int64_t ts : {250, 500, 750}) sum += flow_loss(net, v, mode, ts, false, vgen).item<double>(), ++n;
+        return sum / n;
+    };
 
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(o.seed + 17);
     TrainReport out;
+    out.validation_before = validate();
     for (int step = 0; step < o.steps; ++step) {
         if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
         const Sample& s = data[static_cast<size_t>(at::randint(0, static_cast<int64_t>(data.size()), {1}, gen, at::kLong).item<int64_t>())];
         // sigma: logit-normal (most steps mid-way, as rectified-flow training does), quantized to the integer timestep.
         const double u = at::randn({1}, gen, at::kDouble).item<double>();
         const int64_t timestep = std::clamp<int64_t>(std::llround(1000.0 / (1.0 + std::exp(-u))), 1, 999);
-        const double sigma = timestep / 1000.0;
         const bool drop_text = at::rand({1}, gen, at::kDouble).item<double>() < o.text_dropout;
-        const at::Tensor nv = at::randn(s.video.sizes(), gen, at::kFloat), ns = at::randn(s.sound.sizes(), gen, at::kFloat);
-        LatentState state;
-        state.vision.push_back({(1 - sigma) * s.video + sigma * nv, std::vector<bool>(static_cast<size_t>(s.video.size(1)), false), 16});
-        state.sound = SoundLatent{(1 - sigma) * s.sound + sigma * ns, std::vector<bool>(static_cast<size_t>(s.sound.size(1)), false), 25};
-        const LatentState v = predict_velocity(net, drop_text ? s.empty_ids : s.text_ids, nullptr, state, timestep);
-        // The flow's velocity: noise minus data.
-        const at::Tensor target = at::cat({(nv - s.video).reshape({-1}), (ns - s.sound).reshape({-1})});
-        const at::Tensor loss = (v.flatten() - target).pow(2).mean();
+        const Mode mode = modes[static_cast<size_t>(at::randint(0, static_cast<int64_t>(modes.size()), {1}, gen, at::kLong).item<int64_t>())];
+        const at::Tensor loss = flow_loss(net, s, mode, timestep, drop_text, gen);
         loss.backward();
         opt.step();
         out.losses.push_back(loss.item<double>());
@@ -126,6 +187,7 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         if (cb.on_log && (step + 1) % 10 == 0) cb.on_log("step " + std::to_string(step + 1) + " loss " + std::to_string(out.losses.back()));
     }
 
+    out.validation_after = validate();
     // Written under the checkpoint's own file name with diffusers names, as make-tiny writes it.
     std::map<std::string, at::Tensor> save;
     for (const auto& [name, p] : net.parameters())

@@ -1,8 +1,9 @@
 #pragma once
 // Training the generation tower with rectified flow on Pico World episodes, with the same network and sequence
 // code that generates. A model folder with the Pico codecs (worldstudio-cli pico-codecs) is trained in place: its
-// transformer weights are replaced by the trained ones. Deterministic from the seed. Today this covers
-// text-to-video with sound; the other modes, the reasoner's upsampler training and checkpoint resume are not built.
+// transformer weights are replaced by the trained ones. Deterministic from the seed. Modes: text2video (with sound),
+// image2video, video2video, forward_dynamics and inverse_dynamics, with the reference's conditioning frames; policy,
+// transfer, the reasoner's upsampler training and checkpoint resume are not built.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,10 +19,14 @@ struct TrainOptions {
     double learning_rate = 1e-3;
     double weight_decay = 0.0;
     double text_dropout = 0.1;  // share of steps trained without the prompt (for classifier-free guidance)
+    // Each step trains one of these, drawn uniformly.
+    std::vector<std::string> modes = {"text2video"};
 };
 
 struct TrainReport {
     std::vector<double> losses;  // per step
+    // Mean loss on held-out episodes (every trained mode, noise levels 0.25 / 0.5 / 0.75, fixed noise).
+    double validation_before = 0, validation_after = 0;
     double seconds = 0;
 };
 
