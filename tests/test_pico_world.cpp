@@ -402,6 +402,26 @@ private Q_SLOTS:
         QCOMPARE(wstest::run(WS_CLI, {"train", a, "--modes", "text2video,bogus"}).code, 2);
     }
 
+    void theQualityTableRunsWithItsBaselines() {
+        QTemporaryDir tmp;
+        const QString model = tmp.filePath("m");
+        QCOMPARE(wstest::run(WS_CLI, {"make-tiny", model}).code, 0);
+        QCOMPARE(wstest::run(WS_CLI, {"pico-codecs", model, "--episodes", "8"}).code, 0);
+        auto r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--steps", "2", "--json"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const ws::ojson j = ws::ojson::parse(r.out.toStdString());
+        // The baselines are properties of the simulation, so they are meaningful even for an untrained model.
+        QVERIFY(j["forward_dynamics"]["copy_last_frame_error_px"].get<double>() > 0);
+        QVERIFY(j["forward_dynamics"]["copy_last_frame_psnr_db"].get<double>() > 10);
+        QVERIFY(j["inverse_dynamics"]["zero_action_mse"].get<double>() > 0);
+        QVERIFY(j["inverse_dynamics"]["action_mse"].get<double>() >= 0);
+        QVERIFY(j["speed"]["text2video_sound_seconds"].get<double>() > 0);
+        r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--steps", "2"});
+        QVERIFY(r.out.contains("| forward dynamics: tracked position error |"));
+        QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "0"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"pico-bench", tmp.filePath("none")}).code, 1);
+    }
+
     void simVerbWritesEpisodesAndRefusesBadArguments() {
         QTemporaryDir tmp;
         const QString out = tmp.filePath("episodes");

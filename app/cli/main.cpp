@@ -17,6 +17,7 @@
 #include "worldstudio/error.h"
 #include "worldstudio/media.h"
 #include "worldstudio/pico_codec.h"
+#include "worldstudio/pico_bench.h"
 #include "worldstudio/pico_world.h"
 #include "worldstudio/train.h"
 #include "worldstudio/noise.h"
@@ -70,6 +71,8 @@ commands:
                                     train the generation tower with rectified flow on Pico World episodes (a
                                     folder with the Pico codecs), in place; modes: text2video (with sound),
                                     image2video, video2video, forward_dynamics, inverse_dynamics
+  pico-bench MODEL_DIR [--episodes N] [--steps N] [--json]
+                                    the Pico quality table on held-out episodes, with the baselines
   sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
                                     actions, impacts, questions with answers), seeds S .. S+N-1
@@ -411,6 +414,20 @@ int main(int argc, char** argv) {
             if (out.width % 2 || out.height % 2) throw ws::Error(a.positional[0] + ": control videos need even width and height");
             ws::write_mp4(a.positional[1], out, nullptr, ojson{{"control", type}, {"preset", preset}, {"source", a.positional[0]}}.dump());
             std::printf("wrote %s (%d frames)\n", a.positional[1].c_str(), out.count);
+            return 0;
+        }
+        if (cmd == "pico-bench") {
+            if (a.positional.size() != 1) throw UsageError("pico-bench needs MODEL_DIR");
+            ws::pico::BenchOptions o;
+            o.episodes = to_int(a.get("--episodes", "8"), "--episodes");
+            o.steps = to_int(a.get("--steps", "20"), "--steps");
+            if (o.episodes < 1 || o.episodes > 10000) throw UsageError("--episodes must be between 1 and 10000");
+            if (o.steps < 1 || o.steps > 1000) throw UsageError("--steps must be between 1 and 1000");
+            ws::RunCallbacks cb;
+            cb.should_cancel = [] { return g_interrupted.load(); };
+            const ojson r = ws::pico::run_bench(a.positional[0], o, cb);
+            if (a.has("--json")) std::printf("%s\n", r.dump(2).c_str());
+            else std::printf("%s", ws::pico::bench_table(r).c_str());
             return 0;
         }
         if (cmd == "train") {
