@@ -366,6 +366,27 @@ private Q_SLOTS:
                                       "--steps", "4", "--sound", "--set", "width=64", "--set", "height=64", "--set", "negative_prompt=\"\"",
                                       "-o", tmp.filePath("after.mp4")});
         QVERIFY2(r.code == 0, r.err.constData());
+        // A run split in two and resumed from its saved state ends with the same weights as one run.
+        const QString c1 = tmp.filePath("c1"), c2 = tmp.filePath("c2");
+        for (const QString& dir : {c1, c2}) {
+            QCOMPARE(wstest::run(WS_CLI, {"make-tiny", dir}).code, 0);
+            QCOMPARE(wstest::run(WS_CLI, {"pico-codecs", dir, "--episodes", "8"}).code, 0);
+        }
+        QCOMPARE(wstest::run(WS_CLI, {"train", c1, "--steps", "30", "--episodes", "4"}).code, 0);
+        QCOMPARE(wstest::run(WS_CLI, {"train", c2, "--steps", "15", "--episodes", "4"}).code, 0);
+        r = wstest::run(WS_CLI, {"train", c2, "--steps", "30", "--episodes", "4", "--resume"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QFile w1(c1 + "/transformer/diffusion_pytorch_model.safetensors"), w2(c2 + "/transformer/diffusion_pytorch_model.safetensors");
+        QVERIFY(w1.open(QIODevice::ReadOnly) && w2.open(QIODevice::ReadOnly));
+        QVERIFY(w1.readAll() == w2.readAll());
+        // Resuming with other settings, or without a saved state, is refused with the reason.
+        r = wstest::run(WS_CLI, {"train", c2, "--steps", "40", "--episodes", "4", "--seed", "9", "--resume"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("seed"), r.err.constData());
+        QVERIFY(QFile::remove(c2 + "/training_state.safetensors"));
+        r = wstest::run(WS_CLI, {"train", c2, "--steps", "40", "--episodes", "4", "--resume"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("no training state"), r.err.constData());
         // Several modes at once: conditioning frames and actions as the reference conditions them; the result runs
         // forward and inverse dynamics on an episode.
         ws::TrainOptions multi = o;

@@ -67,10 +67,11 @@ commands:
   pico-codecs MODEL_DIR [--episodes N] [--seed S]
                                     fit the Pico video and audio codecs on N simulated episodes (default 64) and
                                     install them as the model folder's vae/ and sound_tokenizer/
-  train MODEL_DIR [--steps N] [--episodes N] [--seed S] [--lr X] [--modes M,M,...]
+  train MODEL_DIR [--steps N] [--episodes N] [--seed S] [--lr X] [--modes M,M,...] [--checkpoint-every N] [--resume]
                                     train the generation tower with rectified flow on Pico World episodes (a
                                     folder with the Pico codecs), in place; modes: text2video (with sound),
-                                    image2video, video2video, forward_dynamics, inverse_dynamics
+                                    image2video, video2video, forward_dynamics, inverse_dynamics; --resume
+                                    continues a run from its saved state up to --steps in all
   pico-bench MODEL_DIR [--episodes N] [--steps N] [--json]
                                     the Pico quality table on held-out episodes, with the baselines
   sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
@@ -109,7 +110,7 @@ struct Args {
 };
 
 // Options that take no value.
-const std::vector<std::string> kFlagOptions = {"--chat", "--negative", "--sound", "--sample", "--recompute-text", "--json"};
+const std::vector<std::string> kFlagOptions = {"--chat", "--negative", "--sound", "--sample", "--recompute-text", "--json", "--resume"};
 
 Args parse(int argc, char** argv, int start) {
     Args a;
@@ -442,6 +443,9 @@ int main(int argc, char** argv) {
             if (seed < 0) throw UsageError("--seed must not be negative");
             if (!(o.learning_rate > 0 && o.learning_rate < 1)) throw UsageError("--lr must be in (0, 1)");
             o.seed = static_cast<uint64_t>(seed);
+            o.resume = a.has("--resume");
+            o.checkpoint_every = to_int(a.get("--checkpoint-every", "0"), "--checkpoint-every");
+            if (o.checkpoint_every < 0) throw UsageError("--checkpoint-every must not be negative");
             o.modes.clear();
             std::stringstream modes(a.get("--modes", "text2video"));
             for (std::string m; std::getline(modes, m, ',');) {

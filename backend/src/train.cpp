@@ -14,6 +14,7 @@
 #include "worldstudio/pico_codec.h"
 #include "worldstudio/pico_world.h"
 #include "worldstudio/request.h"
+#include "worldstudio/safetensors.h"
 #include "worldstudio/weights.h"
 
 namespace ws {
@@ -168,9 +169,55 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
     };
 
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(o.seed + 17);
+    // Weights under the checkpoint's own file name with diffusers names (as make-tiny writes them), and beside them
+    // the training state; each file is written aside and renamed over the old one.
+    if (ck.files().size() != 1) throw Error(model_dir + ": training writes single-file checkpoints only");
+    const std::string weights_file = ck.files().front();
+    // Beside, not inside, transformer/: the loader reads every safetensors file there as weights.
+    const std::string state_file = (fs::path(model_dir) / kTrainingStateFile).string();
+    std::string run_modes;
+    for (const std::string& m : o.modes) run_modes += (run_modes.empty() ? "" : ",") + m;
+    const std::map<std::string, std::string> run = {{"seed", std::to_string(o.seed)}, {"episodes", std::to_string(o.episodes)},
+                                                    {"modes", run_modes}, {"learning_rate", std::to_string(o.learning_rate)}};
+    std::vector<std::string> names;
+    for (const auto& [name, p] : net.parameters())
+        if (!(name == "lm_head.weight" && c.tie_word_embeddings)) names.push_back(name);
+    auto checkpoint = [&](int steps_done) {
+        std::map<std::string, at::Tensor> save, state;
+        for (const auto& [name, p] : net.parameters())
+            if (!(name == "lm_head.weight" && c.tie_word_embeddings)) save[diffusers_weight_name(name)] = p.detach().contiguous();
+        save_tensors(weights_file + ".tmp", save);
+        fs::rename(weights_file + ".tmp", weights_file);
+        for (size_t i = 0; i < names.size(); ++i) state["m." + names[i]] = opt.m[i], state["v." + names[i]] = opt.v[i];
+        state["step"] = at::tensor(std::vector<int64_t>{steps_done, opt.t});
+        state["generator"] = gen.get_state().clone();
+        std::map<std::string, std::string> meta = run;
+        meta["format"] = "worldstudio-training-state";
+        save_tensors(state_file + ".tmp", state, meta);
+        fs::rename(state_file + ".tmp", state_file);
+    };
     TrainReport out;
+    int start = 0;
+    if (o.resume) {
+        if (!fs::exists(state_file)) throw Error(state_file + ": no training state to resume from");
+        SafeTensorsFile sf(state_file);
+        for (const auto& [k, v] : run)
+            if (!sf.metadata().count(k) || sf.metadata().at(k) != v)
+                throw Error(state_file + ": the run used " + k + " = " + (sf.metadata().count(k) ? sf.metadata().at(k) : "?") + ", not " + v);
+        for (size_t i = 0; i < names.size(); ++i) {
+            if (!sf.contains("m." + names[i]) || !sf.contains("v." + names[i])) throw Error(state_file + ": no optimizer state for " + names[i]);
+            opt.m[i] = to_tensor(sf.at("m." + names[i])).to(at::kFloat).reshape(opt.params[i].sizes());
+            opt.v[i] = to_tensor(sf.at("v." + names[i])).to(at::kFloat).reshape(opt.params[i].sizes());
+        }
+        const at::Tensor step = to_tensor(sf.at("step"));
+        start = static_cast<int>(step[0].item<int64_t>());
+        opt.t = step[1].item<int64_t>();
+        gen.set_state(to_tensor(sf.at("generator")));
+        if (start > o.steps) throw Error(state_file + ": the run is already at step " + std::to_string(start));
+    }
+    out.first_step = start;
     out.validation_before = validate();
-    for (int step = 0; step < o.steps; ++step) {
+    for (int step = start; step < o.steps; ++step) {
         if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
         const Sample& s = data[static_cast<size_t>(at::randint(0, static_cast<int64_t>(data.size()), {1}, gen, at::kLong).item<int64_t>())];
         // sigma: logit-normal (most steps mid-way, as rectified-flow training does), quantized to the integer timestep.
@@ -185,17 +232,11 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
         if (cb.on_progress) cb.on_progress(step + 1, o.steps, secs);
         if (cb.on_log && (step + 1) % 10 == 0) cb.on_log("step " + std::to_string(step + 1) + " loss " + std::to_string(out.losses.back()));
+        if (o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0 && step + 1 < o.steps) checkpoint(step + 1);
     }
 
     out.validation_after = validate();
-    // Written under the checkpoint's own file name with diffusers names, as make-tiny writes it.
-    std::map<std::string, at::Tensor> save;
-    for (const auto& [name, p] : net.parameters())
-        if (!(name == "lm_head.weight" && c.tie_word_embeddings)) save[diffusers_weight_name(name)] = p.detach().contiguous();
-    if (ck.files().size() != 1) throw Error(model_dir + ": training writes single-file checkpoints only");
-    const std::string file = ck.files().front();
-    save_tensors(file + ".tmp", save);
-    fs::rename(file + ".tmp", file);
+    checkpoint(o.steps);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     return out;
 }
