@@ -124,11 +124,8 @@ GenerationResult Session::generate(const ojson& job, const std::string& out_pref
     const PromptMetadata meta = req.metadata();
     const std::string prompt_string = format_prompt(req.prompt, meta, req.templates);
     const std::string negative_string = format_negative_prompt(req.negative_prompt, meta, req.templates, req.negative_metadata_mode);
-    auto ids_of = [&](const std::string& s) {
-        auto v = M.tokenizer->encode_chat_user_turn(s);
-        return packed_text_ids(c, std::vector<int64_t>(v.begin(), v.end()));
-    };
-    Branch cond{ids_of(prompt_string), {}, false}, uncond{ids_of(negative_string), {}, false};
+    Branch cond{packed_prompt_ids(c, *M.tokenizer, prompt_string), {}, false},
+        uncond{packed_prompt_ids(c, *M.tokenizer, negative_string), {}, false};
 
     const int64_t T = req.latent_frames(), H = meta.height / c.spatial_compression, W = meta.width / c.spatial_compression;
     std::vector<bool> clean = clean_flags(static_cast<int>(T), req.condition_frame_indexes_vision);

@@ -75,6 +75,11 @@ at::Tensor packed_text_ids(const ModelConfig& c, const std::vector<int64_t>& pro
     return at::tensor(ids, at::kLong);
 }
 
+at::Tensor packed_prompt_ids(const ModelConfig& c, const Tokenizer& tokenizer, const std::string& formatted_prompt) {
+    const auto v = tokenizer.encode_chat_user_turn(formatted_prompt);
+    return packed_text_ids(c, std::vector<int64_t>(v.begin(), v.end()));
+}
+
 SequenceLayout build_layout(const ModelConfig& c, int64_t text_len, const LatentState& state) {
     SequenceLayout L;
     L.text_positions = at::arange(text_len, at::kFloat).unsqueeze(0).expand({3, text_len}).contiguous();

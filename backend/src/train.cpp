@@ -140,8 +140,7 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
                                                                      {"height", e.options.height}, {"num_frames", e.options.frames}, {"fps", e.options.fps},
                                                                      {"negative_prompt", ""}});
         auto ids_of = [&](const std::string& text) {
-            const auto v = tok.encode_chat_user_turn(format_prompt(text, req.metadata(), req.templates));
-            return packed_text_ids(c, std::vector<int64_t>(v.begin(), v.end()));
+            return packed_prompt_ids(c, tok, format_prompt(text, req.metadata(), req.templates));
         };
         const pico::Latent zv = video_codec.encode(e.video), za = audio_codec.encode(e.audio);
         at::Tensor actions = at::zeros({static_cast<int64_t>(e.actions_normalized.size()), c.max_action_dim}, at::kFloat);
