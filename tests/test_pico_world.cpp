@@ -409,9 +409,9 @@ private Q_SLOTS:
                                  "--steps", "3", "--set", "width=64", "--set", "height=64", "--set", "vision_path=\"" + video + "\"",
                                  "-o", tmp.filePath("id.mp4")});
         QVERIFY2(r.code == 0, r.err.constData());
-        ws::TrainOptions transfer = o;
-        transfer.modes = {"transfer"};
-        QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(b.toStdString(), transfer));
+        ws::TrainOptions image = o;
+        image.modes = {"text2image"};
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(b.toStdString(), image));
         // Bad input: a folder without the Pico codecs, bad options.
         QCOMPARE(wstest::run(WS_CLI, {"make-tiny", tmp.filePath("plain")}).code, 0);
         r = wstest::run(WS_CLI, {"train", tmp.filePath("plain"), "--steps", "2"});
@@ -428,7 +428,7 @@ private Q_SLOTS:
         const QString model = tmp.filePath("m");
         QCOMPARE(wstest::run(WS_CLI, {"make-tiny", model}).code, 0);
         QCOMPARE(wstest::run(WS_CLI, {"pico-codecs", model, "--episodes", "8"}).code, 0);
-        auto r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--steps", "2", "--json"});
+        auto r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--prompts", "1", "--steps", "2", "--json"});
         QVERIFY2(r.code == 0, r.err.constData());
         const ws::ojson j = ws::ojson::parse(r.out.toStdString());
         // The baselines are properties of the simulation, so they are meaningful even for an untrained model.
@@ -437,8 +437,19 @@ private Q_SLOTS:
         QVERIFY(j["inverse_dynamics"]["zero_action_mse"].get<double>() > 0);
         QVERIFY(j["inverse_dynamics"]["action_mse"].get<double>() >= 0);
         QVERIFY(j["speed"]["text2video_sound_seconds"].get<double>() > 0);
-        r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--steps", "2"});
+        QVERIFY(j["sound"]["onset_error_ms"].get<double>() > 0);
+        // The upsampler section: an untrained reasoner writes no valid caption, and the table says so.
+        QVERIFY(j["upsampler"]["json_valid"].get<double>() >= 0);
+        QVERIFY(j["upsampler"]["attribute_accuracy"].get<double>() < 0.9);
+        r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--prompts", "1", "--steps", "2"});
         QVERIFY(r.out.contains("| forward dynamics: tracked position error |"));
+        QVERIFY(r.out.contains("| upsampler: valid JSON captions (1 prompts) |"));
+        r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "upsampler", "--prompts", "1", "--json"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(!ws::ojson::parse(r.out.toStdString()).contains("forward_dynamics"));
+        r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "bogus"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("unknown benchmark section"), r.err.constData());
         QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "0"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"pico-bench", tmp.filePath("none")}).code, 1);
     }

@@ -17,6 +17,7 @@
 #include "worldstudio/error.h"
 #include "worldstudio/media.h"
 #include "worldstudio/pico_codec.h"
+#include "worldstudio/pico_model.h"
 #include "worldstudio/pico_bench.h"
 #include "worldstudio/pico_world.h"
 #include "worldstudio/train.h"
@@ -38,6 +39,8 @@ commands:
   --version                         print the version
   info MODEL_DIR                    config, parameter count, missing/extra/mis-shaped tensors
   make-tiny OUT_DIR [--seed N]      write a tiny random model folder (real layout)
+  make-pico OUT_DIR [--seed N]      write an untrained Pico model folder (Pico architecture, trained
+                                    tokenizer, fitted codecs); train it with `train`
   tokenize --tokenizer FILE [--chat] TEXT
                                     print token ids, space-separated
   noise --seed N --shape A,B,...    numpy RandomState(N).standard_normal(shape), one per line
@@ -67,13 +70,20 @@ commands:
   pico-codecs MODEL_DIR [--episodes N] [--seed S]
                                     fit the Pico video and audio codecs on N simulated episodes (default 64) and
                                     install them as the model folder's vae/ and sound_tokenizer/
-  train MODEL_DIR [--steps N] [--episodes N] [--seed S] [--lr X] [--modes M,M,...] [--checkpoint-every N] [--resume]
-                                    train the generation tower with rectified flow on Pico World episodes (a
-                                    folder with the Pico codecs), in place; modes: text2video (with sound),
-                                    image2video, video2video, forward_dynamics, inverse_dynamics; --resume
-                                    continues a run from its saved state up to --steps in all
-  pico-bench MODEL_DIR [--episodes N] [--steps N] [--json]
-                                    the Pico quality table on held-out episodes, with the baselines
+  train MODEL_DIR [--stage generator|upsampler] [--steps N] [--episodes N] [--seed S] [--lr X]
+        [--modes M,M,...] [--freeze-reasoner] [--caption-share X] [--text-dropout X]
+        [--checkpoint-every N] [--resume]
+                                    train a Pico model folder in place on Pico World episodes. upsampler: the
+                                    reasoner learns short prompt -> structured caption. generator (default):
+                                    rectified flow on the modes text2video (with sound), image2video,
+                                    video2video (and video-to-sound), forward_dynamics, inverse_dynamics,
+                                    policy, transfer; --freeze-reasoner keeps the reasoner as the upsampler
+                                    stage left it; --caption-share conditions that share of steps on the
+                                    episode's caption; --resume continues a run up to --steps in all
+  pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--only S,S,...] [--json]
+                                    the Pico quality table on held-out episodes, with the baselines; sections:
+                                    upsampler (N prompts), text2video, forward_dynamics, inverse_dynamics,
+                                    sound (for a given video)
   sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
                                     actions, impacts, questions with answers), seeds S .. S+N-1
@@ -110,7 +120,7 @@ struct Args {
 };
 
 // Options that take no value.
-const std::vector<std::string> kFlagOptions = {"--chat", "--negative", "--sound", "--sample", "--recompute-text", "--json", "--resume"};
+const std::vector<std::string> kFlagOptions = {"--chat", "--negative", "--sound", "--sample", "--recompute-text", "--json", "--resume", "--freeze-reasoner"};
 
 Args parse(int argc, char** argv, int start) {
     Args a;
@@ -376,6 +386,16 @@ int main(int argc, char** argv) {
             std::printf("wrote %s\n", a.positional[0].c_str());
             return 0;
         }
+        if (cmd == "make-pico") {
+            if (a.positional.size() != 1) throw UsageError("make-pico needs OUT_DIR");
+            ws::pico::MakeOptions o;
+            const int seed = to_int(a.get("--seed", "0"), "--seed");
+            if (seed < 0) throw UsageError("--seed must not be negative");
+            o.seed = static_cast<uint32_t>(seed);
+            ws::pico::make_model(a.positional[0], o);
+            std::printf("wrote an untrained Pico model to %s\n", a.positional[0].c_str());
+            return 0;
+        }
         if (cmd == "tokenize") return cmd_tokenize(a);
         if (cmd == "noise") return cmd_noise(a);
         if (cmd == "sigmas") return cmd_sigmas(a);
@@ -424,6 +444,12 @@ int main(int argc, char** argv) {
             o.steps = to_int(a.get("--steps", "20"), "--steps");
             if (o.episodes < 1 || o.episodes > 10000) throw UsageError("--episodes must be between 1 and 10000");
             if (o.steps < 1 || o.steps > 1000) throw UsageError("--steps must be between 1 and 1000");
+            o.upsampler_episodes = to_int(a.get("--prompts", "50"), "--prompts");
+            if (o.upsampler_episodes < 1 || o.upsampler_episodes > 10000) throw UsageError("--prompts must be between 1 and 10000");
+            if (a.has("--only")) {
+                std::stringstream parts(a.get("--only", ""));
+                for (std::string s; std::getline(parts, s, ',');) o.sections.insert(s);
+            }
             ws::RunCallbacks cb;
             cb.should_cancel = [] { return g_interrupted.load(); };
             const ojson r = ws::pico::run_bench(a.positional[0], o, cb);
@@ -446,6 +472,13 @@ int main(int argc, char** argv) {
             o.resume = a.has("--resume");
             o.checkpoint_every = to_int(a.get("--checkpoint-every", "0"), "--checkpoint-every");
             if (o.checkpoint_every < 0) throw UsageError("--checkpoint-every must not be negative");
+            const std::string stage = a.get("--stage", "generator");
+            if (stage != "generator" && stage != "upsampler") throw UsageError("--stage must be generator or upsampler");
+            o.freeze_reasoner = a.has("--freeze-reasoner");
+            o.caption_share = to_double(a.get("--caption-share", "0"), "--caption-share");
+            if (!(o.caption_share >= 0 && o.caption_share <= 1)) throw UsageError("--caption-share must be in [0, 1]");
+            o.text_dropout = to_double(a.get("--text-dropout", "0.1"), "--text-dropout");
+            if (!(o.text_dropout >= 0 && o.text_dropout < 1)) throw UsageError("--text-dropout must be in [0, 1)");
             o.modes.clear();
             std::stringstream modes(a.get("--modes", "text2video"));
             for (std::string m; std::getline(modes, m, ',');) {
@@ -459,7 +492,7 @@ int main(int argc, char** argv) {
             ws::RunCallbacks cb;
             cb.should_cancel = [] { return g_interrupted.load(); };
             cb.on_log = [](const std::string& line) { std::printf("%s\n", line.c_str()); std::fflush(stdout); };
-            const ws::TrainReport r = ws::train_generator(a.positional[0], o, cb);
+            const ws::TrainReport r = stage == "upsampler" ? ws::train_upsampler(a.positional[0], o, cb) : ws::train_generator(a.positional[0], o, cb);
             std::printf("trained %d steps in %.1f s: held-out loss %.4f -> %.4f; weights written to %s\n", o.steps, r.seconds,
                         r.validation_before, r.validation_after, a.positional[0].c_str());
             return 0;

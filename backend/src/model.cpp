@@ -171,12 +171,41 @@ ojson Model::inspect(const std::string& dir) {
                  {"loadable", r.ok()}};
 }
 
+namespace {
+ojson read_generation_defaults(const std::string& dir) {
+    const fs::path index = fs::path(dir) / "model_index.json";
+    if (!fs::exists(index)) return ojson::object();
+    std::ifstream in(index);
+    ojson j;
+    try {
+        j = ojson::parse(in);
+    } catch (const std::exception& e) {
+        throw Error(index.string() + ": not valid JSON (" + e.what() + ")");
+    }
+    if (!j.is_object() || !j.contains("worldstudio_generation_defaults")) return ojson::object();
+    const ojson& d = j["worldstudio_generation_defaults"];
+    bool ok = d.is_object();
+    for (auto it = d.begin(); ok && it != d.end(); ++it) ok = it.value().is_object();
+    if (!ok) throw Error(index.string() + ": worldstudio_generation_defaults must map \"*\" or mode names to objects of request fields");
+    return d;
+}
+}  // namespace
+
+ojson Model::generation_defaults(const std::string& mode) const {
+    ojson out = ojson::object();
+    for (const std::string key : {std::string("*"), mode})
+        if (impl_->generation_defaults.contains(key))
+            for (const auto& [k, v] : impl_->generation_defaults[key].items()) out[k] = v;
+    return out;
+}
+
 std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptions& options, const RunCallbacks& cb) {
     c10::InferenceMode guard;
     auto impl = std::make_unique<Impl>();
     ModelFolder f = locate_model_folder(dir);
     impl->dir = dir;
     impl->config = read_config(f);
+    impl->generation_defaults = read_generation_defaults(dir);
     if (!f.tokenizer_path.empty()) {
         impl->tokenizer.emplace(Tokenizer::from_file(f.tokenizer_path));
         resolve_special_tokens(impl->config, *impl->tokenizer);
@@ -311,6 +340,7 @@ ojson Model::info() const {
                  {"dtype", dtype()},
                  {"vae", impl_->vae != nullptr},
                  {"sound_tokenizer", impl_->sound != nullptr},
+                 {"generation_defaults", impl_->generation_defaults},
                  {"files", files}};
 }
 

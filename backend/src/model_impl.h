@@ -17,6 +17,7 @@ struct Model::Impl {
     std::unique_ptr<VideoCodec> vae;      // vae/: the Wan2.2 VAE or a Pico codec (absent: latents only)
     std::unique_ptr<SoundDecoder> sound;  // sound_tokenizer/: Oobleck or a Pico codec (absent: no sound track)
     PreviewProjection preview;
+    ojson generation_defaults = ojson::object();  // model_index.json's worldstudio_generation_defaults
     std::vector<FileHash> hashes;
     at::Device device{at::kCPU};
     at::ScalarType dtype = at::kFloat;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "worldstudio/error.h"
 #include "worldstudio/media.h"
@@ -42,13 +43,85 @@ double tracked_error(const Episode& e, const VideoFrames& video, const VideoFram
     return m.value();
 }
 
+// Impacts loud enough to hear, merged when closer than 60 ms (one onset to the ear and to the onset finder).
+std::vector<double> audible_impacts(const Episode& e) {
+    std::vector<double> out;
+    for (const Impact& im : e.impacts)
+        if (im.speed >= 1.0 && (out.empty() || im.time - out.back() > 0.06)) out.push_back(im.time);
+    return out;
+}
+
+bool wants(const BenchOptions& o, const char* section) { return o.sections.empty() || o.sections.count(section) > 0; }
+
 }  // namespace
+
+SubjectAttributes subject_attributes(const std::string& description) {
+    SubjectAttributes a;
+    std::istringstream words(description);
+    for (std::string w; words >> w;) {
+        for (const Colour& c : palette())
+            if (w == c.name) a.colour = w;
+        for (Material m : {Material::Rubber, Material::Wood, Material::Metal, Material::Plastic})
+            if (w == material_name(m)) a.material = w;
+        if (w == "ball" || w == "box" || w == "gripper") a.shape = w;
+    }
+    return a;
+}
 
 ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCallbacks& cb) {
     namespace fs = std::filesystem;
-    if (o.episodes < 1 || o.steps < 1) throw Error("the benchmark needs at least one episode and one step");
+    if (o.episodes < 1 || o.steps < 1 || o.upsampler_episodes < 1) throw Error("the benchmark needs at least one episode and one step");
+    for (const std::string& s : o.sections)
+        if (s != "upsampler" && s != "text2video" && s != "forward_dynamics" && s != "inverse_dynamics" && s != "sound")
+            throw Error("unknown benchmark section '" + s + "' (upsampler, text2video, forward_dynamics, inverse_dynamics, sound)");
     auto model = Model::load(model_dir, {}, cb);
     Session session(model);
+    ojson out = {{"model", model->id()}, {"episodes", o.episodes}, {"steps", o.steps}};
+
+    if (wants(o, "upsampler")) {
+        // The reasoner's reply to each held-out prompt (greedy), parsed and checked against the episode's caption.
+        Mean valid, count_ok, colour_ok, material_ok, shape_ok;
+        Options text_only;
+        text_only.render = false;
+        ReasonerSampling greedy;
+        greedy.max_new_tokens = 768;
+        for (int k = 0; k < o.upsampler_episodes; ++k) {
+            if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+            const Episode e = simulate(o.seed + 500000 + static_cast<uint64_t>(k), text_only);
+            const ojson request = {{"width", e.options.width}, {"height", e.options.height}, {"num_frames", e.options.frames}, {"fps", e.options.fps}};
+            const ojson& truth = e.caption["subjects"];
+            ojson subjects;
+            try {
+                const UpsampleResult r = session.upsample("text2video", e.prompt, request, greedy, {});
+                valid.add(r.problems.empty() ? 1 : 0);
+                if (r.caption.contains("subjects") && r.caption["subjects"].is_array()) subjects = r.caption["subjects"];
+            } catch (const Cancelled&) {
+                throw;
+            } catch (const std::exception&) {
+                valid.add(0);  // no JSON object in the reply
+            }
+            count_ok.add(subjects.is_array() && subjects.size() == truth.size() ? 1 : 0);
+            // Subject i of the reply against subject i of the episode; a missing one gets every attribute wrong.
+            for (size_t i = 0; i < truth.size(); ++i) {
+                const SubjectAttributes want = subject_attributes(truth[i]["description"].get<std::string>());
+                SubjectAttributes got;
+                if (subjects.is_array() && i < subjects.size() && subjects[i].is_object() && subjects[i].contains("description") &&
+                    subjects[i]["description"].is_string())
+                    got = subject_attributes(subjects[i]["description"].get<std::string>());
+                if (!want.colour.empty()) colour_ok.add(got.colour == want.colour ? 1 : 0);
+                if (!want.material.empty()) material_ok.add(got.material == want.material ? 1 : 0);
+                shape_ok.add(got.shape == want.shape ? 1 : 0);
+            }
+        }
+        const double attributes = (count_ok.sum + colour_ok.sum + material_ok.sum + shape_ok.sum) /
+                                  std::max(1, count_ok.n + colour_ok.n + material_ok.n + shape_ok.n);
+        out["upsampler"] = {{"prompts", o.upsampler_episodes}, {"json_valid", valid.value()}, {"subject_count_accuracy", count_ok.value()},
+                            {"colour_accuracy", colour_ok.value()}, {"material_accuracy", material_ok.value()},
+                            {"shape_accuracy", shape_ok.value()}, {"attribute_accuracy", attributes}};
+    }
+
+    const bool generation = wants(o, "text2video") || wants(o, "forward_dynamics") || wants(o, "inverse_dynamics") || wants(o, "sound");
+    if (!generation) return out;
     const fs::path tmp = fs::temp_directory_path() / ("worldstudio-bench-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
     fs::create_directories(tmp);
     Mean count_ok, colour_recall, fd_err, fd_base_err, fd_psnr, fd_base_psnr, id_mse, id_base_mse, onset_err, t2v_seconds;
@@ -68,93 +141,124 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
                 r["prompt"] = e.prompt;
                 return r;
             };
-            // Text to video with sound: objects and colours of the prompt, impact onsets, time.
-            ojson t2v = request("text2video");
-            t2v["enable_sound"] = true;
-            t2v["guidance"] = 3.0;
-            const auto t0 = std::chrono::steady_clock::now();
-            session.generate(t2v, base + "_t2v.mp4", {});
-            t2v_seconds.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-            const VideoFrames gen = read_video(base + "_t2v.mp4");
-            std::set<int> want, seen;
-            for (const Body& b : e.initial) want.insert(b.colour);
-            for (const Detection& d : detect(gen, gen.count / 2)) seen.insert(d.colour);
-            count_ok.add(seen.size() == want.size() ? 1 : 0);
-            int hit = 0;
-            for (int c : want) hit += seen.count(c) ? 1 : 0;
-            colour_recall.add(static_cast<double>(hit) / static_cast<double>(want.size()));
-            std::vector<double> truth_onsets;
-            for (const Impact& im : e.impacts)
-                if (im.speed >= 1.0 && (truth_onsets.empty() || im.time - truth_onsets.back() > 0.06)) truth_onsets.push_back(im.time);
-            // Both ways (each true impact to its nearest sound, each sound to its nearest impact), so a track full of
-            // clicks does not score well.
-            const std::vector<double> found = onsets(read_audio(base + "_t2v.mp4"));
-            if (!truth_onsets.empty() && !found.empty())
-                onset_err.add((onset_error(truth_onsets, found) + onset_error(found, truth_onsets)) / 2);
-            // Forward dynamics: the first frame and the true actions; the rollout against the simulation.
-            ojson fd = request("forward_dynamics");
-            fd["vision_path"] = video_file;
-            fd["action_path"] = base + "_actions.json";
-            session.generate(fd, base + "_fd.mp4", {});
-            const VideoFrames rollout = read_video(base + "_fd.mp4");
-            VideoFrames copy = e.video;  // the baseline: the first frame held
-            for (int i = 1; i < copy.count; ++i) std::copy(copy.frame(0), copy.frame(0) + copy.width * copy.height * 3, copy.rgb.begin() + static_cast<ptrdiff_t>(i) * copy.width * copy.height * 3);
-            fd_err.add(tracked_error(e, rollout, e.video, 1));
-            fd_base_err.add(tracked_error(e, copy, e.video, 1));
-            fd_psnr.add(psnr(rollout, e.video));
-            fd_base_psnr.add(psnr(copy, e.video));
-            // Inverse dynamics: the video; the actions against the true ones.
-            ojson id = request("inverse_dynamics");
-            id["vision_path"] = video_file;
-            session.generate(id, base + "_id", {});
-            SafeTensorsFile f(base + "_id.safetensors");
-            const TensorView& a = f.at("actions");
-            const int64_t rows = a.shape[0], cols = a.shape[1];
-            const float* p = reinterpret_cast<const float*>(a.data);
-            double se = 0, base_se = 0;
-            int n = 0;
-            for (int64_t t = 0; t < rows && t < static_cast<int64_t>(e.actions_normalized.size()); ++t)
-                for (int64_t j = 0; j < kActionDim && j < cols; ++j) {
-                    const double truth = e.actions_normalized[static_cast<size_t>(t)][static_cast<size_t>(j)];
-                    se += (p[t * cols + j] - truth) * (p[t * cols + j] - truth), base_se += truth * truth, ++n;
+            if (wants(o, "text2video")) {
+                // Text to video with sound: objects and colours of the prompt, and the time it takes.
+                ojson t2v = request("text2video");
+                t2v["enable_sound"] = true;
+                t2v["guidance"] = 3.0;
+                const auto t0 = std::chrono::steady_clock::now();
+                session.generate(t2v, base + "_t2v.mp4", {});
+                t2v_seconds.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+                const VideoFrames gen = read_video(base + "_t2v.mp4");
+                std::set<int> want, seen;
+                for (const Body& b : e.initial) want.insert(b.colour);
+                for (const Detection& d : detect(gen, gen.count / 2)) seen.insert(d.colour);
+                count_ok.add(seen.size() == want.size() ? 1 : 0);
+                int hit = 0;
+                for (int c : want) hit += seen.count(c) ? 1 : 0;
+                colour_recall.add(static_cast<double>(hit) / static_cast<double>(want.size()));
+            }
+            if (wants(o, "sound")) {
+                // Sound for the episode's own video (every frame given): onsets against the simulator's impacts, both
+                // ways (each impact to its nearest sound, each sound to its nearest impact), so a track full of
+                // clicks does not score well.
+                ojson v2s = request("video2video");
+                v2s["vision_path"] = video_file;
+                v2s["enable_sound"] = true;
+                v2s["guidance"] = 1.0;
+                std::vector<int64_t> all;
+                for (int64_t t = 0; t < (e.options.frames - 1) / 4 + 1; ++t) all.push_back(t);
+                v2s["condition_frame_indexes_vision"] = all;
+                session.generate(v2s, base + "_v2s.mp4", {});
+                const std::vector<double> truth_onsets = audible_impacts(e);
+                const std::vector<double> found = onsets(read_audio(base + "_v2s.mp4"));
+                if (!truth_onsets.empty()) {
+                    // No sound at all for an episode with impacts counts as a full second off.
+                    onset_err.add(found.empty() ? 1.0 : (onset_error(truth_onsets, found) + onset_error(found, truth_onsets)) / 2);
                 }
-            id_mse.add(se / n);
-            id_base_mse.add(base_se / n);
+            }
+            if (wants(o, "forward_dynamics")) {
+                // The first frame and the true actions; the rollout against the simulation.
+                ojson fd = request("forward_dynamics");
+                fd["vision_path"] = video_file;
+                fd["action_path"] = base + "_actions.json";
+                session.generate(fd, base + "_fd.mp4", {});
+                const VideoFrames rollout = read_video(base + "_fd.mp4");
+                VideoFrames copy = e.video;  // the baseline: the first frame held
+                for (int i = 1; i < copy.count; ++i)
+                    std::copy(copy.frame(0), copy.frame(0) + copy.width * copy.height * 3, copy.rgb.begin() + static_cast<ptrdiff_t>(i) * copy.width * copy.height * 3);
+                fd_err.add(tracked_error(e, rollout, e.video, 1));
+                fd_base_err.add(tracked_error(e, copy, e.video, 1));
+                fd_psnr.add(psnr(rollout, e.video));
+                fd_base_psnr.add(psnr(copy, e.video));
+            }
+            if (wants(o, "inverse_dynamics")) {
+                // The video; the actions against the true ones.
+                ojson id = request("inverse_dynamics");
+                id["vision_path"] = video_file;
+                session.generate(id, base + "_id", {});
+                SafeTensorsFile f(base + "_id.safetensors");
+                const TensorView& a = f.at("actions");
+                const int64_t rows = a.shape[0], cols = a.shape[1];
+                const float* p = reinterpret_cast<const float*>(a.data);
+                double se = 0, base_se = 0;
+                int n = 0;
+                for (int64_t t = 0; t < rows && t < static_cast<int64_t>(e.actions_normalized.size()); ++t)
+                    for (int64_t j = 0; j < kActionDim && j < cols; ++j) {
+                        const double truth = e.actions_normalized[static_cast<size_t>(t)][static_cast<size_t>(j)];
+                        se += (p[t * cols + j] - truth) * (p[t * cols + j] - truth), base_se += truth * truth, ++n;
+                    }
+                id_mse.add(se / n);
+                id_base_mse.add(base_se / n);
+            }
         }
     } catch (...) {
         fs::remove_all(tmp);
         throw;
     }
     fs::remove_all(tmp);
-    return {{"model", model->id()},
-            {"episodes", o.episodes},
-            {"steps", o.steps},
-            {"text2video", {{"object_count_accuracy", count_ok.value()}, {"colour_recall", colour_recall.value()}}},
-            {"forward_dynamics", {{"tracked_position_error_px", fd_err.value()}, {"copy_last_frame_error_px", fd_base_err.value()},
-                                  {"psnr_db", fd_psnr.value()}, {"copy_last_frame_psnr_db", fd_base_psnr.value()}}},
-            {"inverse_dynamics", {{"action_mse", id_mse.value()}, {"zero_action_mse", id_base_mse.value()}}},
-            {"sound", {{"onset_error_ms", onset_err.value() < 0 ? -1 : onset_err.value() * 1000}, {"one_latent_ms", 40}}},
-            {"speed", {{"text2video_sound_seconds", t2v_seconds.value()}}}};
+    if (wants(o, "text2video")) {
+        out["text2video"] = {{"object_count_accuracy", count_ok.value()}, {"colour_recall", colour_recall.value()}};
+        out["speed"] = {{"text2video_sound_seconds", t2v_seconds.value()}};
+    }
+    if (wants(o, "forward_dynamics"))
+        out["forward_dynamics"] = {{"tracked_position_error_px", fd_err.value()}, {"copy_last_frame_error_px", fd_base_err.value()},
+                                   {"psnr_db", fd_psnr.value()}, {"copy_last_frame_psnr_db", fd_base_psnr.value()}};
+    if (wants(o, "inverse_dynamics")) out["inverse_dynamics"] = {{"action_mse", id_mse.value()}, {"zero_action_mse", id_base_mse.value()}};
+    if (wants(o, "sound")) out["sound"] = {{"onset_error_ms", onset_err.value() < 0 ? -1 : onset_err.value() * 1000}, {"one_latent_ms", 40}};
+    return out;
 }
 
 std::string bench_table(const ojson& r) {
-    char buf[4096];
+    std::string t = "| measure | model | baseline or bar |\n| --- | --- | --- |\n";
+    char buf[512];
+    auto row = [&](const char* fmt, auto... v) {
+        std::snprintf(buf, sizeof buf, fmt, v...);
+        t += buf;
+    };
     auto v = [&](const char* a, const char* b) { return r[a][b].get<double>(); };
-    std::snprintf(buf, sizeof buf,
-                  "| measure | model | baseline |\n| --- | --- | --- |\n"
-                  "| text2video: object count right | %.0f %% | |\n"
-                  "| text2video: prompt colours found | %.0f %% | |\n"
-                  "| forward dynamics: tracked position error | %.1f px | %.1f px (copy last frame) |\n"
-                  "| forward dynamics: PSNR | %.1f dB | %.1f dB (copy last frame) |\n"
-                  "| inverse dynamics: action MSE | %.4f | %.4f (zero actions) |\n"
-                  "| sound: impact onset error | %.0f ms | 40 ms (one audio latent) |\n"
-                  "| speed: text2video + sound, %dx%d, 33 frames, %d steps | %.1f s | |\n",
-                  100 * v("text2video", "object_count_accuracy"), 100 * v("text2video", "colour_recall"),
-                  v("forward_dynamics", "tracked_position_error_px"), v("forward_dynamics", "copy_last_frame_error_px"),
-                  v("forward_dynamics", "psnr_db"), v("forward_dynamics", "copy_last_frame_psnr_db"), v("inverse_dynamics", "action_mse"),
-                  v("inverse_dynamics", "zero_action_mse"), v("sound", "onset_error_ms"), 64, 64, r["steps"].get<int>(),
-                  v("speed", "text2video_sound_seconds"));
-    return buf;
+    if (r.contains("upsampler")) {
+        row("| upsampler: valid JSON captions (%d prompts) | %.0f %% | 99 %% |\n", r["upsampler"]["prompts"].get<int>(), 100 * v("upsampler", "json_valid"));
+        row("| upsampler: subject count right | %.0f %% | |\n", 100 * v("upsampler", "subject_count_accuracy"));
+        row("| upsampler: colours, materials, shapes right | %.0f %% / %.0f %% / %.0f %% | |\n", 100 * v("upsampler", "colour_accuracy"),
+            100 * v("upsampler", "material_accuracy"), 100 * v("upsampler", "shape_accuracy"));
+        row("| upsampler: attribute accuracy (count, colour, material, shape) | %.1f %% | 90 %% |\n", 100 * v("upsampler", "attribute_accuracy"));
+    }
+    if (r.contains("text2video")) {
+        row("| text2video: object count right | %.0f %% | |\n", 100 * v("text2video", "object_count_accuracy"));
+        row("| text2video: prompt colours found | %.0f %% | |\n", 100 * v("text2video", "colour_recall"));
+    }
+    if (r.contains("forward_dynamics")) {
+        row("| forward dynamics: tracked position error | %.1f px | %.1f px (copy last frame) |\n", v("forward_dynamics", "tracked_position_error_px"),
+            v("forward_dynamics", "copy_last_frame_error_px"));
+        row("| forward dynamics: PSNR | %.1f dB | %.1f dB (copy last frame) |\n", v("forward_dynamics", "psnr_db"), v("forward_dynamics", "copy_last_frame_psnr_db"));
+    }
+    if (r.contains("inverse_dynamics"))
+        row("| inverse dynamics: action MSE | %.4f | %.4f (zero actions) |\n", v("inverse_dynamics", "action_mse"), v("inverse_dynamics", "zero_action_mse"));
+    if (r.contains("sound")) row("| sound for a given video: impact onset error | %.0f ms | 40 ms (one audio latent) |\n", v("sound", "onset_error_ms"));
+    if (r.contains("speed"))
+        row("| speed: text2video + sound, 64x64, 33 frames, %d steps | %.1f s | |\n", r["steps"].get<int>(), v("speed", "text2video_sound_seconds"));
+    return t;
 }
 
 }  // namespace ws::pico

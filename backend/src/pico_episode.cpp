@@ -155,11 +155,13 @@ Episode simulate(uint64_t seed, const Options& o) {
         return c;
     };
 
-    e.video.width = o.width, e.video.height = o.height, e.video.fps = o.fps, e.video.count = o.frames;
-    e.video.rgb.reserve(static_cast<size_t>(o.frames) * o.width * o.height * 3);
+    e.video.width = o.width, e.video.height = o.height, e.video.fps = o.fps, e.video.count = o.render ? o.frames : 0;
+    if (o.render) e.video.rgb.reserve(static_cast<size_t>(o.frames) * o.width * o.height * 3);
     auto record = [&] {
-        const VideoFrames f = world.render();
-        e.video.rgb.insert(e.video.rgb.end(), f.rgb.begin(), f.rgb.end());
+        if (o.render) {
+            const VideoFrames f = world.render();
+            e.video.rgb.insert(e.video.rgb.end(), f.rgb.begin(), f.rgb.end());
+        }
         e.gripper_states.push_back(world.gripper());
         e.camera_states.push_back(world.camera());
         e.body_states.push_back(world.bodies());
@@ -183,7 +185,7 @@ Episode simulate(uint64_t seed, const Options& o) {
     }
     e.impacts = world.impacts();
     const double seconds = o.frames / o.fps;
-    e.audio = synthesize_impacts(e.impacts, bodies, seconds, o.sample_rate);
+    if (o.render) e.audio = synthesize_impacts(e.impacts, bodies, seconds, o.sample_rate);
 
     // What happened, per body: bounces on the table, hits with other bodies, first and last impact times.
     const size_t n = bodies.size();

@@ -108,12 +108,28 @@ Session::Session(std::shared_ptr<const Model> model) : model_(std::move(model)) 
 }
 Session::~Session() = default;
 
-GenerationResult Session::generate(const ojson& job, const std::string& out_prefix, const RunCallbacks& cb) {
+GenerationResult Session::generate(const ojson& job_in, const std::string& out_prefix, const RunCallbacks& cb) {
     c10::InferenceMode guard;
     const auto t_start = std::chrono::steady_clock::now();
     const Model::Impl& M = model_->impl();
     const ModelConfig& c = M.config;
     const Network& net = *M.network;
+    // The model's own defaults fill what the job leaves out. Fields that say one thing two ways count as one: a
+    // job naming a negative prompt file or a resolution tier keeps the model's negative prompt or size out.
+    ojson job = job_in;
+    if (job_in.is_object() && job_in.contains("model_mode") && job_in["model_mode"].is_string()) {
+        static const std::vector<std::vector<std::string>> groups = {{"negative_prompt", "negative_prompt_file"},
+                                                                     {"width", "height", "resolution", "aspect_ratio"}};
+        auto job_sets = [&](const std::string& key) {
+            for (const auto& g : groups)
+                if (std::find(g.begin(), g.end(), key) != g.end())
+                    return std::any_of(g.begin(), g.end(), [&](const std::string& k) { return job_in.contains(k); });
+            return job_in.contains(key);
+        };
+        const ojson defaults = model_->generation_defaults(job_in["model_mode"].get<std::string>());
+        for (const auto& [k, v] : defaults.items())
+            if (!job_sets(k)) job[k] = v;
+    }
     GenerationRequest req = GenerationRequest::parse(job);
     if (!M.tokenizer) throw Error("the model folder has no tokenizer.json");
     if (req.enable_sound && !c.sound_gen) throw Error("this model does not generate sound (enable_sound)");

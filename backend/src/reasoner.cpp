@@ -94,6 +94,24 @@ std::string fill(std::string t, const std::string& key, const std::string& value
 }
 }  // namespace
 
+std::string upsampler_chat(const std::string& template_name, const std::string& prompt, const GenerationRequest& req) {
+    const auto& presets = embedded_presets();
+    auto t = presets.find("upsampler/" + template_name + ".txt");
+    if (t == presets.end()) throw Error("no upsampler template '" + template_name + "'");
+    const PromptMetadata meta = req.metadata();
+    const int secs = static_cast<int>(std::lround(req.num_frames / req.fps));
+    char dur[16];
+    std::snprintf(dur, sizeof(dur), "%d:%02d", secs / 60, secs % 60);
+    std::string tmpl = t->second;
+    tmpl = fill(tmpl, "{description}", prompt);
+    tmpl = fill(tmpl, "{duration}", dur);
+    tmpl = fill(tmpl, "{fps}", python_format_fixed(req.fps, 0));
+    tmpl = fill(tmpl, "{aspect_ratio}", req.aspect_ratio);
+    tmpl = fill(tmpl, "{width}", std::to_string(meta.width));
+    tmpl = fill(tmpl, "{height}", std::to_string(meta.height));
+    return "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n" + chat_template_user_turn(tmpl);
+}
+
 std::vector<int32_t> decode_tokens(const Network& net, const Tokenizer* tokenizer, const std::vector<int32_t>& prompt_ids,
                                    const ReasonerSampling& s, int64_t stop_token, const RunCallbacks& cb) {
     c10::InferenceMode guard;
@@ -155,18 +173,7 @@ UpsampleResult Session::upsample(const std::string& mode, const std::string& pro
     ojson probe = job;
     if (probe["model_mode"] != "text2video" && probe["model_mode"] != "text2image") probe["model_mode"] = "text2video";
     GenerationRequest req = GenerationRequest::parse(probe);
-    PromptMetadata meta = req.metadata();
-    const int secs = static_cast<int>(std::lround(req.num_frames / req.fps));
-    char dur[16];
-    std::snprintf(dur, sizeof(dur), "%d:%02d", secs / 60, secs % 60);
-    std::string tmpl = embedded_presets().at("upsampler/" + f->second + ".txt");
-    tmpl = fill(tmpl, "{description}", prompt);
-    tmpl = fill(tmpl, "{duration}", dur);
-    tmpl = fill(tmpl, "{fps}", python_format_fixed(req.fps, 0));
-    tmpl = fill(tmpl, "{aspect_ratio}", req.aspect_ratio);
-    tmpl = fill(tmpl, "{width}", std::to_string(meta.width));
-    tmpl = fill(tmpl, "{height}", std::to_string(meta.height));
-    const std::string chat = "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n" + chat_template_user_turn(tmpl);
+    const std::string chat = upsampler_chat(f->second, prompt, req);
     std::vector<int32_t> ids = M.tokenizer->encode(chat);
     UpsampleResult r;
     std::vector<int32_t> gen = generate_text(ids, s, cb);

@@ -3,6 +3,7 @@
 
 #include "network.h"
 #include "worldstudio/engine.h"
+#include "worldstudio/request.h"
 #include "worldstudio/tokenizer.h"
 
 namespace ws {
@@ -11,5 +12,10 @@ namespace ws {
 // streams complete UTF-8 text through cb.on_text when a tokenizer is given.
 std::vector<int32_t> decode_tokens(const Network& net, const Tokenizer* tokenizer, const std::vector<int32_t>& prompt_ids,
                                    const ReasonerSampling& sampling, int64_t stop_token, const RunCallbacks& cb);
+
+// The exact text the reasoner reads to upsample `prompt` with the upsampler template `template_name` (t2v, t2i,
+// i2v, v2v) for the duration, frame rate and size of `req`: system turn, then the user turn with the filled
+// template. Upsampling and the upsampler's training both use it.
+std::string upsampler_chat(const std::string& template_name, const std::string& prompt, const GenerationRequest& req);
 
 }  // namespace ws

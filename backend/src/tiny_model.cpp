@@ -75,24 +75,30 @@ std::string tiny_tokenizer_json() {
     return tok.dump(1);
 }
 
-void make_tiny_model(const std::string& out_dir, uint32_t seed) {
-    ModelConfig c = ModelConfig::preset("tiny");
-    c.name = "tiny";
+namespace {
+// offset + std x N(0, 1) per element, drawn in order from the one seeded stream.
+TensorBlob random_blob(NumpyRandomState& rng, const std::vector<int64_t>& shape, double std, double offset) {
+    TensorBlob b;
+    b.dtype = DType::F32;
+    b.shape = shape;
+    int64_t n = 1;
+    for (auto s : shape) n *= s;
+    std::vector<float> v(static_cast<size_t>(n));
+    for (auto& x : v) x = static_cast<float>(offset + std * rng.standard_normal());
+    b.bytes.resize(v.size() * 4);
+    std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
+    return b;
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+    std::ofstream out(p);
+    out << text;
+    if (!out) throw Error(p.string() + ": cannot write");
+}
+}  // namespace
+
+void write_random_transformer(const std::string& out_dir, const ModelConfig& c, NumpyRandomState& rng, bool for_training) {
     fs::create_directories(fs::path(out_dir) / "transformer");
-    NumpyRandomState rng(seed);
-    // offset + std x N(0, 1) per element, drawn in order from the one seeded stream.
-    auto random_blob = [&](const std::vector<int64_t>& shape, double std, double offset) {
-        TensorBlob b;
-        b.dtype = DType::F32;
-        b.shape = shape;
-        int64_t n = 1;
-        for (auto s : shape) n *= s;
-        std::vector<float> v(static_cast<size_t>(n));
-        for (auto& x : v) x = static_cast<float>(offset + std * rng.standard_normal());
-        b.bytes.resize(v.size() * 4);
-        std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
-        return b;
-    };
     std::map<std::string, TensorBlob> tensors;
     for (const auto& [name, shape] : expected_weights(c)) {
         const bool norm = name.find("norm") != std::string::npos;
@@ -101,18 +107,24 @@ void make_tiny_model(const std::string& out_dir, uint32_t seed) {
         const double std = name.find("modality_embed") != std::string::npos ? 0.02
                          : name.find("fc.weight") != std::string::npos ? 1.0 / std::sqrt(static_cast<double>(c.hidden_size))
                                                                       : 1.0 / std::sqrt(static_cast<double>(fan_in));
-        tensors[diffusers_weight_name(name)] = norm ? random_blob(shape, 0.1, 1.0) : bias ? random_blob(shape, 0.01, 0.0) : random_blob(shape, std, 0.0);
+        // Training starts from unit norms and zero biases; test models perturb them so every weight matters.
+        tensors[diffusers_weight_name(name)] = norm ? random_blob(rng, shape, for_training ? 0.0 : 0.1, 1.0)
+                                             : bias ? random_blob(rng, shape, for_training ? 0.0 : 0.01, 0.0)
+                                                    : random_blob(rng, shape, std, 0.0);
     }
-    write_safetensors((fs::path(out_dir) / "transformer" / "diffusion_pytorch_model.safetensors").string(), tensors,
-                      {{"format", "pt"}, {"worldstudio_seed", std::to_string(seed)}});
-    auto write = [&](const fs::path& p, const std::string& text) {
-        std::ofstream out(p);
-        out << text;
-        if (!out) throw Error(p.string() + ": cannot write");
-    };
+    write_safetensors((fs::path(out_dir) / "transformer" / "diffusion_pytorch_model.safetensors").string(), tensors, {{"format", "pt"}});
     ojson cfg = c.to_json();
     cfg["_class_name"] = "Cosmos3OmniTransformer";
-    write(fs::path(out_dir) / "transformer" / "config.json", cfg.dump(2) + "\n");
+    write_text(fs::path(out_dir) / "transformer" / "config.json", cfg.dump(2) + "\n");
+}
+
+void make_tiny_model(const std::string& out_dir, uint32_t seed) {
+    ModelConfig c = ModelConfig::preset("tiny");
+    c.name = "tiny";
+    NumpyRandomState rng(seed);
+    write_random_transformer(out_dir, c, rng, false);
+    auto random_blob = [&](const std::vector<int64_t>& shape, double std, double offset) { return ws::random_blob(rng, shape, std, offset); };
+    auto write = write_text;
     write(fs::path(out_dir) / "tokenizer.json", tiny_tokenizer_json());
     // A narrow Wan2.2 VAE and audio decoder with the real structure, so tiny generations become real MP4 files.
     VideoVAEConfig vc;

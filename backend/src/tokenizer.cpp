@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -356,6 +358,96 @@ std::vector<std::string> Tokenizer::pre_tokenize(const std::string& text) {
         i += len;
     }
     return out;
+}
+
+}  // namespace ws
+
+namespace ws {
+
+std::string train_byte_level_bpe(const std::vector<std::string>& texts, int vocab_size) {
+    static const char* kSpecials[] = {"<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>", "<|vision_start|>", "<|vision_end|>"};
+    constexpr int kNumSpecials = 7;
+    if (vocab_size < 256 + kNumSpecials) throw Error("a byte-level BPE needs at least " + std::to_string(256 + kNumSpecials) + " tokens");
+    // Word counts over the corpus, as the encoder will see the words (normalized, pre-tokenized).
+    std::map<std::string, int64_t> counts;
+    for (const std::string& t : texts)
+        for (const std::string& piece : Tokenizer::pre_tokenize(nfc(t))) ++counts[piece];
+    const ByteMap& bm = byte_map();
+    std::vector<std::string> tokens(256);
+    std::unordered_map<std::string, int32_t> index_of;
+    for (int b = 0; b < 256; ++b) tokens[static_cast<size_t>(b)] = bm.byte_to_utf8[b], index_of.emplace(tokens[static_cast<size_t>(b)], b);
+    std::vector<std::vector<int32_t>> words;
+    std::vector<int64_t> freq;
+    for (const auto& [w, n] : counts) {
+        std::vector<int32_t> sym;
+        for (unsigned char b : w) sym.push_back(b);
+        words.push_back(std::move(sym));
+        freq.push_back(n);
+    }
+    auto key = [](int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); };
+    std::unordered_map<uint64_t, int64_t> pairs;
+    auto count_word = [&](size_t w, int64_t sign) {
+        const auto& s = words[w];
+        for (size_t k = 0; k + 1 < s.size(); ++k) pairs[key(s[k], s[k + 1])] += sign * freq[w];
+    };
+    for (size_t w = 0; w < words.size(); ++w) count_word(w, 1);
+    std::vector<std::pair<int32_t, int32_t>> merges;
+    // Merged tokens take ids after the specials, which sit right after the bytes as in Qwen's layout.
+    const int merges_wanted = vocab_size - 256 - kNumSpecials;
+    while (static_cast<int>(tokens.size()) - 256 < merges_wanted) {
+        uint64_t best = 0;
+        int64_t best_n = 1;  // a pair must occur at least twice
+        for (const auto& [k, n] : pairs) {
+            if (n < best_n) continue;
+            if (n == best_n && best_n > 1) {
+                const auto a = static_cast<int32_t>(k >> 32), b = static_cast<int32_t>(k & 0xffffffffu);
+                const auto ba = static_cast<int32_t>(best >> 32), bb = static_cast<int32_t>(best & 0xffffffffu);
+                if (std::tie(tokens[static_cast<size_t>(a)], tokens[static_cast<size_t>(b)]) >=
+                    std::tie(tokens[static_cast<size_t>(ba)], tokens[static_cast<size_t>(bb)]))
+                    continue;
+            }
+            best = k, best_n = n;
+        }
+        if (best_n < 2) break;
+        const auto a = static_cast<int32_t>(best >> 32), b = static_cast<int32_t>(best & 0xffffffffu);
+        // Two merge paths can spell the same token ("ab"+"c", "a"+"bc"): they share one id.
+        const std::string spelled = tokens[static_cast<size_t>(a)] + tokens[static_cast<size_t>(b)];
+        auto found = index_of.find(spelled);
+        const auto merged = found != index_of.end() ? found->second : static_cast<int32_t>(tokens.size());
+        if (found == index_of.end()) tokens.push_back(spelled), index_of.emplace(spelled, merged);
+        merges.emplace_back(a, b);
+        for (size_t w = 0; w < words.size(); ++w) {
+            auto& s = words[w];
+            bool has = false;
+            for (size_t k = 0; k + 1 < s.size() && !has; ++k) has = s[k] == a && s[k + 1] == b;
+            if (!has) continue;
+            count_word(w, -1);
+            std::vector<int32_t> next;
+            for (size_t k = 0; k < s.size(); ++k) {
+                if (k + 1 < s.size() && s[k] == a && s[k + 1] == b) next.push_back(merged), ++k;
+                else next.push_back(s[k]);
+            }
+            s.swap(next);
+            count_word(w, 1);
+        }
+        for (auto it = pairs.begin(); it != pairs.end();) it = it->second <= 0 ? pairs.erase(it) : std::next(it);
+    }
+    // Ids: bytes 0..255, specials 256..262, merged tokens from 263 in learned order.
+    nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
+    auto id_of = [&](size_t index) { return static_cast<int>(index < 256 ? index : index + kNumSpecials); };
+    for (size_t i = 0; i < tokens.size(); ++i) vocab[tokens[i]] = id_of(i);
+    nlohmann::ordered_json added = nlohmann::ordered_json::array(), merge_list = nlohmann::ordered_json::array();
+    for (int i = 0; i < kNumSpecials; ++i)
+        added.push_back({{"id", 256 + i}, {"content", kSpecials[i]}, {"single_word", false}, {"lstrip", false},
+                         {"rstrip", false}, {"normalized", false}, {"special", i < 3 || i > 4}});
+    for (const auto& [a, b] : merges) merge_list.push_back(tokens[static_cast<size_t>(a)] + " " + tokens[static_cast<size_t>(b)]);
+    const nlohmann::ordered_json tok = {{"version", "1.0"},
+                                        {"added_tokens", added},
+                                        {"normalizer", {{"type", "NFC"}}},
+                                        {"pre_tokenizer", {{"type", "Sequence"}}},
+                                        {"decoder", {{"type", "ByteLevel"}}},
+                                        {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", merge_list}, {"ignore_merges", false}}}};
+    return tok.dump(1);
 }
 
 }  // namespace ws

@@ -78,6 +78,11 @@ public:
     const std::vector<FileHash>& file_hashes() const;
     const Tokenizer* tokenizer() const;  // null when the folder has none
     const PreviewProjection& preview_projection() const;  // empty when the folder has none
+    // The settings the model was made for, from model_index.json's "worldstudio_generation_defaults"
+    // ({"*": {...}, MODE: {...}}, the mode's entries over "*"): Pico, trained at 64x64 with an empty negative
+    // prompt, names those. Session::generate fills a job's missing fields from them; the job's own fields win.
+    // An empty object when the folder names none.
+    ojson generation_defaults(const std::string& mode) const;
     ojson info() const;
 
     struct Impl;

@@ -71,6 +71,9 @@ struct Options {
     double fps = 16;
     int sample_rate = 48000;
     int substeps = 16;  // physics steps per frame
+    // false: no pixels and no samples (video.count and audio stay empty); captions, actions and states only, for
+    // text-only uses such as tokenizer and upsampler training, where rendering would be most of the cost.
+    bool render = true;
 };
 
 constexpr int kActionDim = 19;  // ego [t(3), rot6d(6)], effector [t(3), rot6d(6)], gripper state (1)

@@ -39,4 +39,11 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// Trains a byte-level BPE on `texts` (NFC-normalized and split by the same pre-tokenizer that encoding uses) until
+// the vocabulary holds `vocab_size` tokens, and returns it as tokenizer.json text that Tokenizer reads: the 256 byte
+// tokens, then the Qwen special and chat tokens (<|endoftext|>, <|im_start|>, <|im_end|>, <think>, </think>,
+// <|vision_start|>, <|vision_end|>), then the merges in the order they were learned. Deterministic: equal counts
+// go to the pair whose token strings sort first. Training stops early when no pair occurs twice.
+std::string train_byte_level_bpe(const std::vector<std::string>& texts, int vocab_size);
+
 }  // namespace ws

@@ -1,0 +1,14 @@
+#!/bin/sh
+# The Pico recipe: an untrained Pico folder (architecture, tokenizer trained on Pico World's texts, fitted codecs),
+# then the paper's curriculum in miniature: the reasoner learns to upsample short prompts into structured captions,
+# then the generation tower learns every mode by rectified flow while the reasoner stays frozen. Deterministic;
+# each stage checkpoints and can be continued with the same command plus --resume.
+#   scripts/train-pico.sh OUT_DIR [CLI]
+set -eu
+OUT=${1:?usage: scripts/train-pico.sh OUT_DIR [path to worldstudio-cli]}
+CLI=${2:-build/worldstudio-cli}
+"$CLI" make-pico "$OUT" --seed 0
+"$CLI" train "$OUT" --stage upsampler --steps 1500 --episodes 3000 --seed 0 --lr 0.001 --checkpoint-every 250
+"$CLI" train "$OUT" --stage generator --steps 20000 --episodes 1024 --seed 0 --lr 0.001 --freeze-reasoner \
+  --caption-share 0.25 --checkpoint-every 1000 \
+  --modes text2video,image2video,video2video,forward_dynamics,inverse_dynamics,policy,transfer

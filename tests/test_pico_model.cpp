@@ -1,0 +1,214 @@
+// The Pico model: its trained byte-level BPE tokenizer, the folder make_model writes (loads through the ordinary
+// path, carries its generation defaults), the two training stages (the upsampler stage touches only the reasoner, a
+// frozen-reasoner generator stage only the generation tower; every mode trains; resume refuses another stage or a
+// damaged state) and the benchmark's caption scoring.
+#include <QDir>
+#include <QFile>
+#include <cmath>
+
+#include "test_support.h"
+#include "worldstudio/engine.h"
+#include "worldstudio/error.h"
+#include "worldstudio/pico_bench.h"
+#include "worldstudio/pico_model.h"
+#include "worldstudio/pico_world.h"
+#include "worldstudio/request.h"
+#include "worldstudio/safetensors.h"
+#include "worldstudio/tokenizer.h"
+#include "worldstudio/train.h"
+#include "worldstudio/weights.h"
+
+namespace {
+
+// Every tensor of a checkpoint file by canonical name, copied.
+std::map<std::string, at::Tensor> weights_of(const QString& model_dir) {
+    ws::SafeTensorsFile f((model_dir + "/transformer/diffusion_pytorch_model.safetensors").toStdString());
+    std::map<std::string, at::Tensor> out;
+    for (const auto& [name, view] : f.tensors()) out[ws::canonical_weight_name(name)] = ws::to_tensor(view).clone();
+    return out;
+}
+
+// Names of the tensors that differ between two checkpoints, split by tower.
+void changed(const std::map<std::string, at::Tensor>& a, const std::map<std::string, at::Tensor>& b, int& reasoner, int& generator) {
+    reasoner = generator = 0;
+    for (const auto& [name, t] : a)
+        if (!at::equal(t, b.at(name))) (ws::is_reasoner_weight(name) ? reasoner : generator)++;
+}
+
+void write_file(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+}
+
+}  // namespace
+
+class TestPicoModel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void bpeTrainerLearnsTheCorpusWords() {
+        const std::vector<std::string> corpus = {"a red rubber ball bounces twice", "a blue wooden box", "a red rubber ball rolls",
+                                                 "{\"subjects\": [{\"description\": \"a red rubber ball\"}]}"};
+        std::vector<std::string> many;
+        for (int i = 0; i < 20; ++i) many.insert(many.end(), corpus.begin(), corpus.end());
+        const std::string json = ws::train_byte_level_bpe(many, 320);
+        QCOMPARE(ws::train_byte_level_bpe(many, 320), json);  // deterministic
+        const ws::Tokenizer t = ws::Tokenizer::from_json_text(json);
+        QVERIFY(t.vocab_size() <= 320);
+        QVERIFY(t.vocab_size() > 263);
+        // The special and chat tokens sit right after the bytes, as in Qwen's layout.
+        QCOMPARE(t.token_id("<|endoftext|>"), 256);
+        QCOMPARE(t.token_id("<|im_end|>"), 258);
+        QCOMPARE(t.token_id("<|vision_end|>"), 262);
+        // Frequent words became single tokens; every text round-trips, seen or not.
+        QCOMPARE(t.encode(" rubber").size(), size_t(1));
+        QVERIFY(t.encode(corpus[0]).size() <= 7);
+        for (const std::string s : {std::string("a red rubber ball bounces twice"), std::string("Zebras ünd 🦓 \t\n 123"), std::string("")})
+            QCOMPARE(t.decode(t.encode(s)), s);
+        QCOMPARE(t.encode("<|im_start|>user").front(), 257);
+        // A corpus without repeated pairs stops early instead of inventing tokens.
+        const ws::Tokenizer small = ws::Tokenizer::from_json_text(ws::train_byte_level_bpe({"ab"}, 1000));
+        QCOMPARE(small.vocab_size(), int64_t(263));
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_byte_level_bpe(corpus, 100));
+    }
+
+    void picoTokenizerMakesTheNegativePromptShort() {
+        const ws::Tokenizer t = ws::Tokenizer::from_json_text(ws::train_byte_level_bpe(ws::pico::tokenizer_corpus(40), 2048));
+        const ws::pico::Episode e = ws::pico::simulate(123456);
+        const size_t prompt_tokens = t.encode(e.prompt).size(), caption_tokens = t.encode(ws::python_json_dumps(e.caption)).size();
+        const ws::GenerationRequest req = ws::GenerationRequest::parse(ws::ojson{{"model_mode", "text2video"}, {"prompt", "x"}});
+        const size_t negative_tokens = t.encode(ws::format_negative_prompt(req.negative_prompt, req.metadata(), req.templates, req.negative_metadata_mode)).size();
+        qInfo("Pico tokenizer: prompt %zu tokens (%zu bytes), caption %zu tokens (%zu bytes), default video negative %zu tokens (%zu bytes)",
+              prompt_tokens, e.prompt.size(), caption_tokens, ws::python_json_dumps(e.caption).size(), negative_tokens, req.negative_prompt.size());
+        QVERIFY(prompt_tokens * 3 < e.prompt.size());
+        QVERIFY(caption_tokens * 3 < ws::python_json_dumps(e.caption).size());
+        QVERIFY(negative_tokens * 3 < req.negative_prompt.size());
+    }
+
+    void textOnlyEpisodesMatchRenderedOnes() {
+        ws::pico::Options text_only;
+        text_only.render = false;
+        for (uint64_t s : {3, 11}) {
+            const ws::pico::Episode a = ws::pico::simulate(s), b = ws::pico::simulate(s, text_only);
+            QCOMPARE(b.prompt, a.prompt);
+            QVERIFY(b.caption == a.caption);
+            QVERIFY(b.actions == a.actions);
+            QCOMPARE(b.impacts.size(), a.impacts.size());
+            QCOMPARE(b.video.count, 0);
+            QVERIFY(b.video.rgb.empty() && b.audio.samples.empty());
+        }
+    }
+
+    void picoFolderLoadsWithItsGenerationDefaults() {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath("pico");
+        ws::pico::MakeOptions o;
+        o.tokenizer_episodes = 30, o.codec_episodes = 8;
+        ws::pico::make_model(dir.toStdString(), o);
+        auto model = ws::Model::load(dir.toStdString());
+        QCOMPARE(model->config().name, std::string("pico"));
+        QCOMPARE(model->config().patch_size, int64_t(1));
+        QCOMPARE(model->generation_defaults("text2video")["num_frames"].get<int>(), 33);
+        QCOMPARE(model->generation_defaults("text2image").contains("num_frames"), false);
+        ws::Session session(model);
+        // A job without size or negative prompt gets Pico's; a job naming them keeps its own.
+        ws::GenerationResult r = session.generate(ws::ojson{{"model_mode", "text2video"}, {"prompt", "a red ball"}, {"num_steps", 1}}, tmp.filePath("a").toStdString(), {});
+        const ws::ojson& req = r.record["request"];
+        QCOMPARE(req["width"].get<int>(), 64);
+        QCOMPARE(req["num_frames"].get<int>(), 33);
+        QCOMPARE(req["negative_prompt"].get<std::string>(), std::string());
+        r = session.generate(ws::ojson{{"model_mode", "text2video"}, {"prompt", "a red ball"}, {"num_steps", 1}, {"num_frames", 5}, {"resolution", "256"},
+                              {"aspect_ratio", "1,1"}, {"negative_prompt", "blurry"}},
+                             tmp.filePath("b").toStdString(), {});
+        QCOMPARE(r.record["request"]["width"].get<int>(), 256);
+        QCOMPARE(r.record["request"]["num_frames"].get<int>(), 5);
+        QCOMPARE(r.record["request"]["negative_prompt"].get<std::string>(), std::string("blurry"));
+        // Defaults that are not objects of fields are refused at load, with the file named.
+        QFile index(dir + "/model_index.json");
+        QVERIFY(index.open(QIODevice::ReadOnly));
+        ws::ojson j = ws::ojson::parse(index.readAll().toStdString());
+        index.close();
+        j["worldstudio_generation_defaults"] = ws::ojson::array({1});
+        write_file(dir + "/model_index.json", QByteArray::fromStdString(j.dump()));
+        try {
+            ws::Model::load(dir.toStdString());
+            QFAIL("bad generation defaults were accepted");
+        } catch (const ws::Error& e) {
+            QVERIFY2(QString(e.what()).contains("worldstudio_generation_defaults"), e.what());
+        }
+        write_file(dir + "/model_index.json", "{ not json");
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ws::Model::load(dir.toStdString()));
+    }
+
+    void trainingStagesTrainTheirOwnTower() {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath("m");
+        QCOMPARE(wstest::run(WS_CLI, {"make-tiny", dir}).code, 0);
+        QCOMPARE(wstest::run(WS_CLI, {"pico-codecs", dir, "--episodes", "8"}).code, 0);
+        const auto w0 = weights_of(dir);
+        // Stage one: the reasoner learns to upsample; the generation tower is untouched.
+        ws::TrainOptions up;
+        up.steps = 12, up.episodes = 12, up.learning_rate = 3e-3;
+        const ws::TrainReport ru = ws::train_upsampler(dir.toStdString(), up);
+        qInfo("upsampler stage: held-out caption loss %.3f -> %.3f nats per token (%.1f s)", ru.validation_before, ru.validation_after, ru.seconds);
+        QVERIFY(ru.validation_after < 0.8 * ru.validation_before);
+        const auto w1 = weights_of(dir);
+        int reasoner = 0, generator = 0;
+        changed(w0, w1, reasoner, generator);
+        QVERIFY(reasoner > 0);
+        QCOMPARE(generator, 0);
+        // A generator run cannot resume the upsampler's state.
+        ws::TrainOptions gen;
+        gen.steps = 30, gen.episodes = 6, gen.resume = true;
+        try {
+            ws::train_generator(dir.toStdString(), gen);
+            QFAIL("a generator run resumed an upsampler state");
+        } catch (const ws::Error& e) {
+            QVERIFY2(QString(e.what()).contains("stage"), e.what());
+        }
+        // Stage two: every mode, captions too, reasoner frozen: only the generation tower moves.
+        gen.resume = false;
+        gen.freeze_reasoner = true;
+        gen.caption_share = 0.5;
+        gen.modes = {"text2video", "image2video", "video2video", "forward_dynamics", "inverse_dynamics", "policy", "transfer"};
+        const ws::TrainReport rg = ws::train_generator(dir.toStdString(), gen);
+        for (double l : rg.losses) QVERIFY(std::isfinite(l));
+        QVERIFY(rg.validation_after < rg.validation_before);
+        const auto w2 = weights_of(dir);
+        changed(w1, w2, reasoner, generator);
+        QCOMPARE(reasoner, 0);
+        QVERIFY(generator > 0);
+        // A damaged or truncated training state is refused with a reason, and the weights stay as they were.
+        const QString state = dir + "/training_state.safetensors";
+        QFile sf(state);
+        QVERIFY(sf.open(QIODevice::ReadOnly));
+        const QByteArray good = sf.readAll();
+        sf.close();
+        gen.steps = 40;
+        gen.resume = true;
+        for (const QByteArray& bad : {good.left(good.size() / 2), QByteArray("garbage"), QByteArray()}) {
+            write_file(state, bad);
+            QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), gen));
+        }
+        changed(w2, weights_of(dir), reasoner, generator);
+        QCOMPARE(reasoner + generator, 0);
+        // Bad stage on the command line.
+        QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--stage", "everything"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--caption-share", "2"}).code, 2);
+    }
+
+    void captionAttributesAreReadFromDescriptions() {
+        auto a = ws::pico::subject_attributes("a cyan wooden ball");
+        QCOMPARE(a.colour, std::string("cyan"));
+        QCOMPARE(a.material, std::string("wooden"));
+        QCOMPARE(a.shape, std::string("ball"));
+        a = ws::pico::subject_attributes("a grey two-finger robot gripper");
+        QCOMPARE(a.colour, std::string());
+        QCOMPARE(a.shape, std::string("gripper"));
+        a = ws::pico::subject_attributes("");
+        QVERIFY(a.colour.empty() && a.material.empty() && a.shape.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPicoModel)
+#include "test_pico_model.moc"
