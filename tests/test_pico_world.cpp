@@ -366,14 +366,20 @@ private Q_SLOTS:
                                       "--steps", "4", "--sound", "--set", "width=64", "--set", "height=64", "--set", "negative_prompt=\"\"",
                                       "-o", tmp.filePath("after.mp4")});
         QVERIFY2(r.code == 0, r.err.constData());
-        // A run split in two and resumed from its saved state ends with the same weights as one run.
+        // A run interrupted after a checkpoint and resumed from its saved state ends with the same weights as one run.
         const QString c1 = tmp.filePath("c1"), c2 = tmp.filePath("c2");
         for (const QString& dir : {c1, c2}) {
             QCOMPARE(wstest::run(WS_CLI, {"make-tiny", dir}).code, 0);
             QCOMPARE(wstest::run(WS_CLI, {"pico-codecs", dir, "--episodes", "8"}).code, 0);
         }
         QCOMPARE(wstest::run(WS_CLI, {"train", c1, "--steps", "30", "--episodes", "4"}).code, 0);
-        QCOMPARE(wstest::run(WS_CLI, {"train", c2, "--steps", "15", "--episodes", "4"}).code, 0);
+        ws::TrainOptions interrupted;
+        interrupted.steps = 30, interrupted.episodes = 4, interrupted.checkpoint_every = 15;
+        int done = 0;
+        ws::RunCallbacks stop_after_15;
+        stop_after_15.on_progress = [&](int step, int, double) { done = step; };
+        stop_after_15.should_cancel = [&] { return done >= 15; };
+        QVERIFY_THROWS_EXCEPTION(ws::Cancelled, ws::train_generator(c2.toStdString(), interrupted, stop_after_15));
         r = wstest::run(WS_CLI, {"train", c2, "--steps", "30", "--episodes", "4", "--resume"});
         QVERIFY2(r.code == 0, r.err.constData());
         QFile w1(c1 + "/transformer/diffusion_pytorch_model.safetensors"), w2(c2 + "/transformer/diffusion_pytorch_model.safetensors");

@@ -451,6 +451,64 @@ private Q_SLOTS:
         w.queue()->queue().resume();
         QTRY_COMPARE_WITH_TIMEOUT(w.queue()->queue().job(id)->state, ws::JobState::Done, 120000);
     }
+
+    void aModelsOwnDefaultsTakeOverTheSettings() {
+        // A model folder that names its generation defaults (as Pico does: 64x64, 33 frames, no negative prompt).
+        useDataDir("defaults");
+        const QString dir = tmp_.filePath("with-defaults");
+        ws::make_tiny_model(dir.toStdString(), 0);
+        QFile index(dir + "/model_index.json");
+        QVERIFY(index.open(QIODevice::ReadOnly));
+        ws::ojson j = ws::ojson::parse(index.readAll().toStdString());
+        index.close();
+        j["worldstudio_generation_defaults"] = {{"*", {{"negative_prompt", ""}, {"width", 64}, {"height", 64}, {"fps", 16}}},
+                                                {"text2video", {{"num_frames", 33}}}};
+        QVERIFY(index.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        index.write(QByteArray::fromStdString(j.dump()));
+        index.close();
+        MainWindow w;
+        w.player()->setUseAudioDevice(false);
+        w.show();
+        QSignalSpy ready(&w, &MainWindow::modelReady);
+        w.loadModel(dir);
+        QVERIFY(ready.wait(60000));
+        SettingsPanel* s = w.settings();
+        s->setMode("text2video");
+        QCOMPARE(s->tierBox()->currentData().toString(), QString("custom"));
+        QVERIFY(s->widthBox()->isVisibleTo(s));
+        QCOMPARE(s->sizeText(), QString("64 × 64"));
+        QCOMPARE(s->framesBox()->value(), 33);
+        QCOMPARE(w.negativeEditor()->text(), QString("{}"));
+        ws::ojson r = s->request();
+        QCOMPARE(r["width"].get<int>(), 64);
+        QVERIFY(!r.contains("resolution"));
+        // Picking a tier leaves custom; typing a size snaps it to 16-pixel cells.
+        s->tierBox()->setCurrentIndex(s->tierBox()->findData("256"));
+        QVERIFY(!s->widthBox()->isVisibleTo(s));
+        r = s->request();
+        QCOMPARE(r["resolution"].get<std::string>(), std::string("256"));
+        QVERIFY(!r.contains("width"));
+        s->tierBox()->setCurrentIndex(s->tierBox()->findData("custom"));
+        s->widthBox()->setFocus();
+        s->widthBox()->selectAll();
+        QTest::keyClicks(s->widthBox(), "100");
+        QTest::keyClick(s->widthBox(), Qt::Key_Return);
+        QCOMPARE(s->widthBox()->value(), 96);
+        QCOMPARE(s->request()["width"].get<int>(), 96);
+        // A generation with the model's defaults runs at its size, and recall brings the custom size back.
+        s->widthBox()->setValue(64);
+        s->stepsBox()->setValue(2);
+        w.promptEdit()->setText("a small world");
+        QSignalSpy completed(&w, &MainWindow::jobCompleted);
+        QVERIFY(w.addToQueue() > 0);
+        QVERIFY(completed.wait(120000));
+        QCOMPARE(completed.first().at(1).toString(), QString("done"));
+        QTRY_VERIFY_WITH_TIMEOUT(w.player()->hasMedia(0), 20000);
+        s->tierBox()->setCurrentIndex(s->tierBox()->findData("480"));
+        w.recall(completed.first().at(2).toLongLong());
+        QCOMPARE(s->tierBox()->currentData().toString(), QString("custom"));
+        QCOMPARE(s->sizeText(), QString("64 × 64"));
+    }
 };
 
 QTEST_MAIN(TestStudio)

@@ -6,6 +6,7 @@
 #include "StudioPaths.h"
 #include "worldstudio/engine.h"
 #include "worldstudio/error.h"
+#include "worldstudio/pico_model.h"
 #include "worldstudio/tiny_model.h"
 
 EngineWorker::EngineWorker(QObject* parent) : QObject(nullptr) {
@@ -45,6 +46,9 @@ void EngineWorker::loadModel(const QString& dir) {
 }
 
 void EngineWorker::loadDefaultModel() {
+    // The shipped Pico model; without it, a tiny random model made in the data folder on first start.
+    const std::string pico = ws::pico::shipped_model_dir();
+    if (!pico.empty()) return loadModel(QString::fromStdString(pico));
     const QString dir = StudioPaths::defaultModelDir();
     if (!QFileInfo::exists(dir + "/model_index.json")) {
         Q_EMIT status(tr("Preparing the built-in model..."));

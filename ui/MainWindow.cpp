@@ -47,8 +47,13 @@ namespace {
 
 QByteArray captionSchema() { return QByteArray::fromStdString(ws::embedded_presets().at("schema/caption_schema.json")); }
 
-// The mode's default negative prompt (seed Appendix B.6 for video modes), "{}" when the mode has none.
-QString defaultNegativeFor(const QString& mode) {
+// The default negative prompt: the loaded model's own when it names one (Pico's is empty), else the mode's (seed
+// Appendix B.6 for video modes); "{}" when empty.
+QString defaultNegativeFor(const QString& mode, const ws::ojson& model_defaults) {
+    if (model_defaults.contains("negative_prompt") && model_defaults["negative_prompt"].is_string()) {
+        const std::string neg = model_defaults["negative_prompt"].get<std::string>();
+        return neg.empty() ? QStringLiteral("{}") : QString::fromStdString(neg);
+    }
     const ws::ojson d = ws::mode_defaults(ws::mode_from_name(mode.toStdString()));
     if (d.contains("negative_prompt_file")) {
         const auto& presets = ws::embedded_presets();
@@ -257,7 +262,7 @@ QWidget* MainWindow::buildGeneratePage() {
     connect(prompt_, &QLineEdit::returnPressed, this, &MainWindow::upsample);
     connect(cancelUpsampleButton_, &QPushButton::clicked, this, &MainWindow::cancelUpsample);
     connect(queueButton_, &QPushButton::clicked, this, &MainWindow::addToQueue);
-    defaultNegative_ = defaultNegativeFor(settings_->mode());
+    defaultNegative_ = defaultNegativeFor(settings_->mode(), settings_->modelDefaultsFor(settings_->mode()));
     negative_->setText(defaultNegative_);
     negative_->undoStack()->clear();
     return page;
@@ -487,6 +492,14 @@ void MainWindow::showModel(const QString& summaryJson) {
     cancelLoadButton_->setEnabled(false);
     const QJsonObject o = QJsonDocument::fromJson(summaryJson.toUtf8()).object();
     const QJsonObject c = o["config"].toObject();
+    // The model's own defaults (size, frames, negative prompt) take over the settings and the default negative.
+    try {
+        const ws::ojson info = ws::ojson::parse(summaryJson.toStdString());
+        settings_->setModelDefaults(info.value("generation_defaults", ws::ojson::object()));
+    } catch (const std::exception&) {
+        settings_->setModelDefaults(ws::ojson::object());
+    }
+    onModeChanged(settings_->mode());
     QStringList files;
     for (const auto& f : o["files"].toArray())
         files << QStringLiteral("%1  %2").arg(f.toObject()["file"].toString(), f.toObject()["sha256"].toString().left(16));
@@ -514,7 +527,7 @@ void MainWindow::showModel(const QString& summaryJson) {
 void MainWindow::onModeChanged(const QString& mode) {
     caption_->setSchema(captionSchema(), mode == "text2image" ? "image" : "video");
     // The negative follows the mode's default unless the user changed it.
-    const QString next = defaultNegativeFor(mode);
+    const QString next = defaultNegativeFor(mode, settings_->modelDefaultsFor(mode));
     if (negative_->text() == defaultNegative_ && next != defaultNegative_) negative_->setText(next);
     defaultNegative_ = next;
     caption_->revalidate();

@@ -51,6 +51,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     : QWidget(parent), mode_(new QComboBox(this)), preset_(new QComboBox(this)), tier_(new QComboBox(this)),
       aspect_(new QComboBox(this)), seedPolicy_(new QComboBox(this)), controlType_(new QComboBox(this)),
       fps_(new QSpinBox(this)), frames_(new QSpinBox(this)), steps_(new QSpinBox(this)), seed_(new QSpinBox(this)),
+      width_(new QSpinBox(this)), height_(new QSpinBox(this)),
       guidance_(new QDoubleSpinBox(this)), shift_(new QDoubleSpinBox(this)), controlWeight_(new QDoubleSpinBox(this)),
       sound_(new QCheckBox(tr("Generate sound"), this)), vision_(new QLineEdit(this)), action_(new QLineEdit(this)),
       control_(new QLineEdit(this)), sizeLabel_(new QLabel(this)), durationLabel_(new QLabel(this)),
@@ -59,6 +60,17 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     mode_->setObjectName("mode");
     mode_->setCurrentText("text2video");  // the artist's most common start
     for (const char* t : {"256", "480", "720"}) tier_->addItem(QString(t) + "p", t);
+    tier_->addItem(tr("custom"), "custom");
+    tier_->setObjectName("tier");
+    for (QSpinBox* b : {width_, height_}) {
+        b->setRange(16, 4096);
+        b->setSingleStep(16);  // latent cells are 16 pixels
+        b->setValue(256);
+        b->setMaximumWidth(90);
+        connect(b, &QSpinBox::editingFinished, this, [b] { b->setValue(std::max(16, (b->value() + 8) / 16 * 16)); });
+    }
+    width_->setObjectName("width");
+    height_->setObjectName("height");
     for (const auto& [label, value] : std::vector<std::pair<QString, QString>>{
              {"16:9", "16,9"}, {"9:16", "9,16"}, {"4:3", "4,3"}, {"3:4", "3,4"}, {"1:1", "1,1"}})
         aspect_->addItem(label, value);
@@ -110,6 +122,8 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     sl->setContentsMargins(0, 0, 0, 0);
     sl->addWidget(tier_);
     sl->addWidget(aspect_);
+    sl->addWidget(width_);
+    sl->addWidget(height_);
     sl->addWidget(sizeLabel_, 1);
     form_->addRow(tr("Size"), sizeRow);
     form_->addRow(tr("FPS"), fps_);
@@ -159,6 +173,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     connect(preset_, qOverload<int>(&QComboBox::activated), this, &SettingsPanel::applyPreset);
     for (QComboBox* b : {tier_, aspect_}) connect(b, qOverload<int>(&QComboBox::currentIndexChanged), this, &SettingsPanel::updateDerived);
     connect(fps_, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
+    for (QSpinBox* b : {width_, height_}) connect(b, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
     connect(frames_, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
     // Frame counts are 4k + 1 (the VAE's causal first frame plus groups of four); typed values snap on leaving the box.
     connect(frames_, &QSpinBox::editingFinished, this, [this] { frames_->setValue(ws::round_frames_to_4k1(frames_->value())); });
@@ -197,20 +212,42 @@ void SettingsPanel::reloadPresets() {
     if (i >= 0) preset_->setCurrentIndex(i);
 }
 
+void SettingsPanel::setModelDefaults(const ws::ojson& defaults) {
+    modelDefaults_ = defaults.is_object() ? defaults : ws::ojson::object();
+    applyPreset(preset_->currentIndex());
+}
+
+ws::ojson SettingsPanel::modelDefaultsFor(const QString& mode) const {
+    ws::ojson out = ws::ojson::object();
+    for (const std::string key : {std::string("*"), mode.toStdString()})
+        if (modelDefaults_.contains(key) && modelDefaults_[key].is_object())
+            for (const auto& [k, v] : modelDefaults_[key].items()) out[k] = v;
+    return out;
+}
+
 void SettingsPanel::applyPreset(int index) {
     ws::ojson r = ws::mode_defaults(ws::mode_from_name(mode().toStdString()));
     const QString source = preset_->itemData(index).toString();
-    if (source == "quick") {
-        const ws::ojson draft = quickDraft();
-        for (auto& [k, v] : draft.items()) r[k] = v;
+    const ws::ojson model = modelDefaultsFor(mode());
+    auto merge = [&r](const ws::ojson& over) {
+        for (const auto& [k, v] : over.items()) r[k] = v;
+    };
+    if (source.isEmpty() || source == "quick") {
+        if (source == "quick") merge(quickDraft());
+        // What the model was made for wins over the generic defaults and draft (Pico knows only 64x64).
+        if (model.contains("width")) r.erase("resolution");
+        merge(model);
         if (mode() == "text2image") r["num_frames"] = 1;
-    } else if (!source.isEmpty()) {
+    } else {
+        if (model.contains("width")) r.erase("resolution");
+        merge(model);
         QFile f(source);
         try {
             if (!f.open(QIODevice::ReadOnly)) throw ws::Error("cannot be read");
             const QByteArray text = f.readAll();
             ws::ojson user = ws::ojson::parse(text.constData(), text.constData() + text.size());
             if (!user.is_object()) throw ws::Error("is not a JSON object");
+            if (user.contains("resolution")) r.erase("width"), r.erase("height");
             for (auto& [k, v] : user.items())
                 if (k != "model_mode") r[k] = v;  // a preset's settings apply to the mode in use
         } catch (const std::exception& e) {
@@ -245,6 +282,24 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
         const int i = aspect_->findData(QString::fromStdString(r["aspect_ratio"].get<std::string>()));
         if (i >= 0) aspect_->setCurrentIndex(i);
     }
+    // An explicit size that is not the tier's own (a model's 64x64, a recalled custom size) selects "custom".
+    if (r.contains("width") && r.contains("height") && r["width"].is_number_integer() && r["height"].is_number_integer() &&
+        r["width"].get<int>() > 0) {
+        const int w = r["width"].get<int>(), h = r["height"].get<int>();
+        bool tier_size = false;
+        if (tier_->currentData() != "custom") {
+            try {
+                const ws::Resolution res = ws::resolution_for(tier_->currentData().toString().toStdString(), aspect_->currentData().toString().toStdString());
+                tier_size = r.contains("resolution") && res.width == w && res.height == h;
+            } catch (const std::exception&) {
+            }
+        }
+        if (!tier_size) {
+            tier_->setCurrentIndex(tier_->findData("custom"));
+            width_->setValue(w);
+            height_->setValue(h);
+        }
+    }
     fps_->setValue(static_cast<int>(num("fps", fps_->value())));
     if (r.contains("num_frames")) frames_->setValue(std::max(5, static_cast<int>(num("num_frames", frames_->value()))));
     steps_->setValue(static_cast<int>(num("num_steps", steps_->value())));
@@ -278,8 +333,15 @@ ws::ojson SettingsPanel::request() const {
     ws::ojson r = ws::mode_defaults(m);
     r.erase("negative_prompt_file");
     r["model_mode"] = mode().toStdString();
-    r["resolution"] = tier_->currentData().toString().toStdString();
-    r["aspect_ratio"] = aspect_->currentData().toString().toStdString();
+    if (tier_->currentData() == "custom") {
+        r.erase("resolution");
+        r.erase("aspect_ratio");
+        r["width"] = width_->value() / 16 * 16;
+        r["height"] = height_->value() / 16 * 16;
+    } else {
+        r["resolution"] = tier_->currentData().toString().toStdString();
+        r["aspect_ratio"] = aspect_->currentData().toString().toStdString();
+    }
     r["fps"] = fps_->value();
     r["num_frames"] = m == ws::Mode::Text2Image ? 1 : ws::round_frames_to_4k1(frames_->value());
     r["num_steps"] = steps_->value();
@@ -302,8 +364,16 @@ void SettingsPanel::advanceSeed() {
 }
 
 void SettingsPanel::updateDerived() {
-    const ws::Resolution res = ws::resolution_for(tier_->currentData().toString().toStdString(), aspect_->currentData().toString().toStdString());
-    sizeLabel_->setText(QStringLiteral("%1 × %2").arg(res.width).arg(res.height));
+    const bool custom = tier_->currentData() == "custom";
+    width_->setVisible(custom);
+    height_->setVisible(custom);
+    aspect_->setEnabled(!custom);
+    if (custom) {
+        sizeLabel_->setText(QStringLiteral("%1 × %2").arg(width_->value() / 16 * 16).arg(height_->value() / 16 * 16));
+    } else {
+        const ws::Resolution res = ws::resolution_for(tier_->currentData().toString().toStdString(), aspect_->currentData().toString().toStdString());
+        sizeLabel_->setText(QStringLiteral("%1 × %2").arg(res.width).arg(res.height));
+    }
     const int frames = ws::round_frames_to_4k1(frames_->value());
     durationLabel_->setText(frames == frames_->value()
                                 ? tr("%1 s").arg(frames / static_cast<double>(fps_->value()), 0, 'f', 2)

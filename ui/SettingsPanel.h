@@ -39,11 +39,20 @@ public:
     QSpinBox* seedBox() const { return seed_; }
     QComboBox* seedPolicyBox() const { return seedPolicy_; }
     QSpinBox* stepsBox() const { return steps_; }
-    QComboBox* tierBox() const { return tier_; }
+    QComboBox* tierBox() const { return tier_; }  // 256p, 480p, 720p, then "custom" (width and height boxes)
+    QSpinBox* widthBox() const { return width_; }
+    QSpinBox* heightBox() const { return height_; }
     QComboBox* aspectBox() const { return aspect_; }
     QCheckBox* soundBox() const { return sound_; }
     QLineEdit* conditioningEdit() const { return vision_; }
     QLineEdit* controlEdit() const { return control_; }
+
+    // The loaded model's generation defaults (Model::info()["generation_defaults"]: {"*": {...}, MODE: {...}}):
+    // they sit over the mode's defaults and the built-in presets (Pico's 64x64, 33 frames, 16 fps); a user preset
+    // still has the last word. Re-applies the current preset.
+    void setModelDefaults(const ws::ojson& defaults);
+    // The model's defaults for `mode` ("*" merged under the mode's own entry); empty without a model that names any.
+    ws::ojson modelDefaultsFor(const QString& mode) const;
 
     // Saves the current settings as a named user preset; false when it cannot be written.
     bool savePreset(const QString& name);
@@ -63,7 +72,7 @@ private:
     void updateVisibility();
     void deriveControl();
     QComboBox *mode_, *preset_, *tier_, *aspect_, *seedPolicy_, *controlType_;
-    QSpinBox *fps_, *frames_, *steps_, *seed_;
+    QSpinBox *fps_, *frames_, *steps_, *seed_, *width_, *height_;
     QDoubleSpinBox *guidance_, *shift_, *controlWeight_;
     QCheckBox* sound_;
     QLineEdit *vision_, *action_, *control_;
@@ -71,4 +80,5 @@ private:
     QFormLayout* form_;
     QWidget *visionRow_, *actionRow_, *controlRow_;
     bool applying_ = false;
+    ws::ojson modelDefaults_ = ws::ojson::object();
 };

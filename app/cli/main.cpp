@@ -92,7 +92,8 @@ commands:
   bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
                                     print engine figures (tokenizer, text K/V reuse, reasoner)
 
-Without --model, commands use the default model (a tiny generated model, cached).
+Without --model, commands use the default model: Pico, the trained miniature model that ships in resources/pico
+($WORLDSTUDIO_PICO_DIR names another folder), or a tiny random model (cached) where Pico is absent.
 )";
 
 struct UsageError : std::runtime_error {
@@ -170,7 +171,10 @@ std::string read_file(const std::string& path) {
     return ss.str();
 }
 
+// The shipped Pico model; without one (a checkout without resources/pico), a tiny random model made once in the cache.
 std::string default_model_dir() {
+    const std::string pico = ws::pico::shipped_model_dir();
+    if (!pico.empty()) return pico;
     const char* cache = std::getenv("XDG_CACHE_HOME");
     const char* home = std::getenv("HOME");
     fs::path base = cache && *cache ? fs::path(cache) : fs::path(home ? home : ".") / ".cache";

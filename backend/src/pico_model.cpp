@@ -1,5 +1,6 @@
 #include "worldstudio/pico_model.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -95,6 +96,20 @@ void make_model(const std::string& out_dir, const MakeOptions& o) {
                    {"worldstudio_note", "Pico: a miniature Cosmos 3 model for Pico World"},
                    {"worldstudio_generation_defaults", generation_defaults()}}.dump(2) << "\n";
     if (!index) throw Error(out_dir + "/model_index.json: cannot write");
+}
+
+std::string shipped_model_dir() {
+    std::vector<fs::path> candidates;
+    if (const char* env = std::getenv("WORLDSTUDIO_PICO_DIR"); env && *env) candidates.emplace_back(env);
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) candidates.push_back(exe.parent_path().parent_path() / "share" / "worldstudio" / "pico");
+#ifdef WS_SOURCE_RESOURCES_DIR
+    candidates.push_back(fs::path(WS_SOURCE_RESOURCES_DIR) / "pico");
+#endif
+    for (const fs::path& c : candidates)
+        if (fs::exists(c / "model_index.json", ec)) return c.string();
+    return "";
 }
 
 }  // namespace ws::pico

@@ -33,4 +33,9 @@ struct MakeOptions {
 // codecs. Deterministic from the options.
 void make_model(const std::string& out_dir, const MakeOptions& options = {});
 
+// The trained Pico model that ships with WorldStudio, the default model of the studio and the CLI: the folder named
+// by $WORLDSTUDIO_PICO_DIR, else <executable's folder>/../share/worldstudio/pico (an installed build), else the
+// source tree's resources/pico (running from a build folder). "" when none of them holds a model_index.json.
+std::string shipped_model_dir();
+
 }  // namespace ws::pico
