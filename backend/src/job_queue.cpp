@@ -317,8 +317,10 @@ void JobQueue::run() {
         if (events_.preview_every > 0) {
             cb.preview_every = events_.preview_every;
             cb.on_preview = [&](const LatentPreview& p) {
-                previews_.push({job.id, p});  // never blocks sampling
+                // A callback consumer (the studio) takes every preview as it comes; otherwise the bounded buffer keeps
+                // the newest for a polling consumer. Never blocks sampling.
                 if (events_.on_preview) events_.on_preview(job.id, p);
+                else previews_.push({job.id, p});
             };
         }
         try {

@@ -32,8 +32,9 @@ struct Mean {
 // frames from `from` on.
 double tracked_error(const Episode& e, const VideoFrames& video, const VideoFrames& truth, int from) {
     Mean m;
+    const auto video_tracks = track_all(video), truth_tracks = track_all(truth);
     for (const Body& b : e.initial) {
-        auto a = track(video, b.colour), t = track(truth, b.colour);
+        auto a = video_tracks[static_cast<size_t>(b.colour)], t = truth_tracks[static_cast<size_t>(b.colour)];
         for (int i = 0; i < from && i < static_cast<int>(a.size()); ++i) a[static_cast<size_t>(i)] = t[static_cast<size_t>(i)] = {-1, -1};
         // An object the video lost counts as far off (half the frame), not as missing.
         for (size_t i = 0; i < a.size(); ++i)

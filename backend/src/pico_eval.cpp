@@ -63,15 +63,15 @@ std::vector<Detection> detect(const VideoFrames& v, int index, int min_pixels) {
     return out;
 }
 
-std::vector<std::pair<double, double>> track(const VideoFrames& v, int colour, int min_pixels) {
-    std::vector<std::pair<double, double>> t;
-    for (int i = 0; i < v.count; ++i) {
-        std::pair<double, double> p{-1, -1};
-        for (const Detection& d : detect(v, i, min_pixels))
-            if (d.colour == colour) p = {d.x, d.y};
-        t.push_back(p);
-    }
+std::vector<std::vector<std::pair<double, double>>> track_all(const VideoFrames& v, int min_pixels) {
+    std::vector<std::vector<std::pair<double, double>>> t(palette().size(), std::vector<std::pair<double, double>>(static_cast<size_t>(v.count), {-1, -1}));
+    for (int i = 0; i < v.count; ++i)
+        for (const Detection& d : detect(v, i, min_pixels)) t[static_cast<size_t>(d.colour)][static_cast<size_t>(i)] = {d.x, d.y};
     return t;
+}
+
+std::vector<std::pair<double, double>> track(const VideoFrames& v, int colour, int min_pixels) {
+    return track_all(v, min_pixels).at(static_cast<size_t>(colour));
 }
 
 double track_error(const std::vector<std::pair<double, double>>& a, const std::vector<std::pair<double, double>>& b) {

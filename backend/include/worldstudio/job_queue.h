@@ -41,7 +41,8 @@ struct JobEvents {
     std::function<void(const Job&)> on_state;  // queued/running/done/failed/cancelled
     std::function<void(int64_t id, int step, int total, double seconds)> on_progress;
     std::function<void(int64_t id, const LatentPreview&)> on_preview;  // called on the worker thread
-    int preview_every = 0;  // > 0: previews every k steps also go to the queue's bounded preview buffer
+    // > 0: a preview every k steps, to on_preview, or without one to the queue's bounded preview buffer (take_preview).
+    int preview_every = 0;
     std::function<void()> on_changed;  // after any change of the job list (submit, move, edit, state, removal)
 };
 

@@ -22,6 +22,8 @@ std::vector<Detection> detect(const VideoFrames& video, int index, int min_pixel
 
 // Centroid of `colour` in every frame (-1, -1 where it is not seen).
 std::vector<std::pair<double, double>> track(const VideoFrames& video, int colour, int min_pixels = 4);
+// The same for every palette colour at once (indexed by colour), detecting each frame once.
+std::vector<std::vector<std::pair<double, double>>> track_all(const VideoFrames& video, int min_pixels = 4);
 
 // Mean distance in pixels between two tracks over the frames where both see the object; -1 when never both.
 double track_error(const std::vector<std::pair<double, double>>& a, const std::vector<std::pair<double, double>>& b);
