@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 installer/install-deps.sh
 scripts/build.sh
+# The default model is Pico (resources/pico): its own defaults give 64x64, 33 frames at 16 fps.
 ./build/worldstudio-cli generate \
-  --mode text2video --prompt "A red rubber ball rolls off a blue box and bounces twice on a wooden table." \
-  --resolution 256 --aspect 16,9 --frames 25 --fps 24 --steps 8 --sound --seed 0 \
-  -o out/quickstart.mp4
+  --mode text2video --prompt "a red rubber ball rolls off a blue wooden box and bounces twice" \
+  --sound --seed 0 -o out/quickstart.mp4
 echo "quickstart: wrote out/quickstart.mp4 (record in out/quickstart.json and embedded in the MP4)"

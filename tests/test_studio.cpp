@@ -14,6 +14,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QSettings>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QSignalSpy>
@@ -32,6 +33,7 @@
 #include "SettingsPanel.h"
 #include "StudioPaths.h"
 #include "worldstudio/media.h"
+#include "worldstudio/pico_model.h"
 #include "worldstudio/tiny_model.h"
 
 namespace {
@@ -450,6 +452,51 @@ private Q_SLOTS:
         QCOMPARE(w.queue()->queue().job(id)->state, ws::JobState::Queued);
         w.queue()->queue().resume();
         QTRY_COMPARE_WITH_TIMEOUT(w.queue()->queue().job(id)->state, ws::JobState::Done, 120000);
+    }
+
+    void theShippedPicoModelUpsamplesAndGenerates() {
+        // The default model as a user meets it: the studio opens Pico with no model given, the reasoner upsamples a
+        // short prompt into a structured caption the form shows, and a text2video + sound job with Pico's own
+        // defaults (64x64, 33 frames, no negative prompt) plays in the player.
+        const std::string pico = ws::pico::shipped_model_dir();
+        if (pico.empty()) QSKIP("this checkout has no resources/pico");
+        useDataDir("pico");
+        QSettings().remove("model/last");
+        MainWindow w;
+        w.player()->setUseAudioDevice(false);
+        w.resize(1280, 800);
+        w.show();
+        QSignalSpy ready(&w, &MainWindow::modelReady);
+        w.loadDefaultModel();
+        QVERIFY(ready.wait(60000));
+        QCOMPARE(w.modelView()->valueOf("Layers"), QString("4"));
+        SettingsPanel* s = w.settings();
+        QCOMPARE(s->sizeText(), QString("64 × 64"));
+        QCOMPARE(s->framesBox()->value(), 33);
+        QCOMPARE(w.negativeEditor()->text(), QString("{}"));
+        w.promptEdit()->setText("a red rubber ball rolls off a blue wooden box and bounces twice");
+        QSignalSpy upsampled(&w, &MainWindow::upsampleFinished);
+        w.upsample();
+        QVERIFY(upsampled.wait(120000));
+        CaptionEditor* caption = w.captionEditor();
+        QVERIFY2(caption->isValidJson(), qPrintable(w.statusMessage()));
+        const ws::ojson c = ws::ojson::parse(caption->text().toStdString());
+        QVERIFY(c.contains("subjects") && c["subjects"].is_array() && !c["subjects"].empty());
+        caption->showForm();
+        shot(&w, "pico_upsampled");
+        s->soundBox()->setChecked(true);
+        QSignalSpy completed(&w, &MainWindow::jobCompleted);
+        QVERIFY(w.addToQueue() > 0);
+        QVERIFY(completed.wait(120000));
+        QCOMPARE(completed.first().at(1).toString(), QString("done"));
+        shot(&w, "pico_generated");
+        QTRY_VERIFY_WITH_TIMEOUT(w.player()->hasMedia(0), 20000);
+        QCOMPARE(w.player()->media(0)->video.count, 33);
+        QCOMPARE(w.player()->media(0)->video.width, 64);
+        QVERIFY(w.player()->media(0)->audio.frames() > 0);
+        w.showView(MainWindow::PlayerView);
+        w.player()->seek(1.25);
+        shot(&w, "pico_player");
     }
 
     void aModelsOwnDefaultsTakeOverTheSettings() {

@@ -85,7 +85,7 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
         Options text_only;
         text_only.render = false;
         ReasonerSampling greedy;
-        greedy.max_new_tokens = 768;
+        greedy.max_new_tokens = 1024;  // the longest Pico captions are about 700 tokens
         for (int k = 0; k < o.upsampler_episodes; ++k) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
             const Episode e = simulate(o.seed + 500000 + static_cast<uint64_t>(k), text_only);
