@@ -195,6 +195,9 @@ private Q_SLOTS:
         // Bad stage on the command line.
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--stage", "everything"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--caption-share", "2"}).code, 2);
+        const auto bad_device = wstest::run(WS_CLI, {"train", dir, "--steps", "1", "--device", "tpu"});
+        QCOMPARE(bad_device.code, 1);
+        QVERIFY2(bad_device.err.contains("unknown device"), bad_device.err.constData());
     }
 
     void captionAttributesAreReadFromDescriptions() {

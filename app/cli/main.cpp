@@ -72,7 +72,7 @@ commands:
                                     install them as the model folder's vae/ and sound_tokenizer/
   train MODEL_DIR [--stage generator|upsampler] [--steps N] [--episodes N] [--seed S] [--lr X]
         [--modes M,M,...] [--freeze-reasoner] [--caption-share X] [--text-dropout X]
-        [--checkpoint-every N] [--resume]
+        [--checkpoint-every N] [--resume] [--device cpu|cuda|cuda:N|auto]
                                     train a Pico model folder in place on Pico World episodes. upsampler: the
                                     reasoner learns short prompt -> structured caption. generator (default):
                                     rectified flow on the modes text2video (with sound), image2video,
@@ -479,6 +479,7 @@ int main(int argc, char** argv) {
             const std::string stage = a.get("--stage", "generator");
             if (stage != "generator" && stage != "upsampler") throw UsageError("--stage must be generator or upsampler");
             o.freeze_reasoner = a.has("--freeze-reasoner");
+            o.device = a.get("--device", "cpu");
             o.caption_share = to_double(a.get("--caption-share", "0"), "--caption-share");
             if (!(o.caption_share >= 0 && o.caption_share <= 1)) throw UsageError("--caption-share must be in [0, 1]");
             o.text_dropout = to_double(a.get("--text-dropout", "0.1"), "--text-dropout");

@@ -89,7 +89,7 @@ struct TrainingRun {
         state_file = (fs::path(model_dir) / kTrainingStateFile).string();
         std::map<std::string, at::Tensor> weights;
         for (const auto& [canon, source] : report.source_of) weights[canon] = to_tensor(ck.at(source)).to(at::kFloat);
-        net = std::make_unique<Network>(config, std::move(weights), at::Device(at::kCPU), at::kFloat);
+        net = std::make_unique<Network>(config, std::move(weights), parse_device(o.device), at::kFloat);
         opt.lr = o.learning_rate, opt.wd = o.weight_decay;
         for (const auto& [name, p] : net->parameters()) {
             if (name == "lm_head.weight" && config.tie_word_embeddings) continue;  // the same tensor as the embedding
@@ -109,10 +109,10 @@ struct TrainingRun {
     void checkpoint(int steps_done) {
         std::map<std::string, at::Tensor> save, state;
         for (const auto& [name, p] : net->parameters())
-            if (!(name == "lm_head.weight" && config.tie_word_embeddings)) save[diffusers_weight_name(name)] = p.detach().contiguous();
+            if (!(name == "lm_head.weight" && config.tie_word_embeddings)) save[diffusers_weight_name(name)] = p.detach().to(at::kCPU).contiguous();
         save_tensors(weights_file + ".tmp", save);
         fs::rename(weights_file + ".tmp", weights_file);
-        for (size_t i = 0; i < names.size(); ++i) state["m." + names[i]] = opt.m[i], state["v." + names[i]] = opt.v[i];
+        for (size_t i = 0; i < names.size(); ++i) state["m." + names[i]] = opt.m[i].to(at::kCPU), state["v." + names[i]] = opt.v[i].to(at::kCPU);
         state["step"] = at::tensor(std::vector<int64_t>{steps_done, opt.t});
         state["generator"] = gen.get_state().clone();
         std::map<std::string, std::string> meta = settings;
@@ -138,8 +138,8 @@ struct TrainingRun {
             const TensorView& v = sf.at("v." + names[i]);
             if (m.shape != opt.params[i].sizes().vec() || v.shape != opt.params[i].sizes().vec())
                 throw Error(state_file + ": the optimizer state of " + names[i] + " has the wrong shape");
-            opt.m[i] = to_tensor(m).to(at::kFloat).clone();
-            opt.v[i] = to_tensor(v).to(at::kFloat).clone();
+            opt.m[i] = to_tensor(m).to(opt.params[i].device(), at::kFloat).clone();
+            opt.v[i] = to_tensor(v).to(opt.params[i].device(), at::kFloat).clone();
         }
         if (!sf.contains("step") || !sf.contains("generator") || sf.at("step").shape != std::vector<int64_t>{2})
             throw Error(state_file + ": the step counter or random generator state is missing");
@@ -357,7 +357,7 @@ at::Tensor reply_loss(const Network& net, const TextSample& s) {
     const int64_t L = s.ids.numel();
     const at::Tensor h = net.forward_text(net.embed_text(s.ids), at::arange(L, at::kFloat).unsqueeze(0).expand({3, L}), cache);
     const at::Tensor logits = net.lm_head(h.narrow(0, s.reply_start - 1, L - s.reply_start));
-    return at::cross_entropy_loss(logits, s.ids.narrow(0, s.reply_start, L - s.reply_start));
+    return at::cross_entropy_loss(logits.to(at::kFloat), s.ids.narrow(0, s.reply_start, L - s.reply_start).to(logits.device()));
 }
 }  // namespace
 

@@ -23,6 +23,9 @@ struct TrainOptions {
     // warms up linearly, then decays along a cosine to a tenth of learning_rate at `steps`.
     bool resume = false;
     int checkpoint_every = 0;  // also write weights and state every N steps (0: only at the end)
+    // Where the network trains: cpu, cuda, cuda:N or auto. The random draws stay on the CPU generator, so a run
+    // sees the same data, modes and noise on any device; the arithmetic (and so the weights) differs by device.
+    std::string device = "cpu";
 
     // Generator stage only.
     double text_dropout = 0.1;  // share of steps trained without the prompt (for classifier-free guidance)
