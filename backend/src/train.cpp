@@ -54,7 +54,7 @@ struct AdamW {
     }
 };
 
-// A model folder opened for one training stage: config, tokenizer, a float32 CPU network whose weights selected
+// A model folder opened for one training stage: config, tokenizer, a float32 network (on the chosen device) whose weights selected
 // by `trains` are leaves of the optimizer, and the checkpoint files. A checkpoint writes every weight (under the
 // checkpoint's own file name, diffusers names) and, beside transformer/ (whose safetensors files are all read as
 // weights), the optimizer state and the random generator; each file is written aside and renamed over the old one.
