@@ -4,11 +4,15 @@
 # then the generation tower learns every mode by rectified flow while the reasoner stays frozen. Deterministic;
 # each stage checkpoints and can be continued with the same command plus --resume.
 #   scripts/train-pico.sh OUT_DIR [CLI]
+# Environment: DEVICE (cpu; cuda on a GPU machine), UPSAMPLER_STEPS (1500), GENERATOR_STEPS (20000). The shipped
+# model is this script with the defaults, on 2 CPU cores (about 29 + 47 minutes).
 set -eu
 OUT=${1:?usage: scripts/train-pico.sh OUT_DIR [path to worldstudio-cli]}
 CLI=${2:-build/worldstudio-cli}
+DEVICE=${DEVICE:-cpu}
 "$CLI" make-pico "$OUT" --seed 0
-"$CLI" train "$OUT" --stage upsampler --steps 1500 --episodes 3000 --seed 0 --lr 0.001 --checkpoint-every 250
-"$CLI" train "$OUT" --stage generator --steps 20000 --episodes 1024 --seed 0 --lr 0.001 --freeze-reasoner \
-  --caption-share 0.25 --checkpoint-every 1000 \
+"$CLI" train "$OUT" --stage upsampler --steps "${UPSAMPLER_STEPS:-1500}" --episodes 3000 --seed 0 --lr 0.001 \
+  --checkpoint-every 250 --device "$DEVICE"
+"$CLI" train "$OUT" --stage generator --steps "${GENERATOR_STEPS:-20000}" --episodes 1024 --seed 0 --lr 0.001 \
+  --freeze-reasoner --caption-share 0.25 --checkpoint-every 1000 --device "$DEVICE" \
   --modes text2video,image2video,video2video,forward_dynamics,inverse_dynamics,policy,transfer
