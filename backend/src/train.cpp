@@ -164,6 +164,32 @@ struct TrainingRun {
         opt.lr = base * (step < warm ? (step + 1) / warm : decay);
     }
 
+    // The loop both stages share: per step the rate, one sample's loss from `step_loss` (which draws what it needs
+    // from `gen`), the update, progress, a log line every 10 steps, checkpoints; the held-out loss before and after,
+    // and the final checkpoint.
+    TrainReport train(const TrainOptions& o, int start, const RunCallbacks& cb, std::chrono::steady_clock::time_point t_start,
+                      const std::function<at::Tensor()>& step_loss, const std::function<double()>& validate) {
+        TrainReport out;
+        out.first_step = start;
+        out.validation_before = validate();
+        for (int step = start; step < o.steps; ++step) {
+            if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+            set_rate(step, o.steps, o.learning_rate);
+            const at::Tensor loss = step_loss();
+            loss.backward();
+            opt.step();
+            out.losses.push_back(loss.item<double>());
+            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+            if (cb.on_progress) cb.on_progress(step + 1, o.steps, secs);
+            if (cb.on_log && (step + 1) % 10 == 0) cb.on_log("step " + std::to_string(step + 1) + " loss " + std::to_string(out.losses.back()));
+            if (o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0 && step + 1 < o.steps) checkpoint(step + 1);
+        }
+        out.validation_after = validate();
+        checkpoint(o.steps);
+        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+        return out;
+    }
+
     int64_t draw(int64_t n) { return at::randint(0, n, {1}, gen, at::kLong).item<int64_t>(); }
     double uniform() { return at::rand({1}, gen, at::kDouble).item<double>(); }
 };
@@ -312,12 +338,7 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         return sum / n;
     };
 
-    TrainReport out;
-    out.first_step = start;
-    out.validation_before = validate();
-    for (int step = start; step < o.steps; ++step) {
-        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-        run.set_rate(step, o.steps, o.learning_rate);
+    return run.train(o, start, cb, t_start, [&] {
         const Sample& s = data[static_cast<size_t>(run.draw(static_cast<int64_t>(data.size())))];
         // sigma: logit-normal (most steps mid-way, as rectified-flow training does), quantized to the integer timestep.
         const double u = at::randn({1}, run.gen, at::kDouble).item<double>();
@@ -328,19 +349,8 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         // Half the video2video steps give the whole video and ask only for its sound.
         const bool all_frames = mode == Mode::Video2Video && run.uniform() < 0.5;
         const TextInput& text = drop_text ? s.empty : use_caption ? s.caption : s.prompt;
-        const at::Tensor loss = flow_loss(net, s, mode, timestep, text, all_frames, run.gen);
-        loss.backward();
-        run.opt.step();
-        out.losses.push_back(loss.item<double>());
-        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-        if (cb.on_progress) cb.on_progress(step + 1, o.steps, secs);
-        if (cb.on_log && (step + 1) % 10 == 0) cb.on_log("step " + std::to_string(step + 1) + " loss " + std::to_string(out.losses.back()));
-        if (o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0 && step + 1 < o.steps) run.checkpoint(step + 1);
-    }
-    out.validation_after = validate();
-    run.checkpoint(o.steps);
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    return out;
+        return flow_loss(net, s, mode, timestep, text, all_frames, run.gen);
+    }, validate);
 }
 
 // ---- upsampler ----
@@ -392,26 +402,10 @@ TrainReport train_upsampler(const std::string& model_dir, const TrainOptions& o,
         for (const TextSample& s : held_out) sum += reply_loss(*run.net, s).item<double>();
         return sum / static_cast<double>(held_out.size());
     };
-    TrainReport out;
-    out.first_step = start;
-    out.validation_before = validate();
-    for (int step = start; step < o.steps; ++step) {
-        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-        run.set_rate(step, o.steps, o.learning_rate);
+    return run.train(o, start, cb, t_start, [&] {
         const TextSample& s = data[static_cast<size_t>(run.draw(static_cast<int64_t>(data.size())))];
-        const at::Tensor loss = reply_loss(*run.net, s);
-        loss.backward();
-        run.opt.step();
-        out.losses.push_back(loss.item<double>());
-        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-        if (cb.on_progress) cb.on_progress(step + 1, o.steps, secs);
-        if (cb.on_log && (step + 1) % 10 == 0) cb.on_log("step " + std::to_string(step + 1) + " loss " + std::to_string(out.losses.back()));
-        if (o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0 && step + 1 < o.steps) run.checkpoint(step + 1);
-    }
-    out.validation_after = validate();
-    run.checkpoint(o.steps);
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    return out;
+        return reply_loss(*run.net, s);
+    }, validate);
 }
 
 }  // namespace ws
