@@ -15,6 +15,7 @@
 #include "worldstudio/cases.h"
 #include "worldstudio/engine.h"
 #include "worldstudio/error.h"
+#include "worldstudio/hue.h"
 #include "worldstudio/media.h"
 #include "worldstudio/pico_codec.h"
 #include "worldstudio/pico_model.h"
@@ -72,14 +73,16 @@ commands:
                                     install them as the model folder's vae/ and sound_tokenizer/
   train MODEL_DIR [--stage generator|upsampler] [--steps N] [--episodes N] [--seed S] [--lr X]
         [--modes M,M,...] [--freeze-reasoner] [--caption-share X] [--text-dropout X]
-        [--checkpoint-every N] [--resume] [--device cpu|cuda|cuda:N|auto]
+        [--timestep-shift X] [--checkpoint-every N] [--resume] [--device cpu|cuda|cuda:N|auto]
                                     train a Pico model folder in place on Pico World episodes. upsampler: the
                                     reasoner learns short prompt -> structured caption. generator (default):
                                     rectified flow on the modes text2video (with sound), image2video,
                                     video2video (and video-to-sound), forward_dynamics, inverse_dynamics,
                                     policy, transfer; --freeze-reasoner keeps the reasoner as the upsampler
                                     stage left it; --caption-share conditions that share of steps on the
-                                    episode's caption; --resume continues a run up to --steps in all
+                                    episode's caption; --timestep-shift draws noise levels shifted as the
+                                    sampling schedule shifts them (match the model's shift, Pico: 10);
+                                    --resume continues a run up to --steps in all
   pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--only S,S,...] [--json]
                                     the Pico quality table on held-out episodes, with the baselines; sections:
                                     upsampler (N prompts), text2video, forward_dynamics, inverse_dynamics,
@@ -87,6 +90,12 @@ commands:
   sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
                                     actions, impacts, questions with answers), seeds S .. S+N-1
+  hue import PROJECT.db FILE.jsonl  add answers (JSONL, README "Evaluation interchange") to an evaluation project,
+                                    creating it; a bad line rejects the whole file (FILE:LINE: why)
+  hue score PROJECT.db [--json] [--csv FILE]
+                                    HUE per model, dimension, domain and mode with 95 % intervals, T2V/I2V
+                                    leaderboards, annotator agreement (percent, Cohen's kappa), pending items
+  hue export PROJECT.db FILE.jsonl  every answer and adjudication in the import format
   bench-vae [--latent-height H] [--latent-width W]
                                     video VAE decode time and peak memory against frame count, plain and tiled
   bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
@@ -359,6 +368,38 @@ int bench_vae_main(const std::string& self, int latent_h, int latent_w);
 int bench_vae_one(int latent_frames, int tile, int latent_h, int latent_w);
 
 namespace {
+int cmd_hue(const Args& a) {
+    if (a.positional.empty()) throw UsageError("hue needs import, score or export");
+    const std::string verb = a.positional[0];
+    if (verb == "import") {
+        if (a.positional.size() != 3) throw UsageError("hue import needs PROJECT.db FILE.jsonl");
+        auto project = ws::hue::Project::open(a.positional[1]);
+        const ws::hue::ImportReport r = project->import_jsonl(a.positional[2]);
+        std::printf("imported %d lines: %d answers, %d adjudications\n", r.lines, r.answers, r.adjudications);
+        return 0;
+    }
+    if (verb == "score") {
+        if (a.positional.size() != 2) throw UsageError("hue score needs PROJECT.db");
+        if (!std::filesystem::exists(a.positional[1])) throw ws::Error(a.positional[1] + ": no such evaluation project");
+        auto project = ws::hue::Project::open(a.positional[1]);
+        const ws::hue::Scores s = ws::hue::score(project->labels());
+        if (a.has("--csv")) {
+            std::ofstream f(a.get("--csv"), std::ios::binary);
+            if (!(f << ws::hue::scores_csv(s))) throw ws::Error(a.get("--csv") + ": cannot write");
+        }
+        if (a.has("--json")) std::printf("%s\n", ws::hue::scores_json(s).dump(2).c_str());
+        else std::printf("%s", ws::hue::scores_table(s).c_str());
+        return 0;
+    }
+    if (verb == "export") {
+        if (a.positional.size() != 3) throw UsageError("hue export needs PROJECT.db FILE.jsonl");
+        if (!std::filesystem::exists(a.positional[1])) throw ws::Error(a.positional[1] + ": no such evaluation project");
+        ws::hue::Project::open(a.positional[1])->export_jsonl(a.positional[2]);
+        return 0;
+    }
+    throw UsageError("unknown hue command '" + verb + "' (import, score, export)");
+}
+
 int run_bench(const Args& a) {
     return bench_main(a.has("--model") ? a.get("--model") : default_model_dir(), a.get("--tokenizer"), a.get("--js-tokenizer-dir"));
 }
@@ -484,6 +525,8 @@ int main(int argc, char** argv) {
             if (!(o.caption_share >= 0 && o.caption_share <= 1)) throw UsageError("--caption-share must be in [0, 1]");
             o.text_dropout = to_double(a.get("--text-dropout", "0.1"), "--text-dropout");
             if (!(o.text_dropout >= 0 && o.text_dropout < 1)) throw UsageError("--text-dropout must be in [0, 1)");
+            o.timestep_shift = to_double(a.get("--timestep-shift", "1"), "--timestep-shift");
+            if (!(o.timestep_shift > 0 && o.timestep_shift <= 100)) throw UsageError("--timestep-shift must be in (0, 100]");
             o.modes.clear();
             std::stringstream modes(a.get("--modes", "text2video"));
             for (std::string m; std::getline(modes, m, ',');) {
@@ -547,6 +590,7 @@ int main(int argc, char** argv) {
             }
             return 0;
         }
+        if (cmd == "hue") return cmd_hue(a);
         if (cmd == "probe") {
             if (a.positional.size() != 1) throw UsageError("probe needs FILE");
             std::printf("%s\n", ws::probe_media(a.positional[0]).dump(2).c_str());

@@ -278,11 +278,13 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
     }
     if (modes.empty()) throw Error("training needs at least one mode");
     if (!(o.caption_share >= 0 && o.caption_share <= 1)) throw Error("the caption share must be in [0, 1]");
+    if (!(o.timestep_shift > 0 && o.timestep_shift <= 100)) throw Error("the timestep shift must be in (0, 100]");
     const bool transfer = std::find(modes.begin(), modes.end(), Mode::Transfer) != modes.end();
     const auto t_start = std::chrono::steady_clock::now();
     TrainingRun run(model_dir, o, "generator", [&](const std::string& n) { return !(o.freeze_reasoner && is_reasoner_weight(n)); },
                     {{"modes", join(o.modes)}, {"freeze_reasoner", o.freeze_reasoner ? "1" : "0"},
-                     {"caption_share", std::to_string(o.caption_share)}});
+                     {"caption_share", std::to_string(o.caption_share)},
+                     {"timestep_shift", std::to_string(o.timestep_shift)}});
     const ModelConfig& c = run.config;
     const Network& net = *run.net;
     const ModelFolder& f = run.folder;
@@ -340,9 +342,10 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
 
     return run.train(o, start, cb, t_start, [&] {
         const Sample& s = data[static_cast<size_t>(run.draw(static_cast<int64_t>(data.size())))];
-        // sigma: logit-normal (most steps mid-way, as rectified-flow training does), quantized to the integer timestep.
+        // sigma: logit-normal, shifted like the sampling schedule, quantized to the integer timestep.
         const double u = at::randn({1}, run.gen, at::kDouble).item<double>();
-        const int64_t timestep = std::clamp<int64_t>(std::llround(1000.0 / (1.0 + std::exp(-u))), 1, 999);
+        const double sigma = 1.0 / (1.0 + std::exp(-u)), shifted = o.timestep_shift * sigma / (1.0 + (o.timestep_shift - 1.0) * sigma);
+        const int64_t timestep = std::clamp<int64_t>(std::llround(1000.0 * shifted), 1, 999);
         const bool drop_text = run.uniform() < o.text_dropout;
         const Mode mode = modes[static_cast<size_t>(run.draw(static_cast<int64_t>(modes.size())))];
         const bool use_caption = o.caption_share > 0 && run.uniform() < o.caption_share;
