@@ -31,6 +31,7 @@
 
 #include "CaptionEditor.h"
 #include "EngineWorker.h"
+#include "EvaluationPanel.h"
 #include "HistoryStore.h"
 #include "KeyValueView.h"
 #include "PlayerPanel.h"
@@ -106,6 +107,9 @@ MainWindow::MainWindow(QWidget* parent)
     views_->addTab(player_, tr("Player"));
     views_->addTab(buildHistoryPage(), tr("History"));
     views_->addTab(buildModelPage(), tr("Model"));
+    evaluation_ = new EvaluationPanel(this);
+    views_->addTab(evaluation_, tr("Evaluate"));
+    connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { setStatus(m); });
     setCentralWidget(views_);
     buildMenus();
 
@@ -426,6 +430,15 @@ void MainWindow::buildMenus() {
         const QString f = QFileDialog::getOpenFileName(this, tr("Request JSON"), QString(), "*.json");
         if (!f.isEmpty()) enqueueRequestFile(f);
     });
+    action(file, tr("Open e&valuation project…"), QKeySequence(), [this] {
+        const QString f = QFileDialog::getSaveFileName(this, tr("Evaluation project (opened, or created when new)"), QString(),
+                                                       tr("Evaluation projects (*.db)"), nullptr, QFileDialog::DontConfirmOverwrite);
+        if (!f.isEmpty() && evaluation_->openProject(f)) showView(EvaluateView);
+    });
+    action(file, tr("&Import answers (JSONL)…"), QKeySequence(), [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Answers"), QString(), "*.jsonl");
+        if (!f.isEmpty() && evaluation_->importJsonl(f)) setStatus(tr("Imported %1").arg(f));
+    });
     file->addSeparator();
     action(file, tr("&Export video (MP4)…"), QKeySequence(tr("Ctrl+E")), [this] { exportCurrent("mp4"); });
     action(file, tr("Export &frames (PNG)…"), QKeySequence(), [this] { exportCurrent("png"); });
@@ -456,7 +469,7 @@ void MainWindow::buildMenus() {
     });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList names = {tr("&Generate"), tr("&Queue"), tr("&Player"), tr("&History"), tr("&Model")};
+    const QStringList names = {tr("&Generate"), tr("&Queue"), tr("&Player"), tr("&History"), tr("&Model"), tr("&Evaluate")};
     for (int i = 0; i < names.size(); ++i)
         action(view, names[i], QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)), [this, i] { showView(static_cast<View>(i)); });
 

@@ -1,6 +1,6 @@
 #pragma once
-// The studio's main window: an artist's workflow without a terminal. Five views (Generate, Queue, Player, History,
-// Model) over one engine worker (loading, upsampling), one persistent generation queue and one history database.
+// The studio's main window: an artist's workflow without a terminal. Six views (Generate, Queue, Player, History,
+// Model, Evaluate) over one engine worker (loading, upsampling), one persistent generation queue and one history database.
 // Nothing here blocks on the engine: every engine call runs on a worker thread and reports back queued.
 #include <QMainWindow>
 #include <memory>
@@ -8,6 +8,7 @@
 #include "worldstudio/pyjson.h"
 
 class CaptionEditor;
+class EvaluationPanel;
 class EngineWorker;
 class HistoryStore;
 class KeyValueView;
@@ -27,7 +28,7 @@ class QTableWidget;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum View { GenerateView, QueueView, PlayerView, HistoryView, ModelView };
+    enum View { GenerateView, QueueView, PlayerView, HistoryView, ModelView, EvaluateView };
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -56,6 +57,7 @@ public:
     SettingsPanel* settings() const { return settings_; }
     PreviewStrip* preview() const { return preview_; }
     PlayerPanel* player() const { return player_; }
+    EvaluationPanel* evaluation() const { return evaluation_; }
     QueueController* queue() const { return queue_.get(); }
     HistoryStore* history() const { return history_.get(); }
     QTableWidget* queueTable() const { return queueTable_; }
@@ -107,6 +109,7 @@ private:
     QPushButton* pauseButton_;
     // Player
     PlayerPanel* player_;
+    EvaluationPanel* evaluation_;
     // History
     QLineEdit* historySearch_;
     QListWidget* historyList_;

@@ -151,6 +151,15 @@ void PlayerPanel::closeCompare() {
     rebuildClock();
 }
 
+void PlayerPanel::clear(const QString& message) {
+    pause();
+    media_[0].reset();
+    closeCompare();
+    views_[0]->setFrame(QImage());
+    views_[0]->setPlaceholder(message);
+    titles_[0]->setText(QString());
+}
+
 void PlayerPanel::rebuildClock() {
     double duration = 0;
     for (const auto& m : media_)

@@ -35,6 +35,8 @@ public:
     // Loads a media file into slot 0 (A) or 1 (B, compare) on a pool thread; emits loaded or failed.
     void open(const QString& path, int slot = 0);
     void closeCompare();
+    // Unloads both clips and shows `message` instead (a missing file must not leave the last clip on screen).
+    void clear(const QString& message);
     void setUseAudioDevice(bool use) { useDevice_ = use; }
 
     void play();

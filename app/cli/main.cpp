@@ -73,7 +73,7 @@ commands:
                                     install them as the model folder's vae/ and sound_tokenizer/
   train MODEL_DIR [--stage generator|upsampler] [--steps N] [--episodes N] [--seed S] [--lr X]
         [--modes M,M,...] [--freeze-reasoner] [--caption-share X] [--text-dropout X]
-        [--timestep-shift X] [--checkpoint-every N] [--resume] [--device cpu|cuda|cuda:N|auto]
+        [--timestep-shift X] [--batch N] [--checkpoint-every N] [--resume] [--device cpu|cuda|cuda:N|auto]
                                     train a Pico model folder in place on Pico World episodes. upsampler: the
                                     reasoner learns short prompt -> structured caption. generator (default):
                                     rectified flow on the modes text2video (with sound), image2video,
@@ -82,6 +82,7 @@ commands:
                                     stage left it; --caption-share conditions that share of steps on the
                                     episode's caption; --timestep-shift draws noise levels shifted as the
                                     sampling schedule shifts them (match the model's shift, Pico: 10);
+                                    --batch averages N samples per update;
                                     --resume continues a run up to --steps in all
   pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--only S,S,...] [--json]
                                     the Pico quality table on held-out episodes, with the baselines; sections:
@@ -516,6 +517,8 @@ int main(int argc, char** argv) {
             o.seed = static_cast<uint64_t>(seed);
             o.resume = a.has("--resume");
             o.checkpoint_every = to_int(a.get("--checkpoint-every", "0"), "--checkpoint-every");
+            o.batch = to_int(a.get("--batch", "1"), "--batch");
+            if (o.batch < 1 || o.batch > 4096) throw UsageError("--batch must be between 1 and 4096");
             if (o.checkpoint_every < 0) throw UsageError("--checkpoint-every must not be negative");
             const std::string stage = a.get("--stage", "generator");
             if (stage != "generator" && stage != "upsampler") throw UsageError("--stage must be generator or upsampler");

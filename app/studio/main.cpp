@@ -1,11 +1,13 @@
 // worldstudio: the studio window.
 //   worldstudio [MODEL_DIR] [--model DIR] [--enqueue REQUEST.json ...] [--no-audio]
+//               [--evaluate PROJECT.db [--annotator NAME]]
 // With no model given it opens the last model used, or the built-in model (made on first start).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QSettings>
 
+#include "EvaluationPanel.h"
 #include "MainWindow.h"
 #include "PlayerPanel.h"
 
@@ -22,11 +24,15 @@ int main(int argc, char** argv) {
     QCommandLineOption model("model", "Model folder to open.", "DIR");
     QCommandLineOption enqueue("enqueue", "Queue a request JSON file (repeatable).", "FILE");
     QCommandLineOption noAudio("no-audio", "Play on the silent clock, without opening an audio device.");
-    cli.addOptions({model, enqueue, noAudio});
+    QCommandLineOption evaluate("evaluate", "Open an evaluation project (created when new) in the Evaluate view.", "PROJECT.db");
+    QCommandLineOption annotator("annotator", "The annotator's name for labeling.", "NAME");
+    cli.addOptions({model, enqueue, noAudio, evaluate, annotator});
     cli.process(app);
 
     MainWindow w;
-    if (cli.isSet(noAudio)) w.player()->setUseAudioDevice(false);
+    if (cli.isSet(noAudio)) w.player()->setUseAudioDevice(false), w.evaluation()->player()->setUseAudioDevice(false);
+    if (cli.isSet(annotator)) w.evaluation()->setAnnotator(cli.value(annotator));
+    if (cli.isSet(evaluate) && w.evaluation()->openProject(cli.value(evaluate))) w.showView(MainWindow::EvaluateView);
     w.show();
     QString dir = cli.value(model);
     if (dir.isEmpty() && !cli.positionalArguments().isEmpty()) dir = cli.positionalArguments().first();

@@ -73,6 +73,7 @@ struct TrainingRun {
                 const std::function<bool(const std::string&)>& trains, std::map<std::string, std::string> extra)
         : gen(at::make_generator<at::CPUGeneratorImpl>(o.seed + 17)) {
         if (o.steps < 1 || o.episodes < 1) throw Error("training needs at least one step and one episode");
+        if (o.batch < 1 || o.batch > 4096) throw Error("the batch must hold between 1 and 4096 samples");
         if (!(o.learning_rate > 0 && o.learning_rate < 1)) throw Error("the learning rate must be in (0, 1)");
         folder = locate_model_folder(model_dir);
         config = read_config(folder);
@@ -102,7 +103,7 @@ struct TrainingRun {
             names.push_back(name);
         }
         settings = {{"stage", stage}, {"seed", std::to_string(o.seed)}, {"episodes", std::to_string(o.episodes)},
-                    {"learning_rate", std::to_string(o.learning_rate)}};
+                    {"learning_rate", std::to_string(o.learning_rate)}, {"batch", std::to_string(o.batch)}};
         settings.insert(extra.begin(), extra.end());
     }
 
@@ -175,10 +176,14 @@ struct TrainingRun {
         for (int step = start; step < o.steps; ++step) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
             set_rate(step, o.steps, o.learning_rate);
-            const at::Tensor loss = step_loss();
-            loss.backward();
+            double loss = 0;
+            for (int k = 0; k < o.batch; ++k) {
+                const at::Tensor l = step_loss() / o.batch;
+                l.backward();  // gradients add up over the batch; one sample's graph at a time
+                loss += l.item<double>();
+            }
             opt.step();
-            out.losses.push_back(loss.item<double>());
+            out.losses.push_back(loss);
             const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
             if (cb.on_progress) cb.on_progress(step + 1, o.steps, secs);
             if (cb.on_log && (step + 1) % 10 == 0) cb.on_log("step " + std::to_string(step + 1) + " loss " + std::to_string(out.losses.back()));

@@ -22,6 +22,8 @@ struct TrainOptions {
     // Continue from MODEL_DIR/training_state.safetensors up to `steps` in all (same stage and settings). The rate
     // warms up linearly, then decays along a cosine to a tenth of learning_rate at `steps`.
     bool resume = false;
+    // Samples per step: their losses are averaged before one update (a smoother gradient for the same rate).
+    int batch = 1;
     int checkpoint_every = 0;  // also write weights and state every N steps (0: only at the end)
     // Where the network trains: cpu, cuda, cuda:N or auto. The random draws stay on the CPU generator, so a run
     // sees the same data, modes and noise on any device; the arithmetic (and so the weights) differs by device.

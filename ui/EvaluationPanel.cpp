@@ -1,0 +1,444 @@
+#include "EvaluationPanel.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include "PlayerPanel.h"
+
+using ws::hue::Answer;
+
+namespace {
+QString answerText(Answer a) { return QString::fromUtf8(ws::hue::answer_name(a)); }
+
+QPushButton* keyButton(const QString& text, QWidget* parent) {
+    auto* b = new QPushButton(text, parent);
+    b->setFocusPolicy(Qt::NoFocus);  // Space and the letters stay the panel's keys
+    return b;
+}
+}  // namespace
+
+EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
+    setFocusPolicy(Qt::StrongFocus);
+    auto* top = new QHBoxLayout;
+    projectLabel_ = new QLabel(tr("No evaluation project open"), this);
+    annotator_ = new QLineEdit(qEnvironmentVariable("USER"), this);
+    annotator_->setPlaceholderText(tr("annotator"));
+    annotator_->setMaximumWidth(180);
+    top->addWidget(projectLabel_, 1);
+    top->addWidget(new QLabel(tr("Annotator:"), this));
+    top->addWidget(annotator_);
+    connect(annotator_, &QLineEdit::editingFinished, this, [this] {
+        refresh();
+        goToFirstOpen();  // another annotator: their first open item
+        setFocus();       // back to the keys
+    });
+
+    player_ = new PlayerPanel(this);
+    player_->setLoop(true);
+    // Each item's video plays as soon as it is loaded (loading runs on a pool thread).
+    connect(player_, &PlayerPanel::loaded, this, [this](int slot, const QString&) {
+        if (slot == 0) player_->play();
+    });
+    pages_ = new QTabWidget(this);
+    pages_->setFocusPolicy(Qt::NoFocus);
+    pages_->addTab(buildLabelPage(), tr("&Label"));
+    pages_->addTab(buildAdjudicatePage(), tr("&Adjudicate"));
+    pages_->addTab(buildQuestionsPage(), tr("&Questions"));
+    pages_->addTab(buildScoresPage(), tr("&Scores"));
+    connect(pages_, &QTabWidget::currentChanged, this, [this] {
+        refresh();
+        setFocus();
+    });
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(player_);
+    split->addWidget(pages_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* root = new QVBoxLayout(this);
+    root->addLayout(top);
+    root->addWidget(split, 1);
+}
+
+EvaluationPanel::~EvaluationPanel() = default;
+
+QWidget* EvaluationPanel::buildLabelPage() {
+    auto* page = new QWidget(this);
+    question_ = new QLabel(tr("Open an evaluation project (File ▸ Open evaluation project…)"), page);
+    QFont big = question_->font();
+    big.setPointSizeF(big.pointSizeF() * 1.8);
+    big.setBold(true);
+    question_->setFont(big);
+    question_->setWordWrap(true);
+    question_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    context_ = new QLabel(page);
+    context_->setWordWrap(true);
+    mine_ = new QLabel(page);
+    progress_ = new QLabel(page);
+    auto* buttons = new QHBoxLayout;
+    for (auto [label, a] : {std::pair{tr("&Yes (Y)"), Answer::Yes}, std::pair{tr("&No (N)"), Answer::No}, std::pair{tr("&Unclear (U)"), Answer::Unclear}}) {
+        QPushButton* b = keyButton(label, page);
+        connect(b, &QPushButton::clicked, this, [this, a = a] { answer(a); });
+        buttons->addWidget(b);
+    }
+    QPushButton* prev = keyButton(tr("Previous (K)"), page);
+    QPushButton* next = keyButton(tr("Next (J)"), page);
+    connect(prev, &QPushButton::clicked, this, [this] { move(-1); });
+    connect(next, &QPushButton::clicked, this, [this] { move(1); });
+    auto* nav = new QHBoxLayout;
+    nav->addWidget(prev);
+    nav->addWidget(next);
+    auto* l = new QVBoxLayout(page);
+    l->addWidget(question_, 1);
+    l->addWidget(context_);
+    l->addWidget(mine_);
+    l->addLayout(buttons);
+    l->addLayout(nav);
+    l->addWidget(progress_);
+    l->addWidget(new QLabel(tr("Space plays or pauses, Left / Right step a frame."), page));
+    return page;
+}
+
+QWidget* EvaluationPanel::buildAdjudicatePage() {
+    auto* page = new QWidget(this);
+    disputes_ = new QListWidget(page);
+    disputes_->setFocusPolicy(Qt::NoFocus);
+    disputeDetail_ = new QLabel(page);
+    disputeDetail_->setWordWrap(true);
+    QFont big = disputeDetail_->font();
+    big.setPointSizeF(big.pointSizeF() * 1.3);
+    disputeDetail_->setFont(big);
+    note_ = new QLineEdit(page);
+    note_->setPlaceholderText(tr("note for the final answer (optional)"));
+    connect(note_, &QLineEdit::returnPressed, this, [this] { setFocus(); });
+    connect(disputes_, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row >= 0 && row < static_cast<int>(disagreements_.size()) && row != currentDispute_) {
+            currentDispute_ = row;
+            showCurrent();
+        }
+    });
+    auto* l = new QVBoxLayout(page);
+    l->addWidget(new QLabel(tr("Items the annotators disagree on. Y / N / U give the final answer; J / K move."), page));
+    l->addWidget(disputes_, 1);
+    l->addWidget(disputeDetail_);
+    l->addWidget(note_);
+    return page;
+}
+
+QWidget* EvaluationPanel::buildQuestionsPage() {
+    auto* page = new QWidget(this);
+    questionList_ = new QListWidget(page);
+    questionPrompt_ = new QComboBox(page);
+    newQuestion_ = new QLineEdit(page);
+    newQuestion_->setPlaceholderText(tr("Does …? (worded so that Yes is the desired outcome)"));
+    newDimension_ = new QComboBox(page);
+    for (auto d : ws::hue::all_dimensions()) newDimension_->addItem(QString::fromUtf8(ws::hue::dimension_name(d)));
+    QPushButton* add = new QPushButton(tr("Add question"), page);
+    QPushButton* approve = new QPushButton(tr("Approve"), page);
+    QPushButton* remove = new QPushButton(tr("Remove"), page);
+    connect(add, &QPushButton::clicked, this, [this] {
+        if (addQuestion(questionPrompt_->currentData().toString(), newQuestion_->text(),
+                        ws::hue::all_dimensions()[static_cast<size_t>(newDimension_->currentIndex())], true))
+            newQuestion_->clear();
+    });
+    connect(approve, &QPushButton::clicked, this, [this] { approveSelectedQuestion(); });
+    connect(remove, &QPushButton::clicked, this, [this] { removeSelectedQuestion(); });
+    auto* form = new QFormLayout;
+    form->addRow(tr("Prompt"), questionPrompt_);
+    form->addRow(tr("Question"), newQuestion_);
+    form->addRow(tr("Dimension"), newDimension_);
+    auto* row = new QHBoxLayout;
+    row->addWidget(add);
+    row->addWidget(approve);
+    row->addWidget(remove);
+    auto* l = new QVBoxLayout(page);
+    l->addWidget(new QLabel(tr("Questions per prompt. Drafts (marked) are not asked until approved."), page));
+    l->addWidget(questionList_, 1);
+    l->addLayout(form);
+    l->addLayout(row);
+    return page;
+}
+
+QWidget* EvaluationPanel::buildScoresPage() {
+    auto* page = new QWidget(this);
+    scores_ = new QPlainTextEdit(page);
+    scores_->setReadOnly(true);
+    QFont mono("monospace");
+    mono.setStyleHint(QFont::TypeWriter);
+    scores_->setFont(mono);
+    auto* l = new QVBoxLayout(page);
+    l->addWidget(scores_);
+    return page;
+}
+
+bool EvaluationPanel::openProject(const QString& path) {
+    try {
+        project_ = ws::hue::Project::open(path.toStdString());
+    } catch (const std::exception& e) {
+        fail(QString::fromUtf8(e.what()));
+        return false;
+    }
+    projectLabel_->setText(tr("Evaluation project: %1").arg(QFileInfo(path).fileName()));
+    projectLabel_->setToolTip(path);
+    current_ = currentDispute_ = 0;
+    shownVideo_.clear();
+    refresh();
+    goToFirstOpen();
+    Q_EMIT projectChanged(path);
+    return true;
+}
+
+bool EvaluationPanel::importJsonl(const QString& path) {
+    if (!project_) {
+        fail(tr("Open an evaluation project first"));
+        return false;
+    }
+    try {
+        project_->import_jsonl(path.toStdString());
+    } catch (const std::exception& e) {
+        fail(QString::fromUtf8(e.what()));
+        return false;
+    }
+    refresh();
+    return true;
+}
+
+void EvaluationPanel::setAnnotator(const QString& name) {
+    annotator_->setText(name);
+    refresh();
+    goToFirstOpen();
+}
+
+void EvaluationPanel::goToFirstOpen() {
+    current_ = 0;
+    for (size_t i = 0; i < tasks_.size(); ++i)
+        if (!tasks_[i].mine) {
+            current_ = static_cast<int>(i);
+            break;
+        }
+    showCurrent();
+}
+
+QString EvaluationPanel::annotator() const { return annotator_->text().trimmed(); }
+
+void EvaluationPanel::showPage(Page p) { pages_->setCurrentIndex(static_cast<int>(p)); }
+EvaluationPanel::Page EvaluationPanel::page() const { return static_cast<Page>(pages_->currentIndex()); }
+
+int EvaluationPanel::answeredCount() const {
+    int n = 0;
+    for (const auto& t : tasks_) n += t.mine ? 1 : 0;
+    return n;
+}
+
+QString EvaluationPanel::currentQuestion() const {
+    if (page() == AdjudicatePage)
+        return currentDispute_ < static_cast<int>(disagreements_.size()) ? QString::fromStdString(disagreements_[static_cast<size_t>(currentDispute_)].question) : QString();
+    return current_ < static_cast<int>(tasks_.size()) ? QString::fromStdString(tasks_[static_cast<size_t>(current_)].question) : QString();
+}
+
+QString EvaluationPanel::progressText() const { return progress_->text(); }
+QString EvaluationPanel::scoresText() const { return scores_->toPlainText(); }
+
+void EvaluationPanel::refresh() {
+    if (!project_) return;
+    try {
+        const std::string who = annotator().toStdString();
+        tasks_ = who.empty() ? std::vector<ws::hue::Task>{} : project_->tasks_for(who);
+        disagreements_ = project_->disagreements();
+        current_ = std::clamp(current_, 0, std::max(0, taskCount() - 1));
+        currentDispute_ = std::clamp(currentDispute_, 0, std::max(0, disagreementCount() - 1));
+
+        disputes_->blockSignals(true);
+        disputes_->clear();
+        for (const auto& d : disagreements_) {
+            QStringList answers;
+            for (const auto& [name, a] : d.answers) answers << QStringLiteral("%1: %2").arg(QString::fromStdString(name), answerText(a));
+            disputes_->addItem(QStringLiteral("%1 — %2 — %3").arg(QFileInfo(QString::fromStdString(d.video_file)).fileName(),
+                                                                  QString::fromStdString(d.question), answers.join(", ")));
+        }
+        disputes_->setCurrentRow(disagreements_.empty() ? -1 : currentDispute_);
+        disputes_->blockSignals(false);
+
+        const QString keepPrompt = questionPrompt_->currentData().toString();
+        questionPrompt_->clear();
+        for (const auto& p : project_->prompts())
+            questionPrompt_->addItem(QStringLiteral("%1: %2").arg(QString::fromStdString(p.key), QString::fromStdString(p.text)), QString::fromStdString(p.key));
+        if (int i = questionPrompt_->findData(keepPrompt); i >= 0) questionPrompt_->setCurrentIndex(i);
+        questionList_->clear();
+        for (const auto& q : project_->questions("", true)) {
+            auto* item = new QListWidgetItem(QStringLiteral("%1[%2] %3 (%4)").arg(q.approved ? QString() : tr("DRAFT "), QString::fromStdString(q.prompt_key),
+                                                                                  QString::fromStdString(q.text), QString::fromUtf8(ws::hue::dimension_name(q.dimension))),
+                                             questionList_);
+            item->setData(Qt::UserRole, static_cast<qlonglong>(q.id));
+            item->setData(Qt::UserRole + 1, q.approved);
+        }
+        scores_->setPlainText(QString::fromStdString(ws::hue::scores_table(ws::hue::score(project_->labels()))));
+    } catch (const std::exception& e) {
+        fail(QString::fromUtf8(e.what()));
+    }
+    showCurrent();
+}
+
+void EvaluationPanel::showVideo(const std::string& file) {
+    QString path = QString::fromStdString(file);
+    // Relative video paths are relative to the project file, so a project folder can move as a whole.
+    if (QFileInfo(path).isRelative() && project_) path = QFileInfo(QString::fromStdString(project_->path())).dir().filePath(path);
+    if (path == shownVideo_) return;
+    shownVideo_ = path;
+    if (QFileInfo::exists(path)) {
+        player_->open(path);
+    } else {
+        player_->clear(tr("Video not found:\n%1").arg(path));
+        fail(tr("Video not found: %1").arg(path));
+    }
+}
+
+void EvaluationPanel::showCurrent() {
+    if (!project_) return;
+    if (page() == AdjudicatePage) {
+        if (disagreements_.empty()) {
+            disputeDetail_->setText(tr("No open disagreements."));
+            return;
+        }
+        const auto& d = disagreements_[static_cast<size_t>(currentDispute_)];
+        QStringList answers;
+        for (const auto& [name, a] : d.answers) answers << QStringLiteral("%1 answered <b>%2</b>").arg(QString::fromStdString(name).toHtmlEscaped(), answerText(a));
+        disputeDetail_->setText(QStringLiteral("<b>%1</b><br>%2<br>%3").arg(QString::fromStdString(d.question).toHtmlEscaped(),
+                                                                           QString::fromUtf8(ws::hue::dimension_name(d.dimension)), answers.join("; ")));
+        disputes_->blockSignals(true);
+        disputes_->setCurrentRow(currentDispute_);
+        disputes_->blockSignals(false);
+        showVideo(d.video_file);
+        return;
+    }
+    if (tasks_.empty()) {
+        question_->setText(annotator().isEmpty() ? tr("Type your annotator name above.") : tr("No questions to answer in this project."));
+        context_->clear();
+        mine_->clear();
+        progress_->clear();
+        return;
+    }
+    const auto& t = tasks_[static_cast<size_t>(current_)];
+    question_->setText(QString::fromStdString(t.question));
+    context_->setText(tr("%1 · %2 · prompt: %3")
+                          .arg(QFileInfo(QString::fromStdString(t.video_file)).fileName(), QString::fromUtf8(ws::hue::dimension_name(t.dimension)),
+                               QString::fromStdString(t.prompt_text)));
+    mine_->setText(t.mine ? tr("Your answer: %1").arg(answerText(*t.mine)) : tr("Not answered yet"));
+    progress_->setText(tr("%1 of %2 answered by %3 · item %4").arg(answeredCount()).arg(taskCount()).arg(annotator()).arg(current_ + 1));
+    showVideo(t.video_file);
+}
+
+void EvaluationPanel::answer(Answer a) {
+    if (!project_) return;
+    try {
+        if (page() == AdjudicatePage) {
+            if (disagreements_.empty()) return;
+            const auto& d = disagreements_[static_cast<size_t>(currentDispute_)];
+            project_->adjudicate(d.video_id, d.question_id, annotator().toStdString(), a, note_->text().toStdString());
+            note_->clear();
+            Q_EMIT answered(d.video_id, d.question_id, answerText(a));
+            refresh();  // the settled item leaves the list; the next one takes its row
+            return;
+        }
+        if (tasks_.empty() || annotator().isEmpty()) return;
+        auto& t = tasks_[static_cast<size_t>(current_)];
+        project_->answer(t.video_id, t.question_id, annotator().toStdString(), a);  // committed here
+        t.mine = a;
+        Q_EMIT answered(t.video_id, t.question_id, answerText(a));
+        // On to the next item this annotator has not answered (or simply the next one).
+        int next = current_;
+        for (int i = current_ + 1; i < taskCount(); ++i)
+            if (!tasks_[static_cast<size_t>(i)].mine) {
+                next = i;
+                break;
+            }
+        if (next == current_ && current_ + 1 < taskCount()) next = current_ + 1;
+        current_ = next;
+        showCurrent();
+    } catch (const std::exception& e) {
+        fail(QString::fromUtf8(e.what()));
+    }
+}
+
+void EvaluationPanel::move(int delta) {
+    if (page() == AdjudicatePage) currentDispute_ = std::clamp(currentDispute_ + delta, 0, std::max(0, disagreementCount() - 1));
+    else current_ = std::clamp(current_ + delta, 0, std::max(0, taskCount() - 1));
+    showCurrent();
+}
+
+bool EvaluationPanel::addQuestion(const QString& promptKey, const QString& text, ws::hue::Dimension d, bool approved) {
+    if (!project_ || promptKey.isEmpty() || text.trimmed().isEmpty()) return false;
+    try {
+        // Keys of typed questions: PROMPT-uN, the first N free.
+        int n = 1;
+        std::string key;
+        for (const auto existing = project_->questions("", true);; ++n) {
+            key = promptKey.toStdString() + "-u" + std::to_string(n);
+            if (std::none_of(existing.begin(), existing.end(), [&](const auto& q) { return q.key == key; })) break;
+        }
+        project_->add_question({0, key, promptKey.toStdString(), text.trimmed().toStdString(), d, approved});
+    } catch (const std::exception& e) {
+        fail(QString::fromUtf8(e.what()));
+        return false;
+    }
+    refresh();
+    return true;
+}
+
+void EvaluationPanel::approveSelectedQuestion() {
+    QListWidgetItem* item = questionList_->currentItem();
+    if (!project_ || !item) return;
+    const qint64 id = item->data(Qt::UserRole).toLongLong();
+    try {
+        for (const auto& q : project_->questions("", true))
+            if (q.id == id) project_->update_question(id, q.text, q.dimension, true);
+    } catch (const std::exception& e) {
+        fail(QString::fromUtf8(e.what()));
+    }
+    refresh();
+}
+
+void EvaluationPanel::removeSelectedQuestion() {
+    QListWidgetItem* item = questionList_->currentItem();
+    if (!project_ || !item) return;
+    try {
+        project_->remove_question(item->data(Qt::UserRole).toLongLong());
+    } catch (const std::exception& e) {
+        fail(QString::fromUtf8(e.what()));
+    }
+    refresh();
+}
+
+void EvaluationPanel::fail(const QString& message) {
+    error_ = message;
+    Q_EMIT failed(message);
+}
+
+void EvaluationPanel::keyPressEvent(QKeyEvent* e) {
+    if (page() == LabelPage || page() == AdjudicatePage) {
+        switch (e->key()) {
+            case Qt::Key_Y: answer(Answer::Yes); return;
+            case Qt::Key_N: answer(Answer::No); return;
+            case Qt::Key_U: answer(Answer::Unclear); return;
+            case Qt::Key_J: move(1); return;
+            case Qt::Key_K: move(-1); return;
+            case Qt::Key_Space: player_->togglePlay(); return;
+            case Qt::Key_Right: player_->stepFrames(1); return;
+            case Qt::Key_Left: player_->stepFrames(-1); return;
+            default: break;
+        }
+    }
+    QWidget::keyPressEvent(e);
+}

@@ -1,0 +1,104 @@
+#pragma once
+// The evaluation workspace: Cosmos-HUE-style labeling of generated videos in an evaluation project (hue.h).
+//   Label:      the video loops; the current question is large; Y / N / U answer (and move on), J / K next /
+//               previous, Space plays or pauses, Left / Right step a frame. Each annotator sees only their own
+//               answers. Every answer is committed to the project file when it is given.
+//   Adjudicate: only the items the annotators disagree on, with every answer shown; the reviewer's Y / N / U is
+//               the final answer.
+//   Questions:  question drafts per prompt (from the reasoner or typed), edited and approved before they are asked.
+//   Scores:     HUE per model, dimension and domain with intervals, leaderboards, agreement, pending items.
+// The keys act whenever the focus is not in a text field, so labeling never needs the mouse.
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "worldstudio/hue.h"
+
+class PlayerPanel;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+class QComboBox;
+class QTabWidget;
+
+class EvaluationPanel : public QWidget {
+    Q_OBJECT
+public:
+    enum Page { LabelPage, AdjudicatePage, QuestionsPage, ScoresPage };
+    explicit EvaluationPanel(QWidget* parent = nullptr);
+    ~EvaluationPanel() override;
+
+    // Opens (creating when absent) an evaluation project; false with the reason in lastError() when it cannot.
+    bool openProject(const QString& path);
+    bool importJsonl(const QString& path);  // all or nothing; the reason in lastError()
+    void setAnnotator(const QString& name);
+    QString annotator() const;
+    void showPage(Page p);
+    Page page() const;
+
+    // The label page's state, for tests and the status line.
+    int taskCount() const { return static_cast<int>(tasks_.size()); }
+    int currentTask() const { return current_; }
+    int answeredCount() const;
+    QString currentQuestion() const;
+    QString progressText() const;
+    int disagreementCount() const { return static_cast<int>(disagreements_.size()); }
+    QString scoresText() const;
+    QString lastError() const { return error_; }
+    ws::hue::Project* project() const { return project_.get(); }
+    PlayerPanel* player() const { return player_; }
+    QListWidget* questionList() const { return questionList_; }
+    QListWidget* disagreementList() const { return disputes_; }
+
+    // What the keys do.
+    void answer(ws::hue::Answer a);
+    void move(int delta);
+    void approveSelectedQuestion();
+    void removeSelectedQuestion();
+    bool addQuestion(const QString& promptKey, const QString& text, ws::hue::Dimension d, bool approved);
+
+    void refresh();  // re-reads tasks, disagreements, questions and scores (others may have written)
+
+Q_SIGNALS:
+    void answered(qint64 videoId, qint64 questionId, const QString& value);
+    void projectChanged(const QString& path);
+    void failed(const QString& message);
+
+protected:
+    void keyPressEvent(QKeyEvent* e) override;
+
+private:
+    QWidget* buildLabelPage();
+    QWidget* buildAdjudicatePage();
+    QWidget* buildQuestionsPage();
+    QWidget* buildScoresPage();
+    void showCurrent();
+    void goToFirstOpen();  // the current annotator's first unanswered item
+    void showVideo(const std::string& file);
+    void fail(const QString& message);
+
+    std::unique_ptr<ws::hue::Project> project_;
+    std::vector<ws::hue::Task> tasks_;
+    std::vector<ws::hue::Disagreement> disagreements_;
+    int current_ = 0;         // label page: index into tasks_
+    int currentDispute_ = 0;  // adjudicate page: index into disagreements_
+    QString error_, shownVideo_;
+
+    QTabWidget* pages_;
+    PlayerPanel* player_;
+    QLineEdit* annotator_;
+    QLabel* projectLabel_;
+    QLabel* question_;
+    QLabel* context_;
+    QLabel* mine_;
+    QLabel* progress_;
+    QListWidget* disputes_;
+    QLabel* disputeDetail_;
+    QLineEdit* note_;
+    QListWidget* questionList_;
+    QComboBox* questionPrompt_;
+    QLineEdit* newQuestion_;
+    QComboBox* newDimension_;
+    QPlainTextEdit* scores_;
+};
