@@ -191,6 +191,10 @@ private Q_SLOTS:
         QCOMPARE(list->count(), 4);
         QVERIFY(list->item(3)->text().startsWith("DRAFT"));
         list->setCurrentRow(3);
+        QVERIFY(panel->editSelectedQuestion("Does the ball bounce exactly twice?", ws::hue::Dimension::SemanticAlignment));
+        QVERIFY(panel->questionList()->item(3)->text().contains("bounce exactly twice? (Semantic Alignment)"));
+        QVERIFY(panel->questionList()->item(3)->text().startsWith("DRAFT"));  // still a draft
+        QVERIFY(!panel->editSelectedQuestion("  ", ws::hue::Dimension::SemanticAlignment));
         panel->approveSelectedQuestion();
         QVERIFY(!panel->questionList()->item(3)->text().startsWith("DRAFT"));
         panel->showPage(EvaluationPanel::LabelPage);

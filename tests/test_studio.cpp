@@ -24,6 +24,7 @@
 #include <QtTest>
 
 #include "CaptionEditor.h"
+#include "EvaluationPanel.h"
 #include "HistoryStore.h"
 #include "KeyValueView.h"
 #include "MainWindow.h"
@@ -32,6 +33,7 @@
 #include "QueueController.h"
 #include "SettingsPanel.h"
 #include "StudioPaths.h"
+#include "worldstudio/hue.h"
 #include "worldstudio/media.h"
 #include "worldstudio/pico_model.h"
 #include "worldstudio/tiny_model.h"
@@ -452,6 +454,41 @@ private Q_SLOTS:
         QCOMPARE(w.queue()->queue().job(id)->state, ws::JobState::Queued);
         w.queue()->queue().resume();
         QTRY_COMPARE_WITH_TIMEOUT(w.queue()->queue().job(id)->state, ws::JobState::Done, 120000);
+    }
+
+    void theEvaluateViewDraftsQuestionsWithTheReasoner() {
+        // An evaluator opens a project in the studio and asks the loaded model (Pico) for a prompt's question set:
+        // the drafts arrive on the Questions page, unasked until approved.
+        const std::string pico = ws::pico::shipped_model_dir();
+        if (pico.empty()) QSKIP("this checkout has no resources/pico");
+        useDataDir("evaluate");
+        QTemporaryDir dir;
+        const QString db = dir.filePath("eval.db");
+        {
+            auto p = ws::hue::Project::open(db.toStdString());
+            p->add_prompt({0, "p1", "a green ball bounces on the table", "Physics", "T2V"});
+            p->add_video({0, "v.mp4", "Pico", "p1", 0, ""});
+        }
+        MainWindow w;
+        w.player()->setUseAudioDevice(false);
+        w.evaluation()->player()->setUseAudioDevice(false);
+        w.resize(1280, 800);
+        w.show();
+        QSignalSpy ready(&w, &MainWindow::modelReady);
+        w.loadModel(QString::fromStdString(pico));
+        QVERIFY(ready.wait(60000));
+        w.evaluation()->setAnnotator("ann1");
+        QVERIFY(w.evaluation()->openProject(db));
+        w.showView(MainWindow::EvaluateView);
+        w.evaluation()->showPage(EvaluationPanel::QuestionsPage);
+        w.evaluation()->requestDrafts();
+        QTRY_VERIFY_WITH_TIMEOUT(w.evaluation()->questionList()->count() > 0, 120000);
+        QVERIFY(w.evaluation()->questionList()->item(0)->text().startsWith("DRAFT [p1]"));
+        QCOMPARE(w.evaluation()->taskCount(), 0);  // drafts are not asked
+        shot(&w, "evaluate_questions");
+        w.evaluation()->questionList()->setCurrentRow(0);
+        w.evaluation()->approveSelectedQuestion();
+        QCOMPARE(w.evaluation()->taskCount(), 1);
     }
 
     void theShippedPicoModelUpsamplesAndGenerates() {

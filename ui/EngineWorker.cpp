@@ -6,6 +6,7 @@
 #include "StudioPaths.h"
 #include "worldstudio/engine.h"
 #include "worldstudio/error.h"
+#include "worldstudio/hue_questions.h"
 #include "worldstudio/pico_model.h"
 #include "worldstudio/tiny_model.h"
 
@@ -66,6 +67,30 @@ void EngineWorker::loadDefaultModel() {
         }
     }
     loadModel(dir);
+}
+
+void EngineWorker::draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode) {
+    cancel_ = false;
+    auto model = this->model();
+    if (!model) {
+        Q_EMIT questionsFailed(promptKey, tr("No model is loaded."));
+        return;
+    }
+    try {
+        ws::Session session(model);
+        ws::RunCallbacks cb;
+        cb.should_cancel = [this] { return cancel_.load(); };
+        ws::hue::QuestionOptions o;
+        o.mode = mode.toStdString();
+        const ws::hue::QuestionPlan plan = ws::hue::draft_questions(session, prompt.toStdString(), o, cb);
+        ws::ojson out = ws::ojson::array();
+        for (const auto& q : plan.questions) out.push_back({{"question", q.text}, {"dimension", ws::hue::dimension_name(q.dimension)}, {"origin", q.origin}});
+        Q_EMIT questionsDrafted(promptKey, QString::fromStdString(out.dump()), QString::fromStdString(plan.domain));
+    } catch (const ws::Cancelled&) {
+        Q_EMIT questionsFailed(promptKey, tr("Question drafting was cancelled."));
+    } catch (const std::exception& e) {
+        Q_EMIT questionsFailed(promptKey, QString::fromStdString(e.what()));
+    }
 }
 
 void EngineWorker::upsample(const QString& templateMode, const QString& prompt, const QString& requestJson) {

@@ -25,6 +25,9 @@ public:
     void loadDefaultModel();             // makes the built-in model on first use, then loads it
     // Upsamples a short prompt with the reasoner, streaming the reply; `requestJson` gives duration/fps/size.
     void upsample(const QString& templateMode, const QString& prompt, const QString& requestJson);
+    // Drafts HUE questions for a prompt (hue_questions.h); emits questionsDrafted with a JSON array of
+    // {"question", "dimension", "origin"} and the plan's domain, or questionsFailed.
+    void draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode);
 
 Q_SIGNALS:
     void loadProgress(int done, int total);
@@ -34,6 +37,8 @@ Q_SIGNALS:
     void upsampleText(const QString& piece);
     void upsampleDone(const QString& captionJson, const QStringList& problems);
     void upsampleFailed(const QString& message, const QString& rawReply);
+    void questionsDrafted(const QString& promptKey, const QString& questionsJson, const QString& domain);
+    void questionsFailed(const QString& promptKey, const QString& message);
 
 private:
     QThread thread_;

@@ -148,6 +148,25 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     QPushButton* add = new QPushButton(tr("Add question"), page);
     QPushButton* approve = new QPushButton(tr("Approve"), page);
     QPushButton* remove = new QPushButton(tr("Remove"), page);
+    QPushButton* save = new QPushButton(tr("Save edit"), page);
+    connect(save, &QPushButton::clicked, this, [this] {
+        editSelectedQuestion(newQuestion_->text(), ws::hue::all_dimensions()[static_cast<size_t>(newDimension_->currentIndex())]);
+    });
+    // Selecting a question puts it in the form, to edit and save.
+    connect(questionList_, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (!project_ || row < 0) return;
+        const qint64 id = questionList_->item(row)->data(Qt::UserRole).toLongLong();
+        for (const auto& q : project_->questions("", true))
+            if (q.id == id) {
+                newQuestion_->setText(QString::fromStdString(q.text));
+                newDimension_->setCurrentIndex(static_cast<int>(q.dimension));
+                if (int i = questionPrompt_->findData(QString::fromStdString(q.prompt_key)); i >= 0) questionPrompt_->setCurrentIndex(i);
+            }
+    });
+    QPushButton* draft = new QPushButton(tr("Draft questions with the reasoner"), page);
+    draftStatus_ = new QLabel(page);
+    draftStatus_->setWordWrap(true);
+    connect(draft, &QPushButton::clicked, this, [this] { requestDrafts(); });
     connect(add, &QPushButton::clicked, this, [this] {
         if (addQuestion(questionPrompt_->currentData().toString(), newQuestion_->text(),
                         ws::hue::all_dimensions()[static_cast<size_t>(newDimension_->currentIndex())], true))
@@ -161,6 +180,7 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     form->addRow(tr("Dimension"), newDimension_);
     auto* row = new QHBoxLayout;
     row->addWidget(add);
+    row->addWidget(save);
     row->addWidget(approve);
     row->addWidget(remove);
     auto* l = new QVBoxLayout(page);
@@ -168,6 +188,8 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     l->addWidget(questionList_, 1);
     l->addLayout(form);
     l->addLayout(row);
+    l->addWidget(draft);
+    l->addWidget(draftStatus_);
     return page;
 }
 
@@ -381,19 +403,66 @@ void EvaluationPanel::move(int delta) {
 bool EvaluationPanel::addQuestion(const QString& promptKey, const QString& text, ws::hue::Dimension d, bool approved) {
     if (!project_ || promptKey.isEmpty() || text.trimmed().isEmpty()) return false;
     try {
-        // Keys of typed questions: PROMPT-uN, the first N free.
-        int n = 1;
-        std::string key;
-        for (const auto existing = project_->questions("", true);; ++n) {
-            key = promptKey.toStdString() + "-u" + std::to_string(n);
-            if (std::none_of(existing.begin(), existing.end(), [&](const auto& q) { return q.key == key; })) break;
-        }
-        project_->add_question({0, key, promptKey.toStdString(), text.trimmed().toStdString(), d, approved});
+        project_->add_new_question(promptKey.toStdString(), text.trimmed().toStdString(), d, approved, "u");
     } catch (const std::exception& e) {
         fail(QString::fromUtf8(e.what()));
         return false;
     }
     refresh();
+    return true;
+}
+
+void EvaluationPanel::requestDrafts() {
+    if (!project_) return;
+    const QString key = questionPrompt_->currentData().toString();
+    for (const auto& p : project_->prompts())
+        if (QString::fromStdString(p.key) == key) {
+            if (p.text.empty()) {
+                draftsFailed(tr("Prompt %1 has no text to draft questions from.").arg(key));
+                return;
+            }
+            draftStatus_->setText(tr("Drafting questions for %1 (Domain Strategist → Scene Parser → Auditor)…").arg(key));
+            Q_EMIT draftRequested(key, QString::fromStdString(p.text), QString::fromStdString(p.mode));
+            return;
+        }
+}
+
+int EvaluationPanel::addDrafts(const QString& promptKey, const QString& questionsJson) {
+    if (!project_) return 0;
+    int added = 0;
+    try {
+        const ws::ojson list = ws::ojson::parse(questionsJson.toStdString());
+        for (const auto& q : list) {
+            const auto d = ws::hue::parse_dimension(q.value("dimension", ""));
+            if (!d) continue;
+            project_->add_new_question(promptKey.toStdString(), q.value("question", ""), *d, false, "d");
+            ++added;
+        }
+    } catch (const std::exception& e) {
+        draftsFailed(QString::fromUtf8(e.what()));
+    }
+    draftStatus_->setText(tr("%n draft question(s) added for %1: edit, approve or remove them before labeling.", nullptr, added).arg(promptKey));
+    refresh();
+    return added;
+}
+
+void EvaluationPanel::draftsFailed(const QString& message) {
+    draftStatus_->setText(message);
+    fail(message);
+}
+
+bool EvaluationPanel::editSelectedQuestion(const QString& text, ws::hue::Dimension d) {
+    QListWidgetItem* item = questionList_->currentItem();
+    if (!project_ || !item || text.trimmed().isEmpty()) return false;
+    try {
+        project_->update_question(item->data(Qt::UserRole).toLongLong(), text.trimmed().toStdString(), d, item->data(Qt::UserRole + 1).toBool());
+    } catch (const std::exception& e) {
+        fail(QString::fromUtf8(e.what()));
+        return false;
+    }
+    const int row = questionList_->currentRow();
+    refresh();
+    questionList_->setCurrentRow(row);
     return true;
 }
 

@@ -55,8 +55,14 @@ public:
     void answer(ws::hue::Answer a);
     void move(int delta);
     void approveSelectedQuestion();
+    bool editSelectedQuestion(const QString& text, ws::hue::Dimension d);  // keeps its approval state
     void removeSelectedQuestion();
     bool addQuestion(const QString& promptKey, const QString& text, ws::hue::Dimension d, bool approved);
+    // Asks for drafts for the prompt chosen on the Questions page (draftRequested), and takes them back as
+    // unapproved questions (a JSON array of {"question", "dimension"}); returns how many were added.
+    void requestDrafts();
+    int addDrafts(const QString& promptKey, const QString& questionsJson);
+    void draftsFailed(const QString& message);
 
     void refresh();  // re-reads tasks, disagreements, questions and scores (others may have written)
 
@@ -64,6 +70,7 @@ Q_SIGNALS:
     void answered(qint64 videoId, qint64 questionId, const QString& value);
     void projectChanged(const QString& path);
     void failed(const QString& message);
+    void draftRequested(const QString& promptKey, const QString& promptText, const QString& mode);
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
@@ -100,5 +107,6 @@ private:
     QComboBox* questionPrompt_;
     QLineEdit* newQuestion_;
     QComboBox* newDimension_;
+    QLabel* draftStatus_;
     QPlainTextEdit* scores_;
 };

@@ -110,6 +110,12 @@ MainWindow::MainWindow(QWidget* parent)
     evaluation_ = new EvaluationPanel(this);
     views_->addTab(evaluation_, tr("Evaluate"));
     connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { setStatus(m); });
+    connect(evaluation_, &EvaluationPanel::draftRequested, this, [this](const QString& key, const QString& text, const QString& mode) {
+        QMetaObject::invokeMethod(worker_, [w = worker_, key, text, mode] { w->draftQuestions(key, text, mode); }, Qt::QueuedConnection);
+    });
+    connect(worker_, &EngineWorker::questionsDrafted, evaluation_, &EvaluationPanel::addDrafts, Qt::QueuedConnection);
+    connect(worker_, &EngineWorker::questionsFailed, evaluation_, [this](const QString&, const QString& m) { evaluation_->draftsFailed(m); },
+            Qt::QueuedConnection);
     setCentralWidget(views_);
     buildMenus();
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "worldstudio/engine.h"
 #include "worldstudio/error.h"
 #include "worldstudio/hue.h"
+#include "worldstudio/hue_questions.h"
 #include "worldstudio/media.h"
 #include "worldstudio/pico_codec.h"
 #include "worldstudio/pico_model.h"
@@ -97,6 +99,9 @@ commands:
                                     HUE per model, dimension, domain and mode with 95 % intervals, T2V/I2V
                                     leaderboards, annotator agreement (percent, Cohen's kappa), pending items
   hue export PROJECT.db FILE.jsonl  every answer and adjudication in the import format
+  hue draft PROJECT.db PROMPT_ID [--model DIR] [--max N] [--json]
+                                    draft questions for a prompt with the reasoner (Domain Strategist, Scene
+                                    Parser, Auditor); they are stored as drafts, asked once approved
   bench-vae [--latent-height H] [--latent-width W]
                                     video VAE decode time and peak memory against frame count, plain and tiled
   bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
@@ -398,7 +403,41 @@ int cmd_hue(const Args& a) {
         ws::hue::Project::open(a.positional[1])->export_jsonl(a.positional[2]);
         return 0;
     }
-    throw UsageError("unknown hue command '" + verb + "' (import, score, export)");
+    if (verb == "draft") {
+        if (a.positional.size() != 3) throw UsageError("hue draft needs PROJECT.db PROMPT_ID");
+        if (!std::filesystem::exists(a.positional[1])) throw ws::Error(a.positional[1] + ": no such evaluation project");
+        auto project = ws::hue::Project::open(a.positional[1]);
+        std::optional<ws::hue::Prompt> prompt;
+        for (const auto& p : project->prompts())
+            if (p.key == a.positional[2]) prompt = p;
+        if (!prompt) throw ws::Error(a.positional[1] + ": no prompt " + a.positional[2]);
+        if (prompt->text.empty()) throw ws::Error("prompt " + prompt->key + " has no text to draft questions from");
+        ws::hue::QuestionOptions o;
+        o.mode = prompt->mode;
+        o.max_questions = to_int(a.get("--max", "20"), "--max");
+        if (o.max_questions < 1 || o.max_questions > 100) throw UsageError("--max must be between 1 and 100");
+        ws::Session session(load_model(a));
+        ws::RunCallbacks cb;
+        cb.should_cancel = [] { return g_interrupted.load(); };
+        const ws::hue::QuestionPlan plan = ws::hue::draft_questions(session, prompt->text, o, cb);
+        ojson added = ojson::array();
+        for (const auto& q : plan.questions) {
+            project->add_new_question(prompt->key, q.text, q.dimension, false, "d");
+            added.push_back({{"question", q.text}, {"dimension", ws::hue::dimension_name(q.dimension)}, {"origin", q.origin}});
+        }
+        if (a.has("--json")) {
+            std::printf("%s\n", ojson({{"domain", plan.domain}, {"domain_source", plan.domain_source}, {"auditor_source", plan.auditor_source},
+                                        {"questions", added}, {"dropped", plan.dropped}, {"record", plan.record}})
+                                    .dump(2)
+                                    .c_str());
+        } else {
+            std::printf("domain: %s (%s); questions by the %s\n", plan.domain.c_str(), plan.domain_source.c_str(), plan.auditor_source.c_str());
+            for (const auto& q : plan.questions) std::printf("  [%s] %s\n", ws::hue::dimension_name(q.dimension), q.text.c_str());
+            std::printf("%zu drafts added to %s; approve them in the studio's Evaluate view (Questions)\n", plan.questions.size(), a.positional[1].c_str());
+        }
+        return 0;
+    }
+    throw UsageError("unknown hue command '" + verb + "' (import, score, export, draft)");
 }
 
 int run_bench(const Args& a) {

@@ -310,6 +310,18 @@ int64_t Project::add_question(const Question& q) {
     return sqlite3_last_insert_rowid(db_->h);
 }
 
+int64_t Project::add_new_question(const std::string& prompt_key, const std::string& text, Dimension d, bool approved, const std::string& tag) {
+    Transaction t(*db_);  // the key check and the insert together: another process may add one meanwhile
+    std::string key;
+    for (int n = 1;; ++n) {
+        key = prompt_key + "-" + tag + std::to_string(n);
+        if (!find_id(*db_, "SELECT id FROM questions WHERE key = ?", key)) break;
+    }
+    const int64_t id = add_question({0, key, prompt_key, text, d, approved});
+    t.commit();
+    return id;
+}
+
 void Project::update_question(int64_t id, const std::string& text, Dimension d, bool approved) {
     if (text.empty()) throw Error("a question needs text");
     Stmt(*db_, "UPDATE questions SET text = ?, dimension = ?, approved = ? WHERE id = ?")

@@ -193,7 +193,7 @@ ojson read_generation_defaults(const std::string& dir) {
 
 ojson Model::generation_defaults(const std::string& mode) const {
     ojson out = ojson::object();
-    for (const std::string key : {std::string("*"), mode})
+    for (const std::string& key : {std::string("*"), mode})
         if (impl_->generation_defaults.contains(key))
             for (const auto& [k, v] : impl_->generation_defaults[key].items()) out[k] = v;
     return out;

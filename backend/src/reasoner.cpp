@@ -158,6 +158,12 @@ std::vector<int32_t> Session::generate_text(const std::vector<int32_t>& prompt_i
     return decode_tokens(*M.network, M.tokenizer ? &*M.tokenizer : nullptr, prompt_ids, s, M.config.special.eos, cb);
 }
 
+std::string Session::ask(const std::string& message, const ReasonerSampling& s, const RunCallbacks& cb) {
+    const Model::Impl& M = model_->impl();
+    if (!M.tokenizer) throw Error("the model folder has no tokenizer.json");
+    return M.tokenizer->decode(generate_text(M.tokenizer->encode_chat_user_turn(message), s, cb));
+}
+
 UpsampleResult Session::upsample(const std::string& mode, const std::string& prompt, const ojson& request,
                                  const ReasonerSampling& s, const RunCallbacks& cb) {
     const Model::Impl& M = model_->impl();

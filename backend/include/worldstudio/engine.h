@@ -136,6 +136,9 @@ public:
     // Tier-2 preview: a full VAE decode of latents ([C, T, H, W] as in LatentPreview) to RGB24 frames [T, H, W, 3].
     std::vector<uint8_t> decode_preview(const LatentPreview& preview, int* width, int* height, int* frames);
 
+    // One user turn to the reasoner through the chat template (no system turn); returns the reply text.
+    std::string ask(const std::string& message, const ReasonerSampling& sampling, const RunCallbacks& cb);
+
     // Autoregressive text generation from a chat-templated prompt; returns the generated ids.
     std::vector<int32_t> generate_text(const std::vector<int32_t>& prompt_ids, const ReasonerSampling& sampling,
                                        const RunCallbacks& cb);

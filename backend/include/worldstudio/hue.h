@@ -105,6 +105,8 @@ public:
     int64_t add_prompt(const Prompt& p);
     int64_t add_video(const Video& v);
     int64_t add_question(const Question& q);
+    // A new question under a fresh key PROMPT-<tag><N> (typed questions "u", generated drafts "d"); returns its id.
+    int64_t add_new_question(const std::string& prompt_key, const std::string& text, Dimension d, bool approved, const std::string& tag);
     void update_question(int64_t question_id, const std::string& text, Dimension d, bool approved);
     void remove_question(int64_t question_id);  // a rejected draft (answers to it go too)
 
