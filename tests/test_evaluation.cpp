@@ -126,6 +126,8 @@ private Q_SLOTS:
 
         // Every answer is in the file already: another connection sees them.
         auto other = ws::hue::Project::open(db.toStdString());
+        // The videos' own records (here Pico World's episode record) came with them.
+        QVERIFY(ws::ojson::parse(other->videos()[0].record)["seed"] == 7);
         const auto mine = other->tasks_for("ann1");
         QCOMPARE(*mine[0].mine, Answer::Yes);
         QCOMPARE(*mine[1].mine, Answer::No);

@@ -13,8 +13,11 @@
 
 #include "worldstudio/error.h"
 #include "worldstudio/hue.h"
+#include "worldstudio/media.h"
 
 namespace ws::hue {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -283,8 +286,21 @@ int64_t Project::add_video(const Video& v) {
         if (s.text(2) != v.prompt_key) throw Error("video " + v.file + " is of prompt " + s.text(2) + ", not " + v.prompt_key);
         return s.i64(0);
     }
+    // A WorldStudio output carries its generation record inside the MP4: keep it with the video (absent or unreadable
+    // files are evaluated all the same).
+    std::string record = v.record;
+    if (record.empty()) {
+        fs::path file(v.file);
+        if (file.is_relative()) file = fs::path(path_).parent_path() / file;
+        std::error_code ec;
+        if (fs::is_regular_file(file, ec)) try {
+                const ojson probe = probe_media(file.string());
+                if (probe.contains("record") && probe["record"].is_object()) record = probe["record"].dump();
+            } catch (const std::exception&) {
+            }
+    }
     Stmt ins(*db_, "INSERT INTO videos(file, model_id, prompt_id, seed, record) VALUES (?, ?, ?, ?, ?)");
-    ins.bind(1, v.file).bind(2, model).bind(3, prompt).bind(5, v.record);
+    ins.bind(1, v.file).bind(2, model).bind(3, prompt).bind(5, record);
     if (v.seed) ins.bind(4, *v.seed);
     else ins.bind_null(4);
     ins.run();
