@@ -253,6 +253,30 @@ private Q_SLOTS:
         QCOMPARE(p->disagreements(true).size(), size_t(1));
     }
 
+    void studioOutputsJoinWithTheirRecords() {
+        QTemporaryDir dir;
+        auto p = Project::open(fresh_db(dir));
+        const std::string record = R"({"model": {"id": "pico:pico"}, "mode": "text2video", "seed": 4, "request": {}})";
+        const int64_t a = p->add_output("/videos/a.mp4", record, "a ball rolls", "Physics");
+        const int64_t b = p->add_output("/videos/b.mp4", R"({"model": {"id": "pico:pico"}, "mode": "text2video", "seed": 5})", "a ball rolls", "Physics");
+        QVERIFY(a != b);
+        QCOMPARE(p->prompts().size(), size_t(1));  // the same prompt text and mode: one prompt
+        QCOMPARE(QString::fromStdString(p->prompts()[0].key), QString("s1"));
+        const auto videos = p->videos();
+        QCOMPARE(QString::fromStdString(videos[0].model), QString("pico:pico"));
+        QCOMPARE(*videos[0].seed, int64_t(4));
+        QCOMPARE(ojson::parse(videos[0].record)["mode"], ojson("text2video"));
+        p->add_output("/videos/c.mp4", R"({"model": {"id": "m2"}, "mode": "image2video", "seed": 1})", "a ball rolls", "Physics");
+        QCOMPARE(p->prompts().size(), size_t(2));  // I2V is another prompt
+        QCOMPARE(QString::fromStdString(p->prompts()[1].mode), QString("I2V"));
+        QVERIFY_THROWS_EXCEPTION(ws::Error, p->add_output("/v/d.mp4", R"({"model": {"id": "m"}, "mode": "forward_dynamics"})", "x", ""));
+        QVERIFY_THROWS_EXCEPTION(ws::Error, p->add_output("/v/d.mp4", "not json", "x", ""));
+        QVERIFY_THROWS_EXCEPTION(ws::Error, p->add_output("/v/d.mp4", R"({"mode": "text2video"})", "x", ""));
+        QVERIFY_THROWS_EXCEPTION(ws::Error, p->add_output("/v/d.mp4", record, "", ""));
+        QCOMPARE(p->videos().size(), size_t(3));  // refused outputs left nothing behind
+        QCOMPARE(p->prompts().size(), size_t(2));
+    }
+
     void questionDraftsAreNotAskedUntilApproved() {
         QTemporaryDir dir;
         auto p = Project::open(fresh_db(dir));

@@ -534,6 +534,21 @@ private Q_SLOTS:
         w.showView(MainWindow::PlayerView);
         w.player()->seek(1.25);
         shot(&w, "pico_player");
+
+        // The output goes to an evaluation project with its record, under its short prompt.
+        const qint64 historyId = completed.first().at(2).toLongLong();
+        QVERIFY(!w.addToEvaluation(historyId));  // no project open yet: refused with a message
+        QVERIFY(w.statusMessage().contains("Open an evaluation project"));
+        QTemporaryDir evalDir;
+        QVERIFY(w.evaluation()->openProject(evalDir.filePath("eval.db")));
+        QVERIFY(w.addToEvaluation(historyId));
+        const auto videos = w.evaluation()->project()->videos();
+        QCOMPARE(videos.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(videos[0].model), QString("pico:pico"));
+        QCOMPARE(ws::ojson::parse(videos[0].record)["mode"], ws::ojson("text2video"));
+        QCOMPARE(QString::fromStdString(w.evaluation()->project()->prompts()[0].text),
+                 QString("a red rubber ball rolls off a blue wooden box and bounces twice"));
+        QCOMPARE(QString::fromStdString(w.evaluation()->project()->prompts()[0].domain), QString("Physics"));
     }
 
     void aModelsOwnDefaultsTakeOverTheSettings() {

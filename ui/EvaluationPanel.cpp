@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "PlayerPanel.h"
+#include "worldstudio/hue_questions.h"
 
 using ws::hue::Answer;
 
@@ -229,6 +230,22 @@ bool EvaluationPanel::importJsonl(const QString& path) {
     }
     try {
         project_->import_jsonl(path.toStdString());
+    } catch (const std::exception& e) {
+        fail(QString::fromUtf8(e.what()));
+        return false;
+    }
+    refresh();
+    return true;
+}
+
+bool EvaluationPanel::addStudioOutput(const QString& file, const QString& recordJson, const QString& prompt) {
+    if (!project_) {
+        fail(tr("Open an evaluation project first (File ▸ Open evaluation project…)"));
+        return false;
+    }
+    try {
+        const std::string text = prompt.trimmed().toStdString();
+        project_->add_output(file.toStdString(), recordJson.toStdString(), text, ws::hue::domain_by_keywords(text));
     } catch (const std::exception& e) {
         fail(QString::fromUtf8(e.what()));
         return false;

@@ -32,6 +32,8 @@ public:
     // Opens (creating when absent) an evaluation project; false with the reason in lastError() when it cannot.
     bool openProject(const QString& path);
     bool importJsonl(const QString& path);  // all or nothing; the reason in lastError()
+    // A studio output (hue::Project::add_output, its domain guessed from the prompt's words); the reason in lastError().
+    bool addStudioOutput(const QString& file, const QString& recordJson, const QString& prompt);
     void setAnnotator(const QString& name);
     QString annotator() const;
     void showPage(Page p);

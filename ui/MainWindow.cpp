@@ -352,11 +352,14 @@ QWidget* MainWindow::buildHistoryPage() {
     auto* playButton = new QPushButton(tr("Play"), page);
     auto* compareButton = new QPushButton(tr("Compare (B)"), page);
     auto* deleteButton = new QPushButton(tr("Remove from history"), page);
+    auto* evaluateButton = new QPushButton(tr("Add to evaluation"), page);
+    evaluateButton->setToolTip(tr("Add this output (with its generation record) to the open evaluation project"));
     auto* top = new QHBoxLayout;
     top->addWidget(historySearch_, 1);
     top->addWidget(recallButton);
     top->addWidget(playButton);
     top->addWidget(compareButton);
+    top->addWidget(evaluateButton);
     top->addWidget(deleteButton);
     auto* split = new QSplitter(Qt::Horizontal, page);
     split->addWidget(historyList_);
@@ -387,6 +390,7 @@ QWidget* MainWindow::buildHistoryPage() {
     connect(deleteButton, &QPushButton::clicked, this, [this] {
         if (history_ && history_->remove(selectedHistory())) refreshHistory();
     });
+    connect(evaluateButton, &QPushButton::clicked, this, [this] { addToEvaluation(selectedHistory()); });
     return page;
 }
 
@@ -485,6 +489,23 @@ void MainWindow::buildMenus() {
     action(play, tr("Previous frame"), QKeySequence(Qt::Key_Left), [this] { player_->stepFrames(-1); })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     // Space and the arrows belong to the player only, so typing in a caption is never hijacked.
     for (QAction* a : play->actions()) player_->addAction(a);
+}
+
+bool MainWindow::addToEvaluation(qint64 historyId) {
+    if (!history_ || historyId == 0) return false;
+    const HistoryEntry e = history_->get(historyId);
+    // Evaluators judge against the short prompt the user wrote (the request's name), not the upsampled caption.
+    const ws::ojson record = ws::ojson::parse(e.recordJson.toStdString(), nullptr, false);
+    QString prompt = e.prompt;
+    if (record.is_object() && record.contains("request") && record["request"].is_object() && record["request"].contains("name") &&
+        record["request"]["name"].is_string() && !record["request"]["name"].get<std::string>().empty())
+        prompt = QString::fromStdString(record["request"]["name"].get<std::string>());
+    if (!evaluation_->addStudioOutput(e.file, e.recordJson, prompt)) {
+        setStatus(evaluation_->lastError());
+        return false;
+    }
+    setStatus(tr("Added %1 to the evaluation project").arg(QFileInfo(e.file).fileName()));
+    return true;
 }
 
 void MainWindow::showView(View v) { views_->setCurrentIndex(static_cast<int>(v)); }

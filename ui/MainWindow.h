@@ -44,6 +44,8 @@ public:
     qint64 addToQueue();
     void editQueuedJob(qint64 id);
     void recall(qint64 historyId);
+    // Adds a history output to the Evaluate view's open project; false (reason in the status bar) when it cannot.
+    bool addToEvaluation(qint64 historyId);
     bool enqueueRequestFile(const QString& path);  // a request JSON file, as the CLI's generate reads
     // Exports the player's clip A: "mp4" (a file), "png" (a folder of frames) or "wav" (a file). Returns false and
     // says why in the status bar when it cannot.

@@ -307,6 +307,38 @@ int64_t Project::add_video(const Video& v) {
     return sqlite3_last_insert_rowid(db_->h);
 }
 
+int64_t Project::add_output(const std::string& file, const std::string& record_json, const std::string& prompt_text, const std::string& domain) {
+    const ojson record = ojson::parse(record_json, nullptr, false);
+    if (record.is_discarded() || !record.is_object()) throw Error(file + ": the generation record is not a JSON object");
+    const std::string generation_mode = record.value("mode", "");
+    const std::string mode = generation_mode == "text2video" ? "T2V" : generation_mode == "image2video" ? "I2V" : "";
+    if (mode.empty()) throw Error(file + ": a " + (generation_mode.empty() ? std::string("?") : generation_mode) + " output; HUE evaluates text2video and image2video videos");
+    if (prompt_text.empty()) throw Error(file + ": the output has no prompt text");
+    const std::string model = record.contains("model") && record["model"].is_object() ? record["model"].value("id", "") : "";
+    if (model.empty()) throw Error(file + ": the generation record names no model");
+    Transaction t(*db_);
+    std::string key;
+    {
+        Stmt s(*db_, "SELECT key FROM prompts WHERE text = ? AND mode = ? ORDER BY id LIMIT 1");
+        s.bind(1, prompt_text).bind(2, mode);
+        if (s.row()) key = s.text(0);
+    }
+    if (key.empty()) {
+        for (int n = 1;; ++n)
+            if (!find_id(*db_, "SELECT id FROM prompts WHERE key = ?", key = "s" + std::to_string(n))) break;
+        add_prompt({0, key, prompt_text, domain, mode});
+    }
+    Video v;
+    v.file = file;
+    v.model = model;
+    v.prompt_key = key;
+    if (record.contains("seed") && record["seed"].is_number_integer()) v.seed = record["seed"].get<int64_t>();
+    v.record = record.dump();
+    const int64_t id = add_video(v);
+    t.commit();
+    return id;
+}
+
 int64_t Project::add_question(const Question& q) {
     if (q.key.empty()) throw Error("a question needs an id");
     if (q.text.empty()) throw Error("question " + q.key + " has no text");

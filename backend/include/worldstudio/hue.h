@@ -105,6 +105,10 @@ public:
     int64_t add_prompt(const Prompt& p);
     int64_t add_video(const Video& v);
     int64_t add_question(const Question& q);
+    // A WorldStudio output (its MP4 and generation record): the model is the record's model id, the seed its seed, the
+    // prompt the one with this text and mode (T2V for text2video, I2V for image2video), made (key "sN", `domain`)
+    // when the project has none. Other modes are refused: HUE judges T2V and I2V videos.
+    int64_t add_output(const std::string& file, const std::string& record_json, const std::string& prompt_text, const std::string& domain);
     // A new question under a fresh key PROMPT-<tag><N> (typed questions "u", generated drafts "d"); returns its id.
     int64_t add_new_question(const std::string& prompt_key, const std::string& text, Dimension d, bool approved, const std::string& tag);
     void update_question(int64_t question_id, const std::string& text, Dimension d, bool approved);
