@@ -178,6 +178,7 @@ private Q_SLOTS:
         key(panel.get(), Qt::Key_S, Qt::AltModifier);
         QCOMPARE(panel->page(), EvaluationPanel::ScoresPage);
         QVERIFY2(panel->scoresText().contains("M: HUE 83.3"), qPrintable(panel->scoresText()));
+        QVERIFY(panel->scoresText().contains("ann2: 6"));  // progress per annotator
         key(panel.get(), Qt::Key_L, Qt::AltModifier);
         QCOMPARE(panel->page(), EvaluationPanel::LabelPage);
     }

@@ -235,6 +235,13 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(b1q2.video_file), QString("b1.mp4"));
         QVERIFY(!b1q2.mine);  // ann1 answered it, ann2 sees nothing
         QCOMPARE(p->tasks_for("newcomer").size(), size_t(7));
+        int64_t items = 0;
+        const auto progress = p->progress(&items);
+        QCOMPARE(items, int64_t(7));
+        QCOMPARE(progress.size(), size_t(2));  // the reviewer only adjudicated
+        QCOMPARE(QString::fromStdString(progress[0].first), QString("ann1"));
+        QCOMPARE(progress[0].second, int64_t(6));
+        QCOMPARE(progress[1].second, int64_t(5));
         // Open disagreements: b1 q1 only (a1 q2 is settled).
         const auto open = p->disagreements();
         QCOMPARE(open.size(), size_t(1));

@@ -323,7 +323,12 @@ void EvaluationPanel::refresh() {
             item->setData(Qt::UserRole, static_cast<qlonglong>(q.id));
             item->setData(Qt::UserRole + 1, q.approved);
         }
-        scores_->setPlainText(QString::fromStdString(ws::hue::scores_table(ws::hue::score(project_->labels()))));
+        int64_t items = 0;
+        std::string progress = "progress (items answered of ";
+        const auto answered = project_->progress(&items);
+        progress += std::to_string(items) + ")\n";
+        for (const auto& [name, n] : answered) progress += "  " + name + ": " + std::to_string(n) + "\n";
+        scores_->setPlainText(QString::fromStdString(ws::hue::scores_table(ws::hue::score(project_->labels())) + "\n" + progress));
     } catch (const std::exception& e) {
         fail(QString::fromUtf8(e.what()));
     }

@@ -497,6 +497,18 @@ std::vector<LabelRow> Project::labels() const {
     return out;
 }
 
+std::vector<std::pair<std::string, int64_t>> Project::progress(int64_t* items) const {
+    if (items) {
+        Stmt s(*db_, "SELECT COUNT(*) FROM videos v JOIN questions q ON q.prompt_id = v.prompt_id WHERE q.approved");
+        *items = s.row() ? s.i64(0) : 0;
+    }
+    std::vector<std::pair<std::string, int64_t>> out;
+    Stmt s(*db_, "SELECT n.name, COUNT(*) FROM answers a JOIN annotators n ON n.id = a.annotator_id JOIN questions q ON q.id = a.question_id "
+                 "WHERE q.approved GROUP BY n.id ORDER BY n.id");
+    while (s.row()) out.emplace_back(s.text(0), s.i64(1));
+    return out;
+}
+
 // ---- JSONL interchange ----
 
 namespace {

@@ -128,6 +128,8 @@ public:
     // Items with two or more different annotator answers; without `include_settled`, only those not yet adjudicated.
     std::vector<Disagreement> disagreements(bool include_settled = false) const;
     std::vector<LabelRow> labels() const;
+    // Items answered by each annotator who has answered any, and the number of items (videos × approved questions).
+    std::vector<std::pair<std::string, int64_t>> progress(int64_t* items = nullptr) const;
 
     // JSONL interchange (README "Evaluation interchange"). Import is all or nothing: the first bad line throws
     // ws::Error "FILE:LINE: why" and the database is left as it was.
