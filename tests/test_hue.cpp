@@ -88,7 +88,7 @@ private Q_SLOTS:
     // tests/data/hue/answers.jsonl, by hand:
     //   A a1 q1 (SA)  yes/yes                        -> yes
     //   A a1 q2 (PL)  no/yes, reviewer: yes          -> yes
-    //   A a2 q3 (GR)  unclear/unclear (I2V, Physics) -> unclear (in n, not yes)
+    //   A a2 q3 (GR)  unclear/unclear (I2V, Physics; the second line leaves the mode out) -> unclear (in n, not yes)
     //   A a3 q1 (SA)  no/no                          -> no
     //   A a3 q2 (PL)  no answers                     -> pending
     //   B b1 q1 (SA)  yes/no, not adjudicated        -> pending

@@ -260,17 +260,17 @@ int64_t Project::add_annotator(const std::string& name) {
 
 int64_t Project::add_prompt(const Prompt& p) {
     if (p.key.empty()) throw Error("a prompt needs an id");
-    if (p.mode != "T2V" && p.mode != "I2V") throw Error("prompt " + p.key + ": mode must be T2V or I2V, not '" + p.mode + "'");
+    if (!p.mode.empty() && p.mode != "T2V" && p.mode != "I2V") throw Error("prompt " + p.key + ": mode must be T2V or I2V, not '" + p.mode + "'");
     Stmt s(*db_, "SELECT id, text, domain, mode FROM prompts WHERE key = ?");
     s.bind(1, p.key);
     if (s.row()) {
         if (!p.domain.empty() && s.text(2) != p.domain)
             throw Error("prompt " + p.key + " is in domain '" + s.text(2) + "', not '" + p.domain + "'");
-        if (s.text(3) != p.mode) throw Error("prompt " + p.key + " is " + s.text(3) + ", not " + p.mode);
+        if (!p.mode.empty() && s.text(3) != p.mode) throw Error("prompt " + p.key + " is " + s.text(3) + ", not " + p.mode);
         if (!p.text.empty() && s.text(1).empty()) Stmt(*db_, "UPDATE prompts SET text = ? WHERE id = ?").bind(1, p.text).bind(2, s.i64(0)).run();
         return s.i64(0);
     }
-    Stmt(*db_, "INSERT INTO prompts(key, text, domain, mode) VALUES (?, ?, ?, ?)").bind(1, p.key).bind(2, p.text).bind(3, p.domain).bind(4, p.mode).run();
+    Stmt(*db_, "INSERT INTO prompts(key, text, domain, mode) VALUES (?, ?, ?, ?)").bind(1, p.key).bind(2, p.text).bind(3, p.domain).bind(4, p.mode.empty() ? std::string("T2V") : p.mode).run();
     return sqlite3_last_insert_rowid(db_->h);
 }
 
@@ -555,6 +555,7 @@ ImportReport Project::import_jsonl(const std::string& file) {
             const auto d = parse_dimension(dim_text);
             if (!d) throw Error("unknown dimension \"" + dim_text + "\" (Semantic Alignment, Physical Laws, Geometric Reasoning, Visual Integrity)");
             Prompt p;
+            p.mode.clear();  // a line without "mode" leaves the prompt's mode as it is
             p.key = text_field(j, "prompt_id");
             p.domain = text_field(j, "domain");
             if (j.contains("prompt")) p.text = text_field(j, "prompt");

@@ -35,7 +35,7 @@ struct Prompt {
     std::string key;     // the interchange's prompt_id
     std::string text;
     std::string domain;
-    std::string mode = "T2V";  // T2V or I2V
+    std::string mode = "T2V";  // T2V or I2V; "" in add_prompt: whatever the stored prompt is (T2V when new)
 };
 
 struct Video {
