@@ -192,6 +192,29 @@ private Q_SLOTS:
         }
         changed(w2, weights_of(dir), reasoner, generator);
         QCOMPARE(reasoner + generator, 0);
+        // Batches of samples and noise levels shifted as sampling shifts them still train; a resume with another batch
+        // is refused; bad values are refused before anything runs.
+        write_file(state, good);
+        ws::TrainOptions batched;
+        batched.steps = 8, batched.episodes = 4, batched.batch = 3, batched.timestep_shift = 10, batched.freeze_reasoner = true;
+        batched.modes = {"forward_dynamics"};
+        const ws::TrainReport rb = ws::train_generator(dir.toStdString(), batched);
+        QCOMPARE(rb.losses.size(), size_t(8));
+        QVERIFY(rb.validation_after < rb.validation_before);
+        batched.batch = 1, batched.steps = 10, batched.resume = true;
+        try {
+            ws::train_generator(dir.toStdString(), batched);
+            QFAIL("resumed a run of another batch size");
+        } catch (const ws::Error& e) {
+            QVERIFY2(QString(e.what()).contains("batch"), e.what());
+        }
+        batched.resume = false;
+        batched.batch = 0;
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), batched));
+        batched.batch = 1, batched.timestep_shift = 0;
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), batched));
+        QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--batch", "0"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--timestep-shift", "0"}).code, 2);
         // Bad stage on the command line.
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--stage", "everything"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--caption-share", "2"}).code, 2);
