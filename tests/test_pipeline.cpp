@@ -295,6 +295,41 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, s.upsample("x2y", "a ball", {}, rs, {}));
         QVERIFY_THROWS_EXCEPTION(Error, s.upsample("t2v", "   ", {}, rs, {}));
     }
+    void aConstrainedReplyIsAlwaysOneJsonObject() {
+        // A random model writes anything; constrained, its reply parses as one JSON object within the budget, greedy or
+        // sampled, even when the budget is too short for it to close the object by itself.
+        Session s(model_);
+        const auto prompt = model_->tokenizer()->encode_chat_user_turn("describe a ball as JSON");
+        for (int budget : {2, 3, 9, 40, 160})
+            for (bool sample : {false, true}) {
+                ReasonerSampling rs;
+                rs.max_new_tokens = budget;
+                rs.json_object = true;
+                rs.do_sample = sample;
+                rs.seed = static_cast<uint64_t>(budget);
+                std::string streamed;
+                RunCallbacks cb;
+                cb.on_text = [&](const std::string& piece) { streamed += piece; };
+                const auto ids = s.generate_text(prompt, rs, cb);
+                QVERIFY(static_cast<int>(ids.size()) <= budget);
+                const std::string text = model_->tokenizer()->decode(ids);
+                QCOMPARE(QString::fromStdString(streamed), QString::fromStdString(text));
+                const ojson j = ojson::parse(text, nullptr, false);
+                QVERIFY2(!j.is_discarded() && j.is_object(), text.c_str());
+                for (int32_t id : ids) QVERIFY(!model_->tokenizer()->is_added(id));  // no special tokens inside
+            }
+        ReasonerSampling one;
+        one.max_new_tokens = 1;
+        one.json_object = true;
+        QVERIFY_THROWS_EXCEPTION(Error, s.generate_text(prompt, one, {}));
+        // The upsampler, constrained, gets a JSON object back where unconstrained it got none (the test above).
+        ReasonerSampling rs;
+        rs.max_new_tokens = 64;
+        rs.json_object = true;
+        const UpsampleResult r = s.upsample("t2v", "a ball", {}, rs, {});
+        QVERIFY(r.caption.is_object());
+    }
+
     void previewsAreBoundedAndProjected() {
         BoundedQueue<int> q(3);
         for (int i = 0; i < 10; ++i) q.push(i);

@@ -1,7 +1,9 @@
 // Prompt strings: Python's json.dumps and str.format are the peers, run through /usr/bin/python3.
 #include <QJsonArray>
+#include <random>
 #include <QJsonDocument>
 
+#include "json_prefix.h"
 #include "test_support.h"
 #include "worldstudio/config.h"
 #include "worldstudio/error.h"
@@ -26,13 +28,13 @@ class TestText : public QObject {
 private Q_SLOTS:
     void jsonDumpsMatchesPython() {
         const std::vector<std::string> docs = {
-            R"({"a": 1, "b": [true, false, null], "c": {"d": "e"}})",
-            R"({"fps": 24.0, "big": 1e20, "small": 1.5e-07, "tenth": 0.1, "e16": 1e16, "e15": 1e15, "neg0": -0.0})",
-            R"({"tiny": 5e-324, "max": 1.7976931348623157e308, "h": 100.0, "q": 0.0001, "r": 0.00001, "third": 0.3333333333333333})",
-            R"({"ints": [0, -1, 123456789012345678, 18446744073709551615, -9223372036854775808]})",
+            "{\"a\": 1, \"b\": [true, false, null], \"c\": {\"d\": \"e\"}}",
+            "{\"fps\": 24.0, \"big\": 1e20, \"small\": 1.5e-07, \"tenth\": 0.1, \"e16\": 1e16, \"e15\": 1e15, \"neg0\": -0.0}",
+            "{\"tiny\": 5e-324, \"max\": 1.7976931348623157e308, \"h\": 100.0, \"q\": 0.0001, \"r\": 0.00001, \"third\": 0.3333333333333333}",
+            "{\"ints\": [0, -1, 123456789012345678, 18446744073709551615, -9223372036854775808]}",
             "{\"text\": \"caf\\u00e9 \\u4e00\\u53ea \\ud83e\\udd16 \\\"quoted\\\" back\\\\slash \\n\\t\\r\\b\\f \\u0001 \\u007f \\u2028\"}",
-            R"({"z": 1, "a": 2, "m": {"y": [], "x": {}}})",
-            R"([1.5, "x", {"nested": [[], [{}]]}])",
+            "{\"z\": 1, \"a\": 2, \"m\": {\"y\": [], \"x\": {}}}",
+            "[1.5, \"x\", {\"nested\": [[], [{}]]}]",
             R"({"subjects": [{"description": "一只红色的球", "number_of_subjects": 2}], "duration": "5s"})"};
         QByteArray input;
         for (const auto& d : docs) input += QByteArray::fromStdString(ojson(d).dump()) + "\n";
@@ -182,6 +184,79 @@ private Q_SLOTS:
         QCOMPARE(i.metadata().width, 960);
         QCOMPARE(resolution_for("480", "16,9").width, 832);
         QCOMPARE(resolution_for("256", "9,16").height, 320);
+    }
+    // The JSON-object automaton of constrained decoding: every prefix of a valid object is accepted, its closing()
+    // makes it parse, invalid bytes are refused where they occur, and nothing follows the object.
+    // Random walks over bytes: whatever the automaton accepts is a prefix that its closing() turns into a JSON object
+    // that nlohmann parses (so constrained decoding can never write what a parser refuses).
+    void jsonPrefixRandomWalksStayParseable() {
+        const std::string alphabet = std::string("{}[]\":,\\untrelfas019-+.E \n/bx") + "\xC3\xA9\xE2\x82\xAC\x80\xF0\x9F\x98\xED\x1F";
+        std::mt19937 rng(7);
+        int accepted = 0, completed = 0;
+        for (int walk = 0; walk < 10000; ++walk) {
+            ws::JsonPrefix p;
+            std::string text;
+            for (int step = 0; step < 80 && !p.complete(); ++step) {
+                const char c = alphabet[rng() % alphabet.size()];
+                ws::JsonPrefix trial = p;
+                if (!trial.feed(static_cast<unsigned char>(c))) continue;
+                p = trial;
+                text += c;
+                ++accepted;
+                const std::string closed = text + p.closing();
+                const ojson j = ojson::parse(closed, nullptr, false);
+                if (j.is_discarded() || !j.is_object()) {
+                    QByteArray hexed = QByteArray::fromStdString(closed).toHex(' ');
+                    QFAIL(("closing() did not parse: " + hexed.toStdString()).c_str());
+                }
+            }
+            if (p.complete()) {
+                ++completed;
+                QVERIFY(ojson::parse(text, nullptr, false).is_object());
+            }
+        }
+        qInfo("%d bytes accepted, %d objects completed", accepted, completed);
+        QVERIFY(accepted > 60000 && completed > 2000);  // the walks reach deep and close often
+    }
+
+    void jsonPrefixAcceptsExactlyOneObject() {
+        const std::vector<std::string> docs = {
+            "{}",
+            "{\"a\": 1, \"b\": [true, false, null, -0.5e+3, 0, 12.25E-2], \"c\": {\"d\": \"x\\\"y\\\\z\\u00e9\\n\"}, \"e\": []}",
+            "  {\n\t\"k\" :\r\n{\"n\":[[], [{}], \"\u20AC\"]}}",
+            "{\"subjects\": [{\"description\": \"a red ball\", \"number_of_subjects\": 1}], \"duration\": \"2.1\", \"fps\": 16.0}",
+            "{\"t\": \"\xC3\xA9 \xE0\xA4\x95 \xF0\x9F\x98\x80 \xE0\xA0\x80 \xF0\x90\x80\x80\"}",  // split characters close too
+        };
+        for (const std::string& d : docs) {
+            ws::JsonPrefix p;
+            for (size_t i = 0; i < d.size(); ++i) {
+                QVERIFY2(!p.complete(), d.c_str());
+                const std::string closed = d.substr(0, i) + p.closing();
+                const ojson j = ojson::parse(closed, nullptr, false);
+                QVERIFY2(!j.is_discarded() && j.is_object(), closed.c_str());
+                QVERIFY2(p.feed(static_cast<unsigned char>(d[i])), d.substr(0, i + 1).c_str());
+            }
+            QVERIFY(p.complete());
+            QVERIFY(p.closing().empty());
+            ws::JsonPrefix after = p;
+            QVERIFY(!after.feed(' '));  // one object, then the end
+        }
+        // Refused at the first byte that cannot follow.
+        struct Bad {
+            std::string text;
+            size_t fails_at;
+        };
+        for (const Bad& b : std::vector<Bad>{{"[1]", 0}, {"\"s\"", 0}, {"{a", 1}, {"{\"a\" 1", 5}, {"{\"a\":01", 6}, {"{\"a\":1.}", 7},
+                                             {"{\"a\":1e}", 7}, {"{\"a\":tru}", 8}, {"{\"a\":\"\\q\"}", 7}, {"{\"a\":\"\\u12g\"}", 10},
+                                             {"{\"a\":1,}", 7}, {"{\"a\":[1,]}", 8}, {"{\"a\":[1}", 7}, {"{\"a\":\"x\ny\"}", 7},
+                                             {"{\"a\":-}", 6}, {"{} {}", 2}, {"{\"a\":\"\x80\"}", 6}, {"{\"a\":\"\xE2\"}", 7},
+                                             {"{\"a\":\"\xE0\x80\x80\"}", 7}, {"{\"a\":\"\xF8\"}", 6}, {"{\"a\":\"\\\xC3\xA9\"}", 7}}) {
+            ws::JsonPrefix p;
+            size_t i = 0;
+            while (i < b.text.size() && p.feed(static_cast<unsigned char>(b.text[i]))) ++i;
+            QVERIFY2(i == b.fails_at, (b.text + " failed at " + std::to_string(i)).c_str());
+            QVERIFY(!p.feed('}'));  // a refused state stays refused
+        }
     }
 };
 

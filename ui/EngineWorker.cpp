@@ -111,6 +111,7 @@ void EngineWorker::upsample(const QString& templateMode, const QString& prompt, 
         };
         ws::ReasonerSampling sampling;
         sampling.max_new_tokens = 1024;
+        sampling.json_object = true;  // a caption is one JSON object: small reasoners cannot break its syntax
         const ws::ojson request = requestJson.isEmpty() ? ws::ojson::object() : ws::ojson::parse(requestJson.toStdString());
         ws::UpsampleResult r = session.upsample(templateMode.toStdString(), prompt.toStdString(), request, sampling, cb);
         QStringList problems;

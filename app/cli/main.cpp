@@ -51,8 +51,9 @@ commands:
   format-prompt --mode M (--prompt P | --prompt-file F) [--negative] --frames N --fps F
                 --resolution R --aspect A
                                     the exact string the tokenizer receives
-  upsample [--model DIR] --mode M --prompt P [--max-new-tokens N] [--sample] [--seed N]
-                                    stream the reasoner's caption, then print the extracted JSON
+  upsample [--model DIR] --mode M --prompt P [--max-new-tokens N] [--sample] [--seed N] [--json-object]
+                                    stream the reasoner's caption, then print the extracted JSON;
+                                    --json-object constrains the reply to one JSON object
   generate (JOB.json | flags) -o OUT[.mp4|.png] [--model DIR] [--device D] [--dtype T]
                                     OUT.mp4 / OUT.png also decode the latents (video with sound, images)
       flags: --mode M --prompt P [--negative-prompt P] [--frames N] [--fps F] [--resolution R]
@@ -136,7 +137,7 @@ struct Args {
 };
 
 // Options that take no value.
-const std::vector<std::string> kFlagOptions = {"--chat", "--negative", "--sound", "--sample", "--recompute-text", "--json", "--resume", "--freeze-reasoner"};
+const std::vector<std::string> kFlagOptions = {"--chat", "--negative", "--sound", "--sample", "--json-object", "--recompute-text", "--json", "--resume", "--freeze-reasoner"};
 
 Args parse(int argc, char** argv, int start) {
     Args a;
@@ -286,6 +287,7 @@ int cmd_upsample(const Args& a) {
     ws::ReasonerSampling rs;
     rs.max_new_tokens = to_int(a.get("--max-new-tokens", "1024"), "--max-new-tokens");
     rs.do_sample = a.has("--sample");
+    rs.json_object = a.has("--json-object");
     if (a.has("--seed")) rs.seed = static_cast<uint64_t>(to_int(a.get("--seed"), "--seed"));
     ws::RunCallbacks cb;
     cb.on_text = [](const std::string& piece) {

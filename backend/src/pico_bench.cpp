@@ -92,11 +92,12 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
 
     if (wants(o, "upsampler")) {
         // The reasoner's reply to each held-out prompt (greedy), parsed and checked against the episode's caption.
-        Mean valid, count_ok, colour_ok, material_ok, shape_ok;
+        Mean parsed, valid, count_ok, colour_ok, material_ok, shape_ok;  // parsed: a JSON object; valid: and no schema problem
         Options text_only;
         text_only.render = false;
         ReasonerSampling greedy;
         greedy.max_new_tokens = 1024;  // the longest Pico captions are about 700 tokens
+        greedy.json_object = true;     // as the studio upsamples
         for (int k = 0; k < o.upsampler_episodes; ++k) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
             const Episode e = simulate(o.seed + 500000 + static_cast<uint64_t>(k), text_only);
@@ -105,12 +106,13 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
             ojson subjects;
             try {
                 const UpsampleResult r = session.upsample("text2video", e.prompt, request, greedy, {});
+                parsed.add(1);
                 valid.add(r.problems.empty() ? 1 : 0);
                 if (r.caption.contains("subjects") && r.caption["subjects"].is_array()) subjects = r.caption["subjects"];
             } catch (const Cancelled&) {
                 throw;
             } catch (const std::exception&) {
-                valid.add(0);  // no JSON object in the reply
+                parsed.add(0), valid.add(0);  // no JSON object in the reply
             }
             count_ok.add(subjects.is_array() && subjects.size() == truth.size() ? 1 : 0);
             // Subject i of the reply against subject i of the episode; a missing one gets every attribute wrong.
@@ -127,7 +129,7 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
         }
         const double attributes = (count_ok.sum + colour_ok.sum + material_ok.sum + shape_ok.sum) /
                                   std::max(1, count_ok.n + colour_ok.n + material_ok.n + shape_ok.n);
-        out["upsampler"] = {{"prompts", o.upsampler_episodes}, {"json_valid", valid.value()}, {"subject_count_accuracy", count_ok.value()},
+        out["upsampler"] = {{"prompts", o.upsampler_episodes}, {"json_valid", parsed.value()}, {"caption_valid", valid.value()}, {"subject_count_accuracy", count_ok.value()},
                             {"colour_accuracy", colour_ok.value()}, {"material_accuracy", material_ok.value()},
                             {"shape_accuracy", shape_ok.value()}, {"attribute_accuracy", attributes}};
     }
@@ -250,7 +252,8 @@ std::string bench_table(const ojson& r) {
     };
     auto v = [&](const char* a, const char* b) { return r[a][b].get<double>(); };
     if (r.contains("upsampler")) {
-        row("| upsampler: valid JSON captions (%d prompts) | %.0f %% | 99 %% |\n", r["upsampler"]["prompts"].get<int>(), 100 * v("upsampler", "json_valid"));
+        row("| upsampler: valid JSON (%d prompts) | %.0f %% | 99 %% |\n", r["upsampler"]["prompts"].get<int>(), 100 * v("upsampler", "json_valid"));
+        row("| upsampler: captions without schema problems | %.0f %% | |\n", 100 * v("upsampler", "caption_valid"));
         row("| upsampler: subject count right | %.0f %% | |\n", 100 * v("upsampler", "subject_count_accuracy"));
         row("| upsampler: colours, materials, shapes right | %.0f %% / %.0f %% / %.0f %% | |\n", 100 * v("upsampler", "colour_accuracy"),
             100 * v("upsampler", "material_accuracy"), 100 * v("upsampler", "shape_accuracy"));

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <random>
 #include <set>
 
+#include "json_prefix.h"
 #include "model_impl.h"
 #include "reasoner.h"
 #include "worldstudio/error.h"
@@ -49,8 +51,10 @@ ReasonerSampling ReasonerSampling::from_json(const ojson& j) {
 
 namespace {
 // Repetition penalty (CTRL) -> presence penalty -> greedy, or temperature -> top-k -> top-p -> multinomial.
+// `allowed` (when given) filters candidates: greedy takes the best allowed token; sampling keeps only allowed
+// tokens (among the top_k best when top_k is set, so a large vocabulary is not checked whole).
 int64_t pick_token(at::Tensor logits, const std::vector<int32_t>& prompt, const std::vector<int32_t>& generated,
-                   const ReasonerSampling& s, std::mt19937_64& rng) {
+                   const ReasonerSampling& s, std::mt19937_64& rng, const std::function<bool(int64_t)>& allowed = {}) {
     logits = logits.to(at::kCPU, at::kFloat).clone();
     float* L = logits.data_ptr<float>();
     if (s.repetition_penalty != 1.0) {
@@ -62,10 +66,27 @@ int64_t pick_token(at::Tensor logits, const std::vector<int32_t>& prompt, const 
         std::set<int32_t> seen(generated.begin(), generated.end());
         for (int32_t t : seen) L[t] -= static_cast<float>(s.presence_penalty);
     }
+    const int64_t V = logits.numel();
+    if (allowed) {
+        const at::Tensor order = std::get<1>(logits.sort(/*dim=*/0, /*descending=*/true));
+        const int64_t* O = order.data_ptr<int64_t>();
+        if (!s.do_sample) {
+            for (int64_t i = 0; i < V; ++i)
+                if (allowed(O[i])) return O[i];
+            throw Error("no token can continue the constrained reply");
+        }
+        const int64_t keep = s.top_k > 0 ? std::min<int64_t>(s.top_k, V) : V;
+        at::Tensor masked = at::full_like(logits, -std::numeric_limits<float>::infinity());
+        float* M = masked.data_ptr<float>();
+        int64_t kept = 0;
+        for (int64_t i = 0; i < V && kept < keep; ++i)
+            if (allowed(O[i])) M[O[i]] = L[O[i]], ++kept;
+        if (kept == 0) throw Error("no token can continue the constrained reply");
+        logits = masked;
+    }
     if (!s.do_sample) return logits.argmax().item<int64_t>();
     logits = logits / s.temperature;
-    const int64_t V = logits.numel();
-    if (s.top_k > 0 && s.top_k < V) {
+    if (!allowed && s.top_k > 0 && s.top_k < V) {
         at::Tensor kth = std::get<0>(logits.topk(s.top_k)).min();
         logits = logits.masked_fill(logits < kth, -std::numeric_limits<float>::infinity());
     }
@@ -126,10 +147,28 @@ std::vector<int32_t> decode_tokens(const Network& net, const Tokenizer* tokenize
     std::mt19937_64 rng(s.seed);
     std::vector<int32_t> out;
     std::string pending;  // bytes of an incomplete UTF-8 sequence awaiting its continuation
+    if (s.json_object && !tokenizer) throw Error("a JSON-constrained reply needs the tokenizer");
+    if (s.json_object && s.max_new_tokens < 2) throw Error("a JSON object needs at least 2 new tokens");
+    JsonPrefix json;
+    int left = 0;  // tokens still allowed after the one being chosen
+    std::function<bool(int64_t)> allowed;
+    if (s.json_object)
+        allowed = [&](int64_t id) {
+            if (id == stop_token) return json.complete();
+            const auto tid = static_cast<int32_t>(id);
+            if (tokenizer->is_added(tid)) return false;
+            const std::string bytes = tokenizer->token_bytes(tid);
+            JsonPrefix trial = json;
+            // Valid so far, and still closable in the tokens left (one byte a token at worst: byte tokens always
+            // exist), so a reply stuck in a loop closes its object before the budget ends.
+            return !bytes.empty() && trial.feed(bytes) && static_cast<int>(trial.closing().size()) <= left;
+        };
     for (int n = 0; n < s.max_new_tokens; ++n) {
         if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-        const int64_t next = pick_token(logits, prompt_ids, out, s, rng);
+        left = s.max_new_tokens - n - 1;
+        const int64_t next = pick_token(logits, prompt_ids, out, s, rng, allowed);
         if (next == stop_token) break;
+        if (s.json_object) json.feed(tokenizer->token_bytes(static_cast<int32_t>(next)));
         out.push_back(static_cast<int32_t>(next));
         if (cb.on_text && tokenizer) {
             pending += tokenizer->token_bytes(static_cast<int32_t>(next));

@@ -304,6 +304,10 @@ std::vector<int32_t> Tokenizer::encode_chat_user_turn(const std::string& content
     return encode(chat_template_user_turn(content));
 }
 
+bool Tokenizer::is_added(int32_t id) const {
+    return id >= 0 && static_cast<size_t>(id) < impl_->is_added.size() && impl_->is_added[static_cast<size_t>(id)];
+}
+
 std::string Tokenizer::token_bytes(int32_t id) const {
     if (id < 0) throw Error("token id " + std::to_string(id) + " is negative");
     // Models carry more embedding rows than the vocabulary has tokens (Qwen: 151936 vs 151669); unused ids decode to nothing.

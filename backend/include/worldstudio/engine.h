@@ -114,6 +114,9 @@ struct ReasonerSampling {
     double top_p = 0.8;
     double repetition_penalty = 1.0;
     double presence_penalty = 0.0;
+    // Constrain the reply to one JSON object, then the end: at each step only tokens that keep the text a valid
+    // JSON prefix may be chosen (no special tokens, so no <think> block). Structured captions from small reasoners.
+    bool json_object = false;
     uint64_t seed = 3407;
     static ReasonerSampling from_json(const ojson& j);
 };

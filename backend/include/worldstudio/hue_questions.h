@@ -38,7 +38,11 @@ struct QuestionPlan {
 struct QuestionOptions {
     int max_questions = 20;
     std::string mode = "T2V";  // T2V or I2V (the Scene Parser's template)
-    ReasonerSampling sampling;  // greedy by default
+    ReasonerSampling sampling = [] {  // greedy, every reply constrained to one JSON object
+        ReasonerSampling s;
+        s.json_object = true;
+        return s;
+    }();
 };
 
 // Runs the pipeline on `session`'s model. Throws ws::Error when the prompt is empty or the model has no reasoner

@@ -1,0 +1,57 @@
+#pragma once
+// Whether bytes so far can still begin one JSON object (RFC 8259), fed one byte at a time: the reasoner's
+// constrained decoding (ReasonerSampling::json_object) keeps only tokens whose bytes leave this true, so a small
+// reasoner cannot break a caption's syntax, as grammar-constrained sampling does in llama.cpp. A copyable value:
+// a candidate token is tried on a copy.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ws {
+
+class JsonPrefix {
+public:
+    // False (and the state unusable) when `c` cannot follow what came before.
+    bool feed(unsigned char c);
+    bool feed(const std::string& bytes) {
+        for (char c : bytes)
+            if (!feed(static_cast<unsigned char>(c))) return false;
+        return true;
+    }
+    bool complete() const { return mode_ == Mode::Done; }  // the object is closed
+    // The shortest bytes that close the object from here (a pending key gets a null value), so a reply about to run
+    // out of tokens can still end as valid JSON. Empty when complete.
+    std::string closing() const;
+
+private:
+    enum class Mode : uint8_t {
+        Start,        // whitespace, then '{'
+        Value,        // a value (after ':' or in an array after ',')
+        ValueOrEnd,   // first element of an array: a value or ']'
+        KeyOrEnd,     // first member of an object: '"' or '}'
+        Key,          // after ',' in an object: '"'
+        Colon,        // after a key
+        AfterValue,   // ',' or the container's closing bracket
+        String,       // inside a string (key_ says whether it is a key)
+        Number,
+        Literal,      // true / false / null
+        Done,
+        Failed,
+    };
+    enum NumberState : uint8_t { kMinus, kZero, kInt, kDot, kFrac, kExp, kExpSign, kExpDigits };
+    bool value_start(unsigned char c);
+    bool after_value(unsigned char c);
+    bool end_container(unsigned char c);
+
+    Mode mode_ = Mode::Start;
+    std::vector<char> stack_;  // '{' or '['
+    bool key_ = false;
+    bool escape_ = false;      // just after a backslash in a string
+    uint8_t hex_left_ = 0;     // hex digits of a \uXXXX escape still to come
+    uint8_t utf8_left_ = 0;    // continuation bytes of a UTF-8 character still to come (tokens split characters)
+    unsigned char utf8_lead_ = 0;  // that character's first byte, while its second is awaited
+    NumberState number_ = kInt;
+    const char* literal_ = nullptr;  // the rest of true / false / null
+};
+
+}  // namespace ws
