@@ -226,6 +226,17 @@ private Q_SLOTS:
         QVERIFY(!panel.importJsonl(dir.filePath("bad.jsonl")));
         QVERIFY(panel.lastError().contains("bad.jsonl:1:"));
         QVERIFY(panel.project()->videos().empty());
+        // A video that is not there: the player shows nothing (never the previous clip) and the panel says why.
+        const QString db = makeProject(dir);
+        QFile::remove(dir.filePath("episode_8.mp4"));
+        panel.player()->setUseAudioDevice(false);
+        panel.setAnnotator("ann1");
+        QVERIFY(panel.openProject(db));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.player()->hasMedia(), 10000);
+        for (int i = 0; i < 3; ++i) panel.answer(Answer::Yes);  // on to video 8
+        QVERIFY(!panel.player()->hasMedia());
+        QVERIFY(panel.lastError().contains("Video not found"));
+        QVERIFY(panel.lastError().contains("episode_8.mp4"));
     }
 
     // Killing the labeling window mid-session loses no answer it gave.
