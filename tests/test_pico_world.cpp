@@ -444,6 +444,10 @@ private Q_SLOTS:
         QVERIFY(j["inverse_dynamics"]["action_mse"].get<double>() >= 0);
         QVERIFY(j["speed"]["text2video_sound_seconds"].get<double>() > 0);
         QVERIFY(j["sound"]["onset_error_ms"].get<double>() > 0);
+        // The folder has Pico codecs: the ceilings they set are measured the same way (the true media round-tripped).
+        QVERIFY(j["forward_dynamics"]["codec_round_trip_error_px"].get<double>() >= 0);
+        QVERIFY(j["forward_dynamics"]["codec_round_trip_psnr_db"].get<double>() > 20);
+        QVERIFY(j["sound"].contains("codec_round_trip_onset_error_ms"));
         // The upsampler section: constrained as the studio upsamples, even an untrained reasoner writes one JSON object,
         // but not the episode's caption, and the table says so.
         QCOMPARE(j["upsampler"]["json_valid"].get<double>(), 1.0);
@@ -451,6 +455,7 @@ private Q_SLOTS:
         QVERIFY(j["upsampler"]["attribute_accuracy"].get<double>() < 0.9);
         r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--prompts", "1", "--steps", "2"});
         QVERIFY(r.out.contains("| forward dynamics: tracked position error |"));
+        QVERIFY(r.out.contains("| forward dynamics ceiling: the true video through the codec |"));
         QVERIFY(r.out.contains("| upsampler: valid JSON (1 prompts) |"));
         QVERIFY(r.out.contains("| upsampler: captions without schema problems |"));
         r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "upsampler", "--prompts", "1", "--json"});

@@ -87,10 +87,10 @@ commands:
                                     sampling schedule shifts them (match the model's shift, Pico: 10);
                                     --batch averages N samples per update;
                                     --resume continues a run up to --steps in all
-  pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--only S,S,...] [--json]
+  pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--only S,S,...] [--free-text] [--json]
                                     the Pico quality table on held-out episodes, with the baselines; sections:
                                     upsampler (N prompts), text2video, forward_dynamics, inverse_dynamics,
-                                    sound (for a given video)
+                                    sound (for a given video); --free-text upsamples without the JSON constraint
   sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
                                     actions, impacts, questions with answers), seeds S .. S+N-1
@@ -137,7 +137,7 @@ struct Args {
 };
 
 // Options that take no value.
-const std::vector<std::string> kFlagOptions = {"--chat", "--negative", "--sound", "--sample", "--json-object", "--recompute-text", "--json", "--resume", "--freeze-reasoner"};
+const std::vector<std::string> kFlagOptions = {"--chat", "--negative", "--sound", "--sample", "--json-object", "--free-text", "--recompute-text", "--json", "--resume", "--freeze-reasoner"};
 
 Args parse(int argc, char** argv, int start) {
     Args a;
@@ -533,6 +533,7 @@ int main(int argc, char** argv) {
             if (o.steps < 1 || o.steps > 1000) throw UsageError("--steps must be between 1 and 1000");
             o.upsampler_episodes = to_int(a.get("--prompts", "50"), "--prompts");
             if (o.upsampler_episodes < 1 || o.upsampler_episodes > 10000) throw UsageError("--prompts must be between 1 and 10000");
+            o.json_constrained = !a.has("--free-text");
             if (a.has("--only")) {
                 std::stringstream parts(a.get("--only", ""));
                 for (std::string s; std::getline(parts, s, ',');) o.sections.insert(s);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -97,7 +98,7 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
         text_only.render = false;
         ReasonerSampling greedy;
         greedy.max_new_tokens = 1024;  // the longest Pico captions are about 700 tokens
-        greedy.json_object = true;     // as the studio upsamples
+        greedy.json_object = o.json_constrained;  // as the studio upsamples, unless asked for free text
         for (int k = 0; k < o.upsampler_episodes; ++k) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
             const Episode e = simulate(o.seed + 500000 + static_cast<uint64_t>(k), text_only);
@@ -129,7 +130,7 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
         }
         const double attributes = (count_ok.sum + colour_ok.sum + material_ok.sum + shape_ok.sum) /
                                   std::max(1, count_ok.n + colour_ok.n + material_ok.n + shape_ok.n);
-        out["upsampler"] = {{"prompts", o.upsampler_episodes}, {"json_valid", parsed.value()}, {"caption_valid", valid.value()}, {"subject_count_accuracy", count_ok.value()},
+        out["upsampler"] = {{"prompts", o.upsampler_episodes}, {"json_constrained", o.json_constrained}, {"json_valid", parsed.value()}, {"caption_valid", valid.value()}, {"subject_count_accuracy", count_ok.value()},
                             {"colour_accuracy", colour_ok.value()}, {"material_accuracy", material_ok.value()},
                             {"shape_accuracy", shape_ok.value()}, {"attribute_accuracy", attributes}};
     }
@@ -139,6 +140,18 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
     const fs::path tmp = fs::temp_directory_path() / ("worldstudio-bench-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
     fs::create_directories(tmp);
     Mean count_ok, colour_recall, fd_err, fd_base_err, fd_psnr, fd_base_psnr, id_mse, id_base_mse, onset_err, t2v_seconds;
+    // The ceiling the folder's own codecs set: the true video and sound through encode and decode, measured alike.
+    Mean codec_fd_err, codec_psnr, codec_onset_err;
+    std::optional<LinearVideoCodec> video_codec;
+    std::optional<LinearAudioCodec> audio_codec;
+    if (fs::exists(fs::path(model_dir) / "vae" / "codec.safetensors")) video_codec = LinearVideoCodec::load((fs::path(model_dir) / "vae" / "codec.safetensors").string());
+    if (fs::exists(fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors"))
+        audio_codec = LinearAudioCodec::load((fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors").string());
+    // Both ways (each impact to its nearest sound, each sound to its nearest impact); no sound at all for an episode
+    // with impacts counts as a full second off.
+    auto onset_score = [](const std::vector<double>& truth, const std::vector<double>& found) {
+        return found.empty() ? 1.0 : (onset_error(truth, found) + onset_error(found, truth)) / 2;
+    };
     try {
         for (int k = 0; k < o.episodes; ++k) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
@@ -187,8 +200,8 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
                 const std::vector<double> truth_onsets = audible_impacts(e);
                 const std::vector<double> found = onsets(read_audio(base + "_v2s.mp4"));
                 if (!truth_onsets.empty()) {
-                    // No sound at all for an episode with impacts counts as a full second off.
-                    onset_err.add(found.empty() ? 1.0 : (onset_error(truth_onsets, found) + onset_error(found, truth_onsets)) / 2);
+                    onset_err.add(onset_score(truth_onsets, found));
+                    if (audio_codec) codec_onset_err.add(onset_score(truth_onsets, onsets(audio_codec->decode(audio_codec->encode(e.audio)))));
                 }
             }
             if (wants(o, "forward_dynamics")) {
@@ -205,6 +218,11 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
                 fd_base_err.add(tracked_error(e, copy, e.video, 1));
                 fd_psnr.add(psnr(rollout, e.video));
                 fd_base_psnr.add(psnr(copy, e.video));
+                if (video_codec) {
+                    const VideoFrames round_trip = video_codec->decode(video_codec->encode(e.video), e.options.fps);
+                    codec_fd_err.add(tracked_error(e, round_trip, e.video, 1));
+                    codec_psnr.add(psnr(round_trip, e.video));
+                }
             }
             if (wants(o, "inverse_dynamics")) {
                 // The video; the actions against the true ones.
@@ -237,9 +255,12 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
     }
     if (wants(o, "forward_dynamics"))
         out["forward_dynamics"] = {{"tracked_position_error_px", fd_err.value()}, {"copy_last_frame_error_px", fd_base_err.value()},
-                                   {"psnr_db", fd_psnr.value()}, {"copy_last_frame_psnr_db", fd_base_psnr.value()}};
+                                   {"psnr_db", fd_psnr.value()}, {"copy_last_frame_psnr_db", fd_base_psnr.value()},
+                                   {"codec_round_trip_error_px", codec_fd_err.value()}, {"codec_round_trip_psnr_db", codec_psnr.value()}};
     if (wants(o, "inverse_dynamics")) out["inverse_dynamics"] = {{"action_mse", id_mse.value()}, {"zero_action_mse", id_base_mse.value()}};
-    if (wants(o, "sound")) out["sound"] = {{"onset_error_ms", onset_err.value() < 0 ? -1 : onset_err.value() * 1000}, {"one_latent_ms", 40}};
+    if (wants(o, "sound"))
+        out["sound"] = {{"onset_error_ms", onset_err.value() < 0 ? -1 : onset_err.value() * 1000}, {"one_latent_ms", 40},
+                        {"codec_round_trip_onset_error_ms", codec_onset_err.value() < 0 ? -1 : codec_onset_err.value() * 1000}};
     return out;
 }
 
@@ -251,8 +272,11 @@ std::string bench_table(const ojson& r) {
         t += buf;
     };
     auto v = [&](const char* a, const char* b) { return r[a][b].get<double>(); };
+    // Ceilings are measured only for folders with Pico codecs (-1 otherwise).
+    auto has = [&](const char* a, const char* b) { return r[a].contains(b) && r[a][b].is_number() && r[a][b].get<double>() >= 0; };
     if (r.contains("upsampler")) {
-        row("| upsampler: valid JSON (%d prompts) | %.0f %% | 99 %% |\n", r["upsampler"]["prompts"].get<int>(), 100 * v("upsampler", "json_valid"));
+        row("| upsampler: valid JSON (%d prompts%s) | %.0f %% | 99 %% |\n", r["upsampler"]["prompts"].get<int>(),
+            r["upsampler"].value("json_constrained", true) ? "" : ", unconstrained", 100 * v("upsampler", "json_valid"));
         row("| upsampler: captions without schema problems | %.0f %% | |\n", 100 * v("upsampler", "caption_valid"));
         row("| upsampler: subject count right | %.0f %% | |\n", 100 * v("upsampler", "subject_count_accuracy"));
         row("| upsampler: colours, materials, shapes right | %.0f %% / %.0f %% / %.0f %% | |\n", 100 * v("upsampler", "colour_accuracy"),
@@ -267,10 +291,17 @@ std::string bench_table(const ojson& r) {
         row("| forward dynamics: tracked position error | %.1f px | %.1f px (copy last frame) |\n", v("forward_dynamics", "tracked_position_error_px"),
             v("forward_dynamics", "copy_last_frame_error_px"));
         row("| forward dynamics: PSNR | %.1f dB | %.1f dB (copy last frame) |\n", v("forward_dynamics", "psnr_db"), v("forward_dynamics", "copy_last_frame_psnr_db"));
+        if (has("forward_dynamics", "codec_round_trip_error_px"))
+            row("| forward dynamics ceiling: the true video through the codec | %.1f px, %.1f dB | |\n", v("forward_dynamics", "codec_round_trip_error_px"),
+                v("forward_dynamics", "codec_round_trip_psnr_db"));
     }
     if (r.contains("inverse_dynamics"))
         row("| inverse dynamics: action MSE | %.4f | %.4f (zero actions) |\n", v("inverse_dynamics", "action_mse"), v("inverse_dynamics", "zero_action_mse"));
-    if (r.contains("sound")) row("| sound for a given video: impact onset error | %.0f ms | 40 ms (one audio latent) |\n", v("sound", "onset_error_ms"));
+    if (r.contains("sound")) {
+        row("| sound for a given video: impact onset error | %.0f ms | 40 ms (one audio latent) |\n", v("sound", "onset_error_ms"));
+        if (has("sound", "codec_round_trip_onset_error_ms"))
+            row("| sound ceiling: the true sound through the codec | %.0f ms | |\n", v("sound", "codec_round_trip_onset_error_ms"));
+    }
     if (r.contains("speed"))
         row("| speed: text2video + sound, 64x64, 33 frames, %d steps | %.1f s | |\n", r["steps"].get<int>(), v("speed", "text2video_sound_seconds"));
     return t;

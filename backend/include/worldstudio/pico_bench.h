@@ -14,6 +14,7 @@ namespace ws::pico {
 struct BenchOptions {
     int episodes = 8;            // held-out episodes for the generation sections
     int upsampler_episodes = 50; // held-out prompts for the upsampler section
+    bool json_constrained = true;  // upsample as the studio does (one JSON object); false: free text
     uint64_t seed = 2000000;     // held out: training uses small seeds
     int steps = 20;              // sampling steps per generation
     // Which parts to run: upsampler, text2video, forward_dynamics, inverse_dynamics, sound (empty: all).
