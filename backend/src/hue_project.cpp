@@ -460,12 +460,12 @@ std::vector<Disagreement> Project::disagreements(bool include_settled) const {
         if (!s.is_null(5)) d.final_answer = answer_of(s.text(5));
         out.push_back(std::move(d));
     }
-    for (Disagreement& d : out) {
-        Stmt a(*db_, "SELECT n.name, a.value FROM answers a JOIN annotators n ON n.id = a.annotator_id "
-                     "WHERE a.video_id = ? AND a.question_id = ? ORDER BY n.id");
-        a.bind(1, d.video_id).bind(2, d.question_id);
-        while (a.row()) d.answers.emplace_back(a.text(0), answer_of(a.text(1)));
-    }
+    // Every answer in one pass, to the items listed (one statement, not one per item).
+    std::map<std::pair<int64_t, int64_t>, Disagreement*> by_item;
+    for (Disagreement& d : out) by_item[{d.video_id, d.question_id}] = &d;
+    Stmt a(*db_, "SELECT a.video_id, a.question_id, n.name, a.value FROM answers a JOIN annotators n ON n.id = a.annotator_id ORDER BY n.id");
+    while (!by_item.empty() && a.row())
+        if (auto it = by_item.find({a.i64(0), a.i64(1)}); it != by_item.end()) it->second->answers.emplace_back(a.text(2), answer_of(a.text(3)));
     return out;
 }
 
