@@ -14,6 +14,7 @@
 #include "test_support.h"
 #include "worldstudio/error.h"
 #include "worldstudio/hue.h"
+#include "worldstudio/pico_world.h"
 
 using namespace ws::hue;
 using ws::ojson;
@@ -258,6 +259,22 @@ private Q_SLOTS:
         // Answering again replaces the annotator's own answer.
         p->answer(open[0].video_id, open[0].question_id, "ann1", Answer::No);
         QCOMPARE(p->disagreements(true).size(), size_t(1));
+    }
+
+    void importedVideosKeepTheirEmbeddedRecords() {
+        QTemporaryDir dir;
+        ws::pico::write_episode(ws::pico::simulate(3), dir.path().toStdString());  // an MP4 with its record inside
+        const std::string file = dir.filePath("answers.jsonl").toStdString();
+        std::ofstream(file) << R"({"model": "sim", "prompt_id": "p", "domain": "Physics", "video": "episode_3.mp4", "question_id": "q", "question": "Does it fall?", "dimension": "Physical Laws", "annotator": "a", "answer": "yes"})"
+                            << "\n"
+                            << R"({"model": "sim", "prompt_id": "p", "domain": "Physics", "video": "gone.mp4", "question_id": "q", "question": "Does it fall?", "dimension": "Physical Laws", "annotator": "a", "answer": "no"})"
+                            << "\n";
+        auto p = Project::open(fresh_db(dir));
+        p->import_jsonl(file);
+        const auto videos = p->videos();
+        QCOMPARE(videos.size(), size_t(2));
+        QCOMPARE(ojson::parse(videos[0].record)["seed"].get<int>(), 3);  // relative to the project file
+        QVERIFY(videos[1].record.empty());                               // absent: evaluated all the same
     }
 
     void studioOutputsJoinWithTheirRecords() {

@@ -196,6 +196,23 @@ const std::vector<std::string>& physical_ai_domains() {
     return d;
 }
 
+namespace {
+// The generation record a WorldStudio output carries inside its MP4 ("" for other, absent or unreadable files, which
+// are evaluated all the same). Relative paths are relative to the project file.
+std::string embedded_record(const std::string& project_path, const std::string& video) {
+    fs::path file(video);
+    if (file.is_relative()) file = fs::path(project_path).parent_path() / file;
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return "";
+    try {
+        const ojson probe = probe_media(file.string());
+        if (probe.contains("record") && probe["record"].is_object()) return probe["record"].dump();
+    } catch (const std::exception&) {
+    }
+    return "";
+}
+}  // namespace
+
 Project::Project(std::string path) : db_(std::make_unique<Db>()), path_(std::move(path)) { db_->path = path_; }
 Project::~Project() = default;
 
@@ -274,7 +291,9 @@ int64_t Project::add_prompt(const Prompt& p) {
     return sqlite3_last_insert_rowid(db_->h);
 }
 
-int64_t Project::add_video(const Video& v) {
+int64_t Project::add_video(const Video& v) { return add_video(v, true); }
+
+int64_t Project::add_video(const Video& v, bool probe_record) {
     if (v.file.empty()) throw Error("a video needs a file");
     const int64_t model = add_model(v.model);
     const int64_t prompt = find_id(*db_, "SELECT id FROM prompts WHERE key = ?", v.prompt_key);
@@ -288,17 +307,7 @@ int64_t Project::add_video(const Video& v) {
     }
     // A WorldStudio output carries its generation record inside the MP4: keep it with the video (absent or unreadable
     // files are evaluated all the same).
-    std::string record = v.record;
-    if (record.empty()) {
-        fs::path file(v.file);
-        if (file.is_relative()) file = fs::path(path_).parent_path() / file;
-        std::error_code ec;
-        if (fs::is_regular_file(file, ec)) try {
-                const ojson probe = probe_media(file.string());
-                if (probe.contains("record") && probe["record"].is_object()) record = probe["record"].dump();
-            } catch (const std::exception&) {
-            }
-    }
+    const std::string record = v.record.empty() && probe_record ? embedded_record(path_, v.file) : v.record;
     Stmt ins(*db_, "INSERT INTO videos(file, model_id, prompt_id, seed, record) VALUES (?, ?, ?, ?, ?)");
     ins.bind(1, v.file).bind(2, model).bind(3, prompt).bind(5, record);
     if (v.seed) ins.bind(4, *v.seed);
@@ -529,6 +538,17 @@ ImportReport Project::import_jsonl(const std::string& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw Error(file + ": cannot read");
     ImportReport report;
+    // Records of the file's new videos are read first, outside the write lock (other annotators keep labeling).
+    std::map<std::string, std::string> records;
+    for (std::string line; std::getline(in, line);) {
+        const ojson j = ojson::parse(line, nullptr, false);
+        if (j.is_object() && j.contains("video") && j["video"].is_string()) {
+            const std::string video = j["video"].get<std::string>();
+            if (!records.count(video) && !find_id(*db_, "SELECT id FROM videos WHERE file = ?", video)) records[video] = embedded_record(path_, video);
+        }
+    }
+    in.clear();
+    in.seekg(0);
     Transaction t(*db_);  // all or nothing
     std::string line;
     int number = 0;
@@ -572,7 +592,8 @@ ImportReport Project::import_jsonl(const std::string& file) {
                 if (!j.at("seed").is_number_integer()) throw Error("\"seed\" must be an integer");
                 v.seed = j.at("seed").get<int64_t>();
             }
-            const int64_t video = add_video(v);
+            if (const auto r = records.find(v.file); r != records.end()) v.record = r->second;
+            const int64_t video = add_video(v, false);
             const int64_t question = add_question({0, text_field(j, "question_id"), p.key, text_field(j, "question"), *d, true});
             const std::string annotator = text_field(j, "annotator");
             if (annotator.empty()) throw Error("\"annotator\" is empty");

@@ -140,6 +140,8 @@ public:
 
 private:
     explicit Project(std::string path);
+    // add_video; `probe_record`: read the record embedded in the file when `v.record` is empty.
+    int64_t add_video(const Video& v, bool probe_record);
     std::unique_ptr<Db> db_;
     std::string path_;
 };
