@@ -155,14 +155,11 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     });
     // Selecting a question puts it in the form, to edit and save.
     connect(questionList_, &QListWidget::currentRowChanged, this, [this](int row) {
-        if (!project_ || row < 0) return;
-        const qint64 id = questionList_->item(row)->data(Qt::UserRole).toLongLong();
-        for (const auto& q : project_->questions("", true))
-            if (q.id == id) {
-                newQuestion_->setText(QString::fromStdString(q.text));
-                newDimension_->setCurrentIndex(static_cast<int>(q.dimension));
-                if (int i = questionPrompt_->findData(QString::fromStdString(q.prompt_key)); i >= 0) questionPrompt_->setCurrentIndex(i);
-            }
+        if (row < 0 || row >= static_cast<int>(questions_.size())) return;
+        const ws::hue::Question& q = questions_[static_cast<size_t>(row)];
+        newQuestion_->setText(QString::fromStdString(q.text));
+        newDimension_->setCurrentIndex(static_cast<int>(q.dimension));
+        if (int i = questionPrompt_->findData(QString::fromStdString(q.prompt_key)); i >= 0) questionPrompt_->setCurrentIndex(i);
     });
     QPushButton* draft = new QPushButton(tr("Draft questions with the reasoner"), page);
     draftStatus_ = new QLabel(page);
@@ -315,14 +312,13 @@ void EvaluationPanel::refresh() {
         for (const auto& p : project_->prompts())
             questionPrompt_->addItem(QStringLiteral("%1: %2").arg(QString::fromStdString(p.key), QString::fromStdString(p.text)), QString::fromStdString(p.key));
         if (int i = questionPrompt_->findData(keepPrompt); i >= 0) questionPrompt_->setCurrentIndex(i);
+        questionList_->blockSignals(true);
         questionList_->clear();
-        for (const auto& q : project_->questions("", true)) {
-            auto* item = new QListWidgetItem(QStringLiteral("%1[%2] %3 (%4)").arg(q.approved ? QString() : tr("DRAFT "), QString::fromStdString(q.prompt_key),
-                                                                                  QString::fromStdString(q.text), QString::fromUtf8(ws::hue::dimension_name(q.dimension))),
-                                             questionList_);
-            item->setData(Qt::UserRole, static_cast<qlonglong>(q.id));
-            item->setData(Qt::UserRole + 1, q.approved);
-        }
+        questions_ = project_->questions("", true);  // row i of the list is questions_[i]
+        for (const auto& q : questions_)
+            questionList_->addItem(QStringLiteral("%1[%2] %3 (%4)").arg(q.approved ? QString() : tr("DRAFT "), QString::fromStdString(q.prompt_key),
+                                                                         QString::fromStdString(q.text), QString::fromUtf8(ws::hue::dimension_name(q.dimension))));
+        questionList_->blockSignals(false);
         int64_t items = 0;
         std::string progress = "progress (items answered of ";
         const auto answered = project_->progress(&items);
@@ -473,11 +469,16 @@ void EvaluationPanel::draftsFailed(const QString& message) {
     fail(message);
 }
 
+const ws::hue::Question* EvaluationPanel::selectedQuestion() const {
+    const int row = questionList_->currentRow();
+    return row >= 0 && row < static_cast<int>(questions_.size()) ? &questions_[static_cast<size_t>(row)] : nullptr;
+}
+
 bool EvaluationPanel::editSelectedQuestion(const QString& text, ws::hue::Dimension d) {
-    QListWidgetItem* item = questionList_->currentItem();
-    if (!project_ || !item || text.trimmed().isEmpty()) return false;
+    const ws::hue::Question* q = selectedQuestion();
+    if (!project_ || !q || text.trimmed().isEmpty()) return false;
     try {
-        project_->update_question(item->data(Qt::UserRole).toLongLong(), text.trimmed().toStdString(), d, item->data(Qt::UserRole + 1).toBool());
+        project_->update_question(q->id, text.trimmed().toStdString(), d, q->approved);
     } catch (const std::exception& e) {
         fail(QString::fromUtf8(e.what()));
         return false;
@@ -489,12 +490,10 @@ bool EvaluationPanel::editSelectedQuestion(const QString& text, ws::hue::Dimensi
 }
 
 void EvaluationPanel::approveSelectedQuestion() {
-    QListWidgetItem* item = questionList_->currentItem();
-    if (!project_ || !item) return;
-    const qint64 id = item->data(Qt::UserRole).toLongLong();
+    const ws::hue::Question* q = selectedQuestion();
+    if (!project_ || !q) return;
     try {
-        for (const auto& q : project_->questions("", true))
-            if (q.id == id) project_->update_question(id, q.text, q.dimension, true);
+        project_->update_question(q->id, q->text, q->dimension, true);
     } catch (const std::exception& e) {
         fail(QString::fromUtf8(e.what()));
     }
@@ -502,10 +501,10 @@ void EvaluationPanel::approveSelectedQuestion() {
 }
 
 void EvaluationPanel::removeSelectedQuestion() {
-    QListWidgetItem* item = questionList_->currentItem();
-    if (!project_ || !item) return;
+    const ws::hue::Question* q = selectedQuestion();
+    if (!project_ || !q) return;
     try {
-        project_->remove_question(item->data(Qt::UserRole).toLongLong());
+        project_->remove_question(q->id);
     } catch (const std::exception& e) {
         fail(QString::fromUtf8(e.what()));
     }

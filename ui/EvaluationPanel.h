@@ -83,13 +83,15 @@ private:
     QWidget* buildQuestionsPage();
     QWidget* buildScoresPage();
     void showCurrent();
-    void goToFirstOpen();  // the current annotator's first unanswered item
+    void goToFirstOpen();
+    const ws::hue::Question* selectedQuestion() const;  // the Questions page's selection, or nullptr  // the current annotator's first unanswered item
     void showVideo(const std::string& file);
     void fail(const QString& message);
 
     std::unique_ptr<ws::hue::Project> project_;
     std::vector<ws::hue::Task> tasks_;
     std::vector<ws::hue::Disagreement> disagreements_;
+    std::vector<ws::hue::Question> questions_;  // the Questions page's list, row for row
     int current_ = 0;         // label page: index into tasks_
     int currentDispute_ = 0;  // adjudicate page: index into disagreements_
     QString error_, shownVideo_;
