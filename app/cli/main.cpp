@@ -71,7 +71,7 @@ commands:
   fit-preview MODEL_DIR [--samples N]
                                     fit the linear latent->RGB preview projection and store it beside the model
   probe FILE                        streams and the embedded generation record, as JSON
-  pico-codecs MODEL_DIR [--episodes N] [--seed S]
+  pico-codecs MODEL_DIR [--episodes N] [--seed S] [--only video|audio]
                                     fit the Pico video and audio codecs on N simulated episodes (default 64) and
                                     install them as the model folder's vae/ and sound_tokenizer/
   train MODEL_DIR [--stage generator|upsampler] [--steps N] [--episodes N] [--seed S] [--lr X]
@@ -603,15 +603,23 @@ int main(int argc, char** argv) {
             std::vector<const ws::VideoFrames*> videos;
             std::vector<const ws::AudioClip*> sounds;
             for (const auto& e : data) videos.push_back(&e.video), sounds.push_back(&e.audio);
-            const auto video = ws::pico::LinearVideoCodec::fit(videos);
-            const auto audio = ws::pico::LinearAudioCodec::fit(sounds);
-            double worst = 99;
-            for (int i = 0; i < 8; ++i) {
-                const ws::pico::Episode held = ws::pico::simulate(1000000 + static_cast<uint64_t>(i));
-                worst = std::min(worst, ws::pico::psnr(video.decode(video.encode(held.video), held.video.fps), held.video));
+            const std::string only = a.get("--only", "");
+            if (!only.empty() && only != "video" && only != "audio") throw UsageError("--only must be video or audio");
+            if (only != "audio") {
+                const auto video = ws::pico::LinearVideoCodec::fit(videos);
+                double worst = 99;
+                for (int i = 0; i < 8; ++i) {
+                    const ws::pico::Episode held = ws::pico::simulate(1000000 + static_cast<uint64_t>(i));
+                    worst = std::min(worst, ws::pico::psnr(video.decode(video.encode(held.video), held.video.fps), held.video));
+                }
+                ws::pico::install_codec(a.positional[0], video);
+                std::printf("installed the Pico video codec in %s (round trip on held-out episodes: worst %.1f dB PSNR)\n", a.positional[0].c_str(), worst);
             }
-            ws::pico::install_codecs(a.positional[0], video, audio);
-            std::printf("installed the Pico codecs in %s (video round trip on held-out episodes: worst %.1f dB PSNR)\n", a.positional[0].c_str(), worst);
+            if (only != "video") {
+                const auto audio = ws::pico::EnvelopeAudioCodec::fit(sounds);
+                ws::pico::install_codec(a.positional[0], audio);
+                std::printf("installed the Pico audio codec in %s\n", a.positional[0].c_str());
+            }
             return 0;
         }
         if (cmd == "sim") {

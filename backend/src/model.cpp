@@ -61,13 +61,13 @@ struct PicoVideoCodec : VideoCodec {
 };
 
 struct PicoSoundDecoder : SoundDecoder {
-    explicit PicoSoundDecoder(pico::LinearAudioCodec c) : codec(std::move(c)) {}
+    explicit PicoSoundDecoder(pico::EnvelopeAudioCodec c) : codec(std::move(c)) {}
     at::Tensor decode(const at::Tensor& latent) const override {
         const at::Tensor z = latent.to(at::kCPU, at::kFloat).contiguous();
         const AudioClip a = codec.decode({z.sizes().vec(), std::vector<float>(z.data_ptr<float>(), z.data_ptr<float>() + z.numel())});
         return at::tensor(a.samples).reshape({-1, 2}).t().contiguous().to(latent.device());  // [2, N]
     }
-    pico::LinearAudioCodec codec;
+    pico::EnvelopeAudioCodec codec;
 };
 
 // A file of a model folder for the generation record: "<folder>/<name>", its size and SHA-256.
@@ -256,8 +256,12 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         const at::ScalarType vae_dtype = impl->device.is_cuda() ? at::kBFloat16 : at::kFloat;
         impl->vae = std::make_unique<VideoVAE>(cfg, std::move(w), at::tensor(mean), at::tensor(std), impl->device, vae_dtype);
     }
+    if (!f.sound_dir.empty() && sc.value("_class_name", "") == pico::kRetiredAudioCodecClass)
+        throw Error(f.sound_dir + ": an earlier Pico audio codec (" + pico::kRetiredAudioCodecClass +
+                    ") whose latents this version does not read; install the current one with `worldstudio-cli pico-codecs DIR --only audio` "
+                    "and retrain the generator, or use the Pico model that ships with WorldStudio");
     if (!f.sound_dir.empty() && sc.value("_class_name", "") == pico::kAudioCodecClass) {
-        auto codec = std::make_unique<PicoSoundDecoder>(pico::LinearAudioCodec::load(f.sound_dir + "/codec.safetensors"));
+        auto codec = std::make_unique<PicoSoundDecoder>(pico::EnvelopeAudioCodec::load(f.sound_dir + "/codec.safetensors"));
         if (codec->codec.channels() != impl->config.sound_dim)
             throw Error(f.sound_dir + ": the codec's channels do not match the transformer's sound width");
         hash_file(f.sound_dir + "/codec.safetensors");

@@ -143,10 +143,10 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
     // The ceiling the folder's own codecs set: the true video and sound through encode and decode, measured alike.
     Mean codec_fd_err, codec_psnr, codec_onset_err;
     std::optional<LinearVideoCodec> video_codec;
-    std::optional<LinearAudioCodec> audio_codec;
+    std::optional<EnvelopeAudioCodec> audio_codec;
     if (fs::exists(fs::path(model_dir) / "vae" / "codec.safetensors")) video_codec = LinearVideoCodec::load((fs::path(model_dir) / "vae" / "codec.safetensors").string());
     if (fs::exists(fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors"))
-        audio_codec = LinearAudioCodec::load((fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors").string());
+        audio_codec = EnvelopeAudioCodec::load((fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors").string());
     // Both ways (each impact to its nearest sound, each sound to its nearest impact); no sound at all for an episode
     // with impacts counts as a full second off.
     auto onset_score = [](const std::vector<double>& truth, const std::vector<double>& found) {

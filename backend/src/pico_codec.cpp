@@ -92,30 +92,28 @@ std::vector<float> tensor_vector(const std::map<std::string, at::Tensor>& m, con
 LinearVideoCodec LinearVideoCodec::fit(const std::vector<const VideoFrames*>& clips, int channels) {
     if (clips.empty()) throw Error("Pico video codec: nothing to fit on");
     if (channels < 1 || channels > kP * kP * 3) throw Error("Pico video codec: channels must be between 1 and 768");
-    std::vector<at::Tensor> first, groups;
+    std::vector<at::Tensor> groups;
     for (const VideoFrames* v : clips) {
         check_video(*v);
         const at::Tensor x = bytes_to_thwc(*v);
-        first.push_back(patches(x, 0, 1));
         for (int f = 1; f + kT <= v->count; f += kT) groups.push_back(patches(x, f, kT));
     }
     if (groups.empty()) throw Error("Pico video codec: the clips need more than one frame");
     LinearVideoCodec c;
     c.channels_ = channels;
-    principal(at::cat(first), channels, &c.first_mean_, &c.first_basis_, &c.first_std_);
-    principal(at::cat(groups), channels, &c.group_mean_, &c.group_basis_, &c.group_std_);
+    principal(at::cat(groups), channels, &c.mean_, &c.basis_, &c.std_);
     return c;
 }
 
 Latent LinearVideoCodec::encode_pixels(const float* pixels, int frames, int height, int width) const {
     check_size(frames, height, width);
     const int64_t h = height / kP, w = width / kP, t = 1 + (frames - 1) / kT, C = channels_;
-    const int64_t D1 = kP * kP * 3, D4 = kT * D1;
+    const int64_t D4 = kT * kP * kP * 3;
     const at::Tensor x = at::from_blob(const_cast<float*>(pixels), {3, frames, height, width}, at::kFloat).permute({1, 2, 3, 0});
     std::vector<at::Tensor> codes;  // each [h * w, C]
-    codes.push_back((patches(x, 0, 1) - view(first_mean_, {D1})).mm(view(first_basis_, {D1, C})) / view(first_std_, {C}));
-    for (int f = 1; f < frames; f += kT)
-        codes.push_back((patches(x, f, kT) - view(group_mean_, {D4})).mm(view(group_basis_, {D4, C})) / view(group_std_, {C}));
+    auto code = [&](const at::Tensor& rows) { return (rows - view(mean_, {D4})).mm(view(basis_, {D4, C})) / view(std_, {C}); };
+    codes.push_back(code(patches(x, 0, 1).repeat({1, kT})));  // the first frame as a still group of four
+    for (int f = 1; f < frames; f += kT) codes.push_back(code(patches(x, f, kT)));
     const at::Tensor z = at::stack(codes).reshape({t, h, w, C}).permute({3, 0, 1, 2});  // [C, T, H', W']
     return {{C, t, h, w}, copy_out(z)};
 }
@@ -131,15 +129,15 @@ std::vector<float> LinearVideoCodec::decode_pixels(const Latent& latent, int* fr
         throw Error("Pico video codec: latent must be [" + std::to_string(channels_) + ", T, H, W]");
     const int64_t C = channels_, t = latent.shape[1], h = latent.shape[2], w = latent.shape[3];
     if (static_cast<int64_t>(latent.data.size()) != C * t * h * w) throw Error("Pico video codec: latent data has the wrong size");
-    const int64_t D1 = kP * kP * 3, D4 = kT * D1;
+    const int64_t D4 = kT * kP * kP * 3;
     const at::Tensor z = view(latent.data, {C, t, h * w}).permute({1, 2, 0});  // [T, h*w, C]
     std::vector<at::Tensor> parts;  // each [n, H, W, 3]
-    auto unpatch = [&](const at::Tensor& rows, int n) {
-        return rows.reshape({h, w, n, kP, kP, 3}).permute({2, 0, 3, 1, 4, 5}).reshape({n, h * kP, w * kP, 3});
+    auto group = [&](const at::Tensor& code) {  // [h*w, C] -> [4, H, W, 3]
+        const at::Tensor rows = (code * view(std_, {C})).mm(view(basis_, {D4, C}).t()) + view(mean_, {D4});
+        return rows.reshape({h, w, kT, kP, kP, 3}).permute({2, 0, 3, 1, 4, 5}).reshape({kT, h * kP, w * kP, 3});
     };
-    parts.push_back(unpatch((z[0] * view(first_std_, {C})).mm(view(first_basis_, {D1, C}).t()) + view(first_mean_, {D1}), 1));
-    for (int64_t i = 1; i < t; ++i)
-        parts.push_back(unpatch((z[i] * view(group_std_, {C})).mm(view(group_basis_, {D4, C}).t()) + view(group_mean_, {D4}), kT));
+    parts.push_back(group(z[0]).mean(0, true));  // the still group's best single frame
+    for (int64_t i = 1; i < t; ++i) parts.push_back(group(z[i]));
     const at::Tensor x = at::cat(parts).permute({3, 0, 1, 2}).contiguous();  // [3, T, H, W]
     *frames = static_cast<int>(x.size(1)), *height = static_cast<int>(x.size(2)), *width = static_cast<int>(x.size(3));
     return copy_out(x);
@@ -156,100 +154,206 @@ VideoFrames LinearVideoCodec::decode(const Latent& latent, double fps) const {
 }
 
 void LinearVideoCodec::save(const std::string& path) const {
-    const int64_t D1 = kP * kP * 3, C = channels_;
-    save_tensors(path,
-                 {{"first_mean", view(first_mean_, {D1}).clone()}, {"first_basis", view(first_basis_, {D1, C}).clone()},
-                  {"first_std", view(first_std_, {C}).clone()}, {"group_mean", view(group_mean_, {kT * D1}).clone()},
-                  {"group_basis", view(group_basis_, {kT * D1, C}).clone()}, {"group_std", view(group_std_, {C}).clone()}},
-                 {{"format", "worldstudio-pico-video-codec"}, {"channels", std::to_string(C)}});
+    const int64_t D4 = kT * kP * kP * 3, C = channels_;
+    save_tensors(path, {{"mean", view(mean_, {D4}).clone()}, {"basis", view(basis_, {D4, C}).clone()}, {"std", view(std_, {C}).clone()}},
+                 {{"format", "worldstudio-pico-video-codec"}, {"channels", std::to_string(C)}, {"first_frame", "still group"}});
 }
 
 LinearVideoCodec LinearVideoCodec::load(const std::string& path) {
     const auto m = load_tensors(path);
-    auto it = m.find("first_basis");
-    if (it == m.end() || it->second.dim() != 2) throw Error(path + ": not a Pico video codec (no first_basis)");
+    if (m.count("first_basis"))
+        throw Error(path + ": an earlier Pico video codec (first frames on a basis of their own) whose latents this version does "
+                           "not read; install the current one with `worldstudio-cli pico-codecs DIR --only video` and retrain the generator");
+    auto it = m.find("basis");
+    const int64_t D4 = kT * kP * kP * 3;
+    if (it == m.end() || it->second.dim() != 2 || it->second.size(0) != D4 || it->second.size(1) < 1)
+        throw Error(path + ": not a Pico video codec (no " + std::to_string(D4) + "-row basis)");
     LinearVideoCodec c;
     c.channels_ = static_cast<int>(it->second.size(1));
-    const int64_t D1 = kP * kP * 3;
-    c.first_mean_ = tensor_vector(m, "first_mean", D1, 0, path);
-    c.first_basis_ = tensor_vector(m, "first_basis", D1, c.channels_, path);
-    c.group_mean_ = tensor_vector(m, "group_mean", kT * D1, 0, path);
-    c.group_basis_ = tensor_vector(m, "group_basis", kT * D1, c.channels_, path);
-    c.first_std_ = tensor_vector(m, "first_std", c.channels_, 0, path);
-    c.group_std_ = tensor_vector(m, "group_std", c.channels_, 0, path);
+    c.mean_ = tensor_vector(m, "mean", D4, 0, path);
+    c.basis_ = tensor_vector(m, "basis", D4, c.channels_, path);
+    c.std_ = tensor_vector(m, "std", c.channels_, 0, path);
     return c;
 }
 
 namespace {
 
-// Windows of 1/25 s, stereo interleaved, zero-padded at the end: [T, 2 * kHop].
+using Audio = EnvelopeAudioCodec;
+constexpr double kSilence = 1e-4;       // step loudness floor (-80 dB): the log of silence stays finite
+constexpr double kAudibleRms = 1e-3;    // below this a latent's spectrum shape is faded to the fitted mean
+constexpr int kFft = 2048;              // the latent's 1920 samples, Hann-weighted and zero-padded
+
+// Windows of 1/25 s, zero-padded at the end: [T, kHop, 2].
 at::Tensor windows(const AudioClip& a) {
-    constexpr int H = LinearAudioCodec::kHop;
-    if (a.sample_rate != LinearAudioCodec::kRate || a.channels != 2) throw Error("Pico audio codec: needs 48 kHz stereo");
-    const int64_t t = std::max<int64_t>(1, (a.frames() + H - 1) / H);
-    at::Tensor x = at::zeros({t * H * 2}, at::kFloat);
+    if (a.sample_rate != Audio::kRate || a.channels != 2) throw Error("Pico audio codec: needs 48 kHz stereo");
+    const int64_t t = std::max<int64_t>(1, (a.frames() + Audio::kHop - 1) / Audio::kHop);
+    at::Tensor x = at::zeros({t * Audio::kHop * 2}, at::kFloat);
     if (!a.samples.empty()) x.narrow(0, 0, static_cast<int64_t>(a.samples.size())).copy_(at::from_blob(const_cast<float*>(a.samples.data()), {static_cast<int64_t>(a.samples.size())}, at::kFloat));
-    return x.reshape({t, H * 2});
+    return x.reshape({t, Audio::kHop, 2});
+}
+
+double mel(double hz) { return 2595 * std::log10(1 + hz / 700); }
+double hz(double m) { return 700 * (std::pow(10, m / 2595) - 1); }
+
+// Triangular mel filters over the FFT's bins [kFft / 2 + 1, kBands], and the bands' centre frequencies.
+const std::pair<at::Tensor, std::vector<double>>& mel_bank() {
+    static const auto bank = [] {
+        const int bins = kFft / 2 + 1;
+        std::vector<double> edges;
+        for (int i = 0; i < Audio::kBands + 2; ++i) edges.push_back(hz(mel(30) + (mel(16000) - mel(30)) * i / (Audio::kBands + 1)));
+        at::Tensor w = at::zeros({bins, Audio::kBands}, at::kFloat);
+        auto acc = w.accessor<float, 2>();
+        for (int k = 0; k < Audio::kBands; ++k)
+            for (int b = 0; b < bins; ++b) {
+                const double f = static_cast<double>(b) * Audio::kRate / kFft, lo = edges[k], mid = edges[k + 1], hi = edges[k + 2];
+                acc[b][k] = static_cast<float>(std::max(0.0, std::min((f - lo) / (mid - lo), (hi - f) / (hi - mid))));
+            }
+        return std::pair{w, std::vector<double>(edges.begin() + 1, edges.end() - 1)};
+    }();
+    return bank;
+}
+
+// Each window's log step loudness (peak) [T, 2 * kSteps] (left steps, then right) and the log of its spectrum's shape
+// (band energies over their sum) [T, kBands], with the window's RMS [T].
+struct Measures {
+    at::Tensor loudness, shape, rms;
+};
+Measures measure(const at::Tensor& w) {
+    const int64_t t = w.size(0);
+    const at::Tensor steps = w.reshape({t, Audio::kSteps, Audio::kStep, 2}).abs().amax(2);  // peaks [T, steps, 2]
+    const at::Tensor loudness = (steps + kSilence).log().permute({0, 2, 1}).reshape({t, 2 * Audio::kSteps});
+    const at::Tensor mono = w.mean(2) * at::hann_window(Audio::kHop, at::kFloat);  // [T, kHop]
+    const at::Tensor power = at::fft_rfft(mono, kFft, 1).abs().pow(2);              // [T, bins]
+    const at::Tensor bands = power.mm(mel_bank().first);                            // [T, kBands]
+    const at::Tensor shape = (bands / (bands.sum(1, true) + 1e-20) + 1e-6).log();
+    return {loudness, shape, w.pow(2).mean({1, 2}).sqrt()};
+}
+
+// A latent's weight on its spectrum's shape: 1 when audible, fading to 0 (the fitted mean) in silence, whose shape
+// is meaningless, so silent latents sit at the centre of the code rather than at an outlier.
+at::Tensor audible(const at::Tensor& rms) { return rms.pow(2) / (rms.pow(2) + kAudibleRms * kAudibleRms); }
+
+}  // namespace
+
+EnvelopeAudioCodec EnvelopeAudioCodec::fit(const std::vector<const AudioClip*>& clips, int channels) {
+    if (clips.empty()) throw Error("Pico audio codec: nothing to fit on");
+    if (channels <= kLoudnessChannels || channels > kLoudnessChannels + kBands)
+        throw Error("Pico audio codec: channels must be between " + std::to_string(kLoudnessChannels + 1) + " and " + std::to_string(kLoudnessChannels + kBands));
+    std::vector<at::Tensor> loudness, shapes;
+    for (const AudioClip* a : clips) {
+        const Measures m = measure(windows(*a));
+        loudness.push_back(m.loudness.reshape({-1}));
+        const at::Tensor heard = m.rms > kAudibleRms;
+        if (heard.any().item<bool>()) shapes.push_back(m.shape.index({heard}));
+    }
+    if (shapes.empty() || at::cat(shapes).size(0) < channels) throw Error("Pico audio codec: the clips hold too little sound to fit on");
+    EnvelopeAudioCodec c;
+    c.spectrum_channels_ = channels - kLoudnessChannels;
+    const at::Tensor all = at::cat(loudness);
+    c.loudness_mean_ = all.mean().item<float>();
+    c.loudness_std_ = std::max(1e-3f, all.std().item<float>());
+    principal(at::cat(shapes), c.spectrum_channels_, &c.mean_, &c.basis_, &c.std_);
+    return c;
+}
+
+Latent EnvelopeAudioCodec::encode(const AudioClip& clip) const {
+    const Measures m = measure(windows(clip));
+    const int64_t C = spectrum_channels_;
+    const at::Tensor loud = (m.loudness - loudness_mean_) / loudness_std_;
+    const at::Tensor spectrum = ((m.shape - view(mean_, {kBands})) * audible(m.rms).unsqueeze(1)).mm(view(basis_, {kBands, C})) / view(std_, {C});
+    const at::Tensor z = at::cat({loud, spectrum}, 1).t();  // [C, T]
+    return {{channels(), z.size(1)}, copy_out(z)};
+}
+
+AudioClip EnvelopeAudioCodec::decode(const Latent& latent) const {
+    if (latent.shape.size() != 2 || latent.shape[0] != channels() || latent.shape[1] < 1 ||
+        static_cast<int64_t>(latent.data.size()) != latent.shape[0] * latent.shape[1])
+        throw Error("Pico audio codec: latent must be [" + std::to_string(channels()) + ", T]");
+    const int64_t T = latent.shape[1], C = spectrum_channels_, H = kHop;
+    const at::Tensor z = view(latent.data, {channels(), T}).t();  // [T, channels]
+    // Loudness (peak) of every 2.5 ms step [T * kSteps, 2], interpolated linearly between the steps' centres; the
+    // onset finder and the ear hear a hit as a jump in it.
+    // (Clamped to full scale first: a generated latent may ask for anything.)
+    const at::Tensor steps = (z.narrow(1, 0, kLoudnessChannels) * loudness_std_ + loudness_mean_).clamp_max(0).exp().sub(kSilence).clamp_min(0)
+                                 .reshape({T, 2, kSteps}).permute({0, 2, 1}).reshape({T * kSteps, 2});
+    const at::Tensor gain = at::upsample_linear1d(steps.t().unsqueeze(0), {T * H}, false).squeeze(0).t();  // [T * H, 2]
+    // Band amplitudes [T, kBands] of unit power (sum(a^2) / 2 = 1), so cross-fading latents keeps the tone's level;
+    // the shape is a log share, at most 0 and at least the encoder's floor.
+    const at::Tensor shape = ((z.narrow(1, kLoudnessChannels, C) * view(std_, {C})).mm(view(basis_, {kBands, C}).t()) + view(mean_, {kBands})).clamp(-14, 0);
+    at::Tensor amp = shape.exp().sqrt();
+    amp = amp / (amp.pow(2).sum(1, true) / 2).sqrt();
+    // Oscillators at the band centres, their phases continuous across latents. Each latent's amplitudes sound
+    // over a span of two latents, weighted by a triangle peaking at its centre; the triangles of neighbours sum to
+    // one, so the spectrum is cross-faded from latent centre to latent centre and a change of spectrum does not
+    // click. The first and last latents are repeated once outside the clip, so its ends get full weight too.
+    const at::Tensor padded = at::cat({amp.narrow(0, 0, 1), amp, amp.narrow(0, T - 1, 1)});  // spans -1 .. T
+    const std::vector<double>& centres = mel_bank().second;
+    const at::Tensor omega = at::tensor(centres, at::kDouble) * (2 * M_PI / kRate);                  // [K]
+    const at::Tensor phase0 = at::arange(kBands, at::kDouble) * 2.399963229728653;                  // fixed, spread
+    const at::Tensor i = at::arange(2 * H, at::kDouble).unsqueeze(1);                               // [2H, 1]
+    const at::Tensor cos_i = (i * omega).cos().to(at::kFloat), sin_i = (i * omega).sin().to(at::kFloat);
+    const at::Tensor start = ((at::arange(T + 2, at::kDouble) - 1) * H - H / 2).unsqueeze(1);      // [T + 2, 1]
+    const at::Tensor a0 = start * omega + phase0;                                                   // [T + 2, K]
+    // cos(a0 + b) = cos a0 cos b - sin a0 sin b: every span from two products.
+    const at::Tensor spans = cos_i.mm((padded * a0.cos().to(at::kFloat)).t()) - sin_i.mm((padded * a0.sin().to(at::kFloat)).t());
+    const at::Tensor tri = 1 - ((at::arange(2 * H, at::kFloat) + 0.5) - H).abs() / H;               // [2H]
+    const at::Tensor weighted = (spans * tri.unsqueeze(1)).t().contiguous();                         // [T + 2, 2H]
+    at::Tensor tone = at::zeros({(T + 3) * H}, at::kFloat);  // sample s at (s + 3H/2)
+    for (int64_t w = 0; w < T + 2; ++w) tone.narrow(0, w * H, 2 * H).add_(weighted[w]);
+    // The tone's own peak per step is divided out (its partials beat), so each step peaks at its stored loudness.
+    tone = tone.narrow(0, 3 * H / 2, T * H);
+    const at::Tensor tone_peak = tone.reshape({T * kSteps, kStep}).abs().amax(1).clamp_min(1e-6);
+    const at::Tensor level = at::upsample_linear1d(tone_peak.reshape({1, 1, -1}), {T * H}, false).reshape({T * H, 1});
+    const at::Tensor out = (tone.unsqueeze(1) / level * gain).clamp(-1, 1).contiguous();  // [T * H, 2]
+    AudioClip clip;
+    clip.samples = copy_out(out.reshape({-1}));
+    return clip;
+}
+
+void EnvelopeAudioCodec::save(const std::string& path) const {
+    const int64_t C = spectrum_channels_;
+    save_tensors(path, {{"loudness", at::tensor(std::vector<float>{loudness_mean_, loudness_std_})}, {"mean", view(mean_, {kBands}).clone()},
+                        {"basis", view(basis_, {kBands, C}).clone()}, {"std", view(std_, {C}).clone()}},
+                 {{"format", "worldstudio-pico-envelope-audio-codec"}, {"channels", std::to_string(channels())}});
+}
+
+EnvelopeAudioCodec EnvelopeAudioCodec::load(const std::string& path) {
+    const auto m = load_tensors(path);
+    auto it = m.find("basis"), loud = m.find("loudness");
+    if (it == m.end() || loud == m.end() || it->second.dim() != 2 || it->second.size(0) != kBands || it->second.size(1) < 1 ||
+        it->second.size(1) > kBands)
+        throw Error(path + ": not a Pico envelope audio codec (no loudness and " + std::to_string(kBands) + "-band basis)");
+    EnvelopeAudioCodec c;
+    c.spectrum_channels_ = static_cast<int>(it->second.size(1));
+    const std::vector<float> l = tensor_vector(m, "loudness", 2, 0, path);
+    if (!(l[1] > 0)) throw Error(path + ": the loudness spread must be positive");
+    c.loudness_mean_ = l[0], c.loudness_std_ = l[1];
+    c.mean_ = tensor_vector(m, "mean", kBands, 0, path);
+    c.basis_ = tensor_vector(m, "basis", kBands, c.spectrum_channels_, path);
+    c.std_ = tensor_vector(m, "std", c.spectrum_channels_, 0, path);
+    return c;
+}
+
+namespace {
+
+void install(const std::string& model_dir, const char* sub, const char* cls, int channels) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(model_dir) / sub;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "config.json") << ojson{{"_class_name", cls}, {"latent_channels", channels}}.dump(2) << "\n";
 }
 
 }  // namespace
 
-LinearAudioCodec LinearAudioCodec::fit(const std::vector<const AudioClip*>& clips, int channels) {
-    if (clips.empty()) throw Error("Pico audio codec: nothing to fit on");
-    if (channels < 1 || channels > 2 * kHop) throw Error("Pico audio codec: channels out of range");
-    std::vector<at::Tensor> rows;
-    for (const AudioClip* a : clips) rows.push_back(windows(*a));
-    LinearAudioCodec c;
-    c.channels_ = channels;
-    principal(at::cat(rows), channels, &c.mean_, &c.basis_, &c.std_);
-    return c;
+void install_codec(const std::string& model_dir, const LinearVideoCodec& video) {
+    install(model_dir, "vae", kVideoCodecClass, video.channels());
+    video.save((std::filesystem::path(model_dir) / "vae" / "codec.safetensors").string());
 }
 
-Latent LinearAudioCodec::encode(const AudioClip& clip) const {
-    const at::Tensor w = windows(clip);
-    const at::Tensor z = ((w - view(mean_, {2 * kHop})).mm(view(basis_, {2 * kHop, channels_})) / view(std_, {channels_})).t();  // [C, T]
-    return {{channels_, w.size(0)}, copy_out(z)};
-}
-
-AudioClip LinearAudioCodec::decode(const Latent& latent) const {
-    if (latent.shape.size() != 2 || latent.shape[0] != channels_ || static_cast<int64_t>(latent.data.size()) != latent.shape[0] * latent.shape[1])
-        throw Error("Pico audio codec: latent must be [" + std::to_string(channels_) + ", T]");
-    const at::Tensor z = view(latent.data, {channels_, latent.shape[1]}).t() * view(std_, {channels_});
-    const at::Tensor x = (z.mm(view(basis_, {2 * kHop, channels_}).t()) + view(mean_, {2 * kHop})).clamp(-1, 1).contiguous();
-    AudioClip a;
-    a.samples = copy_out(x.reshape({-1}));
-    return a;
-}
-
-void LinearAudioCodec::save(const std::string& path) const {
-    save_tensors(path, {{"mean", view(mean_, {2 * kHop}).clone()}, {"basis", view(basis_, {2 * kHop, channels_}).clone()},
-                        {"std", view(std_, {channels_}).clone()}},
-                 {{"format", "worldstudio-pico-audio-codec"}, {"channels", std::to_string(channels_)}});
-}
-
-LinearAudioCodec LinearAudioCodec::load(const std::string& path) {
-    const auto m = load_tensors(path);
-    auto it = m.find("basis");
-    if (it == m.end() || it->second.dim() != 2) throw Error(path + ": not a Pico audio codec (no basis)");
-    LinearAudioCodec c;
-    c.channels_ = static_cast<int>(it->second.size(1));
-    c.mean_ = tensor_vector(m, "mean", 2 * kHop, 0, path);
-    c.basis_ = tensor_vector(m, "basis", 2 * kHop, c.channels_, path);
-    c.std_ = tensor_vector(m, "std", c.channels_, 0, path);
-    return c;
-}
-
-void install_codecs(const std::string& model_dir, const LinearVideoCodec& video, const LinearAudioCodec& audio) {
-    namespace fs = std::filesystem;
-    for (const auto& [sub, cls, channels] : {std::tuple{"vae", kVideoCodecClass, video.channels()},
-                                             std::tuple{"sound_tokenizer", kAudioCodecClass, audio.channels()}}) {
-        const fs::path dir = fs::path(model_dir) / sub;
-        fs::remove_all(dir);
-        fs::create_directories(dir);
-        std::ofstream(dir / "config.json") << ojson{{"_class_name", cls}, {"latent_channels", channels}}.dump(2) << "\n";
-    }
-    video.save((fs::path(model_dir) / "vae" / "codec.safetensors").string());
-    audio.save((fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors").string());
+void install_codec(const std::string& model_dir, const EnvelopeAudioCodec& audio) {
+    install(model_dir, "sound_tokenizer", kAudioCodecClass, audio.channels());
+    audio.save((std::filesystem::path(model_dir) / "sound_tokenizer" / "codec.safetensors").string());
 }
 
 double psnr(const VideoFrames& a, const VideoFrames& b) {

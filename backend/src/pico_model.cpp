@@ -90,7 +90,8 @@ void make_model(const std::string& out_dir, const MakeOptions& o) {
     std::vector<const VideoFrames*> videos;
     std::vector<const AudioClip*> sounds;
     for (const auto& e : data) videos.push_back(&e.video), sounds.push_back(&e.audio);
-    install_codecs(out_dir, LinearVideoCodec::fit(videos), LinearAudioCodec::fit(sounds));
+    install_codec(out_dir, LinearVideoCodec::fit(videos));
+    install_codec(out_dir, EnvelopeAudioCodec::fit(sounds));
     std::ofstream index(fs::path(out_dir) / "model_index.json");
     index << ojson{{"_class_name", "Cosmos3OmniPipeline"}, {"transformer", {"diffusers", "Cosmos3OmniTransformer"}},
                    {"worldstudio_note", "Pico: a miniature Cosmos 3 model for Pico World"},

@@ -296,7 +296,7 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
     if (f.vae_dir.empty() || !fs::exists(f.vae_dir + "/codec.safetensors") || f.sound_dir.empty() || !fs::exists(f.sound_dir + "/codec.safetensors"))
         throw Error(model_dir + ": training on Pico World needs the Pico codecs (worldstudio-cli pico-codecs " + model_dir + ")");
     const auto video_codec = pico::LinearVideoCodec::load(f.vae_dir + "/codec.safetensors");
-    const auto audio_codec = pico::LinearAudioCodec::load(f.sound_dir + "/codec.safetensors");
+    const auto audio_codec = pico::EnvelopeAudioCodec::load(f.sound_dir + "/codec.safetensors");
     const int start = o.resume ? run.resume(o.steps) : 0;  // before the data: a bad state fails at once
 
     // Data: episodes through the codecs, prompts formatted and tokenized exactly as generation does (the dropped

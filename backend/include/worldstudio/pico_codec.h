@@ -1,11 +1,11 @@
 #pragma once
-// Pico codecs: small linear codecs with exactly the interfaces of the real autoencoders, so the same pipeline runs
+// Pico codecs: small fitted codecs with exactly the interfaces of the real autoencoders, so the same pipeline runs
 // on a CPU. Video: 48 latent channels, 16x spatial and 4x temporal compression with the causal first frame
-// (latent frames = 1 + (frames - 1) / 4), pixels in [-1, 1] like the Wan2.2 VAE. Audio: 25 latents a second of
-// 48 kHz stereo, 64 channels, like the sound tokenizer. Each is a principal-component basis of patches
-// (16x16 pixels x 4 frames, or 1/25 s of sound) fitted on Pico World episodes: encoding projects a patch on the
-// basis, decoding adds the basis back. Not a neural VAE: a fitted linear map, which is what a world this simple
-// needs, small enough to ship and exact to reproduce.
+// (latent frames = 1 + (frames - 1) / 4), pixels in [-1, 1] like the Wan2.2 VAE: a principal-component basis of
+// patches (16x16 pixels x 4 frames) fitted on Pico World episodes; encoding projects a patch on the basis,
+// decoding adds the basis back; the first frame is coded as a still group of four. Audio: 25 latents a second of 48 kHz stereo, 64 channels, like the sound
+// tokenizer (below). Not neural VAEs: fitted maps, which is what a world this simple needs, small enough to ship
+// and exact to reproduce.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,32 +38,47 @@ public:
 
 private:
     int channels_ = 0;
-    // Per patch kind (first frame alone, then groups of four): mean [D], basis [D, C] (D = pixels x 3), latent
-    // spread [C].
-    std::vector<float> first_mean_, first_basis_, first_std_, group_mean_, group_basis_, group_std_;
+    // Groups of four frames: mean [D], basis [D, C] (D = 4 x pixels x 3), latent spread [C]. The causal first
+    // frame is coded as a still group (itself four times), so a scene that does not move has the same latent in
+    // every latent frame: continuing a given first frame starts from copying its latent.
+    std::vector<float> mean_, basis_, std_;
 };
 
-class LinearAudioCodec {
+// Audio: not a waveform code. Each latent holds the loudness of its 1/25 s in 16 steps of 2.5 ms per side
+// (32 channels, log scale) and the shape of its spectrum (32 principal components of log mel-band energies,
+// fitted on Pico World episodes). Decoding plays a bank of oscillators at the band centres with that spectrum
+// under that loudness: an impact's onset survives to within a step and its pitch to within a band, while the
+// waveform itself (phases, the click's noise) is not kept. A linear code of the waveform, as before, smeared each
+// onset over its whole latent.
+class EnvelopeAudioCodec {
 public:
     static constexpr int kRate = 48000, kLatentRate = 25, kHop = kRate / kLatentRate;  // 1920 samples a latent
-    static LinearAudioCodec fit(const std::vector<const AudioClip*>& clips, int channels = 64);
-    static LinearAudioCodec load(const std::string& safetensors_path);
+    static constexpr int kSteps = 16, kStep = kHop / kSteps;  // loudness steps of 120 samples (2.5 ms) a latent
+    static constexpr int kBands = 64;                          // mel bands, 30 Hz to 16 kHz
+    static constexpr int kLoudnessChannels = 2 * kSteps;
+    // `channels` in all: 32 loudness channels and channels - 32 spectrum components (1 to 64).
+    static EnvelopeAudioCodec fit(const std::vector<const AudioClip*>& clips, int channels = 64);
+    static EnvelopeAudioCodec load(const std::string& safetensors_path);  // throws ws::Error on a bad file
     void save(const std::string& safetensors_path) const;
 
-    int channels() const { return channels_; }
+    int channels() const { return kLoudnessChannels + spectrum_channels_; }
     Latent encode(const AudioClip& clip) const;  // 48 kHz stereo; T = ceil(seconds * 25)
     AudioClip decode(const Latent& latent) const;
 
 private:
-    int channels_ = 0;
-    std::vector<float> mean_, basis_, std_;  // [2 * kHop], [2 * kHop, C], [C]
+    int spectrum_channels_ = 0;
+    float loudness_mean_ = 0, loudness_std_ = 1;  // of log step loudness on the fitting data
+    std::vector<float> mean_, basis_, std_;       // spectrum shape: [kBands], [kBands, C], [C]
 };
 
-// Makes `model_dir` use the Pico codecs: writes vae/ and sound_tokenizer/ (config.json naming the codec class,
+// Makes `model_dir` use a Pico codec: writes vae/ or sound_tokenizer/ (config.json naming the codec class,
 // codec.safetensors), replacing what was there.
-void install_codecs(const std::string& model_dir, const LinearVideoCodec& video, const LinearAudioCodec& audio);
+void install_codec(const std::string& model_dir, const LinearVideoCodec& video);
+void install_codec(const std::string& model_dir, const EnvelopeAudioCodec& audio);
 constexpr const char* kVideoCodecClass = "PicoLinearVideoCodec";
-constexpr const char* kAudioCodecClass = "PicoLinearAudioCodec";
+constexpr const char* kAudioCodecClass = "PicoEnvelopeAudioCodec";
+// The audio codec class of Pico folders made before the envelope codec; its latents mean something else.
+constexpr const char* kRetiredAudioCodecClass = "PicoLinearAudioCodec";
 
 // Peak signal-to-noise ratio of two clips of equal size, in dB (pixels 0..255).
 double psnr(const VideoFrames& a, const VideoFrames& b);
