@@ -3,9 +3,9 @@
 // on a CPU. Video: 48 latent channels, 16x spatial and 4x temporal compression with the causal first frame
 // (latent frames = 1 + (frames - 1) / 4), pixels in [-1, 1] like the Wan2.2 VAE: a principal-component basis of
 // patches (16x16 pixels x 4 frames) fitted on Pico World episodes; encoding projects a patch on the basis,
-// decoding adds the basis back; the first frame is coded as a still group of four. Audio: 25 latents a second of 48 kHz stereo, 64 channels, like the sound
-// tokenizer (below). Not neural VAEs: fitted maps, which is what a world this simple needs, small enough to ship
-// and exact to reproduce.
+// decoding adds the basis back; the first frame is coded as a still group of four. Audio: 25 latents a second of
+// 48 kHz stereo, 64 channels, like the sound tokenizer (below). Not neural VAEs: fitted maps, which is what a world
+// this simple needs, small enough to ship and exact to reproduce.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,8 +48,8 @@ private:
 // (32 channels, log scale) and the shape of its spectrum (32 principal components of log mel-band energies,
 // fitted on Pico World episodes). Decoding plays a bank of oscillators at the band centres with that spectrum
 // under that loudness: an impact's onset survives to within a step and its pitch to within a band, while the
-// waveform itself (phases, the click's noise) is not kept. A linear code of the waveform, as before, smeared each
-// onset over its whole latent.
+// waveform itself (phases, the click's noise) is not kept. The earlier codec, linear on the waveform like the
+// video one, smeared each onset over its whole latent.
 class EnvelopeAudioCodec {
 public:
     static constexpr int kRate = 48000, kLatentRate = 25, kHop = kRate / kLatentRate;  // 1920 samples a latent
