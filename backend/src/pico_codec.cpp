@@ -16,6 +16,7 @@ namespace ws::pico {
 namespace {
 
 constexpr int kP = LinearVideoCodec::kPatch, kT = LinearVideoCodec::kTime;
+constexpr int64_t kD = kT * kP * kP * 3;  // numbers in one group of four frames' patch, the basis' rows
 
 // Patches of frames [first, first + count) of pixels [T, H, W, 3] in [-1, 1] as rows [N, count * kP * kP * 3],
 // ordered (h, w).
@@ -108,10 +109,9 @@ LinearVideoCodec LinearVideoCodec::fit(const std::vector<const VideoFrames*>& cl
 Latent LinearVideoCodec::encode_pixels(const float* pixels, int frames, int height, int width) const {
     check_size(frames, height, width);
     const int64_t h = height / kP, w = width / kP, t = 1 + (frames - 1) / kT, C = channels_;
-    const int64_t D4 = kT * kP * kP * 3;
     const at::Tensor x = at::from_blob(const_cast<float*>(pixels), {3, frames, height, width}, at::kFloat).permute({1, 2, 3, 0});
     std::vector<at::Tensor> codes;  // each [h * w, C]
-    auto code = [&](const at::Tensor& rows) { return (rows - view(mean_, {D4})).mm(view(basis_, {D4, C})) / view(std_, {C}); };
+    auto code = [&](const at::Tensor& rows) { return (rows - view(mean_, {kD})).mm(view(basis_, {kD, C})) / view(std_, {C}); };
     codes.push_back(code(patches(x, 0, 1).repeat({1, kT})));  // the first frame as a still group of four
     for (int f = 1; f < frames; f += kT) codes.push_back(code(patches(x, f, kT)));
     const at::Tensor z = at::stack(codes).reshape({t, h, w, C}).permute({3, 0, 1, 2});  // [C, T, H', W']
@@ -129,11 +129,10 @@ std::vector<float> LinearVideoCodec::decode_pixels(const Latent& latent, int* fr
         throw Error("Pico video codec: latent must be [" + std::to_string(channels_) + ", T, H, W]");
     const int64_t C = channels_, t = latent.shape[1], h = latent.shape[2], w = latent.shape[3];
     if (static_cast<int64_t>(latent.data.size()) != C * t * h * w) throw Error("Pico video codec: latent data has the wrong size");
-    const int64_t D4 = kT * kP * kP * 3;
     const at::Tensor z = view(latent.data, {C, t, h * w}).permute({1, 2, 0});  // [T, h*w, C]
     std::vector<at::Tensor> parts;  // each [n, H, W, 3]
     auto group = [&](const at::Tensor& code) {  // [h*w, C] -> [4, H, W, 3]
-        const at::Tensor rows = (code * view(std_, {C})).mm(view(basis_, {D4, C}).t()) + view(mean_, {D4});
+        const at::Tensor rows = (code * view(std_, {C})).mm(view(basis_, {kD, C}).t()) + view(mean_, {kD});
         return rows.reshape({h, w, kT, kP, kP, 3}).permute({2, 0, 3, 1, 4, 5}).reshape({kT, h * kP, w * kP, 3});
     };
     parts.push_back(group(z[0]).mean(0, true));  // the still group's best single frame
@@ -154,8 +153,8 @@ VideoFrames LinearVideoCodec::decode(const Latent& latent, double fps) const {
 }
 
 void LinearVideoCodec::save(const std::string& path) const {
-    const int64_t D4 = kT * kP * kP * 3, C = channels_;
-    save_tensors(path, {{"mean", view(mean_, {D4}).clone()}, {"basis", view(basis_, {D4, C}).clone()}, {"std", view(std_, {C}).clone()}},
+    const int64_t C = channels_;
+    save_tensors(path, {{"mean", view(mean_, {kD}).clone()}, {"basis", view(basis_, {kD, C}).clone()}, {"std", view(std_, {C}).clone()}},
                  {{"format", "worldstudio-pico-video-codec"}, {"channels", std::to_string(C)}, {"first_frame", "still group"}});
 }
 
@@ -165,13 +164,12 @@ LinearVideoCodec LinearVideoCodec::load(const std::string& path) {
         throw Error(path + ": an earlier Pico video codec (first frames on a basis of their own) whose latents this version does "
                            "not read; install the current one with `worldstudio-cli pico-codecs DIR --only video` and retrain the generator");
     auto it = m.find("basis");
-    const int64_t D4 = kT * kP * kP * 3;
-    if (it == m.end() || it->second.dim() != 2 || it->second.size(0) != D4 || it->second.size(1) < 1)
-        throw Error(path + ": not a Pico video codec (no " + std::to_string(D4) + "-row basis)");
+    if (it == m.end() || it->second.dim() != 2 || it->second.size(0) != kD || it->second.size(1) < 1)
+        throw Error(path + ": not a Pico video codec (no " + std::to_string(kD) + "-row basis)");
     LinearVideoCodec c;
     c.channels_ = static_cast<int>(it->second.size(1));
-    c.mean_ = tensor_vector(m, "mean", D4, 0, path);
-    c.basis_ = tensor_vector(m, "basis", D4, c.channels_, path);
+    c.mean_ = tensor_vector(m, "mean", kD, 0, path);
+    c.basis_ = tensor_vector(m, "basis", kD, c.channels_, path);
     c.std_ = tensor_vector(m, "std", c.channels_, 0, path);
     return c;
 }
