@@ -213,6 +213,15 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), batched));
         batched.batch = 1, batched.timestep_shift = 0;
         QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), batched));
+        // A video-to-sound run (every frame given, only the sound asked for) trains too; a share outside [0, 1] is
+        // refused.
+        ws::TrainOptions sound;
+        sound.steps = 8, sound.episodes = 4, sound.freeze_reasoner = true, sound.modes = {"video2video"}, sound.video_to_sound_share = 1;
+        const ws::TrainReport rs = ws::train_generator(dir.toStdString(), sound);
+        QVERIFY2(rs.validation_after < rs.validation_before, qPrintable(QString("%1 -> %2").arg(rs.validation_before).arg(rs.validation_after)));
+        sound.video_to_sound_share = 1.5;
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), sound));
+        QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--video-to-sound-share", "-0.1"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--batch", "0"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--timestep-shift", "0"}).code, 2);
         // Bad stage on the command line.

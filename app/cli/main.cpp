@@ -568,6 +568,8 @@ int main(int argc, char** argv) {
             o.device = a.get("--device", "cpu");
             o.caption_share = to_double(a.get("--caption-share", "0"), "--caption-share");
             if (!(o.caption_share >= 0 && o.caption_share <= 1)) throw UsageError("--caption-share must be in [0, 1]");
+            o.video_to_sound_share = to_double(a.get("--video-to-sound-share", "0.5"), "--video-to-sound-share");
+            if (!(o.video_to_sound_share >= 0 && o.video_to_sound_share <= 1)) throw UsageError("--video-to-sound-share must be in [0, 1]");
             o.text_dropout = to_double(a.get("--text-dropout", "0.1"), "--text-dropout");
             if (!(o.text_dropout >= 0 && o.text_dropout < 1)) throw UsageError("--text-dropout must be in [0, 1)");
             o.timestep_shift = to_double(a.get("--timestep-shift", "1"), "--timestep-shift");

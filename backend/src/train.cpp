@@ -284,12 +284,14 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
     if (modes.empty()) throw Error("training needs at least one mode");
     if (!(o.caption_share >= 0 && o.caption_share <= 1)) throw Error("the caption share must be in [0, 1]");
     if (!(o.timestep_shift > 0 && o.timestep_shift <= 100)) throw Error("the timestep shift must be in (0, 100]");
+    if (!(o.video_to_sound_share >= 0 && o.video_to_sound_share <= 1)) throw Error("the video-to-sound share must be in [0, 1]");
     const bool transfer = std::find(modes.begin(), modes.end(), Mode::Transfer) != modes.end();
     const auto t_start = std::chrono::steady_clock::now();
     TrainingRun run(model_dir, o, "generator", [&](const std::string& n) { return !(o.freeze_reasoner && is_reasoner_weight(n)); },
                     {{"modes", join(o.modes)}, {"freeze_reasoner", o.freeze_reasoner ? "1" : "0"},
                      {"caption_share", std::to_string(o.caption_share)},
-                     {"timestep_shift", std::to_string(o.timestep_shift)}});
+                     {"timestep_shift", std::to_string(o.timestep_shift)},
+                     {"video_to_sound_share", std::to_string(o.video_to_sound_share)}});
     const ModelConfig& c = run.config;
     const Network& net = *run.net;
     const ModelFolder& f = run.folder;
@@ -334,6 +336,7 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
     }
     for (uint64_t k = 0; k < 4; ++k) held_out.push_back(make_sample(1000000 + k));
     // Validation: held-out episodes, every mode, three noise levels, fixed noise, so before and after compare.
+    // video2video counts as the tasks it trains: continuation, video-to-sound, or both.
     auto validate = [&] {
         at::NoGradGuard no_grad;
         at::Generator vgen = at::make_generator<at::CPUGeneratorImpl>(99);
@@ -341,7 +344,11 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         int n = 0;
         for (const Sample& v : held_out)
             for (Mode mode : modes)
-                for (int64_t ts : {250, 500, 750}) sum += flow_loss(net, v, mode, ts, v.prompt, false, vgen).item<double>(), ++n;
+                for (bool all_frames : {false, true}) {
+                    const double share = mode == Mode::Video2Video ? o.video_to_sound_share : 0.0;
+                    if ((all_frames && share == 0) || (!all_frames && share == 1)) continue;
+                    for (int64_t ts : {250, 500, 750}) sum += flow_loss(net, v, mode, ts, v.prompt, all_frames, vgen).item<double>(), ++n;
+                }
         return sum / n;
     };
 
@@ -354,8 +361,8 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         const bool drop_text = run.uniform() < o.text_dropout;
         const Mode mode = modes[static_cast<size_t>(run.draw(static_cast<int64_t>(modes.size())))];
         const bool use_caption = o.caption_share > 0 && run.uniform() < o.caption_share;
-        // Half the video2video steps give the whole video and ask only for its sound.
-        const bool all_frames = mode == Mode::Video2Video && run.uniform() < 0.5;
+        // Some video2video steps give the whole video and ask only for its sound.
+        const bool all_frames = mode == Mode::Video2Video && run.uniform() < o.video_to_sound_share;
         const TextInput& text = drop_text ? s.empty : use_caption ? s.caption : s.prompt;
         return flow_loss(net, s, mode, timestep, text, all_frames, run.gen);
     }, validate);

@@ -40,6 +40,9 @@ struct TrainOptions {
     // Share of steps conditioned on the episode's structured caption instead of its short prompt, so the generator
     // follows upsampled captions too.
     double caption_share = 0.0;
+    // Share of video2video steps that give every frame clean and ask only for the sound (video-to-sound); the rest
+    // continue a clip from its first two latent frames.
+    double video_to_sound_share = 0.5;
     // Noise levels are drawn logit-normal, then shifted toward noise as sampling's schedule shifts them
     // (sigma' = shift * sigma / (1 + (shift - 1) * sigma)). Sampling with shift 10 spends half its steps above
     // sigma 0.9, where only the conditioning (first frame, actions, text) tells the outcome; unshifted training
