@@ -289,7 +289,7 @@ private Q_SLOTS:
                 s.sound = ws::SoundLatent{noisy_sound, std::vector<bool>(static_cast<size_t>(sound.size(1)), false), 25};
                 const at::Tensor x0 = noisy_sound - sigma * ws::predict_velocity(net, empty_text, nullptr, s, timestep).sound->x;
                 // The loudness channels: when the sound is heard.
-                return (x0 - sound).narrow(0, 0, 32).pow(2).mean().item<double>();
+                return (x0 - sound).narrow(0, 0, ws::pico::EnvelopeAudioCodec::kLoudnessChannels).pow(2).mean().item<double>();
             };
             own_error += sound_error(video) / episodes;
             other_error += sound_error(other_video) / episodes;
