@@ -116,10 +116,10 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     const Network& net = *M.network;
     // The model's own defaults fill what the job leaves out. Fields that say one thing two ways count as one: a
     // job naming a negative prompt file or a resolution tier keeps the model's negative prompt or size out.
-    // A job that names no mode is text2video (the request's default), and gets text2video's defaults.
+    // A job that names no mode gets the defaults of the mode it will run in (kDefaultMode).
     ojson job = job_in;
-    const bool names_mode = job_in.is_object() && job_in.contains("model_mode");
-    if (job_in.is_object() && (!names_mode || job_in["model_mode"].is_string())) {
+    const ojson mode = job_in.is_object() && job_in.contains("model_mode") ? job_in["model_mode"] : ojson(mode_name(kDefaultMode));
+    if (job_in.is_object() && mode.is_string()) {
         static const std::vector<std::vector<std::string>> groups = {{"negative_prompt", "negative_prompt_file"},
                                                                      {"width", "height", "resolution", "aspect_ratio"}};
         auto job_sets = [&](const std::string& key) {
@@ -128,7 +128,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                     return std::any_of(g.begin(), g.end(), [&](const std::string& k) { return job_in.contains(k); });
             return job_in.contains(key);
         };
-        const ojson defaults = model_->generation_defaults(names_mode ? job_in["model_mode"].get<std::string>() : "text2video");
+        const ojson defaults = model_->generation_defaults(mode.get<std::string>());
         for (const auto& [k, v] : defaults.items())
             if (!job_sets(k)) job[k] = v;
     }

@@ -155,7 +155,7 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
         if (!kFields.count(it.key()) && !kIgnored.count(it.key()))
             throw Error("unknown job field '" + it.key() + "'");
     GenerationRequest r;
-    r.mode = mode_from_name(get<std::string>(job, "model_mode", "text2video"));
+    r.mode = mode_from_name(get<std::string>(job, "model_mode", mode_name(kDefaultMode)));
     ojson merged = mode_defaults(r.mode);
     for (auto it = job.begin(); it != job.end(); ++it) merged[it.key()] = it.value();
     const ojson& j = merged;

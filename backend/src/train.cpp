@@ -343,12 +343,13 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         double sum = 0;
         int n = 0;
         for (const Sample& v : held_out)
-            for (Mode mode : modes)
+            for (Mode mode : modes) {
+                const double share = mode == Mode::Video2Video ? o.video_to_sound_share : 0.0;
                 for (bool all_frames : {false, true}) {
-                    const double share = mode == Mode::Video2Video ? o.video_to_sound_share : 0.0;
-                    if ((all_frames && share == 0) || (!all_frames && share == 1)) continue;
+                    if (all_frames ? share == 0 : share == 1) continue;  // a task this run never trains
                     for (int64_t ts : {250, 500, 750}) sum += flow_loss(net, v, mode, ts, v.prompt, all_frames, vgen).item<double>(), ++n;
                 }
+            }
         return sum / n;
     };
 

@@ -15,6 +15,8 @@
 namespace ws {
 
 enum class Mode { Text2Image, Text2Video, Image2Video, Video2Video, Transfer, ForwardDynamics, InverseDynamics, Policy };
+// The mode of a job that names none.
+constexpr Mode kDefaultMode = Mode::Text2Video;
 
 const char* mode_name(Mode m);
 Mode mode_from_name(const std::string& name);  // also accepts "wam" for policy
