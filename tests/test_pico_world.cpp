@@ -443,6 +443,34 @@ private Q_SLOTS:
         qInfo("detector: exact colour sets in %d of %d frames; tracker: worst mean centre error %.2f px", exact, frames, worst_mean_error);
         QVERIFY(exact >= frames * 9 / 10);
         QVERIFY(worst_mean_error < 2.0);  // objects are 7 to 14 px across
+        // The gripper: found in every frame of the pick-and-place episodes, its fingertips (the bottom of the
+        // fingers, projected with the episode's camera) within 2.5 px on average; hardly ever a gripper in the other
+        // scenes (a blend of an object's edge with the table can come out grey).
+        int grip_episodes = 0, grip_frames = 0, grip_found = 0, ghost_frames = 0, other_frames = 0;
+        double grip_worst = 0;
+        for (uint64_t s = 0; s < 80; ++s) {
+            const Episode e = simulate(s);
+            const auto tr = track_gripper(e.video);
+            if (e.scene != "pick_place") {
+                for (const auto& p : tr) ghost_frames += p.first >= 0, ++other_frames;
+                continue;
+            }
+            ++grip_episodes;
+            std::vector<std::pair<double, double>> truth;
+            for (int f = 0; f < e.video.count; ++f) {
+                const auto& g = e.gripper_states[static_cast<size_t>(f)];
+                const PixelPoint p = pixel_of(e.camera_states[static_cast<size_t>(f)], e.options, g.x, g.y - 0.045);
+                truth.emplace_back(p.x, p.y);
+                ++grip_frames, grip_found += tr[static_cast<size_t>(f)].first >= 0;
+            }
+            grip_worst = std::max(grip_worst, track_error(tr, truth));
+        }
+        qInfo("gripper: %d episodes, found in %d of %d frames, worst mean error %.2f px; seen in %d of %d frames without one",
+              grip_episodes, grip_found, grip_frames, grip_worst, ghost_frames, other_frames);
+        QVERIFY(grip_episodes >= 5);
+        QVERIFY(grip_found >= grip_frames * 98 / 100);
+        QVERIFY(grip_worst < 2.5);
+        QVERIFY(ghost_frames <= other_frames / 100);
         // Onsets: the simulator's impacts are found in its own sound track, well inside one audio latent (40 ms).
         double worst_onset = 0;
         for (uint64_t s = 0; s < 40; ++s) {

@@ -30,20 +30,26 @@ struct Mean {
     double value() const { return n ? sum / n : -1; }
 };
 
-// Tracks of the episode's moved bodies in `video` (those whose true track leaves its first position by 3 pixels or
-// more: objects that stay put would reward copying the first frame), and the mean error against the same tracks in
-// `truth`, over frames from `from` on.
+// Tracks of the episode's moved bodies and of its gripper in `video` (those whose true track leaves its first
+// position by 3 pixels or more: objects that stay put would reward copying the first frame), and the mean error
+// against the same tracks in `truth`, over frames from `from` on.
 double tracked_error(const Episode& e, const VideoFrames& video, const VideoFrames& truth, int from) {
     Mean m;
-    const auto video_tracks = track_all(video), truth_tracks = track_all(truth);
-    for (const Body& b : e.initial) {
-        auto a = video_tracks[static_cast<size_t>(b.colour)], t = truth_tracks[static_cast<size_t>(b.colour)];
+    auto video_tracks = track_all(video), truth_tracks = track_all(truth);
+    std::vector<size_t> tracked;
+    for (const Body& b : e.initial) tracked.push_back(static_cast<size_t>(b.colour));
+    if (!e.gripper_states.empty() && e.gripper_states.front().visible) {
+        video_tracks.push_back(track_gripper(video)), truth_tracks.push_back(track_gripper(truth));
+        tracked.push_back(video_tracks.size() - 1);
+    }
+    for (size_t k : tracked) {
+        auto a = video_tracks[k], t = truth_tracks[k];
         double moved = 0;
         for (const auto& p : t)
             if (p.first >= 0 && t.front().first >= 0) moved = std::max(moved, std::hypot(p.first - t.front().first, p.second - t.front().second));
         if (moved < 3) continue;
         for (int i = 0; i < from && i < static_cast<int>(a.size()); ++i) a[static_cast<size_t>(i)] = t[static_cast<size_t>(i)] = {-1, -1};
-        // An object the video lost counts as far off (half the frame), not as missing.
+        // Something the video lost counts as far off (half the frame), not as missing.
         for (size_t i = 0; i < a.size(); ++i)
             if (t[i].first >= 0 && a[i].first < 0) a[i] = {t[i].first + video.width / 2.0, t[i].second};
         m.add(track_error(a, t));

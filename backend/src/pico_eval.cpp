@@ -35,7 +35,66 @@ int classify(const uint8_t* p) {
     return best_d < 60 * 60 && 2 * best_d < scene ? best : -1;
 }
 
+// The gripper's greys (arm, bar, fingers; the last three of kScene): a pixel within 40 of one of them and nearer
+// to them than to the wall, the table and every palette shade. 0 not, 1 grey, 2 one of its greys (within 15).
+int gripper_grey(const uint8_t* p) {
+    int best = 1 << 30;
+    for (size_t s = 6; s < 9; ++s) best = std::min(best, d2(p, kScene[s][0], kScene[s][1], kScene[s][2]));
+    if (best >= 40 * 40) return 0;
+    for (size_t s = 0; s < 6; ++s)  // the wall's gradient, the table, its edge
+        if (d2(p, kScene[s][0], kScene[s][1], kScene[s][2]) <= best) return 0;
+    for (const Colour& c : palette())
+        for (double k : {0.75, 0.85, 0.95, 1.05})
+            if (d2(p, std::min(255.0, c.r * k), std::min(255.0, c.g * k), std::min(255.0, c.b * k)) <= best) return 0;
+    return best < 15 * 15 ? 2 : 1;
+}
+
 }  // namespace
+
+std::vector<std::pair<double, double>> track_gripper(const VideoFrames& v, int min_pixels) {
+    std::vector<std::pair<double, double>> out(static_cast<size_t>(v.count), {-1, -1});
+    const int W = v.width, H = v.height;
+    std::vector<int> cls(static_cast<size_t>(W) * H), component(static_cast<size_t>(W) * H);
+    for (int i = 0; i < v.count; ++i) {
+        const uint8_t* f = v.frame(i);
+        for (int k = 0; k < W * H; ++k) cls[static_cast<size_t>(k)] = gripper_grey(f + static_cast<size_t>(k) * 3);
+        // The 8-connected groups of grey pixels; the gripper is the group with the most pixels of its own greys
+        // (within 15), so antialiased edges of objects that happen to blend to a grey do not count.
+        std::fill(component.begin(), component.end(), -1);
+        int best = -1, best_core = 0;
+        std::vector<int> stack;
+        for (int k = 0, id = 0; k < W * H; ++k) {
+            if (!cls[static_cast<size_t>(k)] || component[static_cast<size_t>(k)] >= 0) continue;
+            int core = 0;
+            component[static_cast<size_t>(k)] = id, stack.push_back(k);
+            while (!stack.empty()) {
+                const int j = stack.back();
+                stack.pop_back();
+                core += cls[static_cast<size_t>(j)] == 2;
+                const int x = j % W, y = j / W;
+                for (int dy = -1; dy <= 1; ++dy)
+                    for (int dx = -1; dx <= 1; ++dx) {
+                        const int nx = x + dx, ny = y + dy;
+                        const size_t m = static_cast<size_t>(ny) * W + nx;
+                        if (nx >= 0 && ny >= 0 && nx < W && ny < H && cls[m] && component[m] < 0) component[m] = id, stack.push_back(static_cast<int>(m));
+                    }
+            }
+            if (core > best_core) best_core = core, best = id;
+            ++id;
+        }
+        if (best < 0) continue;
+        std::vector<int> row_count(static_cast<size_t>(H), 0);
+        double sx = 0;
+        int n = 0;
+        for (int k = 0; k < W * H; ++k)
+            if (component[static_cast<size_t>(k)] == best) sx += k % W + 0.5, ++n, ++row_count[static_cast<size_t>(k / W)];
+        int lowest = -1;
+        for (int y = 0; y < H; ++y)
+            if (row_count[static_cast<size_t>(y)] >= 2) lowest = y;
+        if (n >= min_pixels && lowest >= 0) out[static_cast<size_t>(i)] = {sx / n, lowest + 1.0};
+    }
+    return out;
+}
 
 std::vector<Detection> detect(const VideoFrames& v, int index, int min_pixels) {
     const size_t n = palette().size();

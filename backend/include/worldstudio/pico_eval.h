@@ -25,6 +25,12 @@ std::vector<std::pair<double, double>> track(const VideoFrames& video, int colou
 // The same for every palette colour at once (indexed by colour), detecting each frame once.
 std::vector<std::vector<std::pair<double, double>>> track_all(const VideoFrames& video, int min_pixels = 4);
 
+// The gripper in every frame (-1, -1 where fewer than `min_pixels` are seen): the pixels nearer to one of its greys
+// than to any scene or palette colour and joined to the top of the frame, down which its arm comes; x is their
+// mean, y the bottom of the lowest row holding two of them (the fingertips). Its parts are a pixel or two wide at
+// 64x64, so this is a coarser measure than the objects' centroids.
+std::vector<std::pair<double, double>> track_gripper(const VideoFrames& video, int min_pixels = 4);
+
 // Mean distance in pixels between two tracks over the frames where both see the object; -1 when never both.
 double track_error(const std::vector<std::pair<double, double>>& a, const std::vector<std::pair<double, double>>& b);
 
