@@ -7,7 +7,6 @@
 #include <cmath>
 
 #include "model_impl.h"
-#include "preview.h"
 #include "sequence.h"
 #include "test_support.h"
 #include "worldstudio/engine.h"
@@ -148,59 +147,6 @@ private Q_SLOTS:
         }
         write_file(dir + "/model_index.json", "{ not json");
         QVERIFY_THROWS_EXCEPTION(ws::Error, ws::Model::load(dir.toStdString()));
-    }
-
-    void previewFollowsThePredictiveCodec() {
-        // Pico's video codec codes later latent frames as changes, so the live preview's projection takes the
-        // change form: the true latents of a held-out episode preview as its frames (colour per 16x16 cell), where
-        // projecting each latent frame on its own gives colours unrelated to the picture.
-        QTemporaryDir tmp;
-        const QString dir = tmp.filePath("pico");
-        ws::pico::MakeOptions o;
-        o.tokenizer_episodes = 30, o.codec_episodes = 8;
-        ws::pico::make_model(dir.toStdString(), o);
-        const double rms = ws::fit_preview_projection(dir.toStdString(), 8);
-        const ws::PreviewProjection p = ws::Model::load(dir.toStdString())->preview_projection();
-        QCOMPARE(p.change_weight.size(), p.weight.size());
-        const auto codec = ws::pico::LinearVideoCodec::load((dir + "/vae/codec.safetensors").toStdString());
-        const ws::pico::Episode e = ws::pico::simulate(777);
-        const ws::pico::Latent z = codec.encode(e.video);
-        const at::Tensor latent = at::tensor(z.data).reshape(z.shape);
-        auto cell_error = [&](const ws::PreviewProjection& projection) {  // mean |preview - cell colour| of later frames, 0..255
-            const std::vector<uint8_t> rgb = ws::project_preview(projection, latent);
-            double sum = 0;
-            int n = 0;
-            for (int t = 1; t < 9; ++t)
-                for (int cy = 0; cy < 4; ++cy)
-                    for (int cx = 0; cx < 4; ++cx)
-                        for (int c = 0; c < 3; ++c) {
-                            double truth = 0;
-                            for (int f = 4 * t - 3; f <= 4 * t; ++f)
-                                for (int y = 0; y < 16; ++y)
-                                    for (int x = 0; x < 16; ++x) truth += e.video.frame(f)[((cy * 16 + y) * 64 + cx * 16 + x) * 3 + c];
-                            sum += std::fabs(truth / (4 * 256) - rgb[static_cast<size_t>(((t * 4 + cy) * 4 + cx) * 3 + c)]), ++n;
-                        }
-            return sum / n;
-        };
-        ws::PreviewProjection plain = p;
-        plain.change_weight.clear();
-        const double with_changes = cell_error(p), without = cell_error(plain);
-        qInfo("preview fit RMS %.4f; later frames' colour error %.1f of 255 (%.1f projecting each latent frame alone)", rms, with_changes, without);
-        QVERIFY(with_changes < 6);
-        QVERIFY(with_changes < 0.25 * without);
-        // A change projection of another size is refused when the folder loads.
-        QFile f(dir + "/worldstudio_preview.json");
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        ws::ojson j = ws::ojson::parse(f.readAll().toStdString());
-        f.close();
-        j["change_weight"] = ws::ojson::array({ws::ojson::array({1, 2}), ws::ojson::array({3, 4}), ws::ojson::array({5, 6})});
-        write_file(dir + "/worldstudio_preview.json", QByteArray::fromStdString(j.dump()));
-        try {
-            ws::Model::load(dir.toStdString());
-            QFAIL("a change projection of the wrong size was accepted");
-        } catch (const ws::Error& e) {
-            QVERIFY2(QString(e.what()).contains("change_weight"), e.what());
-        }
     }
 
     void trainingStagesTrainTheirOwnTower() {

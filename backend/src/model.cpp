@@ -317,30 +317,19 @@ PreviewProjection PreviewProjection::load(const std::string& path) {
     try {
         for (const auto& row : j.at("weight")) for (const auto& v : row) p.weight.push_back(v.get<float>());
         p.bias = j.at("bias").get<std::vector<float>>();
-        if (j.contains("change_weight"))
-            for (const auto& row : j.at("change_weight")) for (const auto& v : row) p.change_weight.push_back(v.get<float>());
     } catch (const std::exception&) {
-        throw Error(path + ": a preview projection needs 'weight' [3][C] and 'bias' [3] numbers (and 'change_weight' [3][C] if any)");
+        throw Error(path + ": a preview projection needs 'weight' [3][C] and 'bias' [3] numbers");
     }
     if (p.bias.size() != 3 || p.weight.empty() || p.weight.size() % 3 != 0) throw Error(path + ": a preview projection is [3][C] + [3]");
-    if (!p.change_weight.empty() && p.change_weight.size() != p.weight.size()) throw Error(path + ": 'change_weight' must be [3][C] like 'weight'");
     return p;
 }
 
 void PreviewProjection::save(const std::string& path) const {
     const size_t c = weight.size() / 3;
-    auto rows = [c](const std::vector<float>& m) {
-        ojson w = ojson::array();
-        for (size_t r = 0; r < 3; ++r) w.push_back(std::vector<float>(m.begin() + static_cast<long>(r * c), m.begin() + static_cast<long>((r + 1) * c)));
-        return w;
-    };
-    ojson j = {{"weight", rows(weight)}, {"bias", bias}, {"note", "linear latent -> RGB in [0, 1], fitted by worldstudio-cli fit-preview"}};
-    if (!change_weight.empty()) {
-        j["change_weight"] = rows(change_weight);
-        j["note"] = "linear latent -> RGB in [0, 1] for the first latent frame, then latent -> change of RGB; fitted by worldstudio-cli fit-preview";
-    }
+    ojson w = ojson::array();
+    for (size_t r = 0; r < 3; ++r) w.push_back(std::vector<float>(weight.begin() + static_cast<long>(r * c), weight.begin() + static_cast<long>((r + 1) * c)));
     std::ofstream out(path);
-    out << j.dump(1) << "\n";
+    out << ojson{{"weight", w}, {"bias", bias}, {"note", "linear latent -> RGB in [0, 1], fitted by worldstudio-cli fit-preview"}}.dump(1) << "\n";
     if (!out) throw Error(path + ": cannot write");
 }
 

@@ -25,14 +25,6 @@ at::Tensor patches(const at::Tensor& thwc, int first, int count) {
     return thwc.narrow(0, first, count).reshape({count, H / kP, kP, W / kP, kP, 3}).permute({1, 3, 0, 2, 4, 5}).reshape({(H / kP) * (W / kP), count * kP * kP * 3});
 }
 
-// The inverse of patches(): rows [h * w, count * kP * kP * 3] to frames [count, h * kP, w * kP, 3].
-at::Tensor unpatch(const at::Tensor& rows, int64_t count, int64_t h, int64_t w) {
-    return rows.reshape({h, w, count, kP, kP, 3}).permute({2, 0, 3, 1, 4, 5}).reshape({count, h * kP, w * kP, 3});
-}
-
-// A frame [H, W, 3] held for a group: its patches as rows [h * w, kD], the prediction of the next group.
-at::Tensor held(const at::Tensor& frame) { return patches(frame.unsqueeze(0).expand({kT, -1, -1, -1}).contiguous(), 0, kT); }
-
 at::Tensor bytes_to_thwc(const VideoFrames& v) {
     return at::from_blob(const_cast<uint8_t*>(v.rgb.data()), {v.count, v.height, v.width, 3}, at::kByte).to(at::kFloat) / 127.5 - 1;
 }
@@ -40,10 +32,9 @@ at::Tensor bytes_to_thwc(const VideoFrames& v) {
 // Principal components of the rows: mean [D] and the top `channels` directions [D, C]. A randomized range finder
 // with power iterations (Halko, Martinsson and Tropp) does in seconds what a full eigendecomposition of the D x D
 // covariance does in tens; the seed is fixed, so a fit is reproducible.
-// `mean` null: about zero rather than about the rows' mean (the change codes, where zero means "no change").
 void principal(const at::Tensor& rows, int channels, std::vector<float>* mean, std::vector<float>* basis, std::vector<float>* spread) {
     const at::Tensor x = rows.to(at::kFloat);
-    const at::Tensor mu = mean ? x.mean(0) : at::zeros({x.size(1)}, at::kFloat);
+    const at::Tensor mu = x.mean(0);
     const at::Tensor c = x - mu;  // [N, D]
     const int64_t l = std::min<int64_t>({static_cast<int64_t>(channels) + 16, c.size(0), c.size(1)});
     if (l < channels) throw Error("Pico codec: fewer samples than channels");
@@ -58,7 +49,7 @@ void principal(const at::Tensor& rows, int channels, std::vector<float>* mean, s
     const at::Tensor sign = top.gather(0, idx.unsqueeze(0)).sign();
     top = (top * sign).to(at::kFloat).contiguous();
     const at::Tensor m = mu.contiguous();
-    if (mean) mean->assign(m.data_ptr<float>(), m.data_ptr<float>() + m.numel());
+    mean->assign(m.data_ptr<float>(), m.data_ptr<float>() + m.numel());
     basis->assign(top.data_ptr<float>(), top.data_ptr<float>() + top.numel());
     // Each component's standard deviation on the fitting data, floored at 5 % of the largest: a component the
     // fitting data hardly used would otherwise blow up the latents of new content into the hundreds.
@@ -69,14 +60,6 @@ void principal(const at::Tensor& rows, int channels, std::vector<float>* mean, s
 
 at::Tensor view(const std::vector<float>& v, std::vector<int64_t> shape) {
     return at::from_blob(const_cast<float*>(v.data()), shape, at::kFloat);
-}
-
-// A still group's code [h * w, C] on the first basis decoded to its best single frame [H, W, 3].
-at::Tensor still_frame(const at::Tensor& code, int64_t h, int64_t w, const std::vector<float>& mean, const std::vector<float>& basis,
-                       const std::vector<float>& spread) {
-    const int64_t C = code.size(1);
-    const at::Tensor rows = (code * view(spread, {C})).mm(view(basis, {kD, C}).t()) + view(mean, {kD});
-    return unpatch(rows, kT, h, w).mean(0);
 }
 
 void check_size(int count, int height, int width) {
@@ -110,24 +93,16 @@ std::vector<float> tensor_vector(const std::map<std::string, at::Tensor>& m, con
 LinearVideoCodec LinearVideoCodec::fit(const std::vector<const VideoFrames*>& clips, int channels) {
     if (clips.empty()) throw Error("Pico video codec: nothing to fit on");
     if (channels < 1 || channels > kP * kP * 3) throw Error("Pico video codec: channels must be between 1 and 768");
-    // The first basis on the groups of four as they come (as the non-predictive codec was fitted, so its first
-    // latent frames mean the same), the change basis on each group minus the true frame before it: the encoder
-    // will predict from decoded frames, which this basis does not know yet, but those are the true ones to within
-    // the codec's error.
-    std::vector<at::Tensor> groups, changes;
+    std::vector<at::Tensor> groups;
     for (const VideoFrames* v : clips) {
         check_video(*v);
         const at::Tensor x = bytes_to_thwc(*v);
-        for (int f = 1; f + kT <= v->count; f += kT) {
-            groups.push_back(patches(x, f, kT));
-            changes.push_back(groups.back() - held(x[f - 1]));
-        }
+        for (int f = 1; f + kT <= v->count; f += kT) groups.push_back(patches(x, f, kT));
     }
     if (groups.empty()) throw Error("Pico video codec: the clips need more than one frame");
     LinearVideoCodec c;
     c.channels_ = channels;
     principal(at::cat(groups), channels, &c.mean_, &c.basis_, &c.std_);
-    principal(at::cat(changes), channels, nullptr, &c.residual_basis_, &c.residual_std_);
     return c;
 }
 
@@ -137,19 +112,8 @@ Latent LinearVideoCodec::encode_pixels(const float* pixels, int frames, int heig
     const at::Tensor x = at::from_blob(const_cast<float*>(pixels), {3, frames, height, width}, at::kFloat).permute({1, 2, 3, 0});
     std::vector<at::Tensor> codes;  // each [h * w, C]
     auto code = [&](const at::Tensor& rows) { return (rows - view(mean_, {kD})).mm(view(basis_, {kD, C})) / view(std_, {C}); };
-    codes.push_back(code(held(x[0])));  // the first frame as a still group of four
-    if (predictive()) {
-        const at::Tensor basis = view(residual_basis_, {kD, C}), spread = view(residual_std_, {C});
-        at::Tensor last = still_frame(codes[0], h, w, mean_, basis_, std_);
-        for (int f = 1; f < frames; f += kT) {
-            const at::Tensor before = held(last);
-            const at::Tensor z = (patches(x, f, kT) - before).mm(basis) / spread;
-            codes.push_back(z);
-            last = unpatch(before + (z * spread).mm(basis.t()), kT, h, w)[kT - 1].clamp(-1, 1);
-        }
-    } else {
-        for (int f = 1; f < frames; f += kT) codes.push_back(code(patches(x, f, kT)));
-    }
+    codes.push_back(code(patches(x, 0, 1).repeat({1, kT})));  // the first frame as a still group of four
+    for (int f = 1; f < frames; f += kT) codes.push_back(code(patches(x, f, kT)));
     const at::Tensor z = at::stack(codes).reshape({t, h, w, C}).permute({3, 0, 1, 2});  // [C, T, H', W']
     return {{C, t, h, w}, copy_out(z)};
 }
@@ -167,18 +131,12 @@ std::vector<float> LinearVideoCodec::decode_pixels(const Latent& latent, int* fr
     if (static_cast<int64_t>(latent.data.size()) != C * t * h * w) throw Error("Pico video codec: latent data has the wrong size");
     const at::Tensor z = view(latent.data, {C, t, h * w}).permute({1, 2, 0});  // [T, h*w, C]
     std::vector<at::Tensor> parts;  // each [n, H, W, 3]
-    at::Tensor last = still_frame(z[0], h, w, mean_, basis_, std_);
-    parts.push_back(last.unsqueeze(0));
-    if (predictive()) {
-        const at::Tensor basis = view(residual_basis_, {kD, C}), spread = view(residual_std_, {C});
-        for (int64_t i = 1; i < t; ++i) {
-            parts.push_back(unpatch(held(last.clamp(-1, 1)) + (z[i] * spread).mm(basis.t()), kT, h, w));
-            last = parts.back()[kT - 1];
-        }
-    } else {
-        for (int64_t i = 1; i < t; ++i)
-            parts.push_back(unpatch((z[i] * view(std_, {C})).mm(view(basis_, {kD, C}).t()) + view(mean_, {kD}), kT, h, w));
-    }
+    auto group = [&](const at::Tensor& code) {  // [h*w, C] -> [4, H, W, 3]
+        const at::Tensor rows = (code * view(std_, {C})).mm(view(basis_, {kD, C}).t()) + view(mean_, {kD});
+        return rows.reshape({h, w, kT, kP, kP, 3}).permute({2, 0, 3, 1, 4, 5}).reshape({kT, h * kP, w * kP, 3});
+    };
+    parts.push_back(group(z[0]).mean(0, true));  // the still group's best single frame
+    for (int64_t i = 1; i < t; ++i) parts.push_back(group(z[i]));
     const at::Tensor x = at::cat(parts).permute({3, 0, 1, 2}).contiguous();  // [3, T, H, W]
     *frames = static_cast<int>(x.size(1)), *height = static_cast<int>(x.size(2)), *width = static_cast<int>(x.size(3));
     return copy_out(x);
@@ -196,10 +154,8 @@ VideoFrames LinearVideoCodec::decode(const Latent& latent, double fps) const {
 
 void LinearVideoCodec::save(const std::string& path) const {
     const int64_t C = channels_;
-    std::map<std::string, at::Tensor> tensors = {{"mean", view(mean_, {kD}).clone()}, {"basis", view(basis_, {kD, C}).clone()}, {"std", view(std_, {C}).clone()}};
-    if (predictive()) tensors["residual_basis"] = view(residual_basis_, {kD, C}).clone(), tensors["residual_std"] = view(residual_std_, {C}).clone();
-    save_tensors(path, tensors, {{"format", "worldstudio-pico-video-codec"}, {"channels", std::to_string(C)}, {"first_frame", "still group"},
-                                 {"later_groups", predictive() ? "change from the previous decoded frame" : "on their own"}});
+    save_tensors(path, {{"mean", view(mean_, {kD}).clone()}, {"basis", view(basis_, {kD, C}).clone()}, {"std", view(std_, {C}).clone()}},
+                 {{"format", "worldstudio-pico-video-codec"}, {"channels", std::to_string(C)}, {"first_frame", "still group"}});
 }
 
 LinearVideoCodec LinearVideoCodec::load(const std::string& path) {
@@ -215,10 +171,6 @@ LinearVideoCodec LinearVideoCodec::load(const std::string& path) {
     c.mean_ = tensor_vector(m, "mean", kD, 0, path);
     c.basis_ = tensor_vector(m, "basis", kD, c.channels_, path);
     c.std_ = tensor_vector(m, "std", c.channels_, 0, path);
-    if (m.count("residual_basis") || m.count("residual_std")) {
-        c.residual_basis_ = tensor_vector(m, "residual_basis", kD, c.channels_, path);
-        c.residual_std_ = tensor_vector(m, "residual_std", c.channels_, 0, path);
-    }
     return c;
 }
 

@@ -18,14 +18,6 @@ std::vector<uint8_t> project_preview(const PreviewProjection& p, const at::Tenso
     at::Tensor W = at::from_blob(const_cast<float*>(p.weight.data()), {3, C}, at::kFloat);
     at::Tensor b = at::from_blob(const_cast<float*>(p.bias.data()), {3}, at::kFloat);
     at::Tensor rgb = at::matmul(latent.to(at::kFloat).permute({1, 2, 3, 0}), W.t()) + b;  // [T, H, W, 3]
-    if (!p.change_weight.empty() && rgb.size(0) > 1) {
-        // Later frames as changes: the first frame, then each one plus its change (clamped as the codec holds it).
-        at::Tensor Wc = at::from_blob(const_cast<float*>(p.change_weight.data()), {3, C}, at::kFloat);
-        const at::Tensor change = at::matmul(latent.to(at::kFloat).permute({1, 2, 3, 0}), Wc.t());
-        std::vector<at::Tensor> frames{rgb[0].clamp(0, 1)};
-        for (int64_t t = 1; t < rgb.size(0); ++t) frames.push_back((frames.back() + change[t]).clamp(0, 1));
-        rgb = at::stack(frames);
-    }
     rgb = (rgb.clamp(0, 1) * 255).round().to(at::kByte).contiguous();
     return std::vector<uint8_t>(rgb.data_ptr<uint8_t>(), rgb.data_ptr<uint8_t>() + rgb.numel());
 }
@@ -62,39 +54,19 @@ double fit_preview_projection(const std::string& model_dir, int samples, uint32_
         std::vector<at::Tensor> per_frame{px.narrow(1, 0, 1).mean(1)};
         for (int64_t k = 1; k < T; ++k) per_frame.push_back(px.narrow(1, 4 * k - 3, 4).mean(1));
         at::Tensor target = at::avg_pool2d(at::stack(per_frame, 1), {16, 16});  // [3, T, h, w]
-        xs.push_back(z.permute({1, 2, 3, 0}).reshape({T, -1, C}));
-        ys.push_back(target.permute({1, 2, 3, 0}).reshape({T, -1, 3}));
+        xs.push_back(z.permute({1, 2, 3, 0}).reshape({-1, C}));
+        ys.push_back(target.permute({1, 2, 3, 0}).reshape({-1, 3}));
     }
-    // Least squares through the normal equations with a tiny ridge for stability; the last column of X is ones.
-    auto solve = [](at::Tensor X, const at::Tensor& Y, bool with_bias) {
-        X = X.to(at::kDouble);
-        if (with_bias) X = at::cat({X, at::ones({X.size(0), 1}, X.options())}, 1);
-        const at::Tensor A = at::matmul(X.t(), X) + 1e-6 * at::eye(X.size(1), X.options());
-        const at::Tensor sol = at::linalg_solve(A, at::matmul(X.t(), Y.to(at::kDouble)));  // [C (+ 1), 3]
-        return std::make_pair(sol, (at::matmul(X, sol) - Y.to(at::kDouble)).pow(2).mean().sqrt().item<double>());
-    };
-    // Two forms, the better one kept: every latent frame to its colour (a VAE whose latent frames each code their
-    // own pixels), or the first frame so and each later one as the change from the frame before (a predictive
-    // codec, whose later latents code changes and mean nothing on their own).
-    const at::Tensor Z = at::stack(xs), P = at::stack(ys);  // [samples, T, h * w, C], [samples, T, h * w, 3]
-    const auto [plain, plain_rms] = solve(Z.reshape({-1, C}), P.reshape({-1, 3}), true);
-    const auto [first, first_rms] = solve(Z.select(1, 0).reshape({-1, C}), P.select(1, 0).reshape({-1, 3}), true);
-    const at::Tensor later_z = Z.narrow(1, 1, T - 1).reshape({-1, C});
-    const at::Tensor before = P.narrow(1, 0, T - 1).reshape({-1, 3}), after = P.narrow(1, 1, T - 1).reshape({-1, 3});
-    const auto [change, change_rms] = solve(later_z, after - before, false);
-    const double changes_rms = std::sqrt((first_rms * first_rms + (T - 1) * change_rms * change_rms) / T);
+    at::Tensor X = at::cat(xs, 0).to(at::kDouble), Y = at::cat(ys, 0).to(at::kDouble);
+    X = at::cat({X, at::ones({X.size(0), 1}, X.options())}, 1);
+    // Least squares through the normal equations with a tiny ridge for stability.
+    at::Tensor A = at::matmul(X.t(), X) + 1e-6 * at::eye(X.size(1), X.options());
+    at::Tensor sol = at::linalg_solve(A, at::matmul(X.t(), Y));  // [C + 1, 3]
+    const double rms = (at::matmul(X, sol) - Y).pow(2).mean().sqrt().item<double>();
     PreviewProjection p;
-    auto to_rows = [C](const at::Tensor& m) {  // [C, 3] -> [3, C] row-major
-        const at::Tensor t = m.narrow(0, 0, C).t().contiguous().to(at::kFloat);
-        return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
-    };
-    const bool as_changes = changes_rms < 0.5 * plain_rms;
-    const at::Tensor& absolute = as_changes ? first : plain;
-    p.weight = to_rows(absolute);
-    const at::Tensor b = absolute[C].contiguous().to(at::kFloat);
+    at::Tensor Wt = sol.narrow(0, 0, C).t().contiguous().to(at::kFloat), b = sol[C].contiguous().to(at::kFloat);
+    p.weight.assign(Wt.data_ptr<float>(), Wt.data_ptr<float>() + Wt.numel());
     p.bias.assign(b.data_ptr<float>(), b.data_ptr<float>() + 3);
-    if (as_changes) p.change_weight = to_rows(change);
-    const double rms = as_changes ? changes_rms : plain_rms;
     p.save((fs::path(model_dir) / kPreviewProjectionFile).string());
     return rms;
 }

@@ -32,9 +32,6 @@ struct LatentPreview {
 struct PreviewProjection {
     std::vector<float> weight;  // [3, C] row-major
     std::vector<float> bias;    // [3]
-    // For a codec whose later latent frames code changes (Pico's predictive video codec): [3, C], and each later
-    // preview frame is the one before plus this times its latent. Empty: every frame through weight and bias.
-    std::vector<float> change_weight;
     bool empty() const { return weight.empty(); }
     static PreviewProjection load(const std::string& path);  // throws ws::Error on a bad file
     void save(const std::string& path) const;
@@ -153,9 +150,8 @@ private:
     std::shared_ptr<const Model> model_;
 };
 
-// Fits the preview projection of a model folder by least squares on `samples` random latents decoded by its VAE
-// (latent frames to colours, or, where that fits far better, the first frame to colours and later ones to
-// changes), writes it to MODEL_DIR/worldstudio_preview.json and returns the fit's RMS error in [0, 1] units.
+// Fits the preview projection of a model folder by least squares on `samples` random latents decoded by its VAE,
+// writes it to MODEL_DIR/worldstudio_preview.json and returns the fit's RMS error in [0, 1] units.
 double fit_preview_projection(const std::string& model_dir, int samples = 8, uint32_t seed = 0);
 
 // Library versions for generation records.

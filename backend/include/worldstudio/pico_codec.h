@@ -1,10 +1,9 @@
 #pragma once
 // Pico codecs: small fitted codecs with exactly the interfaces of the real autoencoders, so the same pipeline runs
 // on a CPU. Video: 48 latent channels, 16x spatial and 4x temporal compression with the causal first frame
-// (latent frames = 1 + (frames - 1) / 4), pixels in [-1, 1] like the Wan2.2 VAE: principal-component bases of
-// patches (16x16 pixels x 4 frames) fitted on Pico World episodes; encoding projects a patch on a basis, decoding
-// adds the basis back. The first frame is coded as a still group of four; each later group as its change from the
-// previous decoded frame (causal, as the Wan2.2 VAE is). Audio: 25 latents a second of
+// (latent frames = 1 + (frames - 1) / 4), pixels in [-1, 1] like the Wan2.2 VAE: a principal-component basis of
+// patches (16x16 pixels x 4 frames) fitted on Pico World episodes; encoding projects a patch on the basis,
+// decoding adds the basis back; the first frame is coded as a still group of four. Audio: 25 latents a second of
 // 48 kHz stereo, 64 channels, like the sound tokenizer (below). Not neural VAEs: fitted maps, which is what a world
 // this simple needs, small enough to ship and exact to reproduce.
 #include <cstdint>
@@ -23,15 +22,12 @@ struct Latent {
 class LinearVideoCodec {
 public:
     static constexpr int kPatch = 16, kTime = 4;
-    // Fits `channels` components on the clips (RGB, frame counts 4k+1, sizes multiples of 16); a predictive codec.
+    // Fits `channels` components on the clips (RGB, frame counts 4k+1, sizes multiples of 16).
     static LinearVideoCodec fit(const std::vector<const VideoFrames*>& clips, int channels = 48);
     static LinearVideoCodec load(const std::string& safetensors_path);  // throws ws::Error on a bad file
     void save(const std::string& safetensors_path) const;
 
     int channels() const { return channels_; }
-    // Later groups coded as their change from the previous decoded frame (fit() makes such codecs); false for
-    // the codec of Pico folders made before, which coded every group on its own.
-    bool predictive() const { return !residual_basis_.empty(); }
     // Latents are divided by each channel's spread on the fitting data, so they are about unit variance as the
     // flow model expects (the Wan2.2 VAE's latents_mean/latents_std do the same).
     Latent encode(const VideoFrames& frames) const;           // frames: 4k+1, width and height multiples of 16
@@ -43,15 +39,9 @@ public:
 private:
     int channels_ = 0;
     // Groups of four frames: mean [D], basis [D, C] (D = 4 x pixels x 3), latent spread [C]. The causal first
-    // frame is coded as a still group (itself four times) on this basis.
+    // frame is coded as a still group (itself four times), so a scene that does not move has the same latent in
+    // every latent frame: continuing a given first frame starts from copying its latent.
     std::vector<float> mean_, basis_, std_;
-    // Predictive: each later group minus the previous decoded frame held four times, on a basis of such changes
-    // [D, C] with spread [C] and no mean, so a latent of zeros is "nothing moves". Why: a network that cannot yet
-    // place a moving object predicts something near the mean of where it could be; on a code of whole patches
-    // that mean is the bare wall and the object vanishes, on a code of changes it is the object left where it was.
-    // The encoder predicts from its own decoded frames, as the decoder will, so errors do not build up.
-    // Empty in the earlier, non-predictive codec (every group on the first basis).
-    std::vector<float> residual_basis_, residual_std_;
 };
 
 // Audio: not a waveform code. Each latent holds the loudness of its 1/25 s in 16 steps of 2.5 ms per side
