@@ -52,11 +52,7 @@ done
 "$CLI" train "$OUT" --stage generator --steps "${GENERATOR4_STEPS:-12000}" --episodes 2048 --seed 30000 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --video-to-sound-share 0.75 --checkpoint-every 1000 \
   --device "$DEVICE" --modes "$MODES"
-# Round 5: the video codec re-installed as the predictive one (later latent frames code changes from the frame
-# before; rounds 1 to 4 of the shipped model ran on one that coded each group of frames whole, and forward-dynamics
-# rollouts lost their moving objects), then the generator as in round 4 on 2048 new episodes (seeds 50000..52047).
-# On a fresh folder the re-install changes nothing, as make-pico already installed the predictive codec.
-"$CLI" pico-codecs "$OUT" --only video
+# Round 5: the generator as in round 4, on 2048 new episodes again (seeds 50000..52047).
 "$CLI" train "$OUT" --stage generator --steps "${GENERATOR5_STEPS:-16000}" --episodes 2048 --seed 50000 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --video-to-sound-share 0.75 --checkpoint-every 1000 \
   --device "$DEVICE" --modes "$MODES"
