@@ -75,8 +75,9 @@ std::vector<std::pair<double, double>> track_gripper(const VideoFrames& v, int m
                 for (int dy = -1; dy <= 1; ++dy)
                     for (int dx = -1; dx <= 1; ++dx) {
                         const int nx = x + dx, ny = y + dy;
+                        if (nx < 0 || ny < 0 || nx >= W || ny >= H) continue;
                         const size_t m = static_cast<size_t>(ny) * W + nx;
-                        if (nx >= 0 && ny >= 0 && nx < W && ny < H && cls[m] && component[m] < 0) component[m] = id, stack.push_back(static_cast<int>(m));
+                        if (cls[m] && component[m] < 0) component[m] = id, stack.push_back(static_cast<int>(m));
                     }
             }
             if (core > best_core) best_core = core, best = id;
