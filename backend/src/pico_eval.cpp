@@ -18,18 +18,25 @@ int d2(const uint8_t* p, double r, double g, double b) {
     return static_cast<int>(dr * dr + dg * dg + db * db);
 }
 
-// A pixel is an object's when it is near one of the object colour's shades (balls are shaded 0.75 to 1.1) and
-// clearly nearer to it than to anything of the scene, so antialiased scene edges are not mistaken for white or
-// black objects.
-int classify(const uint8_t* p) {
-    int best = -1, best_d = 1 << 30;
+// The squared distance to the nearest palette shade, and that shade's palette index in `colour`.
+int nearest_shade(const uint8_t* p, int* colour) {
+    int best_d = 1 << 30;
     for (size_t i = 0; i < palette().size(); ++i) {
         const Colour& c = palette()[i];
         for (double k : {0.75, 0.85, 0.95, 1.05}) {
             const int d = d2(p, std::min(255.0, c.r * k), std::min(255.0, c.g * k), std::min(255.0, c.b * k));
-            if (d < best_d) best_d = d, best = static_cast<int>(i);
+            if (d < best_d) best_d = d, *colour = static_cast<int>(i);
         }
     }
+    return best_d;
+}
+
+// A pixel is an object's when it is near one of the object colour's shades (balls are shaded 0.75 to 1.1) and
+// clearly nearer to it than to anything of the scene, so antialiased scene edges are not mistaken for white or
+// black objects.
+int classify(const uint8_t* p) {
+    int best = -1;
+    const int best_d = nearest_shade(p, &best);
     int scene = 1 << 30;
     for (const auto& s : kScene) scene = std::min(scene, d2(p, s[0], s[1], s[2]));
     return best_d < 60 * 60 && 2 * best_d < scene ? best : -1;
@@ -43,9 +50,8 @@ int gripper_grey(const uint8_t* p) {
     if (best >= 40 * 40) return 0;
     for (size_t s = 0; s < 6; ++s)  // the wall's gradient, the table, its edge
         if (d2(p, kScene[s][0], kScene[s][1], kScene[s][2]) <= best) return 0;
-    for (const Colour& c : palette())
-        for (double k : {0.75, 0.85, 0.95, 1.05})
-            if (d2(p, std::min(255.0, c.r * k), std::min(255.0, c.g * k), std::min(255.0, c.b * k)) <= best) return 0;
+    int colour = -1;
+    if (nearest_shade(p, &colour) <= best) return 0;
     return best < 15 * 15 ? 2 : 1;
 }
 
