@@ -6,8 +6,9 @@
 # features). Round 3 first re-installs the codecs: the shipped model's first two rounds ran with earlier codecs (a
 # linear code of the sound waveform, and the first frame on a basis of its own), and its third round relearned the
 # current ones; on a fresh folder the re-install changes nothing, as make-pico already installed the same codecs.
-# Deterministic; each stage checkpoints and can be continued with the same command plus --resume. The preview
-# projection (live previews' latent-to-colour map) is fitted last.
+# Deterministic; each stage checkpoints and can be continued with the same command plus --resume. Last, the video
+# codec's convolutional decoder stage (it changes decoding only, so it can come after the generator) and the
+# preview projection (live previews' latent-to-colour map, fitted to what the codec decodes).
 #   scripts/train-pico.sh OUT_DIR [CLI]
 # Environment: DEVICE (cpu; cuda on a GPU machine), UPSAMPLER_STEPS (1500), GENERATOR_STEPS (20000),
 # UPSAMPLER2_STEPS (1500), GENERATOR2_STEPS (5000), UPSAMPLER3_STEPS (1500), UPSAMPLER4_STEPS (1500 in each of two
@@ -56,4 +57,5 @@ done
 "$CLI" train "$OUT" --stage generator --steps "${GENERATOR5_STEPS:-16000}" --episodes 2048 --seed 50000 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --video-to-sound-share 0.75 --checkpoint-every 1000 \
   --device "$DEVICE" --modes "$MODES"
+"$CLI" fit-decoder "$OUT" --steps "${DECODER_STEPS:-4000}" --episodes 256
 "$CLI" fit-preview "$OUT"

@@ -3,8 +3,10 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <tuple>
 
@@ -124,22 +126,123 @@ Latent LinearVideoCodec::encode(const VideoFrames& v) const {
     return encode_pixels(x.data_ptr<float>(), v.count, v.height, v.width);
 }
 
+namespace {
+
+// Latents [C, T, h, w] (unit spread) through the linear map back to pixels [3, T', H, W].
+at::Tensor decode_linear(const at::Tensor& latent, const std::vector<float>& mean, const std::vector<float>& basis, const std::vector<float>& spread) {
+    const int64_t C = latent.size(0), t = latent.size(1), h = latent.size(2), w = latent.size(3);
+    const at::Tensor z = latent.reshape({C, t, h * w}).permute({1, 2, 0});  // [T, h*w, C]
+    const at::Tensor b = view(basis, {kD, C}).t(), m = view(mean, {kD}), sd = view(spread, {C});
+    std::vector<at::Tensor> parts;  // each [n, H, W, 3]
+    auto group = [&](const at::Tensor& code) {  // [h*w, C] -> [4, H, W, 3]
+        const at::Tensor rows = (code * sd).mm(b) + m;
+        return rows.reshape({h, w, kT, kP, kP, 3}).permute({2, 0, 3, 1, 4, 5}).reshape({kT, h * kP, w * kP, 3});
+    };
+    parts.push_back(group(z[0]).mean(0, true));  // the still group's best single frame
+    for (int64_t i = 1; i < t; ++i) parts.push_back(group(z[i]));
+    return at::cat(parts).permute({3, 0, 1, 2});  // [3, T, H, W]
+}
+
+// The decoder stage's shape: each frame with kContext neighbours on either side in, a correction to the frame out,
+// through hidden layers of kWidth channels (3x3, dilated so the stage sees past a 16-pixel patch's edge).
+constexpr int kContext = 2, kWidth = 48, kInputs = 3 * (2 * kContext + 1);
+constexpr int kDilations[] = {1, 1, 2, 4, 1, 1};  // the last is the output layer's
+
+// Inputs [N, kInputs, H, W] for frames `which` of pixels [3, T, H, W] (the ends repeat the first and last frame).
+at::Tensor refiner_input(const at::Tensor& x, const std::vector<int64_t>& which) {
+    const int64_t T = x.size(1);
+    std::vector<int64_t> idx;
+    for (int64_t t : which)
+        for (int64_t d = -kContext; d <= kContext; ++d) idx.push_back(std::clamp<int64_t>(t + d, 0, T - 1));
+    const at::Tensor frames = x.permute({1, 0, 2, 3}).index_select(0, at::tensor(idx, at::kLong));  // [N * 5, 3, H, W]
+    return frames.reshape({static_cast<int64_t>(which.size()), kInputs, x.size(2), x.size(3)});
+}
+
+// The frames' own linear decode plus the stage's correction: [N, 3, H, W].
+at::Tensor run_refiner(const std::vector<at::Tensor>& weights, const std::vector<at::Tensor>& biases, const std::vector<int>& dilations,
+                       const at::Tensor& input) {
+    at::Tensor h = input;
+    for (size_t i = 0; i < weights.size(); ++i) {
+        h = at::conv2d(h, weights[i], biases[i], 1, dilations[i], dilations[i]);
+        if (i + 1 < weights.size()) h = at::relu(h);
+    }
+    return input.narrow(1, 3 * kContext, 3) + h;
+}
+
+}  // namespace
+
 std::vector<float> LinearVideoCodec::decode_pixels(const Latent& latent, int* frames, int* height, int* width) const {
     if (latent.shape.size() != 4 || latent.shape[0] != channels_ || latent.shape[1] < 1)
         throw Error("Pico video codec: latent must be [" + std::to_string(channels_) + ", T, H, W]");
     const int64_t C = channels_, t = latent.shape[1], h = latent.shape[2], w = latent.shape[3];
     if (static_cast<int64_t>(latent.data.size()) != C * t * h * w) throw Error("Pico video codec: latent data has the wrong size");
-    const at::Tensor z = view(latent.data, {C, t, h * w}).permute({1, 2, 0});  // [T, h*w, C]
-    std::vector<at::Tensor> parts;  // each [n, H, W, 3]
-    auto group = [&](const at::Tensor& code) {  // [h*w, C] -> [4, H, W, 3]
-        const at::Tensor rows = (code * view(std_, {C})).mm(view(basis_, {kD, C}).t()) + view(mean_, {kD});
-        return rows.reshape({h, w, kT, kP, kP, 3}).permute({2, 0, 3, 1, 4, 5}).reshape({kT, h * kP, w * kP, 3});
-    };
-    parts.push_back(group(z[0]).mean(0, true));  // the still group's best single frame
-    for (int64_t i = 1; i < t; ++i) parts.push_back(group(z[i]));
-    const at::Tensor x = at::cat(parts).permute({3, 0, 1, 2}).contiguous();  // [3, T, H, W]
+    at::NoGradGuard no_grad;
+    at::Tensor x = decode_linear(view(latent.data, {C, t, h, w}), mean_, basis_, std_);  // [3, T, H, W]
+    if (!refiner_.empty()) {
+        std::vector<at::Tensor> weights, biases;
+        std::vector<int> dilations;
+        for (const Conv& c : refiner_)
+            weights.push_back(view(c.weight, c.shape)), biases.push_back(view(c.bias, {c.shape[0]})), dilations.push_back(c.dilation);
+        std::vector<int64_t> all(static_cast<size_t>(x.size(1)));
+        for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
+        x = run_refiner(weights, biases, dilations, refiner_input(x, all)).permute({1, 0, 2, 3});
+    }
+    x = x.contiguous();
     *frames = static_cast<int>(x.size(1)), *height = static_cast<int>(x.size(2)), *width = static_cast<int>(x.size(3));
     return copy_out(x);
+}
+
+void LinearVideoCodec::fit_refiner(const std::vector<const VideoFrames*>& clips, const RefinerOptions& o,
+                                   const std::function<void(int, int, double)>& progress) {
+    if (clips.empty()) throw Error("Pico video codec: nothing to fit the decoder on");
+    if (o.steps < 1 || o.batch < 1) throw Error("Pico video codec: the decoder fit needs at least one step and one frame a step");
+    if (!(o.learning_rate > 0 && o.learning_rate < 1)) throw Error("Pico video codec: the learning rate must be in (0, 1)");
+    if (!(o.latent_noise >= 0 && o.latent_noise <= 10)) throw Error("Pico video codec: the latent noise must be in [0, 10]");
+    std::vector<at::Tensor> latents, truths;  // [C, T', h, w]; [3, T, H, W]
+    for (const VideoFrames* v : clips) {
+        const Latent z = encode(*v);
+        latents.push_back(at::tensor(z.data).reshape(z.shape));
+        truths.push_back(bytes_to_thwc(*v).permute({3, 0, 1, 2}).contiguous());
+    }
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(o.seed);
+    // He-initialised hidden layers; the output layer starts at zero, so the stage starts as the linear decode.
+    std::vector<at::Tensor> weights, biases;
+    std::vector<int> dilations(std::begin(kDilations), std::end(kDilations));
+    for (size_t i = 0; i < dilations.size(); ++i) {
+        const int64_t in = i == 0 ? kInputs : kWidth, out = i + 1 == dilations.size() ? 3 : kWidth;
+        at::Tensor wt = i + 1 == dilations.size() ? at::zeros({out, in, 3, 3}) : at::randn({out, in, 3, 3}, gen, at::kFloat) * std::sqrt(2.0 / (in * 9));
+        weights.push_back(wt.requires_grad_(true));
+        biases.push_back(at::zeros({out}).requires_grad_(true));
+    }
+    AdamW opt;
+    for (size_t i = 0; i < weights.size(); ++i)
+        for (const at::Tensor& p : {weights[i], biases[i]}) opt.params.push_back(p), opt.m.push_back(at::zeros_like(p)), opt.v.push_back(at::zeros_like(p));
+    auto draw = [&](int64_t n) { return at::randint(0, n, {1}, gen, at::kLong).item<int64_t>(); };
+    for (int step = 0; step < o.steps; ++step) {
+        // Warm-up over the first 2 % of the steps, then cosine decay to a tenth.
+        const double warm = std::max(1.0, 0.02 * o.steps), phase = std::clamp((step - warm) / std::max(1.0, o.steps - warm), 0.0, 1.0);
+        opt.lr = o.learning_rate * (step < warm ? (step + 1) / warm : 0.1 + 0.45 * (1 + std::cos(phase * M_PI)));
+        std::vector<at::Tensor> inputs, targets;
+        for (int k = 0; k < o.batch; ++k) {
+            const size_t c = static_cast<size_t>(draw(static_cast<int64_t>(clips.size())));
+            const int64_t t = draw(truths[c].size(1));
+            const double spread = o.latent_noise * at::rand({1}, gen, at::kDouble).item<double>();
+            const at::Tensor z = latents[c] + spread * at::randn(latents[c].sizes(), gen, at::kFloat);
+            inputs.push_back(refiner_input(decode_linear(z, mean_, basis_, std_), {t}));
+            targets.push_back(truths[c].select(1, t).unsqueeze(0));
+        }
+        const at::Tensor loss = (run_refiner(weights, biases, dilations, at::cat(inputs)) - at::cat(targets)).abs().mean();
+        loss.backward();
+        opt.step();
+        if (progress) progress(step + 1, o.steps, loss.item<double>());
+    }
+    refiner_.clear();
+    for (size_t i = 0; i < weights.size(); ++i) {
+        Conv c;
+        c.shape = weights[i].sizes().vec();
+        c.weight = copy_out(weights[i].detach()), c.bias = copy_out(biases[i].detach()), c.dilation = dilations[i];
+        refiner_.push_back(std::move(c));
+    }
 }
 
 VideoFrames LinearVideoCodec::decode(const Latent& latent, double fps) const {
@@ -154,8 +257,17 @@ VideoFrames LinearVideoCodec::decode(const Latent& latent, double fps) const {
 
 void LinearVideoCodec::save(const std::string& path) const {
     const int64_t C = channels_;
-    save_tensors(path, {{"mean", view(mean_, {kD}).clone()}, {"basis", view(basis_, {kD, C}).clone()}, {"std", view(std_, {C}).clone()}},
-                 {{"format", "worldstudio-pico-video-codec"}, {"channels", std::to_string(C)}, {"first_frame", "still group"}});
+    std::map<std::string, at::Tensor> tensors = {{"mean", view(mean_, {kD}).clone()}, {"basis", view(basis_, {kD, C}).clone()}, {"std", view(std_, {C}).clone()}};
+    std::vector<float> dilations;
+    for (size_t i = 0; i < refiner_.size(); ++i) {
+        const std::string name = "refiner." + std::to_string(i);
+        tensors[name + ".weight"] = view(refiner_[i].weight, refiner_[i].shape).clone();
+        tensors[name + ".bias"] = view(refiner_[i].bias, {refiner_[i].shape[0]}).clone();
+        dilations.push_back(static_cast<float>(refiner_[i].dilation));
+    }
+    if (!refiner_.empty()) tensors["refiner.dilation"] = at::tensor(dilations);
+    save_tensors(path, tensors, {{"format", "worldstudio-pico-video-codec"}, {"channels", std::to_string(C)}, {"first_frame", "still group"},
+                                 {"decoder", refiner_.empty() ? "linear" : "linear, then a convolutional stage"}});
 }
 
 LinearVideoCodec LinearVideoCodec::load(const std::string& path) {
@@ -171,6 +283,32 @@ LinearVideoCodec LinearVideoCodec::load(const std::string& path) {
     c.mean_ = tensor_vector(m, "mean", kD, 0, path);
     c.basis_ = tensor_vector(m, "basis", kD, c.channels_, path);
     c.std_ = tensor_vector(m, "std", c.channels_, 0, path);
+    // The decoder stage, when the file has one: layers refiner.0 .. refiner.N-1 whose shapes chain from the frame
+    // and its neighbours to three channels, and one dilation each.
+    size_t layers = 0;
+    while (m.count("refiner." + std::to_string(layers) + ".weight")) ++layers;
+    if (layers == 0 && m.count("refiner.dilation")) throw Error(path + ": the decoder stage has no layers");
+    if (layers > 0) {
+        auto bad = [&](const std::string& why) { return Error(path + ": damaged decoder stage (" + why + ")"); };
+        const std::vector<float> dilations = tensor_vector(m, "refiner.dilation", static_cast<int64_t>(layers), 0, path);
+        int64_t in = kInputs;
+        for (size_t i = 0; i < layers; ++i) {
+            const std::string name = "refiner." + std::to_string(i);
+            const at::Tensor& w = m.at(name + ".weight");
+            if (w.dim() != 4 || w.size(1) != in || w.size(2) != 3 || w.size(3) != 3 || w.size(0) < 1 || w.size(0) > 1024)
+                throw bad(name + ".weight is not [out, " + std::to_string(in) + ", 3, 3]");
+            const float d = dilations[i];
+            if (!(d >= 1 && d <= 16 && d == std::floor(d))) throw bad(name + " has dilation " + std::to_string(d));
+            Conv conv;
+            conv.shape = w.sizes().vec();
+            conv.weight = copy_out(w);
+            conv.bias = tensor_vector(m, name + ".bias", w.size(0), 0, path);
+            conv.dilation = static_cast<int>(d);
+            in = w.size(0);
+            c.refiner_.push_back(std::move(conv));
+        }
+        if (in != 3) throw bad("the last layer gives " + std::to_string(in) + " channels, not 3");
+    }
     return c;
 }
 

@@ -2,8 +2,10 @@
 // Bridges between our torch-free safetensors views and ATen tensors. Internal to the backend.
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "worldstudio/safetensors.h"
 
@@ -20,5 +22,27 @@ std::map<std::string, at::Tensor> load_tensors(const std::string& path);
 // Parses "cpu", "cuda", "cuda:1" and "auto" (CUDA when present).
 at::Device parse_device(const std::string& name);
 at::ScalarType parse_dtype(const std::string& name);  // "float32", "bfloat16", "float16"
+
+// AdamW on plain tensors (no optimizer library): one state per parameter.
+struct AdamW {
+    double lr = 1e-3, wd = 0, b1 = 0.9, b2 = 0.999, eps = 1e-8;
+    int64_t t = 0;
+    std::vector<at::Tensor> params, m, v;
+    void step() {
+        at::NoGradGuard no_grad;
+        ++t;
+        const double c1 = 1 - std::pow(b1, static_cast<double>(t)), c2 = 1 - std::pow(b2, static_cast<double>(t));
+        for (size_t i = 0; i < params.size(); ++i) {
+            at::Tensor& p = params[i];
+            if (!p.grad().defined()) continue;
+            const at::Tensor g = p.grad();
+            m[i].mul_(b1).add_(g, 1 - b1);
+            v[i].mul_(b2).addcmul_(g, g, 1 - b2);
+            if (wd > 0) p.mul_(1 - lr * wd);
+            p.addcdiv_(m[i] / c1, (v[i] / c2).sqrt_().add_(eps), -lr);
+            p.mutable_grad().zero_();
+        }
+    }
+};
 
 }  // namespace ws

@@ -32,28 +32,6 @@ bool is_reasoner_weight(const std::string& n) {
 
 namespace {
 
-// AdamW on plain tensors (no optimizer library): one state per parameter.
-struct AdamW {
-    double lr = 1e-3, wd = 0, b1 = 0.9, b2 = 0.999, eps = 1e-8;
-    int64_t t = 0;
-    std::vector<at::Tensor> params, m, v;
-    void step() {
-        at::NoGradGuard no_grad;
-        ++t;
-        const double c1 = 1 - std::pow(b1, static_cast<double>(t)), c2 = 1 - std::pow(b2, static_cast<double>(t));
-        for (size_t i = 0; i < params.size(); ++i) {
-            at::Tensor& p = params[i];
-            if (!p.grad().defined()) continue;
-            const at::Tensor g = p.grad();
-            m[i].mul_(b1).add_(g, 1 - b1);
-            v[i].mul_(b2).addcmul_(g, g, 1 - b2);
-            if (wd > 0) p.mul_(1 - lr * wd);
-            p.addcdiv_(m[i] / c1, (v[i] / c2).sqrt_().add_(eps), -lr);
-            p.mutable_grad().zero_();
-        }
-    }
-};
-
 // A model folder opened for one training stage: config, tokenizer, a float32 network (on the chosen device) whose weights selected
 // by `trains` are leaves of the optimizer, and the checkpoint files. A checkpoint writes every weight (under the
 // checkpoint's own file name, diffusers names) and, beside transformer/ (whose safetensors files are all read as

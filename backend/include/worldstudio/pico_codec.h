@@ -3,10 +3,12 @@
 // on a CPU. Video: 48 latent channels, 16x spatial and 4x temporal compression with the causal first frame
 // (latent frames = 1 + (frames - 1) / 4), pixels in [-1, 1] like the Wan2.2 VAE: a principal-component basis of
 // patches (16x16 pixels x 4 frames) fitted on Pico World episodes; encoding projects a patch on the basis,
-// decoding adds the basis back; the first frame is coded as a still group of four. Audio: 25 latents a second of
-// 48 kHz stereo, 64 channels, like the sound tokenizer (below). Not neural VAEs: fitted maps, which is what a world
-// this simple needs, small enough to ship and exact to reproduce.
+// decoding adds the basis back, then (once fitted) a small learned convolutional decoder stage redraws each frame
+// from it and its neighbours; the first frame is coded as a still group of four. Audio: 25 latents a second of
+// 48 kHz stereo, 64 channels, like the sound tokenizer (below). Not neural VAEs: a fitted linear encoder (so the
+// latent space is fixed by the fit, exact to reproduce) and decoders small enough to ship.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,8 +38,34 @@ public:
     Latent encode_pixels(const float* pixels, int frames, int height, int width) const;
     std::vector<float> decode_pixels(const Latent& latent, int* frames, int* height, int* width) const;
 
+    // The decoder stage: a linear decode blurs what 48 channels per patch cannot hold (a small ball in motion
+    // fades into the wall and changes colour), so a convolutional network learns, on simulator episodes, to redraw
+    // each frame from the linear decode of it and its two neighbours on either side. It changes decoding only: the
+    // latent space, and so a generator trained on it, stays as it is. Latents are jittered during the fit (Gaussian
+    // noise of a random spread up to `latent_noise`) so the stage also redraws what a generator produces, which is
+    // never exactly on the codec's own latents.
+    struct RefinerOptions {
+        int steps = 4000;
+        int batch = 16;             // frames per step
+        double learning_rate = 1e-3;
+        double latent_noise = 0.3;  // largest spread of the jitter, in latent units (latents have unit spread)
+        uint64_t seed = 0;
+    };
+    // Fits the stage on `clips` (replacing any earlier one); `progress` (may be empty) gets each step's loss, the
+    // mean absolute pixel error in [-1, 1] units.
+    void fit_refiner(const std::vector<const VideoFrames*>& clips, const RefinerOptions& options,
+                     const std::function<void(int step, int steps, double loss)>& progress = {});
+    bool has_refiner() const { return !refiner_.empty(); }
+    void drop_refiner() { refiner_.clear(); }
+
 private:
     int channels_ = 0;
+    struct Conv {
+        std::vector<int64_t> shape;  // [out, in, 3, 3]
+        std::vector<float> weight, bias;
+        int dilation = 1;
+    };
+    std::vector<Conv> refiner_;  // empty: linear decoding
     // Groups of four frames: mean [D], basis [D, C] (D = 4 x pixels x 3), latent spread [C]. The causal first
     // frame is coded as a still group (itself four times), so a scene that does not move has the same latent in
     // every latent frame: continuing a given first frame starts from copying its latent.
