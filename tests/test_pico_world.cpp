@@ -686,6 +686,9 @@ private Q_SLOTS:
         // The baselines are properties of the simulation, so they are meaningful even for an untrained model.
         QVERIFY(j["forward_dynamics"]["copy_last_frame_error_px"].get<double>() > 0);
         QVERIFY(j["forward_dynamics"]["copy_last_frame_psnr_db"].get<double>() > 10);
+        // An untrained model's frames are noise: the detector loses the moving bodies it finds in the held first frame.
+        const double lost = j["forward_dynamics"]["lost_share"].get<double>(), copy_lost = j["forward_dynamics"]["copy_last_frame_lost_share"].get<double>();
+        QVERIFY2(lost >= 0 && lost <= 1 && copy_lost >= 0 && lost > copy_lost, qPrintable(QString("lost %1, copy %2").arg(lost).arg(copy_lost)));
         QVERIFY(j["inverse_dynamics"]["zero_action_mse"].get<double>() > 0);
         QVERIFY(j["inverse_dynamics"]["action_mse"].get<double>() >= 0);
         QVERIFY(j["speed"]["text2video_sound_seconds"].get<double>() > 0);
@@ -702,6 +705,7 @@ private Q_SLOTS:
         r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--prompts", "1", "--steps", "2"});
         QVERIFY(r.out.contains("| forward dynamics: tracked position error |"));
         QVERIFY(r.out.contains("| forward dynamics ceiling: the true video through the codec |"));
+        QVERIFY(r.out.contains("| forward dynamics: frames of tracked bodies the detector loses |"));
         QVERIFY(r.out.contains("| upsampler: valid JSON (1 prompts) |"));
         QVERIFY(r.out.contains("| upsampler: captions without schema problems |"));
         r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "upsampler", "--prompts", "1", "--json"});

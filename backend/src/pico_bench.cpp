@@ -32,8 +32,9 @@ struct Mean {
 
 // Tracks of the episode's moved bodies and of its gripper in `video` (those whose true track leaves its first
 // position by 3 pixels or more: objects that stay put would reward copying the first frame), and the mean error
-// against the same tracks in `truth`, over frames from `from` on.
-double tracked_error(const Episode& e, const VideoFrames& video, const VideoFrames& truth, int from) {
+// against the same tracks in `truth`, over frames from `from` on; `lost` counts the frames (of `frames`) where the
+// truth has the body and `video` does not.
+double tracked_error(const Episode& e, const VideoFrames& video, const VideoFrames& truth, int from, Mean* lost) {
     Mean m;
     auto video_tracks = track_all(video), truth_tracks = track_all(truth);
     std::vector<size_t> tracked;
@@ -50,8 +51,10 @@ double tracked_error(const Episode& e, const VideoFrames& video, const VideoFram
         if (moved < 3) continue;
         for (int i = 0; i < from && i < static_cast<int>(a.size()); ++i) a[static_cast<size_t>(i)] = t[static_cast<size_t>(i)] = {-1, -1};
         // Something the video lost counts as far off (half the frame), not as missing.
-        for (size_t i = 0; i < a.size(); ++i)
+        for (size_t i = 0; i < a.size(); ++i) {
+            if (t[i].first >= 0) lost->add(a[i].first < 0 ? 1 : 0);
             if (t[i].first >= 0 && a[i].first < 0) a[i] = {t[i].first + video.width / 2.0, t[i].second};
+        }
         m.add(track_error(a, t));
     }
     return m.value();
@@ -147,7 +150,7 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
     fs::create_directories(tmp);
     Mean count_ok, colour_recall, fd_err, fd_base_err, fd_psnr, fd_base_psnr, id_mse, id_base_mse, onset_err, t2v_seconds;
     // The ceiling the folder's own codecs set: the true video and sound through encode and decode, measured alike.
-    Mean codec_fd_err, codec_psnr, codec_onset_err;
+    Mean codec_fd_err, codec_psnr, codec_onset_err, fd_lost, fd_base_lost, codec_lost;
     std::optional<LinearVideoCodec> video_codec;
     std::optional<EnvelopeAudioCodec> audio_codec;
     if (fs::exists(fs::path(model_dir) / "vae" / "codec.safetensors")) video_codec = LinearVideoCodec::load((fs::path(model_dir) / "vae" / "codec.safetensors").string());
@@ -220,13 +223,13 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
                 VideoFrames copy = e.video;  // the baseline: the first frame held
                 for (int i = 1; i < copy.count; ++i)
                     std::copy(copy.frame(0), copy.frame(0) + copy.width * copy.height * 3, copy.rgb.begin() + static_cast<ptrdiff_t>(i) * copy.width * copy.height * 3);
-                fd_err.add(tracked_error(e, rollout, e.video, 1));
-                fd_base_err.add(tracked_error(e, copy, e.video, 1));
+                fd_err.add(tracked_error(e, rollout, e.video, 1, &fd_lost));
+                fd_base_err.add(tracked_error(e, copy, e.video, 1, &fd_base_lost));
                 fd_psnr.add(psnr(rollout, e.video));
                 fd_base_psnr.add(psnr(copy, e.video));
                 if (video_codec) {
                     const VideoFrames round_trip = video_codec->decode(video_codec->encode(e.video), e.options.fps);
-                    codec_fd_err.add(tracked_error(e, round_trip, e.video, 1));
+                    codec_fd_err.add(tracked_error(e, round_trip, e.video, 1, &codec_lost));
                     codec_psnr.add(psnr(round_trip, e.video));
                 }
             }
@@ -262,7 +265,9 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
     if (wants(o, "forward_dynamics"))
         out["forward_dynamics"] = {{"tracked_position_error_px", fd_err.value()}, {"copy_last_frame_error_px", fd_base_err.value()},
                                    {"psnr_db", fd_psnr.value()}, {"copy_last_frame_psnr_db", fd_base_psnr.value()},
-                                   {"codec_round_trip_error_px", codec_fd_err.value()}, {"codec_round_trip_psnr_db", codec_psnr.value()}};
+                                   {"codec_round_trip_error_px", codec_fd_err.value()}, {"codec_round_trip_psnr_db", codec_psnr.value()},
+                                   {"lost_share", fd_lost.value()}, {"copy_last_frame_lost_share", fd_base_lost.value()},
+                                   {"codec_round_trip_lost_share", codec_lost.value()}};
     if (wants(o, "inverse_dynamics")) out["inverse_dynamics"] = {{"action_mse", id_mse.value()}, {"zero_action_mse", id_base_mse.value()}};
     if (wants(o, "sound"))
         out["sound"] = {{"onset_error_ms", onset_err.value() < 0 ? -1 : onset_err.value() * 1000}, {"one_latent_ms", 40},
@@ -297,9 +302,12 @@ std::string bench_table(const ojson& r) {
         row("| forward dynamics: tracked position error | %.1f px | %.1f px (copy last frame) |\n", v("forward_dynamics", "tracked_position_error_px"),
             v("forward_dynamics", "copy_last_frame_error_px"));
         row("| forward dynamics: PSNR | %.1f dB | %.1f dB (copy last frame) |\n", v("forward_dynamics", "psnr_db"), v("forward_dynamics", "copy_last_frame_psnr_db"));
+        if (has("forward_dynamics", "lost_share"))
+            row("| forward dynamics: frames of tracked bodies the detector loses | %.0f %% | %.0f %% (copy last frame) |\n", 100 * v("forward_dynamics", "lost_share"),
+                100 * v("forward_dynamics", "copy_last_frame_lost_share"));
         if (has("forward_dynamics", "codec_round_trip_error_px"))
-            row("| forward dynamics ceiling: the true video through the codec | %.1f px, %.1f dB | |\n", v("forward_dynamics", "codec_round_trip_error_px"),
-                v("forward_dynamics", "codec_round_trip_psnr_db"));
+            row("| forward dynamics ceiling: the true video through the codec | %.1f px, %.1f dB, %.0f %% lost | |\n", v("forward_dynamics", "codec_round_trip_error_px"),
+                v("forward_dynamics", "codec_round_trip_psnr_db"), has("forward_dynamics", "codec_round_trip_lost_share") ? 100 * v("forward_dynamics", "codec_round_trip_lost_share") : 0.0);
     }
     if (r.contains("inverse_dynamics"))
         row("| inverse dynamics: action MSE | %.4f | %.4f (zero actions) |\n", v("inverse_dynamics", "action_mse"), v("inverse_dynamics", "zero_action_mse"));
