@@ -219,9 +219,7 @@ void LinearVideoCodec::fit_refiner(const std::vector<const VideoFrames*>& clips,
         for (const at::Tensor& p : {weights[i], biases[i]}) opt.params.push_back(p), opt.m.push_back(at::zeros_like(p)), opt.v.push_back(at::zeros_like(p));
     auto draw = [&](int64_t n) { return at::randint(0, n, {1}, gen, at::kLong).item<int64_t>(); };
     for (int step = 0; step < o.steps; ++step) {
-        // Warm-up over the first 2 % of the steps, then cosine decay to a tenth.
-        const double warm = std::max(1.0, 0.02 * o.steps), phase = std::clamp((step - warm) / std::max(1.0, o.steps - warm), 0.0, 1.0);
-        opt.lr = o.learning_rate * (step < warm ? (step + 1) / warm : 0.1 + 0.45 * (1 + std::cos(phase * M_PI)));
+        opt.lr = warmup_cosine_rate(step, o.steps, o.learning_rate);
         std::vector<at::Tensor> inputs, targets;
         for (int k = 0; k < o.batch; ++k) {
             const size_t c = static_cast<size_t>(draw(static_cast<int64_t>(clips.size())));

@@ -2,6 +2,7 @@
 // Bridges between our torch-free safetensors views and ATen tensors. Internal to the backend.
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -22,6 +23,16 @@ std::map<std::string, at::Tensor> load_tensors(const std::string& path);
 // Parses "cpu", "cuda", "cuda:1" and "auto" (CUDA when present).
 at::Device parse_device(const std::string& name);
 at::ScalarType parse_dtype(const std::string& name);  // "float32", "bfloat16", "float16"
+
+// The learning rate at `step` of `steps`: linear warm-up over the first 2 % of the steps (at most 200), then cosine
+// decay to a tenth of `base`. With one sample or a few per step, the late steps need a small rate to settle; a
+// function of the step, so a resumed run continues it.
+inline double warmup_cosine_rate(int step, int steps, double base) {
+    const double warm = std::min(200.0, std::max(1.0, 0.02 * steps));
+    const double progress = std::clamp((step - warm) / std::max(1.0, steps - warm), 0.0, 1.0);
+    const double decay = 0.1 + 0.9 * 0.5 * (1 + std::cos(progress * 3.14159265358979323846));
+    return base * (step < warm ? (step + 1) / warm : decay);
+}
 
 // AdamW on plain tensors (no optimizer library): one state per parameter.
 struct AdamW {

@@ -134,15 +134,6 @@ struct TrainingRun {
         return start;
     }
 
-    // Linear warm-up over the first 2 % of the steps (at most 200), then cosine decay to a tenth of the rate: with one
-    // sample per step, the late steps need a small rate to settle. A function of the step, so resuming keeps it.
-    void set_rate(int step, int steps, double base) {
-        const double warm = std::min(200.0, std::max(1.0, 0.02 * steps));
-        const double progress = std::clamp((step - warm) / std::max(1.0, steps - warm), 0.0, 1.0);
-        const double decay = 0.1 + 0.9 * 0.5 * (1 + std::cos(progress * 3.14159265358979323846));
-        opt.lr = base * (step < warm ? (step + 1) / warm : decay);
-    }
-
     // The loop both stages share: per step the rate, one sample's loss from `step_loss` (which draws what it needs
     // from `gen`), the update, progress, a log line every 10 steps, checkpoints; the held-out loss before and after,
     // and the final checkpoint.
@@ -153,7 +144,7 @@ struct TrainingRun {
         out.validation_before = validate();
         for (int step = start; step < o.steps; ++step) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-            set_rate(step, o.steps, o.learning_rate);
+            opt.lr = warmup_cosine_rate(step, o.steps, o.learning_rate);
             double loss = 0;
             for (int k = 0; k < o.batch; ++k) {
                 const at::Tensor l = step_loss() / o.batch;
