@@ -648,13 +648,12 @@ int main(int argc, char** argv) {
             std::vector<const ws::VideoFrames*> videos;
             for (const auto& e : data) videos.push_back(&e.video);
             // Held-out round trips before and after (seeds the benchmark and training do not draw).
+            std::vector<ws::pico::Episode> held;
+            for (int i = 0; i < 8; ++i) held.push_back(ws::pico::simulate(1000000 + static_cast<uint64_t>(i)));
             auto held_out_psnr = [&] {
                 double sum = 0;
-                for (int i = 0; i < 8; ++i) {
-                    const ws::pico::Episode held = ws::pico::simulate(1000000 + static_cast<uint64_t>(i));
-                    sum += ws::pico::psnr(codec.decode(codec.encode(held.video), held.video.fps), held.video);
-                }
-                return sum / 8;
+                for (const auto& e : held) sum += ws::pico::psnr(codec.decode(codec.encode(e.video), e.video.fps), e.video);
+                return sum / static_cast<double>(held.size());
             };
             codec.drop_refiner();
             const double before = held_out_psnr();

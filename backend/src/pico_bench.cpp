@@ -32,8 +32,8 @@ struct Mean {
 
 // Tracks of the episode's moved bodies and of its gripper in `video` (those whose true track leaves its first
 // position by 3 pixels or more: objects that stay put would reward copying the first frame), and the mean error
-// against the same tracks in `truth`, over frames from `from` on; `lost` counts the frames (of `frames`) where the
-// truth has the body and `video` does not.
+// against the same tracks in `truth`, over frames from `from` on; `lost` gets, for each frame where the truth has
+// the body, 1 if `video` does not and 0 if it does.
 double tracked_error(const Episode& e, const VideoFrames& video, const VideoFrames& truth, int from, Mean* lost) {
     Mean m;
     auto video_tracks = track_all(video), truth_tracks = track_all(truth);
@@ -52,8 +52,9 @@ double tracked_error(const Episode& e, const VideoFrames& video, const VideoFram
         for (int i = 0; i < from && i < static_cast<int>(a.size()); ++i) a[static_cast<size_t>(i)] = t[static_cast<size_t>(i)] = {-1, -1};
         // Something the video lost counts as far off (half the frame), not as missing.
         for (size_t i = 0; i < a.size(); ++i) {
-            if (t[i].first >= 0) lost->add(a[i].first < 0 ? 1 : 0);
-            if (t[i].first >= 0 && a[i].first < 0) a[i] = {t[i].first + video.width / 2.0, t[i].second};
+            if (t[i].first < 0) continue;
+            lost->add(a[i].first < 0 ? 1 : 0);
+            if (a[i].first < 0) a[i] = {t[i].first + video.width / 2.0, t[i].second};
         }
         m.add(track_error(a, t));
     }
@@ -307,7 +308,7 @@ std::string bench_table(const ojson& r) {
                 100 * v("forward_dynamics", "copy_last_frame_lost_share"));
         if (has("forward_dynamics", "codec_round_trip_error_px"))
             row("| forward dynamics ceiling: the true video through the codec | %.1f px, %.1f dB, %.0f %% lost | |\n", v("forward_dynamics", "codec_round_trip_error_px"),
-                v("forward_dynamics", "codec_round_trip_psnr_db"), has("forward_dynamics", "codec_round_trip_lost_share") ? 100 * v("forward_dynamics", "codec_round_trip_lost_share") : 0.0);
+                v("forward_dynamics", "codec_round_trip_psnr_db"), 100 * v("forward_dynamics", "codec_round_trip_lost_share"));
     }
     if (r.contains("inverse_dynamics"))
         row("| inverse dynamics: action MSE | %.4f | %.4f (zero actions) |\n", v("inverse_dynamics", "action_mse"), v("inverse_dynamics", "zero_action_mse"));

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <tuple>
 
 #include "torch_util.h"
