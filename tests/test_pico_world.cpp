@@ -714,7 +714,16 @@ private Q_SLOTS:
         r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "bogus"});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("unknown benchmark section"), r.err.constData());
+        // --seed picks other episodes (a validation set to tune on, apart from the held-out default).
+        r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "forward_dynamics", "--episodes", "1", "--steps", "1", "--seed", "4000000", "--json"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const ws::ojson other = ws::ojson::parse(r.out.toStdString());
+        QCOMPARE(other["first_seed"].get<uint64_t>(), uint64_t{4000000});
+        QCOMPARE(j["first_seed"].get<uint64_t>(), uint64_t{2000000});
+        QVERIFY(other["forward_dynamics"]["copy_last_frame_error_px"].get<double>() != j["forward_dynamics"]["copy_last_frame_error_px"].get<double>());
         QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "0"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--seed", "-1"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--seed", "x"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"pico-bench", tmp.filePath("none")}).code, 1);
     }
 

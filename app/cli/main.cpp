@@ -91,10 +91,11 @@ commands:
                                     sampling schedule shifts them (match the model's shift, Pico: 10);
                                     --batch averages N samples per update;
                                     --resume continues a run up to --steps in all
-  pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--only S,S,...] [--free-text] [--json]
+  pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--seed S] [--only S,S,...] [--free-text] [--json]
                                     the Pico quality table on held-out episodes, with the baselines; sections:
                                     upsampler (N prompts), text2video, forward_dynamics, inverse_dynamics,
-                                    sound (for a given video); --free-text upsamples without the JSON constraint
+                                    sound (for a given video); --free-text upsamples without the JSON constraint;
+                                    --seed: the first episode's seed (default 2000000)
   sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
                                     actions, impacts, questions with answers), seeds S .. S+N-1
@@ -538,6 +539,10 @@ int main(int argc, char** argv) {
             o.upsampler_episodes = to_int(a.get("--prompts", "50"), "--prompts");
             if (o.upsampler_episodes < 1 || o.upsampler_episodes > 10000) throw UsageError("--prompts must be between 1 and 10000");
             o.json_constrained = !a.has("--free-text");
+            // Held-out by default (training draws small seeds); another base gives a validation set to tune on.
+            const int seed = to_int(a.get("--seed", std::to_string(o.seed)), "--seed");
+            if (seed < 0) throw UsageError("--seed must not be negative");
+            o.seed = static_cast<uint64_t>(seed);
             if (a.has("--only")) {
                 std::stringstream parts(a.get("--only", ""));
                 for (std::string s; std::getline(parts, s, ',');) o.sections.insert(s);
