@@ -12,9 +12,9 @@
 #   scripts/train-pico.sh OUT_DIR [CLI]
 # Environment: DEVICE (cpu; cuda on a GPU machine), UPSAMPLER_STEPS (1500), GENERATOR_STEPS (20000),
 # UPSAMPLER2_STEPS (1500), GENERATOR2_STEPS (5000), UPSAMPLER3_STEPS (1500), UPSAMPLER4_STEPS (1500 in each of two
-# stages), SOUND3_STEPS (4000), GENERATOR3_STEPS (6000), GENERATOR4_STEPS (12000), GENERATOR5_STEPS (16000), GENERATOR6_STEPS (20000), DECODER_STEPS (4000). The
-# shipped model is this script with the defaults, on 2 CPU cores (rounds 1 and 2 about 29 + 60 + 37 + 19 minutes;
-# rounds 3 to 6 see the model card).
+# stages), SOUND3_STEPS (4000), GENERATOR3_STEPS (6000), GENERATOR4_STEPS (12000), GENERATOR5_STEPS (16000),
+# GENERATOR6_STEPS (20000), DECODER_STEPS (4000). The shipped model is this script with the defaults, on 2 CPU cores
+# (rounds 1 and 2 about 29 + 60 + 37 + 19 minutes; rounds 3 to 6 see the model card).
 set -eu
 OUT=${1:?usage: scripts/train-pico.sh OUT_DIR [path to worldstudio-cli]}
 CLI=${2:-build/worldstudio-cli}
