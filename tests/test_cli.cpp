@@ -67,6 +67,11 @@ private Q_SLOTS:
         QVERIFY(c.out.contains("position_ids: relative error 0.000e+00"));
         QVERIFY(c.out.contains("token_kind: equal"));
         QCOMPARE(cli({"compare", golden + "/positions.safetensors"}).code, 2);
+        // Integer options past int's range are refused rather than wrapped.
+        auto big = cli({"make-tiny", tmp_.filePath("big"), "--seed", "4294967296"});
+        QCOMPARE(big.code, 2);
+        QVERIFY2(big.err.contains("must be an integer"), big.err.constData());
+        QVERIFY(!QFileInfo::exists(tmp_.filePath("big")));
         QCOMPARE(cli({"compare", golden + "/positions.safetensors", tmp_.filePath("missing.safetensors")}).code, 1);
     }
     void tinyModelEndToEnd() {

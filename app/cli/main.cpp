@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -166,7 +167,8 @@ int to_int(const std::string& s, const char* what) {
     try {
         size_t used = 0;
         long v = std::stol(s, &used);
-        if (used != s.size()) throw std::invalid_argument(s);
+        // Past int's range the cast would wrap (a seed of 4294967296 becoming 0), so it is refused like any non-integer.
+        if (used != s.size() || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) throw std::invalid_argument(s);
         return static_cast<int>(v);
     } catch (const std::exception&) {
         throw UsageError(std::string(what) + " must be an integer (got '" + s + "')");
