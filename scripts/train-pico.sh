@@ -13,55 +13,66 @@
 # Environment: DEVICE (cpu; cuda on a GPU machine), UPSAMPLER_STEPS (1500), GENERATOR_STEPS (20000),
 # UPSAMPLER2_STEPS (1500), GENERATOR2_STEPS (5000), UPSAMPLER3_STEPS (1500), UPSAMPLER4_STEPS (1500 in each of two
 # stages), SOUND3_STEPS (4000), GENERATOR3_STEPS (6000), GENERATOR4_STEPS (12000), GENERATOR5_STEPS (16000),
-# GENERATOR6_STEPS (20000), DECODER_STEPS (4000). The shipped model is this script with the defaults, on 2 CPU cores
-# (rounds 1 and 2 about 29 + 60 + 37 + 19 minutes; rounds 3 to 6 see the model card).
+# GENERATOR6_STEPS (20000), DECODER_STEPS (4000), EPISODE_DIVISOR (1: every stage's episode count is divided by it,
+# at least 4 are kept; with tiny step counts a quick run of the whole recipe, as its test does). The shipped model is
+# this script with the defaults, on 2 CPU cores (rounds 1 and 2 about 29 + 60 + 37 + 19 minutes; rounds 3 to 6 see
+# the model card).
 set -eu
 OUT=${1:?usage: scripts/train-pico.sh OUT_DIR [path to worldstudio-cli]}
 CLI=${2:-build/worldstudio-cli}
 DEVICE=${DEVICE:-cpu}
+case "${EPISODE_DIVISOR:-1}" in
+  '' | *[!0-9]* | 0) echo "EPISODE_DIVISOR must be a positive integer" >&2; exit 2 ;;
+esac
+# A stage's episode count after EPISODE_DIVISOR.
+episodes() {
+  n=$(( $1 / ${EPISODE_DIVISOR:-1} ))
+  [ "$n" -ge 4 ] || n=4
+  echo "$n"
+}
 MODES=text2video,image2video,video2video,forward_dynamics,inverse_dynamics,policy,transfer
 "$CLI" make-pico "$OUT" --seed 0
 # Round 1.
-"$CLI" train "$OUT" --stage upsampler --steps "${UPSAMPLER_STEPS:-1500}" --episodes 3000 --seed 0 --lr 0.001 \
+"$CLI" train "$OUT" --stage upsampler --steps "${UPSAMPLER_STEPS:-1500}" --episodes "$(episodes 3000)" --seed 0 --lr 0.001 \
   --checkpoint-every 250 --device "$DEVICE"
-"$CLI" train "$OUT" --stage generator --steps "${GENERATOR_STEPS:-20000}" --episodes 1024 --seed 0 --lr 0.001 \
+"$CLI" train "$OUT" --stage generator --steps "${GENERATOR_STEPS:-20000}" --episodes "$(episodes 1024)" --seed 0 --lr 0.001 \
   --freeze-reasoner --caption-share 0.25 --checkpoint-every 1000 --device "$DEVICE" --modes "$MODES"
 # Round 2.
-"$CLI" train "$OUT" --stage upsampler --steps "${UPSAMPLER2_STEPS:-1500}" --episodes 3000 --seed 1 --lr 0.0005 \
+"$CLI" train "$OUT" --stage upsampler --steps "${UPSAMPLER2_STEPS:-1500}" --episodes "$(episodes 3000)" --seed 1 --lr 0.0005 \
   --checkpoint-every 500 --device "$DEVICE"
-"$CLI" train "$OUT" --stage generator --steps "${GENERATOR2_STEPS:-5000}" --episodes 1024 --seed 1 --lr 0.0005 \
+"$CLI" train "$OUT" --stage generator --steps "${GENERATOR2_STEPS:-5000}" --episodes "$(episodes 1024)" --seed 1 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --checkpoint-every 1000 --device "$DEVICE" --modes "$MODES"
 # Round 3: the upsampler once more on the episodes of rounds 1 and 2 (seeds 2..3001, mostly seen), then twice on
 # 6000 new ones (seeds 3000..8999, 9000..14999: the held-out loss showed it had begun to memorize, swapping
 # attributes between subjects on new prompts); the generator on the sound modes first (text2video, image2video,
 # video2video: half of video2video is video-to-sound), then on every mode.
 "$CLI" pico-codecs "$OUT"
-"$CLI" train "$OUT" --stage upsampler --steps "${UPSAMPLER3_STEPS:-1500}" --episodes 3000 --seed 2 --lr 0.0005 \
+"$CLI" train "$OUT" --stage upsampler --steps "${UPSAMPLER3_STEPS:-1500}" --episodes "$(episodes 3000)" --seed 2 --lr 0.0005 \
   --checkpoint-every 500 --device "$DEVICE"
 for SEED in 3000 9000; do
-  "$CLI" train "$OUT" --stage upsampler --steps "${UPSAMPLER4_STEPS:-1500}" --episodes 6000 --seed "$SEED" --lr 0.0005 \
+  "$CLI" train "$OUT" --stage upsampler --steps "${UPSAMPLER4_STEPS:-1500}" --episodes "$(episodes 6000)" --seed "$SEED" --lr 0.0005 \
     --checkpoint-every 500 --device "$DEVICE"
 done
-"$CLI" train "$OUT" --stage generator --steps "${SOUND3_STEPS:-4000}" --episodes 1024 --seed 2 --lr 0.0005 \
+"$CLI" train "$OUT" --stage generator --steps "${SOUND3_STEPS:-4000}" --episodes "$(episodes 1024)" --seed 2 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --checkpoint-every 1000 --device "$DEVICE" --modes text2video,image2video,video2video
-"$CLI" train "$OUT" --stage generator --steps "${GENERATOR3_STEPS:-6000}" --episodes 1024 --seed 3 --lr 0.0005 \
+"$CLI" train "$OUT" --stage generator --steps "${GENERATOR3_STEPS:-6000}" --episodes "$(episodes 1024)" --seed 3 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --checkpoint-every 1000 --device "$DEVICE" --modes "$MODES"
 # Round 4: the generator on 2048 new episodes (seeds 30000..32047; rounds 1 to 3 all drew from seeds 0..1026), its
 # noise levels shifted as sampling shifts them (unshifted, a step above sigma 0.9 came about one in seventy while
 # sampling spends half its steps there, and the network had learned to ignore the first frame and the video), and
 # three quarters of video2video as video-to-sound.
-"$CLI" train "$OUT" --stage generator --steps "${GENERATOR4_STEPS:-12000}" --episodes 2048 --seed 30000 --lr 0.0005 \
+"$CLI" train "$OUT" --stage generator --steps "${GENERATOR4_STEPS:-12000}" --episodes "$(episodes 2048)" --seed 30000 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --video-to-sound-share 0.75 --checkpoint-every 1000 \
   --device "$DEVICE" --modes "$MODES"
 # Round 5: the generator as in round 4, on 2048 new episodes again (seeds 50000..52047).
-"$CLI" train "$OUT" --stage generator --steps "${GENERATOR5_STEPS:-16000}" --episodes 2048 --seed 50000 --lr 0.0005 \
+"$CLI" train "$OUT" --stage generator --steps "${GENERATOR5_STEPS:-16000}" --episodes "$(episodes 2048)" --seed 50000 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --video-to-sound-share 0.75 --checkpoint-every 1000 \
   --device "$DEVICE" --modes "$MODES"
 # Round 6: the generator as in round 5 on 2048 new episodes (seeds 70000..72047), forward dynamics and video2video
 # (three quarters of it video-to-sound) each drawn twice as often as the other modes, for the two figures that
 # missed their bars.
-"$CLI" train "$OUT" --stage generator --steps "${GENERATOR6_STEPS:-20000}" --episodes 2048 --seed 70000 --lr 0.0005 \
+"$CLI" train "$OUT" --stage generator --steps "${GENERATOR6_STEPS:-20000}" --episodes "$(episodes 2048)" --seed 70000 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --video-to-sound-share 0.75 --checkpoint-every 1000 \
   --device "$DEVICE" --modes text2video,image2video,video2video,video2video,forward_dynamics,forward_dynamics,inverse_dynamics,policy,transfer
-"$CLI" fit-decoder "$OUT" --steps "${DECODER_STEPS:-4000}" --episodes 256
+"$CLI" fit-decoder "$OUT" --steps "${DECODER_STEPS:-4000}" --episodes "$(episodes 256)"
 "$CLI" fit-preview "$OUT"
