@@ -94,8 +94,8 @@ commands:
                                     --resume continues a run up to --steps in all
   pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--seed S] [--only S,S,...] [--free-text] [--json]
                                     the Pico quality table on held-out episodes, with the baselines; sections:
-                                    upsampler (N prompts), text2video, forward_dynamics, inverse_dynamics,
-                                    sound (for a given video); --free-text upsamples without the JSON constraint;
+                                    upsampler (N prompts), text2video, image2video, forward_dynamics,
+                                    inverse_dynamics, sound (for a given video); --free-text upsamples without the JSON constraint;
                                     --seed: the first episode's seed (default 2000000)
   sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,

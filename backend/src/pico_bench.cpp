@@ -95,8 +95,8 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
     namespace fs = std::filesystem;
     if (o.episodes < 1 || o.steps < 1 || o.upsampler_episodes < 1) throw Error("the benchmark needs at least one episode and one step");
     for (const std::string& s : o.sections)
-        if (s != "upsampler" && s != "text2video" && s != "forward_dynamics" && s != "inverse_dynamics" && s != "sound")
-            throw Error("unknown benchmark section '" + s + "' (upsampler, text2video, forward_dynamics, inverse_dynamics, sound)");
+        if (s != "upsampler" && s != "text2video" && s != "image2video" && s != "forward_dynamics" && s != "inverse_dynamics" && s != "sound")
+            throw Error("unknown benchmark section '" + s + "' (upsampler, text2video, image2video, forward_dynamics, inverse_dynamics, sound)");
     auto model = Model::load(model_dir, {}, cb);
     Session session(model);
     ojson out = {{"model", model->id()}, {"episodes", o.episodes}, {"first_seed", o.seed}, {"steps", o.steps}};
@@ -145,13 +145,15 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
                             {"shape_accuracy", shape_ok.value()}, {"attribute_accuracy", attributes}};
     }
 
-    const bool generation = wants(o, "text2video") || wants(o, "forward_dynamics") || wants(o, "inverse_dynamics") || wants(o, "sound");
+    const bool generation = wants(o, "text2video") || wants(o, "image2video") || wants(o, "forward_dynamics") || wants(o, "inverse_dynamics") ||
+                            wants(o, "sound");
     if (!generation) return out;
     const fs::path tmp = fs::temp_directory_path() / ("worldstudio-bench-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
     fs::create_directories(tmp);
-    Mean count_ok, colour_recall, fd_err, fd_base_err, fd_psnr, fd_base_psnr, id_mse, id_base_mse, onset_err, t2v_seconds;
+    Mean count_ok, colour_recall, fd_err, copy_err, fd_psnr, copy_psnr, id_mse, id_base_mse, onset_err, t2v_seconds;
     // The ceiling the folder's own codecs set: the true video and sound through encode and decode, measured alike.
-    Mean codec_fd_err, codec_psnr, codec_onset_err, fd_lost, fd_base_lost, codec_lost;
+    Mean codec_fd_err, codec_psnr, codec_onset_err, fd_lost, copy_lost, codec_lost;
+    Mean i2v_err, i2v_lost, i2v_psnr, i2v_text_psnr;
     std::optional<LinearVideoCodec> video_codec;
     std::optional<EnvelopeAudioCodec> audio_codec;
     if (fs::exists(fs::path(model_dir) / "vae" / "codec.safetensors")) video_codec = LinearVideoCodec::load((fs::path(model_dir) / "vae" / "codec.safetensors").string());
@@ -197,6 +199,28 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
                 for (int c : want) hit += seen.count(c) ? 1 : 0;
                 colour_recall.add(static_cast<double>(hit) / static_cast<double>(want.size()));
             }
+            if (wants(o, "forward_dynamics") || wants(o, "image2video")) {
+                // The baseline of the rollout modes: the first frame held.
+                VideoFrames copy = e.video;
+                for (int i = 1; i < copy.count; ++i)
+                    std::copy(copy.frame(0), copy.frame(0) + copy.width * copy.height * 3, copy.rgb.begin() + static_cast<ptrdiff_t>(i) * copy.width * copy.height * 3);
+                copy_err.add(tracked_error(e, copy, e.video, 1, &copy_lost));
+                copy_psnr.add(psnr(copy, e.video));
+            }
+            if (wants(o, "image2video")) {
+                // The episode's first frame and its prompt, no actions: the video has to continue what the image
+                // shows (objects fall and roll as the simulation's do; the gripper's path is not told). Against
+                // the first frame held, and against text2video for the same prompt without the image (the image
+                // has to be read).
+                ojson i2v = request("image2video");
+                i2v["vision_path"] = video_file;
+                session.generate(i2v, base + "_i2v.mp4", {});
+                const VideoFrames rollout = read_video(base + "_i2v.mp4");
+                i2v_err.add(tracked_error(e, rollout, e.video, 1, &i2v_lost));
+                i2v_psnr.add(psnr(rollout, e.video));
+                session.generate(request("text2video"), base + "_i2v_without_image.mp4", {});
+                i2v_text_psnr.add(psnr(read_video(base + "_i2v_without_image.mp4"), e.video));
+            }
             if (wants(o, "sound")) {
                 // Sound for the episode's own video (every frame given): onsets against the simulator's impacts, both
                 // ways (each impact to its nearest sound, each sound to its nearest impact), so a track full of
@@ -225,13 +249,8 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
                 fd["action_path"] = base + "_actions.json";
                 session.generate(fd, base + "_fd.mp4", {});
                 const VideoFrames rollout = read_video(base + "_fd.mp4");
-                VideoFrames copy = e.video;  // the baseline: the first frame held
-                for (int i = 1; i < copy.count; ++i)
-                    std::copy(copy.frame(0), copy.frame(0) + copy.width * copy.height * 3, copy.rgb.begin() + static_cast<ptrdiff_t>(i) * copy.width * copy.height * 3);
                 fd_err.add(tracked_error(e, rollout, e.video, 1, &fd_lost));
-                fd_base_err.add(tracked_error(e, copy, e.video, 1, &fd_base_lost));
                 fd_psnr.add(psnr(rollout, e.video));
-                fd_base_psnr.add(psnr(copy, e.video));
                 if (video_codec) {
                     const VideoFrames round_trip = video_codec->decode(video_codec->encode(e.video), e.options.fps);
                     codec_fd_err.add(tracked_error(e, round_trip, e.video, 1, &codec_lost));
@@ -267,11 +286,15 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
         out["text2video"] = {{"object_count_accuracy", count_ok.value()}, {"colour_recall", colour_recall.value()}};
         out["speed"] = {{"text2video_sound_seconds", t2v_seconds.value()}};
     }
+    if (wants(o, "image2video"))
+        out["image2video"] = {{"tracked_position_error_px", i2v_err.value()}, {"copy_first_frame_error_px", copy_err.value()},
+                              {"lost_share", i2v_lost.value()}, {"copy_first_frame_lost_share", copy_lost.value()}, {"psnr_db", i2v_psnr.value()}, {"copy_first_frame_psnr_db", copy_psnr.value()},
+                              {"text2video_psnr_db", i2v_text_psnr.value()}};
     if (wants(o, "forward_dynamics"))
-        out["forward_dynamics"] = {{"tracked_position_error_px", fd_err.value()}, {"copy_last_frame_error_px", fd_base_err.value()},
-                                   {"psnr_db", fd_psnr.value()}, {"copy_last_frame_psnr_db", fd_base_psnr.value()},
+        out["forward_dynamics"] = {{"tracked_position_error_px", fd_err.value()}, {"copy_last_frame_error_px", copy_err.value()},
+                                   {"psnr_db", fd_psnr.value()}, {"copy_last_frame_psnr_db", copy_psnr.value()},
                                    {"codec_round_trip_error_px", codec_fd_err.value()}, {"codec_round_trip_psnr_db", codec_psnr.value()},
-                                   {"lost_share", fd_lost.value()}, {"copy_last_frame_lost_share", fd_base_lost.value()},
+                                   {"lost_share", fd_lost.value()}, {"copy_last_frame_lost_share", copy_lost.value()},
                                    {"codec_round_trip_lost_share", codec_lost.value()}};
     if (wants(o, "inverse_dynamics")) out["inverse_dynamics"] = {{"action_mse", id_mse.value()}, {"zero_action_mse", id_base_mse.value()}};
     if (wants(o, "sound"))
@@ -302,6 +325,14 @@ std::string bench_table(const ojson& r) {
     if (r.contains("text2video")) {
         row("| text2video: object count right | %.0f %% | |\n", 100 * v("text2video", "object_count_accuracy"));
         row("| text2video: prompt colours found | %.0f %% | |\n", 100 * v("text2video", "colour_recall"));
+    }
+    if (r.contains("image2video")) {
+        row("| image2video: tracked position error (no actions given) | %.1f px | %.1f px (copy first frame) |\n", v("image2video", "tracked_position_error_px"),
+            v("image2video", "copy_first_frame_error_px"));
+        row("| image2video: PSNR | %.1f dB | %.1f dB (copy first frame); %.1f dB (text2video, no image) |\n", v("image2video", "psnr_db"),
+            v("image2video", "copy_first_frame_psnr_db"), v("image2video", "text2video_psnr_db"));
+        row("| image2video: frames of tracked bodies the detector loses | %.0f %% | %.0f %% (copy first frame) |\n", 100 * v("image2video", "lost_share"),
+            100 * v("image2video", "copy_first_frame_lost_share"));
     }
     if (r.contains("forward_dynamics")) {
         row("| forward dynamics: tracked position error | %.1f px | %.1f px (copy last frame) |\n", v("forward_dynamics", "tracked_position_error_px"),
