@@ -113,6 +113,9 @@ private Q_SLOTS:
         QCOMPARE(model->config().patch_size, int64_t(1));
         QCOMPARE(model->generation_defaults("text2video")["num_frames"].get<int>(), 33);
         QCOMPARE(model->generation_defaults("text2image").contains("num_frames"), false);
+        // Guidance 3, as measured best for forward dynamics too; the modes that answer with actions sample at 1.
+        QCOMPARE(model->generation_defaults("forward_dynamics")["guidance"].get<double>(), 3.0);
+        QCOMPARE(model->generation_defaults("inverse_dynamics")["guidance"].get<double>(), 1.0);
         ws::Session session(model);
         // A job without size or negative prompt gets Pico's; a job naming them keeps its own.
         ws::GenerationResult r = session.generate(ws::ojson{{"model_mode", "text2video"}, {"prompt", "a red ball"}, {"num_steps", 1}}, tmp.filePath("a").toStdString(), {});
