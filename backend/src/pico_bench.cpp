@@ -288,7 +288,8 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
     }
     if (wants(o, "image2video"))
         out["image2video"] = {{"tracked_position_error_px", i2v_err.value()}, {"copy_first_frame_error_px", copy_err.value()},
-                              {"lost_share", i2v_lost.value()}, {"copy_first_frame_lost_share", copy_lost.value()}, {"psnr_db", i2v_psnr.value()}, {"copy_first_frame_psnr_db", copy_psnr.value()},
+                              {"lost_share", i2v_lost.value()}, {"copy_first_frame_lost_share", copy_lost.value()},
+                              {"psnr_db", i2v_psnr.value()}, {"copy_first_frame_psnr_db", copy_psnr.value()},
                               {"text2video_psnr_db", i2v_text_psnr.value()}};
     if (wants(o, "forward_dynamics"))
         out["forward_dynamics"] = {{"tracked_position_error_px", fd_err.value()}, {"copy_last_frame_error_px", copy_err.value()},
