@@ -199,13 +199,17 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
                 for (int c : want) hit += seen.count(c) ? 1 : 0;
                 colour_recall.add(static_cast<double>(hit) / static_cast<double>(want.size()));
             }
+            // A generated rollout against the simulation: the tracked bodies from frame 1 on, and PSNR.
+            auto score_rollout = [&](const VideoFrames& rollout, Mean& error, Mean& lost, Mean& rollout_psnr) {
+                error.add(tracked_error(e, rollout, e.video, 1, &lost));
+                rollout_psnr.add(psnr(rollout, e.video));
+            };
             if (wants(o, "forward_dynamics") || wants(o, "image2video")) {
                 // The baseline of the rollout modes: the first frame held.
                 VideoFrames copy = e.video;
                 for (int i = 1; i < copy.count; ++i)
                     std::copy(copy.frame(0), copy.frame(0) + copy.width * copy.height * 3, copy.rgb.begin() + static_cast<ptrdiff_t>(i) * copy.width * copy.height * 3);
-                copy_err.add(tracked_error(e, copy, e.video, 1, &copy_lost));
-                copy_psnr.add(psnr(copy, e.video));
+                score_rollout(copy, copy_err, copy_lost, copy_psnr);
             }
             if (wants(o, "image2video")) {
                 // The episode's first frame and its prompt, no actions: the video has to continue what the image
@@ -215,9 +219,7 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
                 ojson i2v = request("image2video");
                 i2v["vision_path"] = video_file;
                 session.generate(i2v, base + "_i2v.mp4", {});
-                const VideoFrames rollout = read_video(base + "_i2v.mp4");
-                i2v_err.add(tracked_error(e, rollout, e.video, 1, &i2v_lost));
-                i2v_psnr.add(psnr(rollout, e.video));
+                score_rollout(read_video(base + "_i2v.mp4"), i2v_err, i2v_lost, i2v_psnr);
                 session.generate(request("text2video"), base + "_i2v_without_image.mp4", {});
                 i2v_text_psnr.add(psnr(read_video(base + "_i2v_without_image.mp4"), e.video));
             }
@@ -248,14 +250,8 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
                 fd["vision_path"] = video_file;
                 fd["action_path"] = base + "_actions.json";
                 session.generate(fd, base + "_fd.mp4", {});
-                const VideoFrames rollout = read_video(base + "_fd.mp4");
-                fd_err.add(tracked_error(e, rollout, e.video, 1, &fd_lost));
-                fd_psnr.add(psnr(rollout, e.video));
-                if (video_codec) {
-                    const VideoFrames round_trip = video_codec->decode(video_codec->encode(e.video), e.options.fps);
-                    codec_fd_err.add(tracked_error(e, round_trip, e.video, 1, &codec_lost));
-                    codec_psnr.add(psnr(round_trip, e.video));
-                }
+                score_rollout(read_video(base + "_fd.mp4"), fd_err, fd_lost, fd_psnr);
+                if (video_codec) score_rollout(video_codec->decode(video_codec->encode(e.video), e.options.fps), codec_fd_err, codec_lost, codec_psnr);
             }
             if (wants(o, "inverse_dynamics")) {
                 // The video; the actions against the true ones.
