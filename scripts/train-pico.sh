@@ -21,12 +21,13 @@ set -eu
 OUT=${1:?usage: scripts/train-pico.sh OUT_DIR [path to worldstudio-cli]}
 CLI=${2:-build/worldstudio-cli}
 DEVICE=${DEVICE:-cpu}
-case "${EPISODE_DIVISOR:-1}" in
+DIVISOR=${EPISODE_DIVISOR:-1}
+case "$DIVISOR" in
   '' | *[!0-9]* | 0) echo "EPISODE_DIVISOR must be a positive integer" >&2; exit 2 ;;
 esac
 # A stage's episode count after EPISODE_DIVISOR.
 episodes() {
-  n=$(( $1 / ${EPISODE_DIVISOR:-1} ))
+  n=$(( $1 / DIVISOR ))
   [ "$n" -ge 4 ] || n=4
   echo "$n"
 }

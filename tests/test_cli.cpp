@@ -5,7 +5,6 @@ class TestCli : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
     wstest::ProcResult cli(const QStringList& args) {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         return wstest::run(WS_CLI, args);
     }
 

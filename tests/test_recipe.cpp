@@ -12,16 +12,7 @@ const char* const kStepVariables[] = {"UPSAMPLER_STEPS",  "GENERATOR_STEPS",  "U
                                       "GENERATOR4_STEPS", "GENERATOR5_STEPS", "GENERATOR6_STEPS", "DECODER_STEPS"};
 
 wstest::ProcResult recipe(const QStringList& args, const QProcessEnvironment& env, int timeout_ms = 900000) {
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.setWorkingDirectory(WS_SOURCE_DIR);
-    p.start("sh", QStringList{"scripts/train-pico.sh"} + args);
-    if (!p.waitForStarted(30000)) return {-1, {}, "could not start sh"};
-    if (!p.waitForFinished(timeout_ms)) {
-        p.kill();
-        return {-2, p.readAllStandardOutput(), "timed out"};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -3, p.readAllStandardOutput(), p.readAllStandardError()};
+    return wstest::run("sh", QStringList{"scripts/train-pico.sh"} + args, {}, WS_SOURCE_DIR, timeout_ms, env);
 }
 
 QProcessEnvironment quick_environment() {
@@ -70,7 +61,7 @@ private Q_SLOTS:
     }
 
     void badInputStopsBeforeTraining() {
-        // No output folder: usage, and nothing made.
+        // No output folder: usage.
         auto r = recipe({}, quick_environment(), 60000);
         QVERIFY(r.code != 0);
         QVERIFY(r.err.contains("usage"));

@@ -17,8 +17,10 @@ struct ProcResult {
 };
 
 inline ProcResult run(const QString& program, const QStringList& args, const QByteArray& stdin_data = {},
-                      const QString& workdir = {}, int timeout_ms = 300000) {
+                      const QString& workdir = {}, int timeout_ms = 300000,
+                      const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
     QProcess p;
+    p.setProcessEnvironment(env);
     if (!workdir.isEmpty()) p.setWorkingDirectory(workdir);
     p.start(program, args);
     if (!p.waitForStarted(30000)) return {-1, {}, QByteArray("could not start ") + program.toUtf8()};
