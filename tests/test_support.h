@@ -7,7 +7,7 @@
 #include <QtTest>
 #include <string>
 
-#include "torch_util.h"
+#include "core/torch_util.h"
 
 namespace wstest {
 

@@ -4,11 +4,11 @@
 #include <QFileInfo>
 
 #include "StudioPaths.h"
-#include "worldstudio/engine.h"
-#include "worldstudio/error.h"
-#include "worldstudio/hue_questions.h"
-#include "worldstudio/pico_model.h"
-#include "worldstudio/tiny_model.h"
+#include "worldstudio/model/engine.h"
+#include "worldstudio/core/error.h"
+#include "worldstudio/hue/questions.h"
+#include "worldstudio/model/default_model.h"
+#include "worldstudio/model/tiny_model.h"
 
 EngineWorker::EngineWorker(QObject* parent) : QObject(nullptr) {
     Q_UNUSED(parent);  // lives on its own thread, so it cannot have a parent on the UI thread
@@ -42,7 +42,7 @@ void EngineWorker::loadModel(const QString& dir) {
     } catch (const ws::Cancelled&) {
         Q_EMIT failed(tr("Loading was cancelled."));
     } catch (const std::exception& e) {
-        Q_EMIT failed(QString::fromStdString(e.what()));
+        Q_EMIT failed(QString::fromStdString(ws::user_message(e)));
     }
 }
 
@@ -62,7 +62,7 @@ void EngineWorker::loadDefaultModel() {
             QDir().mkpath(QFileInfo(dir).absolutePath());
             if (!QDir().rename(tmp, dir)) throw ws::Error("cannot create " + dir.toStdString());
         } catch (const std::exception& e) {
-            Q_EMIT failed(QString::fromStdString(e.what()));
+            Q_EMIT failed(QString::fromStdString(ws::user_message(e)));
             return;
         }
     }
@@ -89,7 +89,7 @@ void EngineWorker::draftQuestions(const QString& promptKey, const QString& promp
     } catch (const ws::Cancelled&) {
         Q_EMIT questionsFailed(promptKey, tr("Question drafting was cancelled."));
     } catch (const std::exception& e) {
-        Q_EMIT questionsFailed(promptKey, QString::fromStdString(e.what()));
+        Q_EMIT questionsFailed(promptKey, QString::fromStdString(ws::user_message(e)));
     }
 }
 
@@ -120,6 +120,6 @@ void EngineWorker::upsample(const QString& templateMode, const QString& prompt, 
     } catch (const ws::Cancelled&) {
         Q_EMIT upsampleFailed(tr("Upsampling was cancelled."), QString::fromStdString(raw));
     } catch (const std::exception& e) {
-        Q_EMIT upsampleFailed(QString::fromStdString(e.what()), QString::fromStdString(raw));
+        Q_EMIT upsampleFailed(QString::fromStdString(ws::user_message(e)), QString::fromStdString(raw));
     }
 }

@@ -1,3 +1,4 @@
+#include "worldstudio/core/error.h"
 #include "EvaluationPanel.h"
 
 #include <QComboBox>
@@ -16,7 +17,7 @@
 #include <QVBoxLayout>
 
 #include "PlayerPanel.h"
-#include "worldstudio/hue_questions.h"
+#include "worldstudio/hue/questions.h"
 
 using ws::hue::Answer;
 
@@ -207,7 +208,7 @@ bool EvaluationPanel::openProject(const QString& path) {
     try {
         project_ = ws::hue::Project::open(path.toStdString());
     } catch (const std::exception& e) {
-        fail(QString::fromUtf8(e.what()));
+        fail(QString::fromStdString(ws::user_message(e)));
         return false;
     }
     projectLabel_->setText(tr("Evaluation project: %1").arg(QFileInfo(path).fileName()));
@@ -228,7 +229,7 @@ bool EvaluationPanel::importJsonl(const QString& path) {
     try {
         project_->import_jsonl(path.toStdString());
     } catch (const std::exception& e) {
-        fail(QString::fromUtf8(e.what()));
+        fail(QString::fromStdString(ws::user_message(e)));
         return false;
     }
     refresh();
@@ -244,7 +245,7 @@ bool EvaluationPanel::addStudioOutput(const QString& file, const QString& record
         const std::string text = prompt.trimmed().toStdString();
         project_->add_output(file.toStdString(), recordJson.toStdString(), text, ws::hue::domain_by_keywords(text));
     } catch (const std::exception& e) {
-        fail(QString::fromUtf8(e.what()));
+        fail(QString::fromStdString(ws::user_message(e)));
         return false;
     }
     refresh();
@@ -326,7 +327,7 @@ void EvaluationPanel::refresh() {
         for (const auto& [name, n] : answered) progress += "  " + name + ": " + std::to_string(n) + "\n";
         scores_->setPlainText(QString::fromStdString(ws::hue::scores_table(ws::hue::score(project_->labels())) + "\n" + progress));
     } catch (const std::exception& e) {
-        fail(QString::fromUtf8(e.what()));
+        fail(QString::fromStdString(ws::user_message(e)));
     }
     showCurrent();
 }
@@ -408,7 +409,7 @@ void EvaluationPanel::answer(Answer a) {
         current_ = next;
         showCurrent();
     } catch (const std::exception& e) {
-        fail(QString::fromUtf8(e.what()));
+        fail(QString::fromStdString(ws::user_message(e)));
     }
 }
 
@@ -423,7 +424,7 @@ bool EvaluationPanel::addQuestion(const QString& promptKey, const QString& text,
     try {
         project_->add_new_question(promptKey.toStdString(), text.trimmed().toStdString(), d, approved, "u");
     } catch (const std::exception& e) {
-        fail(QString::fromUtf8(e.what()));
+        fail(QString::fromStdString(ws::user_message(e)));
         return false;
     }
     refresh();
@@ -457,7 +458,7 @@ int EvaluationPanel::addDrafts(const QString& promptKey, const QString& question
             ++added;
         }
     } catch (const std::exception& e) {
-        draftsFailed(QString::fromUtf8(e.what()));
+        draftsFailed(QString::fromStdString(ws::user_message(e)));
     }
     draftStatus_->setText(tr("%n draft question(s) added for %1: edit, approve or remove them before labeling.", nullptr, added).arg(promptKey));
     refresh();
@@ -480,7 +481,7 @@ bool EvaluationPanel::editSelectedQuestion(const QString& text, ws::hue::Dimensi
     try {
         project_->update_question(q->id, text.trimmed().toStdString(), d, q->approved);
     } catch (const std::exception& e) {
-        fail(QString::fromUtf8(e.what()));
+        fail(QString::fromStdString(ws::user_message(e)));
         return false;
     }
     const int row = questionList_->currentRow();
@@ -495,7 +496,7 @@ void EvaluationPanel::approveSelectedQuestion() {
     try {
         project_->update_question(q->id, q->text, q->dimension, true);
     } catch (const std::exception& e) {
-        fail(QString::fromUtf8(e.what()));
+        fail(QString::fromStdString(ws::user_message(e)));
     }
     refresh();
 }
@@ -506,7 +507,7 @@ void EvaluationPanel::removeSelectedQuestion() {
     try {
         project_->remove_question(q->id);
     } catch (const std::exception& e) {
-        fail(QString::fromUtf8(e.what()));
+        fail(QString::fromStdString(ws::user_message(e)));
     }
     refresh();
 }

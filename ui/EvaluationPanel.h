@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "worldstudio/hue.h"
+#include "worldstudio/hue/project.h"
 
 class PlayerPanel;
 class QLabel;

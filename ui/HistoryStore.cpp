@@ -9,7 +9,7 @@
 #include <QUuid>
 #include <QVariant>
 
-#include "worldstudio/error.h"
+#include "worldstudio/core/error.h"
 
 namespace {
 

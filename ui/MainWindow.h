@@ -1,34 +1,37 @@
 #pragma once
-// The studio's main window: an artist's workflow without a terminal. Six views (Generate, Queue, Player, History,
-// Model, Evaluate) over one engine worker (loading, upsampling), one persistent generation queue and one history database.
-// Nothing here blocks on the engine: every engine call runs on a worker thread and reports back queued.
+// The studio's main window: an artist's workflow without a terminal. It composes six views (GenerateView,
+// QueueView, PlayerPanel, HistoryView, ModelView, EvaluationPanel, each its own class) over one engine worker
+// (loading, upsampling), one persistent generation queue and one history database, and holds what joins them: the
+// menus, the status bar, recall, export and "add to evaluation". Nothing here blocks on the engine: every engine
+// call runs on a worker thread and reports back queued.
 #include <QMainWindow>
 #include <memory>
 
-#include "worldstudio/pyjson.h"
+#include "worldstudio/core/pyjson.h"
 
 class CaptionEditor;
 class EvaluationPanel;
 class EngineWorker;
+class GenerateView;
 class HistoryStore;
+class HistoryView;
 class KeyValueView;
+class ModelView;
 class PlayerPanel;
 class PreviewStrip;
 class QueueController;
+class QueueView;
 class SettingsPanel;
 class QLabel;
 class QLineEdit;
 class QListWidget;
-class QPlainTextEdit;
-class QProgressBar;
-class QPushButton;
 class QTabWidget;
 class QTableWidget;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum View { GenerateView, QueueView, PlayerView, HistoryView, ModelView, EvaluateView };
+    enum class View { Generate, Queue, Player, History, Model, Evaluate };  // the tabs, in order
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -52,19 +55,19 @@ public:
     bool exportTo(const QString& kind, const QString& destination);
 
     // For tests and scripting.
-    KeyValueView* modelView() const { return modelView_; }
-    QLineEdit* promptEdit() const { return prompt_; }
-    CaptionEditor* captionEditor() const { return caption_; }
-    CaptionEditor* negativeEditor() const { return negative_; }
-    SettingsPanel* settings() const { return settings_; }
-    PreviewStrip* preview() const { return preview_; }
+    KeyValueView* modelView() const;
+    QLineEdit* promptEdit() const;
+    CaptionEditor* captionEditor() const;
+    CaptionEditor* negativeEditor() const;
+    SettingsPanel* settings() const;
+    PreviewStrip* preview() const;
     PlayerPanel* player() const { return player_; }
     EvaluationPanel* evaluation() const { return evaluation_; }
     QueueController* queue() const { return queue_.get(); }
     HistoryStore* history() const { return history_.get(); }
-    QTableWidget* queueTable() const { return queueTable_; }
-    QListWidget* historyList() const { return historyList_; }
-    QLineEdit* historySearch() const { return historySearch_; }
+    QTableWidget* queueTable() const;
+    QListWidget* historyList() const;
+    QLineEdit* historySearch() const;
     QString statusMessage() const;
 
 Q_SIGNALS:
@@ -75,51 +78,25 @@ Q_SIGNALS:
     void historyChanged();
 
 private:
-    QWidget* buildGeneratePage();
-    QWidget* buildQueuePage();
-    QWidget* buildHistoryPage();
-    QWidget* buildModelPage();
     void buildMenus();
     void showModel(const QString& summaryJson);
-    void refreshQueue();
-    void refreshHistory();
-    void onModeChanged(const QString& mode);
     void onJobFinished(qint64 id, const QString& state, const QString& file, const QString& recordJson, const QString& error,
                        const QImage& thumbnail);
-    void applyRequestToEditors(const ws::ojson& request);
-    qint64 selectedJob() const;
-    qint64 selectedHistory() const;
+    void play(const QString& file, int slot);
     void exportCurrent(const QString& kind);
-    void setStatus(const QString& text);
+    void setStatus(const QString& text, const QString& detail = QString());
     void updateMemory();
 
     EngineWorker* worker_;
     std::unique_ptr<QueueController> queue_;
     std::unique_ptr<HistoryStore> history_;
     QTabWidget* views_;
-    // Generate
-    QLineEdit* prompt_;
-    QPushButton *upsampleButton_, *cancelUpsampleButton_, *queueButton_;
-    CaptionEditor *caption_, *negative_;
-    SettingsPanel* settings_;
-    PreviewStrip* preview_;
-    qint64 editingJob_ = 0;
-    qint64 previewJob_ = 0;
-    QString defaultNegative_;
-    // Queue
-    QTableWidget* queueTable_;
-    QPushButton* pauseButton_;
-    // Player
+    GenerateView* generate_;
+    QueueView* queueView_;
     PlayerPanel* player_;
+    HistoryView* historyView_;
+    ModelView* model_;
     EvaluationPanel* evaluation_;
-    // History
-    QLineEdit* historySearch_;
-    QListWidget* historyList_;
-    QPlainTextEdit* historyRecord_;
-    // Model
-    KeyValueView* modelView_;
-    QProgressBar* loadProgress_;
-    QPushButton* cancelLoadButton_;
     // Status bar
     QLabel *status_, *deviceLabel_, *memoryLabel_, *clockLabel_;
 };

@@ -1,3 +1,4 @@
+#include "worldstudio/core/error.h"
 #include "PlayerPanel.h"
 
 #include <QCheckBox>
@@ -15,7 +16,7 @@
 #include <cmath>
 
 #include "VideoView.h"
-#include "worldstudio/playback.h"
+#include "worldstudio/media/playback.h"
 
 namespace {
 QString clockText(double s) {
@@ -121,7 +122,7 @@ void PlayerPanel::open(const QString& path, int slot) {
                 if (hasAudio) m->audio = ws::read_audio(p, 48000, 2);
             }
         } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
+            error = QString::fromStdString(ws::user_message(e));
         }
         if (!self) return;
         QMetaObject::invokeMethod(self, [self, m, error, slot] {

@@ -6,7 +6,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "worldstudio/media.h"
+#include "worldstudio/media/media.h"
 
 namespace ws {
 class PlaybackClock;

@@ -7,8 +7,8 @@
 #include <atomic>
 
 #include "StudioPaths.h"
-#include "worldstudio/media.h"
-#include "worldstudio/request.h"
+#include "worldstudio/media/media.h"
+#include "worldstudio/model/request.h"
 
 namespace {
 
@@ -48,7 +48,7 @@ QueueController::QueueController(const QString& journalPath, QObject* parent) : 
         Q_EMIT jobFinished(j.id, ws::job_state_name(j.state), file, QString::fromStdString(j.record.is_null() ? "" : j.record.dump()),
                            QString::fromStdString(j.error), thumbnailOf(file));
     };
-    queue_ = std::make_unique<ws::JobQueue>(nullptr, ev, journalPath.toStdString());
+    queue_ = std::make_unique<ws::JobQueue>(nullptr, ev, journalPath.toStdString(), ws::ffmpeg_media_files());
 }
 
 QueueController::~QueueController() {

@@ -8,7 +8,7 @@
 #include <QVector>
 #include <memory>
 
-#include "worldstudio/job_queue.h"
+#include "worldstudio/jobs/job_queue.h"
 
 class QueueController : public QObject {
     Q_OBJECT

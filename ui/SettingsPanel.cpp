@@ -18,9 +18,9 @@
 #include <QToolButton>
 
 #include "StudioPaths.h"
-#include "worldstudio/error.h"
-#include "worldstudio/media.h"
-#include "worldstudio/request.h"
+#include "worldstudio/core/error.h"
+#include "worldstudio/media/media.h"
+#include "worldstudio/model/request.h"
 
 namespace {
 
@@ -251,7 +251,7 @@ void SettingsPanel::applyPreset(int index) {
             for (auto& [k, v] : user.items())
                 if (k != "model_mode") r[k] = v;  // a preset's settings apply to the mode in use
         } catch (const std::exception& e) {
-            Q_EMIT message(tr("Preset %1 %2").arg(source, QString::fromUtf8(e.what())));
+            Q_EMIT message(tr("Preset %1 %2").arg(source, QString::fromStdString(ws::user_message(e))));
         }
     }
     applyRequest(r);
@@ -414,7 +414,7 @@ void SettingsPanel::deriveControlFrom(const QString& source) {
             ws::write_mp4(out.toStdString(), map, nullptr, ws::ojson{{"control", type.toStdString()}, {"source", source.toStdString()}}.dump());
             first = QImage(map.frame(0), map.width, map.height, map.width * 3, QImage::Format_RGB888).copy();
         } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
+            error = QString::fromStdString(ws::user_message(e));
         }
         if (!self) return;
         QMetaObject::invokeMethod(self, [self, error, first, out] {

@@ -3,7 +3,7 @@
 // Produces the request JSON the engine reads (the reference sample JSON fields) and restores it for recall.
 #include <QWidget>
 
-#include "worldstudio/pyjson.h"
+#include "worldstudio/core/pyjson.h"
 
 class QCheckBox;
 class QComboBox;

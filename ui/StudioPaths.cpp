@@ -3,7 +3,7 @@
 #include <QDir>
 #include <QStandardPaths>
 
-#include "worldstudio/tiny_model.h"
+#include "worldstudio/model/tiny_model.h"
 
 namespace StudioPaths {
 

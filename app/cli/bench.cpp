@@ -7,8 +7,8 @@
 #include <string>
 #include <unistd.h>
 
-#include "worldstudio/engine.h"
-#include "worldstudio/tokenizer.h"
+#include "worldstudio/model/engine.h"
+#include "worldstudio/core/tokenizer.h"
 
 namespace fs = std::filesystem;
 using ws::ojson;

@@ -9,8 +9,9 @@
 #include <sstream>
 #include <string>
 
-#include "video_vae.h"
-#include "worldstudio/noise.h"
+#include "model/audio_vae.h"
+#include "model/video_vae.h"
+#include "worldstudio/core/noise.h"
 
 namespace {
 long peak_rss_kb() {

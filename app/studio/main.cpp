@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
     MainWindow w;
     if (cli.isSet(noAudio)) w.player()->setUseAudioDevice(false), w.evaluation()->player()->setUseAudioDevice(false);
     if (cli.isSet(annotator)) w.evaluation()->setAnnotator(cli.value(annotator));
-    if (cli.isSet(evaluate) && w.evaluation()->openProject(cli.value(evaluate))) w.showView(MainWindow::EvaluateView);
+    if (cli.isSet(evaluate) && w.evaluation()->openProject(cli.value(evaluate))) w.showView(MainWindow::View::Evaluate);
     w.show();
     QString dir = cli.value(model);
     if (dir.isEmpty() && !cli.positionalArguments().isEmpty()) dir = cli.positionalArguments().first();

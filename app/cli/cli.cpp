@@ -1,0 +1,118 @@
+#include "cli.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "worldstudio/core/error.h"
+#include "worldstudio/model/default_model.h"
+#include "worldstudio/model/tiny_model.h"
+
+namespace fs = std::filesystem;
+
+namespace cli {
+
+std::atomic<bool> g_interrupted{false};
+
+bool Args::has(const std::string& k) const { return options.count(k) || std::find(flags.begin(), flags.end(), k) != flags.end(); }
+
+std::string Args::get(const std::string& k, const std::string& fallback) const {
+    auto it = options.find(k);
+    return it == options.end() ? fallback : it->second.back();
+}
+
+std::string Args::need(const std::string& k) const {
+    if (!options.count(k)) throw UsageError("missing " + k);
+    return get(k);
+}
+
+namespace {
+// Options that take no value.
+const std::vector<std::string> kFlagOptions = {"--chat",   "--negative", "--sound",  "--sample",          "--json-object", "--free-text",
+                                               "--recompute-text", "--json", "--resume", "--freeze-reasoner"};
+}  // namespace
+
+Args parse(int argc, char** argv, int start) {
+    Args a;
+    bool options_ended = false;
+    for (int i = start; i < argc; ++i) {
+        const std::string s = argv[i];
+        if (options_ended || s.size() < 2 || s[0] != '-') {
+            a.positional.push_back(s);
+        } else if (s == "--") {
+            options_ended = true;
+        } else if (s == "-h" || s == "--help") {
+            a.help = true;
+        } else if (std::find(kFlagOptions.begin(), kFlagOptions.end(), s) != kFlagOptions.end()) {
+            a.flags.push_back(s);
+        } else {
+            if (i + 1 >= argc) throw UsageError(s + " needs a value");
+            a.options[s].push_back(argv[++i]);
+        }
+    }
+    return a;
+}
+
+int to_int(const std::string& s, const char* what) {
+    try {
+        size_t used = 0;
+        long v = std::stol(s, &used);
+        // Past int's range the cast would wrap (a seed of 4294967296 becoming 0), so it is refused like any non-integer.
+        if (used != s.size() || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) throw std::invalid_argument(s);
+        return static_cast<int>(v);
+    } catch (const std::exception&) {
+        throw UsageError(std::string(what) + " must be an integer (got '" + s + "')");
+    }
+}
+
+double to_double(const std::string& s, const char* what) {
+    try {
+        size_t used = 0;
+        double v = std::stod(s, &used);
+        if (used != s.size()) throw std::invalid_argument(s);
+        return v;
+    } catch (const std::exception&) {
+        throw UsageError(std::string(what) + " must be a number (got '" + s + "')");
+    }
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ws::Error(path + ": cannot read");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string default_model_dir() {
+    const std::string pico = ws::pico::shipped_model_dir();
+    if (!pico.empty()) return pico;
+    const char* cache = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    fs::path base = cache && *cache ? fs::path(cache) : fs::path(home ? home : ".") / ".cache";
+    fs::path dir = base / "worldstudio" / ("tiny-model-r" + std::to_string(ws::kTinyModelRevision));
+    if (!fs::exists(dir / "model_index.json")) {
+        std::fprintf(stderr, "writing the default tiny model to %s\n", dir.string().c_str());
+        ws::make_tiny_model(dir.string(), 0);
+    }
+    return dir.string();
+}
+
+ws::RunCallbacks cancel_callbacks() {
+    ws::RunCallbacks cb;
+    cb.should_cancel = [] { return g_interrupted.load(); };
+    return cb;
+}
+
+std::shared_ptr<const ws::Model> load_model(const Args& a) {
+    ws::LoadOptions o;
+    o.device = a.get("--device", "auto");
+    o.dtype = a.get("--dtype", "auto");
+    return ws::Model::load(a.has("--model") ? a.get("--model") : default_model_dir(), o, cancel_callbacks());
+}
+
+}  // namespace cli

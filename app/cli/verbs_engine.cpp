@@ -1,0 +1,288 @@
+// The engine verbs: everything that needs only core + model (the engine-only build has these alone).
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "cli.h"
+#include "worldstudio/core/error.h"
+#include "worldstudio/core/noise.h"
+#include "worldstudio/core/schedule.h"
+#include "worldstudio/core/tokenizer.h"
+#include "worldstudio/model/cases.h"
+#include "worldstudio/model/prompt.h"
+#include "worldstudio/model/request.h"
+#include "worldstudio/model/tiny_model.h"
+
+namespace fs = std::filesystem;
+
+// bench.cpp, bench_vae.cpp
+int bench_main(const std::string& model_dir, const std::string& tokenizer_path, const std::string& js_dir);
+int bench_vae_main(const std::string& self, int latent_h, int latent_w);
+int bench_vae_one(int latent_frames, int tile, int latent_h, int latent_w);
+
+namespace cli {
+
+namespace {
+
+int cmd_info(const std::string&, const Args& a) {
+    if (a.positional.size() != 1) throw UsageError("info needs MODEL_DIR");
+    ojson r = ws::Model::inspect(a.positional[0]);
+    const ojson& c = r["config"];
+    std::printf("model: %s\nconfig: %s, hidden %lld, layers %lld, heads %lld/%lld, vocab %lld\nparameters: %lld\n",
+                a.positional[0].c_str(), c["name"].get<std::string>().c_str(), (long long)c["hidden_size"].get<int64_t>(),
+                (long long)c["num_hidden_layers"].get<int64_t>(), (long long)c["num_attention_heads"].get<int64_t>(),
+                (long long)c["num_key_value_heads"].get<int64_t>(), (long long)c["vocab_size"].get<int64_t>(),
+                (long long)r["parameters"].get<int64_t>());
+    std::printf("tokenizer: %s\n", r["tokenizer"].get<std::string>().empty() ? "(none)" : r["tokenizer"].get<std::string>().c_str());
+    for (const char* k : {"missing", "misshaped", "unexpected"}) {
+        std::printf("%s tensors: %zu\n", k, r[k].size());
+        for (const auto& n : r[k]) std::printf("  %s\n", n.get<std::string>().c_str());
+    }
+    for (const auto& [name, comp] : r["components"].items())
+        std::printf("%s: %s%s\n", name.c_str(), comp["ok"].get<bool>() ? "ok" : "FAILS: ",
+                    comp["ok"].get<bool>() ? "" : ws::one_line(comp["error"].get<std::string>()).c_str());
+    std::printf("loadable: %s\n", r["loadable"].get<bool>() ? "yes" : "no");
+    return r["loadable"].get<bool>() ? 0 : 1;
+}
+
+int cmd_make_tiny(const std::string&, const Args& a) {
+    if (a.positional.size() != 1) throw UsageError("make-tiny needs OUT_DIR");
+    int seed = to_int(a.get("--seed", "0"), "--seed");
+    if (seed < 0) throw UsageError("--seed must not be negative");
+    ws::make_tiny_model(a.positional[0], static_cast<uint32_t>(seed));
+    std::printf("wrote %s\n", a.positional[0].c_str());
+    return 0;
+}
+
+int cmd_tokenize(const std::string&, const Args& a) {
+    const bool from_file = a.has("--file");
+    if (from_file ? !a.positional.empty() : a.positional.size() != 1)
+        throw UsageError("tokenize needs one TEXT argument or --file FILE");
+    ws::Tokenizer t = ws::Tokenizer::from_file(a.need("--tokenizer"));
+    auto print = [&](const std::string& text) {
+        auto ids = a.has("--chat") ? t.encode_chat_user_turn(text) : t.encode(text);
+        for (size_t i = 0; i < ids.size(); ++i) std::printf(i ? " %d" : "%d", ids[i]);
+        std::printf("\n");
+    };
+    if (!from_file) {
+        print(a.positional[0]);
+        return 0;
+    }
+    // One line of ids per line of the file, so a corpus is one process.
+    std::istringstream lines(read_file(a.get("--file")));
+    for (std::string line; std::getline(lines, line);) print(line);
+    return 0;
+}
+
+int cmd_noise(const std::string&, const Args& a) {
+    const double seed = to_double(a.need("--seed"), "--seed");
+    if (seed < 0 || seed > 4294967295.0 || seed != static_cast<double>(static_cast<uint32_t>(seed))) throw UsageError("--seed must be in [0, 2^32)");
+    int64_t count = 1;
+    std::stringstream ss(a.need("--shape"));
+    std::string part;
+    while (std::getline(ss, part, ',')) {
+        int v = to_int(part, "--shape entries");
+        if (v < 0) throw UsageError("--shape entries must not be negative");
+        count *= v;
+        if (count > 100000000) throw UsageError("--shape is too large");
+    }
+    for (double v : ws::numpy_standard_normal(static_cast<uint32_t>(seed), count))
+        std::printf("%.9g\n", static_cast<double>(static_cast<float>(v)));
+    return 0;
+}
+
+int cmd_sigmas(const std::string&, const Args& a) {
+    auto s = ws::make_sigma_schedule(to_int(a.need("--steps"), "--steps"), to_double(a.need("--shift"), "--shift"));
+    for (size_t i = 0; i < s.timesteps.size(); ++i) std::printf("%lld %.9g\n", (long long)s.timesteps[i], static_cast<double>(s.sigmas[i]));
+    std::printf("%.9g\n", static_cast<double>(s.sigmas.back()));
+    return 0;
+}
+
+int cmd_format_prompt(const std::string&, const Args& a) {
+    ojson job{{"model_mode", a.need("--mode")}};
+    std::string prompt = a.has("--prompt-file") ? read_file(a.get("--prompt-file")) : a.need("--prompt");
+    job["prompt"] = prompt;
+    if (a.has("--frames")) job["num_frames"] = to_int(a.get("--frames"), "--frames");
+    if (a.has("--fps")) job["fps"] = to_double(a.get("--fps"), "--fps");
+    if (a.has("--resolution")) job["resolution"] = a.get("--resolution");
+    if (a.has("--aspect")) job["aspect_ratio"] = a.get("--aspect");
+    if (a.has("--negative")) job["negative_prompt"] = prompt;
+    // Modes that need conditioning inputs only matter for generation, not for the prompt string.
+    if (job["model_mode"] != "text2image") job["model_mode"] = "text2video";
+    ws::GenerationRequest r = ws::GenerationRequest::parse(job);
+    if (a.has("--negative"))
+        std::printf("%s\n", ws::format_negative_prompt(prompt, r.metadata(), r.templates, r.negative_metadata_mode).c_str());
+    else
+        std::printf("%s\n", ws::format_prompt(prompt, r.metadata(), r.templates).c_str());
+    return 0;
+}
+
+int cmd_upsample(const std::string&, const Args& a) {
+    auto model = load_model(a);
+    ws::Session s(model, media_files());
+    ws::ReasonerSampling rs;
+    rs.max_new_tokens = to_int(a.get("--max-new-tokens", "1024"), "--max-new-tokens");
+    rs.do_sample = a.has("--sample");
+    rs.json_object = a.has("--json-object");
+    if (a.has("--seed")) rs.seed = static_cast<uint64_t>(to_int(a.get("--seed"), "--seed"));
+    ws::RunCallbacks cb;
+    cb.on_text = [](const std::string& piece) {
+        std::fwrite(piece.data(), 1, piece.size(), stdout);
+        std::fflush(stdout);
+    };
+    cb.should_cancel = [] { return g_interrupted.load(); };
+    ojson req = ojson::object();
+    if (a.has("--frames")) req["num_frames"] = to_int(a.get("--frames"), "--frames");
+    if (a.has("--fps")) req["fps"] = to_double(a.get("--fps"), "--fps");
+    if (a.has("--resolution")) req["resolution"] = a.get("--resolution");
+    if (a.has("--aspect")) req["aspect_ratio"] = a.get("--aspect");
+    ws::UpsampleResult r = s.upsample(a.need("--mode"), a.need("--prompt"), req, rs, cb);
+    std::printf("\n%s\n", r.json_text.c_str());
+    for (const auto& problem : r.problems) std::fprintf(stderr, "caption: %s\n", problem.c_str());
+    return 0;
+}
+
+int cmd_generate(const std::string&, const Args& a) {
+    const std::string out = a.need("-o");
+    ojson job = ojson::object();
+    std::string base_dir;
+    if (!a.positional.empty()) {
+        if (a.positional.size() > 1) throw UsageError("generate takes one JOB.json");
+        const std::string& path = a.positional[0];
+        try {
+            job = ojson::parse(read_file(path));
+        } catch (const ojson::exception& e) {
+            throw ws::Error(path + ": not valid JSON (" + ws::user_message(e) + ")");
+        }
+        if (!job.is_object()) throw ws::Error(path + ": a job file holds one JSON object");
+        base_dir = fs::path(path).parent_path().string();
+    }
+    const std::map<std::string, std::string> text_flags = {{"--mode", "model_mode"}, {"--prompt", "prompt"},
+        {"--negative-prompt", "negative_prompt"}, {"--resolution", "resolution"}, {"--aspect", "aspect_ratio"},
+        {"--vision", "vision_path"}, {"--actions", "action_path"}, {"--control", "control_path"}, {"--sampler", "sampler"}};
+    for (const auto& [flag, field] : text_flags)
+        if (a.has(flag)) job[field] = a.get(flag);
+    const std::map<std::string, std::string> int_flags = {{"--frames", "num_frames"}, {"--steps", "num_steps"}, {"--seed", "seed"}};
+    for (const auto& [flag, field] : int_flags)
+        if (a.has(flag)) job[field] = to_int(a.get(flag), flag.c_str());
+    const std::map<std::string, std::string> num_flags = {{"--fps", "fps"}, {"--guidance", "guidance"}, {"--shift", "shift"}};
+    for (const auto& [flag, field] : num_flags)
+        if (a.has(flag)) job[field] = to_double(a.get(flag), flag.c_str());
+    if (a.has("--sound")) job["enable_sound"] = true;
+    if (a.options.count("--set"))
+        for (const auto& kv : a.options.at("--set")) {
+            size_t eq = kv.find('=');
+            if (eq == std::string::npos) throw UsageError("--set needs key=value");
+            ojson v = ojson::parse(kv.substr(eq + 1), nullptr, false);
+            job[kv.substr(0, eq)] = v.is_discarded() ? ojson(kv.substr(eq + 1)) : v;
+        }
+    if (job.empty()) throw UsageError("generate needs JOB.json or flags");
+    ws::resolve_job_paths(job, base_dir);  // paths in a job file are relative to its folder
+    ws::GenerationRequest::parse(job);  // reject a bad job before loading the model
+    auto model = load_model(a);
+    ws::Session s(model, media_files());
+    ws::RunCallbacks cb = cancel_callbacks();
+    cb.on_progress = [](int step, int total, double secs) {
+        std::printf("step %d/%d  %.2fs  %.2f it/s\n", step, total, secs, secs > 0 ? step / secs : 0.0);
+        std::fflush(stdout);
+    };
+    ws::GenerationResult r = s.generate(job, out, cb);
+    for (const auto& f : r.outputs) std::printf("wrote %s\n", f.c_str());
+    return 0;
+}
+
+int cmd_case(const std::string& verb, const Args& a) {
+    if (a.positional.size() != 1) throw UsageError(verb + " needs CASE_DIR");
+    const std::string out = a.need("-o");
+    if (verb == "velocity") ws::run_velocity_case(a.positional[0], out, !a.has("--recompute-text"));
+    else if (verb == "logits") ws::run_logits_case(a.positional[0], out);
+    else if (verb == "vae-check") ws::run_vae_case(a.positional[0], out);
+    else ws::run_positions_case(a.positional[0], out);
+    std::printf("wrote %s\n", out.c_str());
+    return 0;
+}
+
+int cmd_compare(const std::string&, const Args& a) {
+    if (a.positional.size() != 2) throw UsageError("compare needs REFERENCE and OURS");
+    for (const auto& line : ws::compare_tensor_files(a.positional[0], a.positional[1])) std::printf("%s\n", line.c_str());
+    return 0;
+}
+
+int cmd_fit_preview(const std::string&, const Args& a) {
+    if (a.positional.size() != 1) throw UsageError("fit-preview needs MODEL_DIR");
+    const int samples = to_int(a.get("--samples", "8"), "--samples");
+    const double rms = ws::fit_preview_projection(a.positional[0], samples);
+    std::printf("wrote %s/%s (RMS error %.4f of full scale)\n", a.positional[0].c_str(), ws::kPreviewProjectionFile, rms);
+    return 0;
+}
+
+int cmd_bench(const std::string&, const Args& a) {
+    return bench_main(a.has("--model") ? a.get("--model") : default_model_dir(), a.get("--tokenizer"), a.get("--js-tokenizer-dir"));
+}
+
+int cmd_bench_vae(const std::string&, const Args& a) {
+    const int lh = to_int(a.get("--latent-height", "12"), "--latent-height"), lw = to_int(a.get("--latent-width", "20"), "--latent-width");
+    return bench_vae_main(fs::canonical("/proc/self/exe").string(), lh, lw);
+}
+
+int cmd_bench_vae_one(const std::string&, const Args& a) {  // internal: one measurement in its own process
+    if (a.positional.size() != 4) throw UsageError("bench-vae-one T TILE H W");
+    return bench_vae_one(to_int(a.positional[0], "T"), to_int(a.positional[1], "TILE"), to_int(a.positional[2], "H"), to_int(a.positional[3], "W"));
+}
+
+}  // namespace
+
+void add_engine_verbs(std::vector<Verb>& v) {
+    v.push_back({"info", R"(  info MODEL_DIR                    every component of a model folder (transformer, tokenizer, vae/, sound_tokenizer/):
+                                    config, parameters, missing / unexpected / mis-shaped tensors, damaged files;
+                                    exit 1 when any would fail to load
+)", cmd_info});
+    v.push_back({"make-tiny", R"(  make-tiny OUT_DIR [--seed N]      write a tiny random model folder (real layout)
+)", cmd_make_tiny});
+    v.push_back({"tokenize", R"(  tokenize --tokenizer FILE [--chat] (TEXT | --file FILE)
+                                    print token ids, space-separated; --file: one line of ids per line of FILE
+                                    (a TEXT beginning with '-' goes after --)
+)", cmd_tokenize});
+    v.push_back({"noise", R"(  noise --seed N --shape A,B,...    numpy RandomState(N).standard_normal(shape), one per line
+)", cmd_noise});
+    v.push_back({"sigmas", R"(  sigmas --steps N --shift S        one line per step: timestep sigma; then the final sigma
+)", cmd_sigmas});
+    v.push_back({"format-prompt", R"(  format-prompt --mode M (--prompt P | --prompt-file F) [--negative] --frames N --fps F
+                --resolution R --aspect A
+                                    the exact string the tokenizer receives
+)", cmd_format_prompt});
+    v.push_back({"upsample", R"(  upsample [--model DIR] --mode M --prompt P [--max-new-tokens N] [--sample] [--seed N] [--json-object]
+                                    stream the reasoner's caption, then print the extracted JSON;
+                                    --json-object constrains the reply to one JSON object
+)", cmd_upsample});
+    v.push_back({"generate", R"(  generate (JOB.json | flags) -o OUT[.mp4|.png] [--model DIR] [--device D] [--dtype T]
+                                    OUT.mp4 / OUT.png also decode the latents (video with sound, images)
+      flags: --mode M --prompt P [--negative-prompt P] [--frames N] [--fps F] [--resolution R]
+             [--aspect A] [--steps N] [--guidance G] [--shift S] [--seed N] [--sound]
+             [--vision FILE] [--actions FILE] [--control FILE] [--sampler unipc|euler]
+             [--set key=json ...]
+)", cmd_generate});
+    v.push_back({"velocity", R"(  velocity CASE_DIR -o OUT.safetensors [--recompute-text]
+)", cmd_case});
+    v.push_back({"logits", R"(  logits CASE_DIR -o OUT.safetensors
+)", cmd_case});
+    v.push_back({"positions", R"(  positions CASE_DIR -o OUT.safetensors
+)", cmd_case});
+    v.push_back({"compare", R"(  compare REFERENCE.safetensors OURS.safetensors
+                                    per-tensor relative error (floats) or equality (integers)
+)", cmd_compare});
+    v.push_back({"vae-check", R"(  vae-check CASE_DIR -o OUT.safetensors  video VAE (encoded, decoded) or audio VAE (audio) case
+)", cmd_case});
+    v.push_back({"fit-preview", R"(  fit-preview MODEL_DIR [--samples N]
+                                    fit the linear latent->RGB preview projection and store it beside the model
+)", cmd_fit_preview});
+    v.push_back({"bench-vae", R"(  bench-vae [--latent-height H] [--latent-width W]
+                                    video VAE decode time and peak memory against frame count, plain and tiled
+)", cmd_bench_vae});
+    v.push_back({"bench", R"(  bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
+                                    print engine figures (tokenizer, text K/V reuse, reasoner)
+)", cmd_bench});
+    v.push_back({"bench-vae-one", "", cmd_bench_vae_one});  // internal, unlisted
+}
+
+}  // namespace cli

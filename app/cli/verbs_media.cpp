@@ -1,0 +1,43 @@
+// The media verbs (FFmpeg files, OpenCV control maps) and the media files sessions are given.
+#include <cstdio>
+
+#include "cli.h"
+#include "worldstudio/core/error.h"
+#include "worldstudio/media/media.h"
+
+namespace cli {
+
+ws::MediaFiles media_files() { return ws::ffmpeg_media_files(); }
+
+namespace {
+
+int cmd_control(const std::string&, const Args& a) {
+    if (a.positional.size() != 2) throw UsageError("control needs IN and OUT");
+    const std::string type = a.need("--type");
+    if (type != "edge" && type != "blur") throw UsageError("--type must be edge or blur (depth and seg maps are imported, not computed)");
+    ws::VideoFrames in = ws::read_video(a.positional[0]);
+    const std::string preset = a.get("--preset", "medium");
+    ws::VideoFrames out = type == "edge" ? ws::edge_control_map(in, preset) : ws::blur_control_map(in, preset);
+    if (out.width % 2 || out.height % 2) throw ws::Error(a.positional[0] + ": control videos need even width and height");
+    ws::write_mp4(a.positional[1], out, nullptr, ojson{{"control", type}, {"preset", preset}, {"source", a.positional[0]}}.dump());
+    std::printf("wrote %s (%d frames)\n", a.positional[1].c_str(), out.count);
+    return 0;
+}
+
+int cmd_probe(const std::string&, const Args& a) {
+    if (a.positional.size() != 1) throw UsageError("probe needs FILE");
+    std::printf("%s\n", ws::probe_media(a.positional[0]).dump(2).c_str());
+    return 0;
+}
+
+}  // namespace
+
+void add_media_verbs(std::vector<Verb>& v) {
+    v.push_back({"control", R"(  control --type edge|blur [--preset P] IN OUT
+                                    a control video for transfer (P: very_low, low, medium, high, very_high)
+)", cmd_control});
+    v.push_back({"probe", R"(  probe FILE                        streams and the embedded generation record, as JSON
+)", cmd_probe});
+}
+
+}  // namespace cli

@@ -1,0 +1,62 @@
+#pragma once
+// Transformer configuration of a Cosmos 3 model in the reference's field names (hidden_size,
+// num_hidden_layers, rope_scaling.mrope_section, ...), with the published presets.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "worldstudio/core/pyjson.h"
+
+namespace ws {
+
+struct SpecialTokens {
+    int64_t eos = 151645;                  // <|im_end|>
+    int64_t start_of_generation = 151652;  // <|vision_start|>
+    int64_t end_of_generation = 151653;    // <|vision_end|>
+};
+
+struct ModelConfig {
+    std::string name = "custom";
+    int64_t hidden_size = 4096;
+    int64_t num_layers = 36;
+    int64_t num_heads = 32;
+    int64_t num_kv_heads = 8;
+    int64_t head_dim = 128;
+    int64_t intermediate_size = 12288;
+    int64_t vocab_size = 151936;
+    double rope_theta = 5000000.0;
+    std::vector<int64_t> mrope_section{24, 20, 20};
+    double rms_norm_eps = 1e-6;
+    std::string hidden_act = "silu";  // "silu" (gated) or "relu2" (Edge)
+    int64_t latent_channels = 48;
+    int64_t patch_size = 2;
+    double base_fps = 24;
+    bool fps_modulation = true;
+    int64_t modality_margin = 15000;
+    bool reset_spatial_ids = true;
+    double timestep_scale = 0.001;
+    int64_t temporal_compression = 4;
+    int64_t spatial_compression = 16;
+    bool sound_gen = true;
+    int64_t sound_dim = 64;
+    double sound_latent_fps = 25;
+    bool action_gen = true;
+    int64_t max_action_dim = 64;
+    int64_t num_domains = 32;
+    bool tie_word_embeddings = false;
+    SpecialTokens special;
+
+    int64_t patch_latent_dim() const { return patch_size * patch_size * latent_channels; }
+    int64_t parameter_count() const;  // of the transformer, both towers
+
+    // Reads either our own config.json or a reference/diffusers transformer config (field names as in
+    // the reference); unknown fields are ignored, wrong types and impossible values are reported.
+    static ModelConfig from_json(const ojson& j, const std::string& origin);
+    ojson to_json() const;
+    void validate(const std::string& origin) const;
+
+    static ModelConfig preset(const std::string& name);  // "nano", "super", "edge", "tiny"
+    static std::vector<std::string> preset_names();
+};
+
+}  // namespace ws

@@ -1,0 +1,164 @@
+#pragma once
+// The engine API, in the llama.cpp / whisper.cpp style: an immutable loaded Model, a per-run Session, sampling
+// parameters per call, and every callback passed per run (never global). No torch in this header, so the Qt
+// code includes it freely.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "worldstudio/core/config.h"
+#include "worldstudio/core/pyjson.h"
+#include "worldstudio/core/weights.h"
+#include "worldstudio/model/media_files.h"
+
+namespace ws {
+
+class Tokenizer;
+
+// x0 estimate of the current step, for live previews (torch-free copy of the vision latent).
+struct LatentPreview {
+    int step = 0;
+    int total = 0;
+    std::vector<int64_t> shape;  // [C, T, H, W]
+    std::vector<float> data;
+    // Tier-1 preview: the model's linear latent -> RGB projection applied to x0 (empty when the model has none):
+    // [T, H, W, 3] bytes at latent resolution.
+    std::vector<uint8_t> rgb;
+};
+
+// The linear latent -> RGB projection used for cheap previews: rgb = W z + b per latent pixel, in [0, 1].
+struct PreviewProjection {
+    std::vector<float> weight;  // [3, C] row-major
+    std::vector<float> bias;    // [3]
+    bool empty() const { return weight.empty(); }
+    static PreviewProjection load(const std::string& path);  // throws ws::Error on a bad file
+    void save(const std::string& path) const;
+};
+constexpr const char* kPreviewProjectionFile = "worldstudio_preview.json";
+
+struct RunCallbacks {
+    std::function<void(int step, int total, double elapsed_seconds)> on_progress;
+    std::function<void(const LatentPreview&)> on_preview;
+    int preview_every = 0;  // 0 = no previews
+    std::function<void(const std::string& piece)> on_text;  // streamed reasoner text
+    std::function<void(const std::string& line)> on_log;
+    std::function<bool()> should_cancel;  // polled at least once per step / token / loaded tensor
+};
+
+struct LoadOptions {
+    std::string device = "auto";  // cpu, cuda, cuda:N, auto
+    std::string dtype = "auto";   // float32, bfloat16, float16, auto (float32 on CPU, bfloat16 on CUDA)
+    bool hash_files = true;       // SHA-256 of tensor files for generation records
+};
+
+struct FileHash {
+    std::string file;
+    uint64_t bytes = 0;
+    std::string sha256;
+};
+
+class Model {
+public:
+    // Loads a model folder (Hugging Face snapshot layout with transformer/, or a folder with config.json and
+    // safetensors). Refuses missing or mis-shaped tensors with the full list. `progress(done, total)` is
+    // called per tensor; loading stops with ws::Cancelled when callbacks.should_cancel() says so.
+    static std::shared_ptr<const Model> load(const std::string& dir, const LoadOptions& options = {},
+                                             const RunCallbacks& callbacks = {});
+    // Inspects a folder without loading weights: config, parameter count, tensor report.
+    static ojson inspect(const std::string& dir);
+
+    ~Model();
+    const ModelConfig& config() const;
+    const std::string& dir() const;
+    std::string id() const;  // config name + folder name
+    std::string device() const;
+    std::string dtype() const;
+    const std::vector<FileHash>& file_hashes() const;
+    const Tokenizer* tokenizer() const;  // null when the folder has none
+    const PreviewProjection& preview_projection() const;  // empty when the folder has none
+    // The settings the model was made for, from model_index.json's "worldstudio_generation_defaults"
+    // ({"*": {...}, MODE: {...}}, the mode's entries over "*"): Pico, trained at 64x64 with an empty negative
+    // prompt, names those. Session::generate fills a job's missing fields from them; the job's own fields win.
+    // An empty object when the folder names none.
+    ojson generation_defaults(const std::string& mode) const;
+    ojson info() const;
+
+    struct Impl;
+    const Impl& impl() const { return *impl_; }
+
+private:
+    explicit Model(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+struct GenerationResult {
+    ojson record;                      // the complete generation record
+    std::vector<std::string> outputs;  // files written (latents .safetensors, record .json)
+};
+
+struct UpsampleResult {
+    std::string raw_text;  // everything the reasoner produced
+    std::string json_text; // the extracted caption, re-serialized
+    ojson caption;
+    std::vector<std::string> problems;  // schema problems of the caption (empty = valid)
+    ojson record;
+};
+
+struct ReasonerSampling {
+    int max_new_tokens = 1024;
+    bool do_sample = false;
+    double temperature = 0.7;
+    int top_k = 20;
+    double top_p = 0.8;
+    double repetition_penalty = 1.0;
+    double presence_penalty = 0.0;
+    // Constrain the reply to one JSON object, then the end: at each step only tokens that keep the text a valid
+    // JSON prefix may be chosen (no special tokens, so no <think> block). Structured captions from small reasoners.
+    bool json_object = false;
+    uint64_t seed = 3407;
+    static ReasonerSampling from_json(const ojson& j);
+};
+
+// One run's state on a loaded model. Cheap to create; not shared between threads.
+class Session {
+public:
+    // `media` reads conditioning pictures and videos and writes MP4 / PNG outputs; without it the session works
+    // on latents only (see media_files.h).
+    explicit Session(std::shared_ptr<const Model> model, MediaFiles media = {});
+    ~Session();
+
+    // Runs any generation mode from a request whose fields follow the reference sample JSON
+    // (model_mode, prompt, negative_prompt, resolution, aspect_ratio, fps, num_frames, num_steps, guidance,
+    // shift, seed, ...). Writes `<out_prefix>.safetensors` (latents) and `<out_prefix>.json` (record).
+    GenerationResult generate(const ojson& request, const std::string& out_prefix, const RunCallbacks& cb);
+
+    // Rewrites a short prompt into a structured JSON caption with the reasoner (template per mode).
+    UpsampleResult upsample(const std::string& mode, const std::string& prompt, const ojson& request,
+                            const ReasonerSampling& sampling, const RunCallbacks& cb);
+
+    // Tier-2 preview: a full VAE decode of latents ([C, T, H, W] as in LatentPreview) to RGB24 frames [T, H, W, 3].
+    std::vector<uint8_t> decode_preview(const LatentPreview& preview, int* width, int* height, int* frames);
+
+    // One user turn to the reasoner through the chat template (no system turn); returns the reply text.
+    std::string ask(const std::string& message, const ReasonerSampling& sampling, const RunCallbacks& cb);
+
+    // Autoregressive text generation from a chat-templated prompt; returns the generated ids.
+    std::vector<int32_t> generate_text(const std::vector<int32_t>& prompt_ids, const ReasonerSampling& sampling,
+                                       const RunCallbacks& cb);
+
+private:
+    std::shared_ptr<const Model> model_;
+    MediaFiles media_;
+};
+
+// Fits the preview projection of a model folder by least squares on `samples` random latents decoded by its VAE,
+// writes it to MODEL_DIR/worldstudio_preview.json and returns the fit's RMS error in [0, 1] units.
+double fit_preview_projection(const std::string& model_dir, int samples = 8, uint32_t seed = 0);
+
+// Library versions for generation records.
+ojson library_versions();
+
+}  // namespace ws

@@ -1,0 +1,80 @@
+#pragma once
+// A generation request: the reference sample JSON (model_mode, prompt, negative_prompt, resolution, aspect_ratio,
+// fps, num_frames, num_steps, guidance, shift, seed, ...) merged over the per-mode defaults shipped in presets/,
+// validated field by field with messages that name the field.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "worldstudio/model/prompt.h"
+#include "worldstudio/core/pyjson.h"
+
+namespace ws {
+
+enum class Mode { Text2Image, Text2Video, Image2Video, Video2Video, Transfer, ForwardDynamics, InverseDynamics, Policy };
+// The mode of a job that names none.
+constexpr Mode kDefaultMode = Mode::Text2Video;
+
+const char* mode_name(Mode m);
+Mode mode_from_name(const std::string& name);  // also accepts "wam" for policy
+std::vector<std::string> mode_names();
+bool mode_has_actions(Mode m);
+
+struct Resolution {
+    int width = 0, height = 0;
+};
+// The reference resolution table (tiers 256/480/720/768/1080 x aspect ratios 1,1 4,3 3,4 16,9 9,16).
+Resolution resolution_for(const std::string& tier, const std::string& aspect_ratio);
+int round_frames_to_4k1(int n);  // ceil((n - 1) / 4) * 4 + 1
+
+// Files under presets/, compiled into the binary.
+const std::map<std::string, std::string>& embedded_presets();
+ojson mode_defaults(Mode m);
+
+// Makes the relative file paths of a job (prompt_path, vision_path, action_path, control_path and a
+// negative_prompt_file that is not a shipped preset) relative to `base_dir`, the folder of the job file.
+void resolve_job_paths(ojson& job, const std::string& base_dir);
+
+struct GenerationRequest {
+    Mode mode = Mode::Text2Video;
+    std::string name;
+    std::string prompt;
+    std::string negative_prompt;  // resolved (default per mode when absent)
+    std::string resolution = "720";
+    std::string aspect_ratio = "16,9";
+    int width = 0, height = 0;  // explicit overrides of the table (multiples of 16)
+    double fps = 24;
+    int num_frames = 1;
+    int num_steps = 35;
+    double guidance = 6.0;
+    double shift = 10.0;
+    std::optional<std::array<double, 2>> guidance_interval;
+    bool normalize_cfg = false;
+    uint32_t seed = 0;
+    int num_outputs = 1;
+    std::vector<int64_t> condition_frame_indexes_vision;
+    bool enable_sound = false;
+    std::string vision_path, action_path, control_path, control_type = "edge";
+    double control_weight = 1.0, control_guidance = 0.0;
+    int action_chunk_size = 16;
+    int64_t domain_id = 0;
+    int64_t raw_action_dim = 0;
+    NegativeMetadataMode negative_metadata_mode = NegativeMetadataMode::Same;
+    PromptTemplates templates;
+    std::string sampler = "unipc";
+    bool reuse_text_kv = true;
+    int preview_every = 0;
+
+    // Latent grid of the output video.
+    int latent_frames() const { return (num_frames - 1) / 4 + 1; }
+    PromptMetadata metadata() const;
+
+    // Parses and validates (paths are taken as given; see resolve_job_paths).
+    static GenerationRequest parse(const ojson& request);
+    ojson to_json() const;  // the fully resolved request, for generation records
+};
+
+}  // namespace ws

@@ -1,0 +1,86 @@
+#include "core/torch_util.h"
+
+#include <ATen/Context.h>
+
+#include <cstring>
+
+#include "worldstudio/core/error.h"
+
+namespace ws {
+
+at::ScalarType to_scalar_type(DType d) {
+    switch (d) {
+        case DType::F32: return at::kFloat;
+        case DType::F16: return at::kHalf;
+        case DType::BF16: return at::kBFloat16;
+        case DType::I64: return at::kLong;
+        case DType::I32: return at::kInt;
+        case DType::U8: return at::kByte;
+        case DType::BOOL: return at::kBool;
+    }
+    return at::kFloat;
+}
+
+DType from_scalar_type(at::ScalarType t) {
+    switch (t) {
+        case at::kFloat: return DType::F32;
+        case at::kHalf: return DType::F16;
+        case at::kBFloat16: return DType::BF16;
+        case at::kLong: return DType::I64;
+        case at::kInt: return DType::I32;
+        case at::kByte: return DType::U8;
+        case at::kBool: return DType::BOOL;
+        default: throw Error(std::string("cannot store tensors of type ") + at::toString(t));
+    }
+}
+
+at::Tensor to_tensor(const TensorView& v) {
+    at::Tensor t = at::empty(v.shape, at::TensorOptions().dtype(to_scalar_type(v.dtype)));
+    if (v.nbytes) std::memcpy(t.data_ptr(), v.data, v.nbytes);
+    return t;
+}
+
+TensorBlob to_blob(const at::Tensor& t_in) {
+    at::Tensor t = t_in.detach().to(at::kCPU).contiguous();
+    TensorBlob b;
+    b.dtype = from_scalar_type(t.scalar_type());
+    b.shape = t.sizes().vec();
+    b.bytes.resize(static_cast<size_t>(t.numel()) * t.element_size());
+    if (!b.bytes.empty()) std::memcpy(b.bytes.data(), t.data_ptr(), b.bytes.size());
+    return b;
+}
+
+void save_tensors(const std::string& path, const std::map<std::string, at::Tensor>& tensors,
+                  const std::map<std::string, std::string>& metadata) {
+    std::map<std::string, TensorBlob> blobs;
+    for (const auto& [k, v] : tensors) blobs[k] = to_blob(v);
+    write_safetensors(path, blobs, metadata);
+}
+
+std::map<std::string, at::Tensor> load_tensors(const std::string& path) {
+    SafeTensorsFile f(path);
+    std::map<std::string, at::Tensor> out;
+    for (const auto& [k, v] : f.tensors()) out[k] = to_tensor(v);
+    return out;
+}
+
+at::Device parse_device(const std::string& name) {
+    if (name.empty() || name == "auto") return at::hasCUDA() ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+    if (name == "cpu") return at::Device(at::kCPU);
+    if (name.rfind("cuda", 0) == 0) {
+        if (!at::hasCUDA()) throw Error("device '" + name + "' requested but this build or machine has no CUDA");
+        int index = 0;
+        if (name.size() > 5 && name[4] == ':') index = std::stoi(name.substr(5));
+        return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(index));
+    }
+    throw Error("unknown device '" + name + "' (use cpu, cuda, cuda:N or auto)");
+}
+
+at::ScalarType parse_dtype(const std::string& name) {
+    if (name == "float32" || name == "fp32") return at::kFloat;
+    if (name == "bfloat16" || name == "bf16") return at::kBFloat16;
+    if (name == "float16" || name == "fp16") return at::kHalf;
+    throw Error("unknown dtype '" + name + "' (use float32, bfloat16 or float16)");
+}
+
+}  // namespace ws

@@ -1,0 +1,234 @@
+#include "model/network.h"
+
+#include <torch/csrc/api/include/torch/version.h>
+
+#include <cmath>
+
+#include "worldstudio/core/error.h"
+
+namespace ws {
+
+Network::Network(ModelConfig config, std::map<std::string, at::Tensor> weights, at::Device device, at::ScalarType dtype)
+    : cfg_(std::move(config)), device_(device), dtype_(dtype) {
+    for (auto& [name, t] : weights) {
+        // The timestep MLP runs in float32 in the reference; everything else in the network dtype.
+        const bool keep_fp32 = name.rfind("time_embedder.", 0) == 0;
+        weights_[name] = t.to(device_, keep_fp32 ? at::kFloat : dtype_).contiguous();
+    }
+    if (cfg_.tie_word_embeddings && !weights_.count("lm_head.weight")) weights_["lm_head.weight"] = weights_.at("embed_tokens.weight");
+    for (int64_t l = 0; l < cfg_.num_layers; ++l) {
+        const std::string p = "layers." + std::to_string(l) + ".";
+        auto tower = [&](const std::string& s) {
+            Tower t;
+            const std::string mlp = s.empty() ? "mlp." : "mlp_moe_gen.";
+            t.in_norm = w(p + "input_layernorm" + s + ".weight");
+            t.post_norm = w(p + "post_attention_layernorm" + s + ".weight");
+            t.q = w(p + "self_attn.q_proj" + s + ".weight");
+            t.k = w(p + "self_attn.k_proj" + s + ".weight");
+            t.v = w(p + "self_attn.v_proj" + s + ".weight");
+            t.o = w(p + "self_attn.o_proj" + s + ".weight");
+            t.q_norm = w(p + "self_attn.q_norm" + s + ".weight");
+            t.k_norm = w(p + "self_attn.k_norm" + s + ".weight");
+            if (cfg_.hidden_act == "silu") t.gate = w(p + mlp + "gate_proj.weight");
+            t.up = w(p + mlp + "up_proj.weight");
+            t.down = w(p + mlp + "down_proj.weight");
+            return t;
+        };
+        layers_.push_back({tower(""), tower("_moe_gen")});
+    }
+    // HF default RoPE: 1 / theta^(arange(0, d, 2) / d), in float32.
+    const int64_t d = cfg_.head_dim;
+    inv_freq_ = (1.0 / at::pow(cfg_.rope_theta, at::arange(0, d, 2, at::kLong).to(at::kFloat) / static_cast<double>(d)))
+                    .to(device_);
+}
+
+const at::Tensor& Network::w(const std::string& name) const {
+    auto it = weights_.find(name);
+    if (it == weights_.end()) throw Error("model weights lack '" + name + "'");
+    return it->second;
+}
+
+at::Tensor Network::rms_norm(const at::Tensor& x, const at::Tensor& weight) const {
+    at::Tensor h = x.to(at::kFloat);
+    at::Tensor var = h.pow(2).mean(-1, true);
+    h = h * at::rsqrt(var + cfg_.rms_norm_eps);
+    return weight * h.to(x.scalar_type());
+}
+
+at::Tensor Network::mlp(const Tower& t, const at::Tensor& x) const {
+    if (cfg_.hidden_act == "relu2") return at::linear(at::relu(at::linear(x, t.up)).pow(2), t.down);
+    return at::linear(at::silu(at::linear(x, t.gate)) * at::linear(x, t.up), t.down);
+}
+
+std::pair<at::Tensor, at::Tensor> Network::rope(const at::Tensor& positions) const {
+    at::Tensor pos = positions.to(device_, at::kFloat);                 // [3, n]
+    at::Tensor freqs = pos.unsqueeze(-1) * inv_freq_.view({1, 1, -1});  // [3, n, d/2]
+    at::Tensor f = freqs[0].clone();
+    // Interleaved MRoPE: H frequencies at 1, 4, 7, ... and W at 2, 5, 8, ... up to 3 x section; the rest T.
+    for (int axis = 1; axis <= 2; ++axis) {
+        const int64_t length = cfg_.mrope_section[static_cast<size_t>(axis)] * 3;
+        at::Tensor idx = at::arange(axis, length, 3, at::TensorOptions().dtype(at::kLong).device(device_));
+        f.index_copy_(1, idx, freqs[axis].index_select(1, idx));
+    }
+    at::Tensor emb = at::cat({f, f}, -1);
+    return {emb.cos().to(dtype_), emb.sin().to(dtype_)};
+}
+
+namespace {
+at::Tensor rotate_half(const at::Tensor& x) {
+    const int64_t h = x.size(-1) / 2;
+    return at::cat({-x.narrow(-1, h, h), x.narrow(-1, 0, h)}, -1);
+}
+}  // namespace
+
+void Network::qkv(const Tower& t, const at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, at::Tensor& q,
+                  at::Tensor& k, at::Tensor& v) const {
+    const int64_t n = h.size(0), d = cfg_.head_dim;
+    q = rms_norm(at::linear(h, t.q).view({n, cfg_.num_heads, d}), t.q_norm);
+    k = rms_norm(at::linear(h, t.k).view({n, cfg_.num_kv_heads, d}), t.k_norm);
+    v = at::linear(h, t.v).view({n, cfg_.num_kv_heads, d});
+    at::Tensor c = cos.unsqueeze(1), s = sin.unsqueeze(1);
+    q = q * c + rotate_half(q) * s;
+    k = k * c + rotate_half(k) * s;
+}
+
+at::Tensor Network::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t causal_offset) const {
+    // q [n, heads, d]; k, v [m, kv, d]. causal_offset < 0: no mask; else query i sees keys j <= i + offset.
+    const int64_t n = q.size(0), m = k.size(0), groups = cfg_.num_heads / cfg_.num_kv_heads;
+    at::Tensor qh = q.transpose(0, 1);                               // [heads, n, d]
+    at::Tensor kh = k.transpose(0, 1).repeat_interleave(groups, 0);  // [heads, m, d]
+    at::Tensor vh = v.transpose(0, 1).repeat_interleave(groups, 0);
+    const auto long_opts = at::TensorOptions().dtype(at::kLong).device(device_);
+    // Queries go in blocks so the score matrix stays bounded (long prompts, 720p videos).
+    const int64_t budget = int64_t{1} << 25;  // score elements per block
+    const int64_t block = std::max<int64_t>(1, std::min<int64_t>(n, budget / std::max<int64_t>(1, m * cfg_.num_heads)));
+    std::vector<at::Tensor> outs;
+    for (int64_t i0 = 0; i0 < n; i0 += block) {
+        const int64_t len = std::min(block, n - i0);
+        at::Tensor qb = qh.narrow(1, i0, len);
+        // Causal: this block sees keys up to its last query.
+        const int64_t keys = causal_offset >= 0 ? std::min(m, i0 + len + causal_offset) : m;
+        at::Tensor kb = kh.narrow(1, 0, keys), vb = vh.narrow(1, 0, keys);
+        at::Tensor mask;
+        if (causal_offset >= 0 && len > 1) {
+            at::Tensor qi = at::arange(i0, i0 + len, long_opts).unsqueeze(1) + causal_offset;
+            mask = at::arange(keys, long_opts).unsqueeze(0) <= qi;  // [len, keys], true = attend
+        }
+#if TORCH_VERSION_MAJOR >= 2
+        outs.push_back(at::scaled_dot_product_attention(qb.unsqueeze(0), kb.unsqueeze(0), vb.unsqueeze(0),
+                                                        mask.defined() ? c10::optional<at::Tensor>(mask) : c10::nullopt)
+                           .squeeze(0));
+#else
+        const double scale = 1.0 / std::sqrt(static_cast<double>(cfg_.head_dim));
+        at::Tensor scores = at::matmul(qb, kb.transpose(1, 2)) * scale;
+        if (mask.defined()) scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
+        outs.push_back(at::matmul(at::softmax(scores.to(at::kFloat), -1).to(vb.scalar_type()), vb));
+#endif
+    }
+    at::Tensor out = outs.size() == 1 ? outs[0] : at::cat(outs, 1);
+    return out.transpose(0, 1).reshape({n, cfg_.num_heads * cfg_.head_dim});
+}
+
+void Network::text_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, TextKVCache& cache) const {
+    const Tower& t = layers_[l].und;
+    at::Tensor q, k, v;
+    qkv(t, rms_norm(h, t.in_norm), cos, sin, q, k, v);
+    const int64_t past = cache.k[l].defined() ? cache.k[l].size(0) : 0;
+    cache.k[l] = past ? at::cat({cache.k[l], k}, 0) : k;
+    cache.v[l] = past ? at::cat({cache.v[l], v}, 0) : v;
+    h = h + at::linear(attend(q, cache.k[l], cache.v[l], past), t.o);
+    h = h + mlp(t, rms_norm(h, t.post_norm));
+}
+
+void Network::gen_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& text_k,
+                        const at::Tensor& text_v) const {
+    const Tower& t = layers_[l].gen;
+    at::Tensor q, k, v;
+    qkv(t, rms_norm(h, t.in_norm), cos, sin, q, k, v);
+    // Generation tokens see [text; generation] without a mask.
+    h = h + at::linear(attend(q, at::cat({text_k, k}, 0), at::cat({text_v, v}, 0), -1), t.o);
+    h = h + mlp(t, rms_norm(h, t.post_norm));
+}
+
+at::Tensor Network::embed_text(const at::Tensor& ids) const {
+    const int64_t vocab = cfg_.vocab_size;
+    if (ids.numel() && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= vocab))
+        throw Error("token id outside the model's vocabulary of " + std::to_string(vocab));
+    return at::embedding(w("embed_tokens.weight"), ids.to(device_, at::kLong));
+}
+
+at::Tensor Network::forward_text(const at::Tensor& hidden, const at::Tensor& positions, TextKVCache& cache) const {
+    if (cache.k.empty()) cache.k.resize(layers_.size()), cache.v.resize(layers_.size());
+    auto [cos, sin] = rope(positions);
+    at::Tensor h = hidden;
+    for (size_t l = 0; l < layers_.size(); ++l) text_layer(l, h, cos, sin, cache);
+    return rms_norm(h, w("norm.weight"));
+}
+
+at::Tensor Network::lm_head(const at::Tensor& normed_hidden) const { return at::linear(normed_hidden, w("lm_head.weight")); }
+
+at::Tensor Network::forward_gen(const GenTokens& gen, const TextKVCache& text) const {
+    if (text.k.size() != layers_.size()) throw Error("text K/V cache does not match the network's layer count");
+    auto [cos, sin] = rope(gen.positions);
+    at::Tensor h = gen.hidden;
+    for (size_t l = 0; l < layers_.size(); ++l) gen_layer(l, h, cos, sin, text.k[l], text.v[l]);
+    return rms_norm(h, w("norm_moe_gen.weight"));
+}
+
+at::Tensor Network::forward_joint(const at::Tensor& text_hidden, const at::Tensor& text_positions, const GenTokens& gen) const {
+    TextKVCache cache;
+    cache.k.resize(layers_.size()), cache.v.resize(layers_.size());
+    auto [tcos, tsin] = rope(text_positions);
+    auto [gcos, gsin] = rope(gen.positions);
+    at::Tensor th = text_hidden, gh = gen.hidden;
+    for (size_t l = 0; l < layers_.size(); ++l) {
+        text_layer(l, th, tcos, tsin, cache);
+        gen_layer(l, gh, gcos, gsin, cache.k[l], cache.v[l]);
+    }
+    return rms_norm(gh, w("norm_moe_gen.weight"));
+}
+
+at::Tensor Network::embed_vision_patches(const at::Tensor& patches) const {
+    return at::linear(patches.to(device_, dtype_), w("vae2llm.weight"), w("vae2llm.bias"));
+}
+
+at::Tensor Network::timestep_embedding(const at::Tensor& timesteps_int) const {
+    // t = int timestep x timestep_scale (float32), sinusoid of 256 with cos first, MLP in float32.
+    at::Tensor t = timesteps_int.to(device_, at::kLong) * cfg_.timestep_scale;
+    const int64_t half = 128;
+    at::Tensor freqs = at::exp(-std::log(10000.0) * at::arange(0, half, at::TensorOptions().dtype(at::kFloat).device(device_)) /
+                               static_cast<double>(half));
+    at::Tensor args = t.unsqueeze(1).to(at::kFloat) * freqs.unsqueeze(0);
+    at::Tensor emb = at::cat({at::cos(args), at::sin(args)}, -1);
+    emb = at::linear(emb, w("time_embedder.mlp.0.weight"), w("time_embedder.mlp.0.bias"));
+    emb = at::linear(at::silu(emb), w("time_embedder.mlp.2.weight"), w("time_embedder.mlp.2.bias"));
+    return emb.to(dtype_);
+}
+
+at::Tensor Network::embed_sound(const at::Tensor& tokens) const {
+    if (!cfg_.sound_gen) throw Error("this model does not generate sound");
+    return at::linear(tokens.to(device_, dtype_), w("sound2llm.weight"), w("sound2llm.bias")) + w("sound_modality_embed");
+}
+
+at::Tensor Network::embed_action(const at::Tensor& tokens, int64_t domain) const {
+    if (!cfg_.action_gen) throw Error("this model has no action tower");
+    if (domain < 0 || domain >= cfg_.num_domains)
+        throw Error("action domain " + std::to_string(domain) + " is outside [0, " + std::to_string(cfg_.num_domains) + ")");
+    at::Tensor W = w("action2llm.fc.weight")[domain].view({cfg_.max_action_dim, cfg_.hidden_size});
+    return at::matmul(tokens.to(device_, dtype_), W) + w("action2llm.bias.weight")[domain] + w("action_modality_embed");
+}
+
+at::Tensor Network::project_vision(const at::Tensor& hidden) const {
+    return at::linear(hidden, w("llm2vae.weight"), w("llm2vae.bias"));
+}
+
+at::Tensor Network::project_sound(const at::Tensor& hidden) const {
+    return at::linear(hidden, w("llm2sound.weight"), w("llm2sound.bias"));
+}
+
+at::Tensor Network::project_action(const at::Tensor& hidden, int64_t domain) const {
+    at::Tensor W = w("llm2action.fc.weight")[domain].view({cfg_.hidden_size, cfg_.max_action_dim});
+    return at::matmul(hidden, W) + w("llm2action.bias.weight")[domain];
+}
+
+}  // namespace ws

@@ -1,0 +1,87 @@
+#pragma once
+// The Cosmos 3 Mixture-of-Transformers network: two towers per layer (understanding = text, generation =
+// latents) sharing one attention. Internal to the backend (uses ATen); the public engine API hides it.
+#include <ATen/ATen.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "worldstudio/core/config.h"
+
+namespace ws {
+
+// Per-layer post-RoPE keys and values of the text stream: [kv_heads, L, head_dim] each.
+struct TextKVCache {
+    std::vector<at::Tensor> k, v;
+    int64_t length() const { return k.empty() || !k[0].defined() ? 0 : k[0].size(1); }
+};
+
+// Inputs of the generation stream, already embedded.
+struct GenTokens {
+    at::Tensor hidden;     // [N, H] in the network dtype
+    at::Tensor positions;  // [3, N] float32
+};
+
+class Network {
+public:
+    // `weights` uses canonical names (see weights.h); tensors are moved to `device`/`dtype`
+    // (the timestep MLP stays float32, as in the reference).
+    Network(ModelConfig config, std::map<std::string, at::Tensor> weights, at::Device device, at::ScalarType dtype);
+
+    const ModelConfig& config() const { return cfg_; }
+    // The weights by canonical name (tensors share storage with the network: training updates them in place).
+    const std::map<std::string, at::Tensor>& parameters() const { return weights_; }
+    at::Device device() const { return device_; }
+    at::ScalarType dtype() const { return dtype_; }
+
+    at::Tensor embed_text(const at::Tensor& ids) const;  // [L] int64 -> [L, H]
+    // Runs the text stream over `hidden` ([n, H], positions [3, n]) after what `cache` holds (causal),
+    // appending its K/V to the cache. Returns the final-normed hidden states of the new tokens.
+    at::Tensor forward_text(const at::Tensor& hidden, const at::Tensor& positions, TextKVCache& cache) const;
+    at::Tensor lm_head(const at::Tensor& normed_hidden) const;
+
+    // Generation stream with the text K/V reused from `text` (exact: text never attends to latents).
+    at::Tensor forward_gen(const GenTokens& gen, const TextKVCache& text) const;
+    // Same result, recomputing the text stream layer by layer alongside (the reference's joint pass).
+    at::Tensor forward_joint(const at::Tensor& text_hidden, const at::Tensor& text_positions, const GenTokens& gen) const;
+
+    // Embedding pieces of the packed sequence.
+    at::Tensor embed_vision_patches(const at::Tensor& patches) const;            // [N, 192] -> [N, H]
+    at::Tensor timestep_embedding(const at::Tensor& timesteps_int) const;         // [n] int64 -> [n, H]
+    at::Tensor embed_sound(const at::Tensor& tokens) const;                       // [T, 64] -> [T, H]
+    at::Tensor embed_action(const at::Tensor& tokens, int64_t domain) const;      // [T, A] -> [T, H]
+    at::Tensor project_vision(const at::Tensor& hidden) const;                    // [N, H] -> [N, 192]
+    at::Tensor project_sound(const at::Tensor& hidden) const;                     // [T, H] -> [T, 64]
+    at::Tensor project_action(const at::Tensor& hidden, int64_t domain) const;    // [T, H] -> [T, A]
+
+    // cos/sin [n, head_dim] for MRoPE positions [3, n].
+    std::pair<at::Tensor, at::Tensor> rope(const at::Tensor& positions) const;
+
+private:
+    struct Tower {
+        at::Tensor in_norm, post_norm, q, k, v, o, q_norm, k_norm, gate, up, down;
+    };
+    struct Layer {
+        Tower und, gen;
+    };
+    at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& w) const;
+    at::Tensor mlp(const Tower& t, const at::Tensor& x) const;
+    // q [n, heads, d], k/v [n, kv, d] after norms and RoPE.
+    void qkv(const Tower& t, const at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, at::Tensor& q,
+             at::Tensor& k, at::Tensor& v) const;
+    at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t causal_offset) const;
+    void text_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, TextKVCache& cache) const;
+    void gen_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& text_k,
+                   const at::Tensor& text_v) const;
+    const at::Tensor& w(const std::string& name) const;
+
+    ModelConfig cfg_;
+    at::Device device_;
+    at::ScalarType dtype_;
+    std::map<std::string, at::Tensor> weights_;
+    std::vector<Layer> layers_;
+    at::Tensor inv_freq_;
+};
+
+}  // namespace ws

@@ -1,0 +1,337 @@
+// Session::generate: every generation mode as one denoising loop over a LatentState.
+#include <c10/core/InferenceMode.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "model/conditioning.h"
+#include "model/model_impl.h"
+#include "model/preview.h"
+#include "model/sampler.h"
+#include "model/sequence.h"
+#include "core/torch_util.h"
+#include "worldstudio/core/error.h"
+#include "worldstudio/core/noise.h"
+#include "worldstudio/model/request.h"
+#include "worldstudio/core/schedule.h"
+
+namespace fs = std::filesystem;
+
+namespace ws {
+
+namespace {
+
+at::Tensor numpy_noise(uint32_t seed, at::IntArrayRef shape) {
+    int64_t n = 1;
+    for (auto s : shape) n *= s;
+    std::vector<double> v = numpy_standard_normal(seed, n);
+    return at::tensor(v, at::kDouble).to(at::kFloat).view(shape);  // numpy float64 -> astype(float32)
+}
+
+// Conditioning latents: VAE latents in a .safetensors file (tensor `latent`, [C, T, H, W], normalized), or a picture /
+// video that the model's VAE encodes. The encoder is causal, so only the first `frames` pixel frames are encoded.
+at::Tensor load_latent_file(const std::string& path, const char* field, const Model::Impl& M, const MediaFiles& media, int width, int height,
+                            double fps, int frames) {
+    const ModelConfig& c = M.config;
+    if (fs::path(path).extension() != ".safetensors") {
+        if (!M.vae) throw Error(std::string(field) + " '" + path + "': encoding pictures and videos needs the model's vae/");
+        if (!media.can_read())
+            throw Error(std::string(field) + " '" + path + "': this build reads no picture or video files; give VAE latents (.safetensors)");
+        const int count = round_frames_to_4k1(frames);
+        return M.vae->encode(conditioning_pixels(media.read_frames(path, fps, count), width, height, count)).to(at::kCPU, at::kFloat);
+    }
+    SafeTensorsFile f(path);
+    const char* names[] = {"latent", "video_latent", "latents"};
+    for (const char* n : names)
+        if (f.contains(n)) {
+            at::Tensor t = to_tensor(f.at(n)).to(at::kFloat);
+            if (t.dim() == 5 && t.size(0) == 1) t = t.squeeze(0);
+            if (t.dim() != 4 || t.size(0) != c.latent_channels)
+                throw Error(std::string(field) + " '" + path + "': latent must be [" + std::to_string(c.latent_channels) + ", T, H, W]");
+            return t;
+        }
+    throw Error(std::string(field) + " '" + path + "' has no tensor named 'latent'");
+}
+
+at::Tensor load_actions(const std::string& path, const ModelConfig& c) {
+    at::Tensor a;
+    if (fs::path(path).extension() == ".json") {
+        std::ifstream in(path);
+        if (!in) throw Error("action_path '" + path + "' cannot be read");
+        ojson j;
+        try {
+            j = ojson::parse(in);
+        } catch (const std::exception&) {
+            throw Error("action_path '" + path + "' is not valid JSON");
+        }
+        if (j.is_object() && j.contains("actions")) j = j["actions"];
+        if (!j.is_array() || j.empty() || !j[0].is_array()) throw Error("action_path '" + path + "' must hold an array of action vectors");
+        const size_t d = j[0].size();
+        std::vector<float> flat;
+        for (const auto& row : j) {
+            if (!row.is_array() || row.size() != d) throw Error("action_path '" + path + "': every action vector needs " + std::to_string(d) + " numbers");
+            for (const auto& v : row) {
+                if (!v.is_number()) throw Error("action_path '" + path + "': action values must be numbers");
+                flat.push_back(v.get<float>());
+            }
+        }
+        a = at::tensor(flat, at::kFloat).view({static_cast<int64_t>(j.size()), static_cast<int64_t>(d)});
+    } else {
+        SafeTensorsFile f(path);
+        if (!f.contains("actions")) throw Error("action_path '" + path + "' has no tensor named 'actions'");
+        a = to_tensor(f.at("actions")).to(at::kFloat);
+        if (a.dim() != 2) throw Error("action_path '" + path + "': actions must be [T, D]");
+    }
+    if (a.size(1) > c.max_action_dim)
+        throw Error("actions have " + std::to_string(a.size(1)) + " dimensions, the model takes at most " + std::to_string(c.max_action_dim));
+    if (!at::isfinite(a).all().item<bool>()) throw Error("action_path '" + path + "' holds NaN or infinite values");
+    if (a.size(1) < c.max_action_dim) a = at::constant_pad_nd(a, {0, c.max_action_dim - a.size(1)});
+    return a;
+}
+
+std::vector<bool> clean_flags(int T, const std::vector<int64_t>& idx) {
+    std::vector<bool> f(static_cast<size_t>(T), false);
+    for (auto k : idx) f[static_cast<size_t>(k)] = true;
+    return f;
+}
+
+struct Branch {
+    at::Tensor ids;
+    TextKVCache cache;
+    bool cached = false;
+};
+
+}  // namespace
+
+Session::Session(std::shared_ptr<const Model> model, MediaFiles media) : model_(std::move(model)), media_(std::move(media)) {
+    if (!model_) throw Error("a session needs a loaded model");
+}
+Session::~Session() = default;
+
+GenerationResult Session::generate(const ojson& job_in, const std::string& out_prefix, const RunCallbacks& cb) {
+    c10::InferenceMode guard;
+    const auto t_start = std::chrono::steady_clock::now();
+    const Model::Impl& M = model_->impl();
+    const ModelConfig& c = M.config;
+    const Network& net = *M.network;
+    // The model's own defaults fill what the job leaves out. Fields that say one thing two ways count as one: a
+    // job naming a negative prompt file or a resolution tier keeps the model's negative prompt or size out.
+    // A job that names no mode gets the defaults of the mode it will run in (kDefaultMode).
+    ojson job = job_in;
+    const ojson mode = job_in.is_object() && job_in.contains("model_mode") ? job_in["model_mode"] : ojson(mode_name(kDefaultMode));
+    if (job_in.is_object() && mode.is_string()) {
+        static const std::vector<std::vector<std::string>> groups = {{"negative_prompt", "negative_prompt_file"},
+                                                                     {"width", "height", "resolution", "aspect_ratio"}};
+        auto job_sets = [&](const std::string& key) {
+            for (const auto& g : groups)
+                if (std::find(g.begin(), g.end(), key) != g.end())
+                    return std::any_of(g.begin(), g.end(), [&](const std::string& k) { return job_in.contains(k); });
+            return job_in.contains(key);
+        };
+        const ojson defaults = model_->generation_defaults(mode.get<std::string>());
+        for (const auto& [k, v] : defaults.items())
+            if (!job_sets(k)) job[k] = v;
+    }
+    GenerationRequest req = GenerationRequest::parse(job);
+    if (!M.tokenizer) throw Error("the model folder has no tokenizer.json");
+    if (req.enable_sound && !c.sound_gen) throw Error("this model does not generate sound (enable_sound)");
+    if (mode_has_actions(req.mode) && !c.action_gen) throw Error("this model has no action tower");
+    if (req.domain_id < 0 || req.domain_id >= c.num_domains) throw Error("domain_id must be in [0, " + std::to_string(c.num_domains) + ")");
+
+    // Exact strings sent to the tokenizer.
+    const PromptMetadata meta = req.metadata();
+    const std::string prompt_string = format_prompt(req.prompt, meta, req.templates);
+    const std::string negative_string = format_negative_prompt(req.negative_prompt, meta, req.templates, req.negative_metadata_mode);
+    Branch cond{packed_prompt_ids(c, *M.tokenizer, prompt_string), {}, false},
+        uncond{packed_prompt_ids(c, *M.tokenizer, negative_string), {}, false};
+
+    const int64_t T = req.latent_frames(), H = meta.height / c.spatial_compression, W = meta.width / c.spatial_compression;
+    std::vector<bool> clean = clean_flags(static_cast<int>(T), req.condition_frame_indexes_vision);
+    at::Tensor cond_latent;
+    if (!req.vision_path.empty()) {
+        int64_t last_cond = 0;
+        for (auto k : req.condition_frame_indexes_vision) last_cond = std::max(last_cond, k);
+        cond_latent = load_latent_file(req.vision_path, "vision_path", M, media_, meta.width, meta.height, req.fps, static_cast<int>(1 + 4 * last_cond));
+        if (cond_latent.size(2) != H || cond_latent.size(3) != W)
+            throw Error("vision_path latent is " + std::to_string(cond_latent.size(2)) + "x" + std::to_string(cond_latent.size(3)) +
+                        ", the request needs " + std::to_string(H) + "x" + std::to_string(W));
+        // Pad in time by repeating the last frame, as the reference pads the conditioning video.
+        if (cond_latent.size(1) < T)
+            cond_latent = at::cat({cond_latent, cond_latent.narrow(1, cond_latent.size(1) - 1, 1).expand({-1, T - cond_latent.size(1), -1, -1})}, 1);
+        cond_latent = cond_latent.narrow(1, 0, T);
+    }
+    at::Tensor control_latent;
+    if (req.mode == Mode::Transfer) {
+        control_latent = load_latent_file(req.control_path, "control_path", M, media_, meta.width, meta.height, req.fps, req.num_frames);
+        if (control_latent.size(1) != T || control_latent.size(2) != H || control_latent.size(3) != W)
+            throw Error("control_path latent must match the output latent grid [" + std::to_string(T) + ", " + std::to_string(H) + ", " +
+                        std::to_string(W) + "]");
+        control_latent = control_latent * req.control_weight;
+    }
+    at::Tensor given_actions;
+    if (!req.action_path.empty()) given_actions = load_actions(req.action_path, c);
+    const int64_t n_actions = req.num_frames - 1;  // action k sits between pixel frames k and k + 1
+    if (given_actions.defined() && given_actions.size(0) != n_actions)
+        throw Error("action_path holds " + std::to_string(given_actions.size(0)) + " actions, " + std::to_string(n_actions) +
+                    " are needed for " + std::to_string(req.num_frames) + " frames");
+    const int64_t n_sound = static_cast<int64_t>(std::ceil(static_cast<double>(static_cast<int64_t>(req.num_frames / req.fps * 48000)) / 1920.0));
+
+    const bool use_cfg = req.guidance != 1.0;
+    const bool use_control_guidance = req.mode == Mode::Transfer && req.control_guidance > 0;
+    auto prepare = [&](Branch& b) {
+        if (req.reuse_text_kv && !b.cached) b.cache = prefill_text(net, b.ids), b.cached = true;
+    };
+    prepare(cond);
+    if (use_cfg) prepare(uncond);
+
+    // OUT.mp4 / OUT.png ask for decoded media next to the latents; any other name keeps latents only.
+    const std::string ext = fs::path(out_prefix).extension().string();
+    const bool want_media = ext == ".mp4" || ext == ".png";
+    const bool image = req.mode == Mode::Text2Image;
+    const std::string base = want_media ? (fs::path(out_prefix).parent_path() / fs::path(out_prefix).stem()).string() : out_prefix;
+    if (want_media && !M.vae) throw Error("the model folder has no vae/, so it cannot write " + ext + "; name the output without an extension for latents");
+    if (want_media && !media_.can_write()) throw Error("this build writes no " + ext + " files; name the output without an extension for latents");
+    struct Final {
+        std::string prefix;
+        LatentState state;
+    };
+    std::vector<Final> finals;
+
+    SigmaSchedule sched = make_sigma_schedule(req.num_steps, req.shift);
+    GenerationResult result;
+    ojson outputs = ojson::array();
+    int total_steps = req.num_steps * req.num_outputs;
+    int global_step = 0;
+    for (int o = 0; o < req.num_outputs; ++o) {
+        const uint32_t seed = req.seed + static_cast<uint32_t>(o);
+        LatentState state;
+        if (control_latent.defined()) state.vision.push_back({control_latent, std::vector<bool>(static_cast<size_t>(T), true), req.fps});
+        VisionLatent target{numpy_noise(seed, {c.latent_channels, T, H, W}), clean, req.fps};
+        if (cond_latent.defined()) {
+            at::Tensor m = at::tensor(std::vector<float>(clean.begin(), clean.end()), at::kFloat).view({1, T, 1, 1});
+            target.x = m * cond_latent + (1 - m) * target.x;
+        }
+        state.vision.push_back(target);
+        if (mode_has_actions(req.mode)) {
+            ActionLatent a{numpy_noise(seed, {n_actions, c.max_action_dim}), std::vector<bool>(static_cast<size_t>(n_actions), false),
+                           req.fps, req.domain_id, req.raw_action_dim};
+            if (req.mode == Mode::ForwardDynamics) a.x = given_actions, a.clean.assign(a.clean.size(), true);
+            state.action = a;
+        }
+        if (req.enable_sound) state.sound = SoundLatent{numpy_noise(seed, {c.sound_dim, n_sound}), std::vector<bool>(static_cast<size_t>(n_sound), false), c.sound_latent_fps};
+        const at::Tensor clean_mask = state.clean_mask_flat();
+        const at::Tensor clean_values = state.flatten() * clean_mask;
+        LatentState no_control = state;
+        if (control_latent.defined()) no_control.vision.erase(no_control.vision.begin());
+
+        auto velocity = [&](Branch& b, const LatentState& s, int64_t ts) {
+            return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts).flatten();
+        };
+        auto sampler = Sampler::create(req.sampler, sched);
+        at::Tensor x = state.flatten();
+        for (int i = 0; i < req.num_steps; ++i) {
+            if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+            const int64_t ts = sched.timesteps[static_cast<size_t>(i)];
+            LatentState s = state.with_flat(x);
+            at::Tensor v_cond = velocity(cond, s, ts);
+            at::Tensor v = v_cond;
+            const bool in_interval = !req.guidance_interval || ((*req.guidance_interval)[0] < ts && ts < (*req.guidance_interval)[1]);
+            if (use_cfg && in_interval) {
+                at::Tensor v_uncond = velocity(uncond, s, ts);
+                v = guided_velocity(v_cond, v_uncond, req.guidance, req.normalize_cfg);
+            }
+            if (use_control_guidance) {
+                // Our control guidance: push away from the prediction without the control maps.
+                LatentState nc = no_control.with_flat(x.narrow(0, state.vision[0].x.numel(), x.numel() - state.vision[0].x.numel()));
+                at::Tensor v_nc = predict_velocity(net, cond.ids, req.reuse_text_kv ? &cond.cache : nullptr, nc, ts).flatten();
+                at::Tensor v_c = v_cond.narrow(0, state.vision[0].x.numel(), v_nc.numel());
+                at::Tensor extra = at::zeros_like(v);
+                extra.narrow(0, state.vision[0].x.numel(), v_nc.numel()).copy_(req.control_guidance * (v_c - v_nc));
+                v = v + extra;
+            }
+            x = sampler->step(v, x);
+            x = x * (1 - clean_mask) + clean_values;  // clean latents are kept exactly
+            ++global_step;
+            const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+            if (cb.on_progress) cb.on_progress(global_step, total_steps, elapsed);
+            const int every = req.preview_every > 0 ? req.preview_every : cb.preview_every;
+            if (cb.on_preview && every > 0 && ((i + 1) % every == 0 || i + 1 == req.num_steps)) {
+                LatentState x0 = state.with_flat(sampler->last_x0() * (1 - clean_mask) + clean_values);
+                const at::Tensor& pv = x0.vision.back().x;
+                LatentPreview p{global_step, total_steps, pv.sizes().vec(), {}, {}};
+                p.data.assign(pv.data_ptr<float>(), pv.data_ptr<float>() + pv.numel());
+                if (!M.preview.empty()) p.rgb = project_preview(M.preview, pv);
+                cb.on_preview(p);
+            }
+        }
+        LatentState final_state = state.with_flat(x);
+        std::map<std::string, at::Tensor> tensors{{"video_latent", final_state.vision.back().x}};
+        if (final_state.action) tensors["actions"] = final_state.action->x;
+        if (final_state.sound) tensors["sound_latent"] = final_state.sound->x;
+        const std::string prefix = req.num_outputs > 1 ? base + "_" + std::to_string(o) : base;
+        if (fs::path(prefix).has_parent_path()) fs::create_directories(fs::path(prefix).parent_path());
+        save_tensors(prefix + ".safetensors", tensors, {{"worldstudio_seed", std::to_string(seed)}});
+        result.outputs.push_back(prefix + ".safetensors");
+        ojson entry = {{"latents", fs::path(prefix + ".safetensors").filename().string()}, {"seed", seed}};
+        if (want_media) entry[image ? "image" : "video"] = fs::path(prefix + (image ? ".png" : ".mp4")).filename().string();
+        outputs.push_back(entry);
+        finals.push_back({prefix, std::move(final_state)});
+    }
+    ojson files = ojson::array();
+    for (const auto& h : M.hashes) files.push_back({{"file", h.file}, {"bytes", h.bytes}, {"sha256", h.sha256}});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    result.record = ojson{{"record_version", 1},
+                          {"model", {{"id", model_->id()}, {"dir", M.dir}, {"config", c.to_json()}, {"files", files}}},
+                          {"mode", mode_name(req.mode)},
+                          {"prompt_string", prompt_string},
+                          {"negative_prompt_string", negative_string},
+                          {"seed", req.seed},
+                          {"seeds", [&] { ojson s = ojson::array(); for (int o = 0; o < req.num_outputs; ++o) s.push_back(req.seed + o); return s; }()},
+                          {"sampler", req.sampler},
+                          {"num_steps", req.num_steps},
+                          {"guidance", req.guidance},
+                          {"shift", req.shift},
+                          {"dtype", model_->dtype()},
+                          {"device", model_->device()},
+                          {"request", req.to_json()},
+                          {"outputs", outputs},
+                          {"seconds", seconds},
+                          {"versions", library_versions()}};
+    if (want_media)  // the libraries that wrote the files
+        for (const auto& [name, version] : media_.versions.items()) result.record["versions"][name] = version;
+    const std::string record_text = result.record.dump(2);
+    if (want_media)
+        for (const Final& f : finals) {
+            if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+            const at::Tensor decoded = M.vae->decode(f.state.vision.back().x);  // [3, T, H, W], raw
+            // As the reference's writer: clamp((1 + x) / 2) x 255, truncated to uint8.
+            at::Tensor pixels = (((decoded.to(at::kFloat) + 1) / 2).clamp(0, 1) * 255).to(at::kByte).permute({1, 2, 3, 0}).contiguous();
+            VideoFrames frames;
+            frames.count = static_cast<int>(pixels.size(0)), frames.height = static_cast<int>(pixels.size(1)), frames.width = static_cast<int>(pixels.size(2));
+            frames.fps = req.fps;
+            frames.rgb.assign(pixels.data_ptr<uint8_t>(), pixels.data_ptr<uint8_t>() + pixels.numel());
+            if (image) {
+                media_.write_picture(f.prefix + ".png", frames);
+                result.outputs.push_back(f.prefix + ".png");
+                continue;
+            }
+            AudioClip clip;
+            if (f.state.sound && M.sound) {
+                at::Tensor wave = M.sound->decode(f.state.sound->x).clamp(-1, 1);
+                const int64_t n = std::min<int64_t>(wave.size(1), static_cast<int64_t>(req.num_frames / req.fps * 48000));
+                wave = wave.narrow(1, 0, n).t().contiguous();
+                clip.samples.assign(wave.data_ptr<float>(), wave.data_ptr<float>() + wave.numel());
+            }
+            media_.write_video(f.prefix + ".mp4", frames, clip.frames() > 0 ? &clip : nullptr, record_text);
+            result.outputs.push_back(f.prefix + ".mp4");
+        }
+    std::ofstream rec(base + ".json");
+    rec << record_text << "\n";
+    if (!rec) throw Error(base + ".json: cannot write the generation record");
+    result.outputs.push_back(base + ".json");
+    return result;
+}
+
+}  // namespace ws

@@ -1,0 +1,304 @@
+#include "worldstudio/model/request.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "worldstudio/core/error.h"
+
+namespace fs = std::filesystem;
+
+namespace ws {
+
+namespace {
+const std::vector<std::pair<Mode, const char*>> kModes = {
+    {Mode::Text2Image, "text2image"},       {Mode::Text2Video, "text2video"},
+    {Mode::Image2Video, "image2video"},     {Mode::Video2Video, "video2video"},
+    {Mode::Transfer, "transfer"},           {Mode::ForwardDynamics, "forward_dynamics"},
+    {Mode::InverseDynamics, "inverse_dynamics"}, {Mode::Policy, "policy"}};
+
+// Fields of the reference sample JSON that this engine reads.
+const std::set<std::string> kFields = {
+    "model_mode", "name", "prompt", "prompt_path", "negative_prompt", "negative_prompt_file", "vision_path",
+    "resolution", "aspect_ratio", "width", "height", "fps", "num_frames", "num_steps", "guidance",
+    "guidance_interval", "shift", "normalize_cfg", "seed", "num_outputs", "condition_frame_indexes_vision",
+    "enable_sound", "action_path", "domain_id", "action_chunk_size", "raw_action_dim", "control_path",
+    "control_type", "control_weight", "control_guidance", "duration_template", "resolution_template",
+    "inverse_duration_template", "inverse_resolution_template", "negative_metadata_mode",
+    "negative_prompt_keep_metadata", "sampler", "reuse_text_kv", "preview_every"};
+// Reference fields that only concern its own serving setup or media writer; accepted and ignored.
+const std::set<std::string> kIgnored = {"sigma_max", "video_save_quality", "image_save_quality", "defaults_file",
+                                        "use_ema_weights", "condition_video_keep", "view_point", "image_size"};
+
+std::string read_text_file(const std::string& path, const char* what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(std::string(what) + " '" + path + "' cannot be read");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+template <typename T>
+T get(const ojson& j, const char* key, T fallback) {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    try {
+        return j[key].get<T>();
+    } catch (const std::exception&) {
+        throw Error(std::string("job field '") + key + "' has the wrong type");
+    }
+}
+
+double get_number(const ojson& j, const char* key, double fallback) {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    if (j[key].is_number()) return j[key].get<double>();
+    if (j[key].is_string()) {  // the reference accepts numbers written as strings in its JSON files
+        try {
+            size_t used = 0;
+            double v = std::stod(j[key].get<std::string>(), &used);
+            if (used == j[key].get<std::string>().size()) return v;
+        } catch (const std::exception&) {
+        }
+    }
+    throw Error(std::string("job field '") + key + "' must be a number");
+}
+
+int get_int(const ojson& j, const char* key, int fallback) {
+    double v = get_number(j, key, fallback);
+    if (v != std::floor(v) || std::fabs(v) > 1e9) throw Error(std::string("job field '") + key + "' must be an integer");
+    return static_cast<int>(v);
+}
+
+std::string get_string_or_number(const ojson& j, const char* key, const std::string& fallback) {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    if (j[key].is_string()) return j[key].get<std::string>();
+    if (j[key].is_number_integer()) return std::to_string(j[key].get<int64_t>());
+    throw Error(std::string("job field '") + key + "' must be a string");
+}
+
+}  // namespace
+
+void resolve_job_paths(ojson& job, const std::string& base_dir) {
+    if (base_dir.empty() || !job.is_object()) return;
+    for (const char* k : {"prompt_path", "vision_path", "action_path", "control_path", "negative_prompt_file"}) {
+        if (!job.contains(k) || !job[k].is_string()) continue;
+        const std::string p = job[k].get<std::string>();
+        if (p.empty() || fs::path(p).is_absolute()) continue;
+        if (std::string(k) == "negative_prompt_file" && embedded_presets().count(p)) continue;
+        job[k] = (fs::path(base_dir) / p).string();
+    }
+}
+
+const char* mode_name(Mode m) {
+    for (const auto& [mode, name] : kModes)
+        if (mode == m) return name;
+    return "?";
+}
+
+Mode mode_from_name(const std::string& n) {
+    if (n == "wam") return Mode::Policy;
+    for (const auto& [mode, name] : kModes)
+        if (n == name) return mode;
+    std::string known;
+    for (const auto& [mode, name] : kModes) known += (known.empty() ? "" : ", ") + std::string(name);
+    throw Error("unknown model_mode '" + n + "' (known: " + known + ")");
+}
+
+std::vector<std::string> mode_names() {
+    std::vector<std::string> v;
+    for (const auto& [mode, name] : kModes) v.push_back(name);
+    return v;
+}
+
+bool mode_has_actions(Mode m) {
+    return m == Mode::ForwardDynamics || m == Mode::InverseDynamics || m == Mode::Policy;
+}
+
+Resolution resolution_for(const std::string& tier, const std::string& aspect) {
+    static const std::map<std::string, std::map<std::string, Resolution>> table = {
+        {"256", {{"1,1", {256, 256}}, {"4,3", {320, 256}}, {"3,4", {256, 320}}, {"16,9", {320, 192}}, {"9,16", {192, 320}}}},
+        {"480", {{"1,1", {640, 640}}, {"4,3", {736, 544}}, {"3,4", {544, 736}}, {"16,9", {832, 480}}, {"9,16", {480, 832}}}},
+        {"720", {{"1,1", {960, 960}}, {"4,3", {1104, 832}}, {"3,4", {832, 1104}}, {"16,9", {1280, 720}}, {"9,16", {720, 1280}}}},
+        {"768", {{"1,1", {1024, 1024}}, {"4,3", {1184, 880}}, {"3,4", {880, 1184}}, {"16,9", {1360, 768}}, {"9,16", {768, 1360}}}},
+        {"1080", {{"1,1", {1440, 1440}}, {"4,3", {1664, 1248}}, {"3,4", {1248, 1664}}, {"16,9", {1920, 1080}}, {"9,16", {1080, 1920}}}}};
+    auto t = table.find(tier);
+    if (t == table.end()) throw Error("resolution must be one of 256, 480, 720, 768, 1080 (got '" + tier + "')");
+    auto a = t->second.find(aspect);
+    if (a == t->second.end()) throw Error("aspect_ratio must be one of 1,1 4,3 3,4 16,9 9,16 (got '" + aspect + "')");
+    return a->second;
+}
+
+int round_frames_to_4k1(int n) { return n <= 1 ? 1 : ((n - 1 + 3) / 4) * 4 + 1; }
+
+ojson mode_defaults(Mode m) {
+    const auto& presets = embedded_presets();
+    auto it = presets.find(std::string("modes/") + mode_name(m) + ".json");
+    if (it == presets.end()) throw Error(std::string("no defaults shipped for mode ") + mode_name(m));
+    return ojson::parse(it->second);
+}
+
+PromptMetadata GenerationRequest::metadata() const {
+    PromptMetadata meta;
+    meta.num_frames = num_frames;
+    meta.fps = fps;
+    Resolution r = width > 0 ? Resolution{width, height} : resolution_for(resolution, aspect_ratio);
+    meta.width = r.width;
+    meta.height = r.height;
+    meta.aspect_ratio = aspect_ratio;
+    return meta;
+}
+
+GenerationRequest GenerationRequest::parse(const ojson& job) {
+    if (!job.is_object()) throw Error("a job must be a JSON object");
+    for (auto it = job.begin(); it != job.end(); ++it)
+        if (!kFields.count(it.key()) && !kIgnored.count(it.key()))
+            throw Error("unknown job field '" + it.key() + "'");
+    GenerationRequest r;
+    r.mode = mode_from_name(get<std::string>(job, "model_mode", mode_name(kDefaultMode)));
+    ojson merged = mode_defaults(r.mode);
+    for (auto it = job.begin(); it != job.end(); ++it) merged[it.key()] = it.value();
+    const ojson& j = merged;
+    r.name = get<std::string>(j, "name", "");
+    if (j.contains("prompt_path") && !j["prompt_path"].is_null()) {
+        if (j.contains("prompt") && job.contains("prompt")) throw Error("give either prompt or prompt_path, not both");
+        r.prompt = read_text_file(get<std::string>(j, "prompt_path", ""), "prompt_path");
+    } else {
+        r.prompt = get<std::string>(j, "prompt", "");
+    }
+    if (job.contains("negative_prompt")) {
+        r.negative_prompt = get<std::string>(job, "negative_prompt", "");
+    } else if (j.contains("negative_prompt_file") && !j["negative_prompt_file"].is_null()) {
+        // The default negative is a structured caption, serialized like the reference's json.dumps(json.loads(file)).
+        const std::string f = get<std::string>(j, "negative_prompt_file", "");
+        const auto& presets = embedded_presets();
+        std::string text = presets.count(f) ? presets.at(f) : read_text_file(f, "negative_prompt_file");
+        ojson neg;
+        try {
+            neg = ojson::parse(text);
+        } catch (const std::exception& e) {
+            throw Error("negative_prompt_file '" + f + "' is not valid JSON");
+        }
+        r.negative_prompt = python_json_dumps(neg);
+    } else {
+        r.negative_prompt = get<std::string>(j, "negative_prompt", "");
+    }
+    r.resolution = get_string_or_number(j, "resolution", "720");
+    r.aspect_ratio = get<std::string>(j, "aspect_ratio", "16,9");
+    r.width = get_int(j, "width", 0);
+    r.height = get_int(j, "height", 0);
+    if ((r.width > 0) != (r.height > 0)) throw Error("give both width and height, or neither");
+    if (r.width > 0 && (r.width % 16 || r.height % 16 || r.width > 4096 || r.height > 4096))
+        throw Error("width and height must be multiples of 16 up to 4096");
+    if (r.width == 0) resolution_for(r.resolution, r.aspect_ratio);  // validates tier and aspect
+    r.fps = get_number(j, "fps", 24);
+    if (!(r.fps >= 1 && r.fps <= 120)) throw Error("fps must be between 1 and 120");
+    const bool image = r.mode == Mode::Text2Image;
+    r.action_chunk_size = get_int(j, "action_chunk_size", 16);
+    if (r.action_chunk_size < 1 || r.action_chunk_size > 1024) throw Error("action_chunk_size must be between 1 and 1024");
+    int frames = image ? 1 : get_int(j, "num_frames", mode_has_actions(r.mode) ? r.action_chunk_size + 1 : 189);
+    if (frames < 1 || frames > 1000) throw Error("num_frames must be between 1 and 1000");
+    r.num_frames = image ? 1 : round_frames_to_4k1(std::max(frames, 2));
+    r.num_steps = get_int(j, "num_steps", 35);
+    if (r.num_steps < 1 || r.num_steps > 1000) throw Error("num_steps must be between 1 and 1000");
+    r.guidance = get_number(j, "guidance", 6.0);
+    if (!(r.guidance >= 0 && r.guidance <= 7)) throw Error("guidance must be between 0 and 7");
+    r.shift = get_number(j, "shift", 10.0);
+    if (!(r.shift > 0 && r.shift <= 100)) throw Error("shift must be in (0, 100]");
+    if (j.contains("guidance_interval") && !j["guidance_interval"].is_null()) {
+        const ojson& gi = j["guidance_interval"];
+        if (!gi.is_array() || gi.size() != 2 || !gi[0].is_number() || !gi[1].is_number())
+            throw Error("guidance_interval must be [low, high] on the 0-1000 timestep scale");
+        r.guidance_interval = std::array<double, 2>{gi[0].get<double>(), gi[1].get<double>()};
+    }
+    r.normalize_cfg = get<bool>(j, "normalize_cfg", false);
+    double seed = get_number(j, "seed", 0);
+    if (seed < 0 || seed > 4294967295.0 || seed != std::floor(seed)) throw Error("seed must be an integer in [0, 2^32)");
+    r.seed = static_cast<uint32_t>(seed);
+    r.num_outputs = get_int(j, "num_outputs", 1);
+    if (r.num_outputs < 1 || r.num_outputs > 64) throw Error("num_outputs must be between 1 and 64");
+    r.enable_sound = get<bool>(j, "enable_sound", false);
+    r.vision_path = get<std::string>(j, "vision_path", "");
+    r.action_path = get<std::string>(j, "action_path", "");
+    r.control_path = get<std::string>(j, "control_path", "");
+    r.control_type = get<std::string>(j, "control_type", "edge");
+    if (r.control_type != "edge" && r.control_type != "blur" && r.control_type != "depth" && r.control_type != "seg")
+        throw Error("control_type must be edge, blur, depth or seg");
+    r.control_weight = get_number(j, "control_weight", 1.0);
+    if (!(r.control_weight >= 0 && r.control_weight <= 1)) throw Error("control_weight must be between 0 and 1");
+    r.control_guidance = get_number(j, "control_guidance", 0.0);
+    if (!(r.control_guidance >= 0 && r.control_guidance <= 7)) throw Error("control_guidance must be between 0 and 7");
+    r.domain_id = get_int(j, "domain_id", 0);
+    r.raw_action_dim = get_int(j, "raw_action_dim", 0);
+    if (r.raw_action_dim < 0) throw Error("raw_action_dim must not be negative");
+    const int T = r.latent_frames();
+    std::vector<int64_t> def_cond;
+    if (r.mode == Mode::Image2Video || r.mode == Mode::ForwardDynamics || r.mode == Mode::Policy) def_cond = {0};
+    if (r.mode == Mode::Video2Video) def_cond = {0, 1};
+    if (r.mode == Mode::InverseDynamics)
+        for (int k = 0; k < T; ++k) def_cond.push_back(k);
+    r.condition_frame_indexes_vision = get<std::vector<int64_t>>(j, "condition_frame_indexes_vision", def_cond);
+    for (auto k : r.condition_frame_indexes_vision)
+        if (k < 0 || k >= T)
+            throw Error("condition_frame_indexes_vision entry " + std::to_string(k) + " is outside the " + std::to_string(T) +
+                        " latent frames");
+    r.templates = image ? PromptTemplates::for_image() : PromptTemplates::for_video();
+    r.templates.duration = get<std::string>(j, "duration_template", r.templates.duration);
+    r.templates.resolution = get<std::string>(j, "resolution_template", r.templates.resolution);
+    r.templates.inverse_duration = get<std::string>(j, "inverse_duration_template", r.templates.inverse_duration);
+    r.templates.inverse_resolution = get<std::string>(j, "inverse_resolution_template", r.templates.inverse_resolution);
+    r.negative_metadata_mode = negative_metadata_mode_from_name(get<std::string>(j, "negative_metadata_mode", "same"));
+    // The reference promotes mode none to same when negative_prompt_keep_metadata is set.
+    if (r.negative_metadata_mode == NegativeMetadataMode::None && get<bool>(j, "negative_prompt_keep_metadata", false))
+        r.negative_metadata_mode = NegativeMetadataMode::Same;
+    r.sampler = get<std::string>(j, "sampler", "unipc");
+    if (r.sampler != "unipc" && r.sampler != "euler") throw Error("sampler must be unipc or euler");
+    r.reuse_text_kv = get<bool>(j, "reuse_text_kv", true);
+    r.preview_every = get_int(j, "preview_every", 0);
+    // Inputs each mode needs.
+    const bool needs_vision = r.mode == Mode::Image2Video || r.mode == Mode::Video2Video || r.mode == Mode::ForwardDynamics ||
+                              r.mode == Mode::InverseDynamics || r.mode == Mode::Policy;
+    if (needs_vision && r.vision_path.empty()) throw Error(std::string(mode_name(r.mode)) + " needs vision_path (conditioning latents)");
+    if (r.mode == Mode::ForwardDynamics && r.action_path.empty()) throw Error("forward_dynamics needs action_path");
+    if (r.mode == Mode::Transfer && r.control_path.empty()) throw Error("transfer needs control_path (control latents)");
+    if (!mode_has_actions(r.mode) && r.mode != Mode::Transfer && !r.action_path.empty())
+        throw Error(std::string("action_path is not used by ") + mode_name(r.mode));
+    if (r.metadata().width % 16 || r.metadata().height % 16) throw Error("resolution must be a multiple of 16");
+    return r;
+}
+
+ojson GenerationRequest::to_json() const {
+    PromptMetadata m = metadata();
+    ojson j = {{"model_mode", mode_name(mode)},
+               {"name", name},
+               {"prompt", prompt},
+               {"negative_prompt", negative_prompt},
+               {"resolution", resolution},
+               {"aspect_ratio", aspect_ratio},
+               {"width", m.width},
+               {"height", m.height},
+               {"fps", fps},
+               {"num_frames", num_frames},
+               {"num_steps", num_steps},
+               {"guidance", guidance},
+               {"shift", shift},
+               {"normalize_cfg", normalize_cfg},
+               {"seed", seed},
+               {"num_outputs", num_outputs},
+               {"condition_frame_indexes_vision", condition_frame_indexes_vision},
+               {"enable_sound", enable_sound},
+               {"sampler", sampler},
+               {"negative_metadata_mode",
+                negative_metadata_mode == NegativeMetadataMode::None ? "none"
+                : negative_metadata_mode == NegativeMetadataMode::Same ? "same" : "inverse"}};
+    if (guidance_interval) j["guidance_interval"] = {(*guidance_interval)[0], (*guidance_interval)[1]};
+    if (!vision_path.empty()) j["vision_path"] = vision_path;
+    if (!action_path.empty()) j["action_path"] = action_path, j["domain_id"] = domain_id, j["raw_action_dim"] = raw_action_dim;
+    if (mode_has_actions(mode)) j["action_chunk_size"] = action_chunk_size, j["domain_id"] = domain_id;
+    if (mode == Mode::Transfer)
+        j["control_path"] = control_path, j["control_type"] = control_type, j["control_weight"] = control_weight,
+        j["control_guidance"] = control_guidance;
+    return j;
+}
+
+}  // namespace ws

@@ -1,0 +1,196 @@
+#include "worldstudio/pico/eval.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "worldstudio/pico/world.h"
+
+namespace ws::pico {
+
+namespace {
+
+// The scene's own colours: the wall's gradient, table, table edge, gripper greys.
+constexpr uint8_t kScene[][3] = {{200, 205, 215}, {195, 201, 213}, {189, 196, 211}, {180, 188, 208}, {150, 105, 65},
+                                 {95, 65, 40}, {90, 90, 100}, {70, 70, 80}, {60, 60, 70}};
+
+int d2(const uint8_t* p, double r, double g, double b) {
+    const double dr = p[0] - r, dg = p[1] - g, db = p[2] - b;
+    return static_cast<int>(dr * dr + dg * dg + db * db);
+}
+
+// The squared distance to the nearest palette shade, and that shade's palette index in `colour`.
+int nearest_shade(const uint8_t* p, int* colour) {
+    int best_d = 1 << 30;
+    for (size_t i = 0; i < palette().size(); ++i) {
+        const Colour& c = palette()[i];
+        for (double k : {0.75, 0.85, 0.95, 1.05}) {
+            const int d = d2(p, std::min(255.0, c.r * k), std::min(255.0, c.g * k), std::min(255.0, c.b * k));
+            if (d < best_d) best_d = d, *colour = static_cast<int>(i);
+        }
+    }
+    return best_d;
+}
+
+// A pixel is an object's when it is near one of the object colour's shades (balls are shaded 0.75 to 1.1) and
+// clearly nearer to it than to anything of the scene, so antialiased scene edges are not mistaken for white or
+// black objects.
+int classify(const uint8_t* p) {
+    int best = -1;
+    const int best_d = nearest_shade(p, &best);
+    int scene = 1 << 30;
+    for (const auto& s : kScene) scene = std::min(scene, d2(p, s[0], s[1], s[2]));
+    return best_d < 60 * 60 && 2 * best_d < scene ? best : -1;
+}
+
+// The gripper's greys (arm, bar, fingers; the last three of kScene): a pixel within 40 of one of them and nearer
+// to them than to the wall, the table and every palette shade. 0 not, 1 grey, 2 one of its greys (within 15).
+int gripper_grey(const uint8_t* p) {
+    int best = 1 << 30;
+    for (size_t s = 6; s < 9; ++s) best = std::min(best, d2(p, kScene[s][0], kScene[s][1], kScene[s][2]));
+    if (best >= 40 * 40) return 0;
+    for (size_t s = 0; s < 6; ++s)  // the wall's gradient, the table, its edge
+        if (d2(p, kScene[s][0], kScene[s][1], kScene[s][2]) <= best) return 0;
+    int colour = -1;
+    if (nearest_shade(p, &colour) <= best) return 0;
+    return best < 15 * 15 ? 2 : 1;
+}
+
+}  // namespace
+
+std::vector<std::pair<double, double>> track_gripper(const VideoFrames& v, int min_pixels) {
+    std::vector<std::pair<double, double>> out(static_cast<size_t>(v.count), {-1, -1});
+    const int W = v.width, H = v.height;
+    std::vector<int> cls(static_cast<size_t>(W) * H), component(static_cast<size_t>(W) * H);
+    for (int i = 0; i < v.count; ++i) {
+        const uint8_t* f = v.frame(i);
+        for (int k = 0; k < W * H; ++k) cls[static_cast<size_t>(k)] = gripper_grey(f + static_cast<size_t>(k) * 3);
+        // The 8-connected groups of grey pixels; the gripper is the group with the most pixels of its own greys
+        // (within 15), so antialiased edges of objects that happen to blend to a grey do not count.
+        std::fill(component.begin(), component.end(), -1);
+        int best = -1, best_core = 0;
+        std::vector<int> stack;
+        for (int k = 0, id = 0; k < W * H; ++k) {
+            if (!cls[static_cast<size_t>(k)] || component[static_cast<size_t>(k)] >= 0) continue;
+            int core = 0;
+            component[static_cast<size_t>(k)] = id, stack.push_back(k);
+            while (!stack.empty()) {
+                const int j = stack.back();
+                stack.pop_back();
+                core += cls[static_cast<size_t>(j)] == 2;
+                const int x = j % W, y = j / W;
+                for (int dy = -1; dy <= 1; ++dy)
+                    for (int dx = -1; dx <= 1; ++dx) {
+                        const int nx = x + dx, ny = y + dy;
+                        if (nx < 0 || ny < 0 || nx >= W || ny >= H) continue;
+                        const size_t m = static_cast<size_t>(ny) * W + nx;
+                        if (cls[m] && component[m] < 0) component[m] = id, stack.push_back(static_cast<int>(m));
+                    }
+            }
+            if (core > best_core) best_core = core, best = id;
+            ++id;
+        }
+        if (best < 0) continue;
+        std::vector<int> row_count(static_cast<size_t>(H), 0);
+        double sx = 0;
+        int n = 0;
+        for (int k = 0; k < W * H; ++k)
+            if (component[static_cast<size_t>(k)] == best) sx += k % W + 0.5, ++n, ++row_count[static_cast<size_t>(k / W)];
+        int lowest = -1;
+        for (int y = 0; y < H; ++y)
+            if (row_count[static_cast<size_t>(y)] >= 2) lowest = y;
+        if (n >= min_pixels && lowest >= 0) out[static_cast<size_t>(i)] = {sx / n, lowest + 1.0};
+    }
+    return out;
+}
+
+std::vector<Detection> detect(const VideoFrames& v, int index, int min_pixels) {
+    const size_t n = palette().size();
+    std::vector<double> sx(n, 0), sy(n, 0);
+    std::vector<int> count(n, 0), x0(n, 1 << 20), x1(n, -1), y0(n, 1 << 20), y1(n, -1);
+    const uint8_t* f = v.frame(index);
+    std::vector<int> cls(static_cast<size_t>(v.width) * v.height);
+    for (int i = 0; i < v.width * v.height; ++i) cls[static_cast<size_t>(i)] = classify(f + static_cast<size_t>(i) * 3);
+    // Only pixels whose four neighbours agree count: antialiased edges and outlines (one pixel wide, blends of an
+    // object with the wall) would otherwise read as other colours.
+    auto at = [&](int x, int y) { return x < 0 || y < 0 || x >= v.width || y >= v.height ? -1 : cls[static_cast<size_t>(y) * v.width + x]; };
+    for (int y = 0; y < v.height; ++y)
+        for (int x = 0; x < v.width; ++x) {
+            const int c = at(x, y);
+            if (c < 0 || at(x - 1, y) != c || at(x + 1, y) != c || at(x, y - 1) != c || at(x, y + 1) != c) continue;
+            ++count[c], sx[c] += x + 0.5, sy[c] += y + 0.5;
+            x0[c] = std::min(x0[c], x), x1[c] = std::max(x1[c], x), y0[c] = std::min(y0[c], y), y1[c] = std::max(y1[c], y);
+        }
+    std::vector<Detection> out;
+    for (size_t c = 0; c < n; ++c) {
+        if (count[c] < min_pixels) continue;
+        const double box = static_cast<double>(x1[c] - x0[c] + 1) * (y1[c] - y0[c] + 1);
+        out.push_back({static_cast<int>(c), sx[c] / count[c], sy[c] / count[c], count[c], count[c] / box < 0.9});
+    }
+    return out;
+}
+
+std::vector<std::vector<std::pair<double, double>>> track_all(const VideoFrames& v, int min_pixels) {
+    std::vector<std::vector<std::pair<double, double>>> t(palette().size(), std::vector<std::pair<double, double>>(static_cast<size_t>(v.count), {-1, -1}));
+    for (int i = 0; i < v.count; ++i)
+        for (const Detection& d : detect(v, i, min_pixels)) t[static_cast<size_t>(d.colour)][static_cast<size_t>(i)] = {d.x, d.y};
+    return t;
+}
+
+std::vector<std::pair<double, double>> track(const VideoFrames& v, int colour, int min_pixels) {
+    return track_all(v, min_pixels).at(static_cast<size_t>(colour));
+}
+
+double track_error(const std::vector<std::pair<double, double>>& a, const std::vector<std::pair<double, double>>& b) {
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+        if (a[i].first < 0 || b[i].first < 0) continue;
+        sum += std::hypot(a[i].first - b[i].first, a[i].second - b[i].second);
+        ++n;
+    }
+    return n ? sum / n : -1;
+}
+
+std::vector<double> onsets(const AudioClip& clip, float threshold, double gap) {
+    // Peak envelope in 2.5 ms windows; an onset is a window that rises well above the two before it (so a new hit
+    // is found under the ringing of an earlier one), at least `gap` after the previous onset.
+    const int64_t hop = std::max(1, clip.sample_rate / 400);
+    std::vector<float> env;
+    for (int64_t i = 0; i < clip.frames(); i += hop) {
+        float peak = 0;
+        for (int64_t j = i; j < std::min(clip.frames(), i + hop); ++j)
+            for (int c = 0; c < clip.channels; ++c) peak = std::max(peak, std::fabs(clip.samples[static_cast<size_t>(j * clip.channels + c)]));
+        env.push_back(peak);
+    }
+    std::vector<double> out;
+    for (size_t w = 0; w < env.size(); ++w) {
+        const float before = std::max(w > 0 ? env[w - 1] : 0.0f, w > 1 ? env[w - 2] : 0.0f);
+        if (env[w] <= threshold || env[w] <= 2.0f * before) continue;
+        // The first sample of the window above half its peak.
+        int64_t at = static_cast<int64_t>(w) * hop;
+        for (int64_t j = at; j < std::min(clip.frames(), at + hop); ++j) {
+            float v = 0;
+            for (int c = 0; c < clip.channels; ++c) v = std::max(v, std::fabs(clip.samples[static_cast<size_t>(j * clip.channels + c)]));
+            if (v > 0.5f * env[w]) {
+                at = j;
+                break;
+            }
+        }
+        const double t = static_cast<double>(at) / clip.sample_rate;
+        if (out.empty() || t - out.back() >= gap) out.push_back(t);
+    }
+    return out;
+}
+
+double onset_error(const std::vector<double>& reference, const std::vector<double>& found) {
+    if (reference.empty() || found.empty()) return -1;
+    double sum = 0;
+    for (double r : reference) {
+        double best = 1e9;
+        for (double f : found) best = std::min(best, std::fabs(f - r));
+        sum += best;
+    }
+    return sum / static_cast<double>(reference.size());
+}
+
+}  // namespace ws::pico

@@ -1,0 +1,134 @@
+// Parity with the reference implementation on the shared golden cases (tests/data/golden), through the same
+// code `generate` uses, plus the exactness of text K/V reuse.
+#include <c10/core/InferenceMode.h>
+
+#include <filesystem>
+
+#include "model/network.h"
+#include "model/sequence.h"
+#include "test_support.h"
+#include "worldstudio/model/cases.h"
+#include "worldstudio/core/error.h"
+#include "worldstudio/core/weights.h"
+
+namespace fs = std::filesystem;
+using namespace ws;
+
+namespace {
+void compare_case(const std::string& ref_file, const std::string& ours_file, const std::vector<std::string>& exact,
+                  const std::vector<std::string>& close) {
+    auto ref = load_tensors(ref_file);
+    auto got = load_tensors(ours_file);
+    for (const auto& k : exact) {
+        QVERIFY2(got.count(k), k.c_str());
+        QCOMPARE(got.at(k).sizes().vec(), ref.at(k).sizes().vec());
+        QVERIFY2(at::equal(got.at(k).to(ref.at(k).scalar_type()), ref.at(k)), (k + " differs").c_str());
+    }
+    for (const auto& k : close) {
+        QVERIFY2(got.count(k), k.c_str());
+        QCOMPARE(got.at(k).sizes().vec(), ref.at(k).sizes().vec());
+        const double e = wstest::rel_err(got.at(k), ref.at(k));
+        QVERIFY2(e <= 1e-4, (k + " relative error " + std::to_string(e)).c_str());
+    }
+}
+
+// A copy of a case folder with its weights renamed by `rename`.
+std::string renamed_case(const std::string& src, const std::string& dst, const std::function<std::string(const std::string&)>& rename) {
+    fs::create_directories(dst);
+    for (const char* f : {"case.json", "case.safetensors"}) fs::copy_file(src + "/" + f, dst + "/" + f, fs::copy_options::overwrite_existing);
+    auto w = load_tensors(src + "/weights.safetensors");
+    std::map<std::string, at::Tensor> out;
+    for (auto& [k, v] : w) out[rename(k)] = v;
+    save_tensors(dst + "/weights.safetensors", out);
+    return dst;
+}
+}  // namespace
+
+class TestNetwork : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    std::string out(const char* name) { return (tmp_.path() + "/" + name).toStdString(); }
+
+private Q_SLOTS:
+    void velocityMatchesReference() {
+        const std::string c = wstest::data("golden/t2v_a");
+        const std::vector<std::string> exact = {"position_ids_cond", "position_ids_uncond"};
+        const std::vector<std::string> close = {"raw_cond_prediction", "raw_uncond_prediction", "velocity"};
+        run_velocity_case(c, out("v.safetensors"), true);
+        compare_case(c + "/case.safetensors", out("v.safetensors"), exact, close);
+        run_velocity_case(c, out("v_joint.safetensors"), false);
+        compare_case(c + "/case.safetensors", out("v_joint.safetensors"), exact, close);
+    }
+    void allWeightNamingSchemesLoad() {
+        const std::string c = wstest::data("golden/t2v_a");
+        // Framework export: language_model.model.* for the towers.
+        std::string fw = renamed_case(c, out("fw"), [](const std::string& k) {
+            return k.rfind("model.", 0) == 0 ? "language_model." + k : k;
+        });
+        // Published diffusers names, no prefix.
+        std::string df = renamed_case(c, out("df"), [](const std::string& k) { return diffusers_weight_name(canonical_weight_name(k)); });
+        for (const auto& dir : {fw, df}) {
+            run_velocity_case(dir, dir + "/out.safetensors", true);
+            compare_case(c + "/case.safetensors", dir + "/out.safetensors", {"position_ids_cond"}, {"velocity"});
+        }
+    }
+    void missingWeightIsRefused() {
+        const std::string c = wstest::data("golden/t2v_a");
+        std::string broken = renamed_case(c, out("broken"), [](const std::string& k) {
+            return k == "model.layers.1.mlp.up_proj.weight" ? std::string("model.layers.1.mlp.up_proj.weight_typo") : k;
+        });
+        try {
+            run_velocity_case(broken, out("x.safetensors"), true);
+            QFAIL("a checkpoint with a missing tensor was accepted");
+        } catch (const Error& e) {
+            const std::string m = e.what();
+            QVERIFY2(m.find("layers.1.mlp.up_proj.weight") != std::string::npos, m.c_str());
+            QVERIFY2(m.find("missing") != std::string::npos, m.c_str());
+        }
+    }
+    void reasonerMatchesReference() {
+        const std::string c = wstest::data("golden/reasoner_a");
+        run_logits_case(c, out("l.safetensors"));
+        compare_case(c + "/case.safetensors", out("l.safetensors"), {"greedy"}, {"logits"});
+    }
+    void positionsMatchReference() {
+        const std::string c = wstest::data("golden/seq_a");
+        run_positions_case(c, out("p.safetensors"));
+        compare_case(c + "/positions.safetensors", out("p.safetensors"), {"position_ids", "token_kind", "text_ids"}, {});
+    }
+    void textKVReuseEqualsRecompute() {
+        // A random model with a long prompt, a conditioning frame, sound and actions: reuse must equal recompute.
+        c10::InferenceMode guard;
+        ModelConfig c = ModelConfig::preset("tiny");
+        std::map<std::string, at::Tensor> w;
+        at::manual_seed(7);
+        for (const auto& [name, shape] : expected_weights(c)) w[name] = at::randn(shape) * (name.find("norm") != std::string::npos ? 0.1 : 0.2) + (name.find("norm") != std::string::npos ? 1.0 : 0.0);
+        Network net(c, w, at::Device(at::kCPU), at::kFloat);
+        std::vector<int64_t> prompt;
+        for (int i = 0; i < 250; ++i) prompt.push_back((i * 37) % 250);
+        at::Tensor ids = packed_text_ids(c, prompt);
+        LatentState s;
+        s.vision.push_back({at::randn({48, 3, 5, 6}), {true, false, false}, 24});
+        s.sound = SoundLatent{at::randn({64, 10}), std::vector<bool>(10, false), 25};
+        s.action = ActionLatent{at::randn({8, 64}), std::vector<bool>(8, false), 24, 3, 7};
+        TextKVCache cache = prefill_text(net, ids);
+        LatentState a = predict_velocity(net, ids, &cache, s, 640);
+        LatentState b = predict_velocity(net, ids, nullptr, s, 640);
+        const double ev = (a.flatten() - b.flatten()).abs().max().item<double>();
+        QVERIFY2(ev <= 1e-5, qPrintable(QString("max difference %1").arg(ev)));
+        QVERIFY(a.vision[0].x.select(1, 0).abs().max().item<double>() == 0.0);  // clean frame: zero velocity
+        QVERIFY(a.action->x.narrow(1, 7, 57).abs().max().item<double>() == 0.0);  // past raw_action_dim: zeroed
+        QVERIFY(a.sound->x.abs().max().item<double>() > 0);
+    }
+    void patchifyRoundTrip() {
+        at::Tensor x = at::randn({48, 2, 5, 7});
+        at::Tensor p = patchify(x, 2);
+        QCOMPARE(p.sizes().vec(), std::vector<int64_t>({2 * 3 * 4, 192}));
+        QVERIFY(at::equal(unpatchify(p, 2, 5, 7, 48, 2), x));
+        // Channel fastest within a patch: element (c=1, h=0, w=1) of the first patch sits at (p=0, q=1) * 48 + 1.
+        QCOMPARE(p[0][1 * 48 + 1].item<float>(), x[1][0][0][1].item<float>());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNetwork)
+#include "test_network.moc"

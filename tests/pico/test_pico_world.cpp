@@ -1,0 +1,769 @@
+// Pico World: determinism, physics invariants, sound aligned with impacts, actions that integrate back to the
+// trajectory, captions that pass the schema checks, and the `sim` verb with bad arguments.
+#include <QDir>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <set>
+
+#include "test_support.h"
+#include "worldstudio/media/media.h"
+#include "worldstudio/core/error.h"
+#include "worldstudio/model/pico_codec.h"
+#include "worldstudio/pico/eval.h"
+#include "worldstudio/pico/world.h"
+#include "worldstudio/model/prompt.h"
+#include "worldstudio/core/safetensors.h"
+#include "worldstudio/pico/train.h"
+
+using namespace ws::pico;
+
+namespace {
+
+// First sample index with |x| > threshold, from `from`.
+int64_t onset(const ws::AudioClip& a, int64_t from, float threshold = 1e-4f) {
+    for (int64_t i = from; i < a.frames(); ++i)
+        if (std::fabs(a.samples[static_cast<size_t>(2 * i)]) > threshold || std::fabs(a.samples[static_cast<size_t>(2 * i + 1)]) > threshold) return i;
+    return -1;
+}
+
+Episode first_of_scene(const std::string& scene) {
+    for (uint64_t s = 0; s < 200; ++s) {
+        Episode e = simulate(s);
+        if (e.scene == scene) return e;
+    }
+    qFatal("no %s episode in 200 seeds", scene.c_str());
+}
+
+}  // namespace
+
+class TestPicoWorld : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void episodesAreDeterministic() {
+        const Episode a = simulate(5), b = simulate(5), c = simulate(6);
+        QVERIFY(a.video.rgb == b.video.rgb);
+        QVERIFY(a.audio.samples == b.audio.samples);
+        QCOMPARE(a.to_json().dump(), b.to_json().dump());
+        QVERIFY(a.video.rgb != c.video.rgb);
+        QCOMPARE(a.video.count, 33);
+        QCOMPARE(static_cast<int>(a.video.rgb.size()), 33 * 64 * 64 * 3);
+        QCOMPARE(a.audio.frames(), static_cast<int64_t>(std::llround(33 / 16.0 * 48000)));
+        // Every scene appears among the first seeds.
+        std::set<std::string> scenes;
+        for (uint64_t s = 0; s < 40; ++s) scenes.insert(simulate(s).scene);
+        QCOMPARE(scenes.size(), size_t(4));
+    }
+
+    void physicsKeepsItsInvariants() {
+        for (uint64_t s = 0; s < 40; ++s) {
+            const Episode e = simulate(s);
+            for (const auto& frame : e.body_states)
+                for (const Body& b : frame) {
+                    QVERIFY2(b.y - b.size > -0.004, qPrintable(QString("seed %1 sinks %2").arg(s).arg(b.y - b.size)));
+                    QVERIFY(std::fabs(b.x) < 0.38 + 1e-6);
+                }
+            if (e.scene == "pick_place") continue;
+            // Without the gripper nothing adds energy: it only drains through bounces and friction.
+            World w(e.initial, e.options);
+            const double e0 = w.energy();
+            for (int t = 0; t < 32; ++t) {
+                w.step({});
+                QVERIFY2(w.energy() <= e0 * 1.01 + 1e-9, qPrintable(QString("seed %1 frame %2: %3 > %4").arg(s).arg(t).arg(w.energy()).arg(e0)));
+            }
+        }
+    }
+
+    void aDroppedBallBouncesLowerEachTime() {
+        Body ball;
+        ball.material = Material::Rubber;
+        ball.size = 0.05;
+        ball.y = 0.45;
+        Options o;
+        World w({ball}, o);
+        for (int t = 0; t < 48; ++t) w.step({});
+        std::vector<Impact> floor;
+        for (const Impact& im : w.impacts())
+            if (im.other < 0 && im.y == 0) floor.push_back(im);
+        QVERIFY(floor.size() >= 3);
+        // Free fall from 0.40 m: sqrt(2 h / g), to within one physics step.
+        const double fall = std::sqrt(2 * 0.40 / 9.81), step = 1 / o.fps / o.substeps;
+        QVERIFY2(std::fabs(floor[0].time - fall) <= step, qPrintable(QString::number(floor[0].time)));
+        QVERIFY(std::fabs(floor[0].speed - 9.81 * fall) < 0.1);
+        for (size_t i = 1; i < floor.size(); ++i) {
+            qInfo("bounce %zu at %.4f s, %.3f m/s (ratio %.3f)", i, floor[i].time, floor[i].speed, floor[i].speed / floor[i - 1].speed);
+            QVERIFY(floor[i].speed < floor[i - 1].speed);
+            // Rubber keeps about 78 % of its speed per bounce (above 0.5 m/s, where one physics step of gravity,
+            // 0.04 m/s, is small against the speed).
+            if (floor[i].speed > 0.5) QVERIFY(std::fabs(floor[i].speed / floor[i - 1].speed - 0.78) < 0.05);
+        }
+    }
+
+    void soundStartsOnTheImpactSample() {
+        Body ball;
+        ball.size = 0.05;
+        Impact left{0.5, 0, 0, 2.0, 0, -1, 0.0}, right{1.25, 0, 0, 2.0, 0, -1, 1.0};
+        const ws::AudioClip a = synthesize_impacts({left, right}, {ball}, 2.0, 48000);
+        QCOMPARE(onset(a, 0), int64_t(24000));
+        QCOMPARE(onset(a, 24000 + 9000, 0.02f) > 0, true);
+        // Pan: the first impact is on the left edge, so the right channel stays silent until the second.
+        for (int64_t i = 24000; i < 60000; ++i) QCOMPARE(a.samples[static_cast<size_t>(2 * i + 1)], 0.0f);
+        QVERIFY(std::fabs(a.samples[static_cast<size_t>(2 * 60001 + 1)]) > 0);
+        // In an episode, each audible impact begins within a sample of its time.
+        const Episode e = first_of_scene("drop");
+        QVERIFY(!e.impacts.empty());
+        const int64_t first = onset(e.audio, 0);
+        QCOMPARE(first, static_cast<int64_t>(std::llround(e.impacts.front().time * 48000)));
+    }
+
+    void actionsIntegrateBackToTheTrajectory() {
+        const Episode e = first_of_scene("pick_place");
+        QCOMPARE(e.actions.size(), size_t(32));
+        double gx = e.gripper_states[0].x, gy = e.gripper_states[0].y;
+        bool held = false;
+        for (size_t t = 0; t < e.actions.size(); ++t) {
+            const auto& a = e.actions[t];
+            QCOMPARE(a.size(), size_t(kActionDim));
+            gx += a[9], gy += a[10];
+            QVERIFY(std::fabs(gx - e.gripper_states[t + 1].x) < 1e-5);
+            QVERIFY(std::fabs(gy - e.gripper_states[t + 1].y) < 1e-5);
+            // Identity rotations in the 6D form (first two columns), the gripper's closing as its state.
+            for (int k : {3, 7, 12, 16}) QCOMPARE(a[static_cast<size_t>(k)], 1.0f);
+            QCOMPARE(a[18], static_cast<float>(1 - e.gripper_states[t + 1].opening));
+            for (size_t k = 0; k < a.size(); ++k) {
+                QCOMPARE(e.actions_normalized[t][k], a[k] * action_scale()[k]);
+                QVERIFY(std::fabs(e.actions_normalized[t][k]) <= 1.5f);
+            }
+            held |= e.gripper_states[t + 1].holding >= 0;
+        }
+        QVERIFY(held);  // the script really grasps
+        const double moved = e.body_states.back()[0].x - e.initial[0].x;
+        QVERIFY2(std::fabs(moved) > 0.2, qPrintable(QString::number(moved)));
+    }
+
+    void captionsPromptsAndQuestionsFollowTheEpisode() {
+        for (uint64_t s = 0; s < 40; ++s) {
+            const Episode e = simulate(s);
+            const auto problems = ws::validate_caption(e.caption, 33 / 16.0);
+            QVERIFY2(problems.empty(), problems.empty() ? "" : problems[0].c_str());
+            const std::string colour = palette()[static_cast<size_t>(e.initial[0].colour)].name;
+            QVERIFY2(e.prompt.find(colour) != std::string::npos, e.prompt.c_str());
+            QCOMPARE(e.caption["subjects"].size(), e.initial.size() + (e.scene == "pick_place" ? 1 : 0));
+            bool sawNo = false;
+            for (const auto& q : e.questions) {
+                const std::string answer = q["answer"];
+                QVERIFY(answer == "yes" || answer == "no");
+                sawNo |= answer == "no";
+            }
+            QVERIFY(sawNo);  // at least one question whose truth is "no" (the absent colour)
+            const std::string camera = e.caption["cinematography"]["camera_motion"];
+            const bool moved = e.camera_states.back().x != e.camera_states.front().x || e.camera_states.back().zoom != e.camera_states.front().zoom;
+            QCOMPARE(camera != "static", moved);
+        }
+    }
+
+    void renderingIsAntialiasedAndColoured() {
+        Body ball;
+        ball.colour = 0;  // red
+        ball.size = 0.08;
+        ball.y = 0.3;
+        World w({ball}, Options{}, Gripper{0, 0.5, 1, -1, false});
+        const ws::VideoFrames f = w.render();
+        // The ball's centre: world (0, 0.3) -> pixel (32, 64 - (0.3 + 0.1) * 80) = (32, 32).
+        const uint8_t* c = f.rgb.data() + (32 * 64 + 32) * 3;
+        QVERIFY(c[0] > 150 && c[1] < 90 && c[2] < 90);
+        // Across the ball's edge on that row, values step through intermediate shades rather than jumping.
+        std::set<int> reds;
+        for (int x = 20; x < 32; ++x) reds.insert(f.rgb[static_cast<size_t>((32 * 64 + x) * 3 + 1)]);
+        QVERIFY(reds.size() >= 3);
+        Options tiny;
+        tiny.width = tiny.height = 4;
+        try {
+            World bad({}, tiny);
+            QFAIL("a 4x4 world was accepted");
+        } catch (const ws::Error& e) {
+            QVERIFY(std::string(e.what()).find("8x8") != std::string::npos);
+        }
+    }
+
+    void codecsRoundTripHeldOutEpisodes() {
+        std::vector<Episode> train;
+        for (uint64_t s = 0; s < 32; ++s) train.push_back(simulate(s));
+        std::vector<const ws::VideoFrames*> videos;
+        std::vector<const ws::AudioClip*> sounds;
+        for (const Episode& e : train) videos.push_back(&e.video), sounds.push_back(&e.audio);
+        QElapsedTimer timer;
+        timer.start();
+        const LinearVideoCodec vc = LinearVideoCodec::fit(videos);
+        const EnvelopeAudioCodec ac = EnvelopeAudioCodec::fit(sounds);
+        qInfo("fitted both codecs on %zu episodes in %.1f s", train.size(), timer.elapsed() / 1000.0);
+        double worst = 99;
+        std::vector<double> onset_errors;
+        for (uint64_t s = 1000; s < 1008; ++s) {
+            const Episode e = simulate(s);
+            const Latent z = vc.encode(e.video);
+            QCOMPARE(z.shape, (std::vector<int64_t>{48, 9, 4, 4}));  // the real VAE's interface at 64x64, 33 frames
+            const ws::VideoFrames back = vc.decode(z, e.video.fps);
+            QCOMPARE(back.count, 33);
+            worst = std::min(worst, psnr(back, e.video));
+            // Sound: 25 latents a second; every onset the onset finder hears in the true track is heard again in the
+            // decoded one within two loudness steps (5 ms), and nothing else is.
+            const Latent za = ac.encode(e.audio);
+            QCOMPARE(za.shape, (std::vector<int64_t>{64, 52}));
+            const ws::AudioClip sound = ac.decode(za);
+            QCOMPARE(sound.frames(), int64_t{52} * 1920);
+            const std::vector<double> heard = onsets(e.audio), again = onsets(sound);
+            if (!heard.empty()) {
+                QVERIFY2(onset_error(heard, again) < 0.005 && onset_error(again, heard) < 0.005,
+                         qPrintable(QString("seed %1: %2 onsets heard, %3 after the round trip, errors %4 / %5 s")
+                                        .arg(s).arg(heard.size()).arg(again.size()).arg(onset_error(heard, again)).arg(onset_error(again, heard))));
+                onset_errors.push_back(onset_error(heard, again));
+            }
+            // Loudness (the peak) survives per 2.5 ms step and side where audible: within 1 dB on average and 3 dB
+            // in 95 % of the steps (the others are steps beside a jump, as the gain is interpolated between step
+            // centres).
+            double db_sum = 0, db_worst = 0;
+            int audible_steps = 0, close_steps = 0;
+            for (int side = 0; side < 2; ++side)
+                for (int64_t step = 0; step < 52 * 16; ++step) {
+                    double a = 0, b = 0;
+                    for (int64_t i = step * 120; i < (step + 1) * 120 && i < e.audio.frames(); ++i) {
+                        a = std::max(a, std::fabs(double{e.audio.samples[static_cast<size_t>(2 * i + side)]}));
+                        b = std::max(b, std::fabs(double{sound.samples[static_cast<size_t>(2 * i + side)]}));
+                    }
+                    if (a < 0.02) continue;
+                    const double db = std::fabs(20 * std::log10(b / a));
+                    db_sum += db, db_worst = std::max(db_worst, db), ++audible_steps, close_steps += db < 3;
+                }
+            qInfo("seed %d: %d audible steps, loudness error %.2f dB on average, %.2f dB at worst", int(s), audible_steps, db_sum / std::max(1, audible_steps), db_worst);
+            if (audible_steps) QVERIFY(db_sum / audible_steps < 1 && close_steps >= 0.95 * audible_steps);
+        }
+        qInfo("video codec PSNR on held-out episodes: worst %.1f dB", worst);
+        QVERIFY(onset_errors.size() >= 4);
+        qInfo("audio codec onset error on held-out episodes: worst %.1f ms", *std::max_element(onset_errors.begin(), onset_errors.end()) * 1000);
+        // A still scene has one latent in every latent frame (the first frame is coded as a still group), so
+        // continuing a given first frame starts from copying its latent.
+        ws::VideoFrames still = simulate(1001).video;
+        still.count = 9;
+        still.rgb.resize(static_cast<size_t>(9) * 64 * 64 * 3);
+        for (int f = 1; f < 9; ++f) std::copy_n(still.rgb.begin(), 64 * 64 * 3, still.rgb.begin() + static_cast<std::ptrdiff_t>(f) * 64 * 64 * 3);
+        const Latent zs = vc.encode(still);
+        QCOMPARE(zs.shape, (std::vector<int64_t>{48, 3, 4, 4}));
+        for (int c = 0; c < 48; ++c)
+            for (int i = 0; i < 16; ++i)
+                for (int t = 1; t < 3; ++t) QVERIFY(std::fabs(zs.data[static_cast<size_t>((c * 3 + t) * 16 + i)] - zs.data[static_cast<size_t>(c * 3 * 16 + i)]) < 1e-3f);
+        // A latent far out of range (a generator may ask for anything) still decodes to samples within full scale.
+        Latent wild = ac.encode(simulate(1003).audio);
+        for (size_t i = 0; i < wild.data.size(); ++i) wild.data[i] = (i % 3 == 0 ? 1e4f : i % 3 == 1 ? -1e4f : 50.0f);
+        for (float v : ac.decode(wild).samples) QVERIFY(std::isfinite(v) && std::fabs(v) <= 1.0f);
+        // Silence decodes to silence.
+        ws::AudioClip quiet;
+        quiet.samples.assign(static_cast<size_t>(48000) * 2, 0.0f);
+        const ws::AudioClip quiet_back = ac.decode(ac.encode(quiet));
+        QVERIFY(*std::max_element(quiet_back.samples.begin(), quiet_back.samples.end()) < 1e-3f);
+        QVERIFY(worst > 24);  // about 25 dB: the limit of a linear map with 48 channels per 16x16x4 patch
+        // Saved and loaded codecs decode identically; damaged files and wrong shapes are refused.
+        QTemporaryDir tmp;
+        vc.save(tmp.filePath("video.safetensors").toStdString());
+        ac.save(tmp.filePath("audio.safetensors").toStdString());
+        const LinearVideoCodec vc2 = LinearVideoCodec::load(tmp.filePath("video.safetensors").toStdString());
+        const Episode e = simulate(1000);
+        QVERIFY(vc2.decode(vc2.encode(e.video), 16).rgb == vc.decode(vc.encode(e.video), 16).rgb);
+        QVERIFY(EnvelopeAudioCodec::load(tmp.filePath("audio.safetensors").toStdString()).decode(ac.encode(e.audio)).samples ==
+                ac.decode(ac.encode(e.audio)).samples);
+        QVERIFY_THROWS_EXCEPTION(ws::Error, LinearVideoCodec::load(tmp.filePath("audio.safetensors").toStdString()));
+        // A codec from before the first frame was coded as a still group is refused with what to do.
+        ws::TensorBlob blob;
+        blob.shape = {768, 1};
+        blob.bytes.assign(768 * 4, 0);
+        ws::write_safetensors(tmp.filePath("retired.safetensors").toStdString(), {{"first_basis", blob}});
+        try {
+            LinearVideoCodec::load(tmp.filePath("retired.safetensors").toStdString());
+            QFAIL("a retired video codec was loaded");
+        } catch (const ws::Error& e) {
+            QVERIFY2(std::string(e.what()).find("--only video") != std::string::npos, e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(ws::Error, EnvelopeAudioCodec::load(tmp.filePath("video.safetensors").toStdString()));
+        Latent bad = vc.encode(e.video);
+        bad.shape[0] = 47;
+        QVERIFY_THROWS_EXCEPTION(ws::Error, vc.decode(bad, 16));
+        ws::VideoFrames odd = e.video;
+        odd.count = 32;
+        odd.rgb.resize(static_cast<size_t>(32) * 64 * 64 * 3);
+        QVERIFY_THROWS_EXCEPTION(ws::Error, vc.encode(odd));
+        ws::AudioClip mono = e.audio;
+        mono.channels = 1;
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ac.encode(mono));
+        Latent bad_sound = ac.encode(e.audio);
+        bad_sound.shape[0] = 63;
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ac.decode(bad_sound));
+        bad_sound = ac.encode(e.audio);
+        bad_sound.data.pop_back();
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ac.decode(bad_sound));
+        QVERIFY_THROWS_EXCEPTION(ws::Error, EnvelopeAudioCodec::fit(sounds, 32));  // no room for the spectrum
+        QVERIFY_THROWS_EXCEPTION(ws::Error, EnvelopeAudioCodec::fit(sounds, 97));
+        const std::vector<const ws::AudioClip*> silent{&quiet};
+        QVERIFY_THROWS_EXCEPTION(ws::Error, EnvelopeAudioCodec::fit(silent));  // nothing audible to fit a spectrum on
+    }
+
+    void videoDecoderStageLearnsAndRoundTrips() {
+        std::vector<Episode> train;
+        for (uint64_t s = 0; s < 16; ++s) train.push_back(simulate(s));
+        std::vector<const ws::VideoFrames*> videos;
+        for (const Episode& e : train) videos.push_back(&e.video);
+        const LinearVideoCodec linear = LinearVideoCodec::fit(videos);
+        QVERIFY(!linear.has_refiner());
+        LinearVideoCodec::RefinerOptions o;
+        o.steps = 200, o.batch = 8, o.learning_rate = 2e-3;
+        LinearVideoCodec staged = linear;
+        std::vector<double> losses;
+        staged.fit_refiner(videos, o, [&](int step, int steps, double loss) {
+            QCOMPARE(steps, 200);
+            QCOMPARE(step, static_cast<int>(losses.size()) + 1);
+            losses.push_back(loss);
+        });
+        QCOMPARE(losses.size(), size_t(200));
+        QVERIFY(staged.has_refiner());
+        double first = 0, last = 0;
+        for (int i = 0; i < 20; ++i) first += losses[static_cast<size_t>(i)], last += losses[losses.size() - 1 - static_cast<size_t>(i)];
+        qInfo("decoder stage loss (mean absolute error, [-1, 1] units): first 20 steps %.4f, last 20 %.4f", first / 20, last / 20);
+        QVERIFY(last < 0.8 * first);
+        // Held out: the latents are the linear codec's (the stage changes decoding only) and decode closer to the truth.
+        // Mean absolute error in pixel values, as the stage is fitted, of the round trip and of latents jittered as
+        // in the fit.
+        auto mae = [](const ws::VideoFrames& a, const ws::VideoFrames& b) {
+            double sum = 0;
+            for (size_t i = 0; i < a.rgb.size(); ++i) sum += std::abs(int{a.rgb[i]} - int{b.rgb[i]});
+            return sum / static_cast<double>(a.rgb.size());
+        };
+        double before = 0, after = 0, jittered_before = 0, jittered_after = 0;
+        std::mt19937 rng(5);
+        std::normal_distribution<float> jitter(0, 0.15f);
+        for (uint64_t s = 1000; s < 1004; ++s) {
+            const Episode e = simulate(s);
+            const Latent z = linear.encode(e.video);
+            QVERIFY(staged.encode(e.video).data == z.data);
+            before += mae(linear.decode(z, 16), e.video) / 4, after += mae(staged.decode(z, 16), e.video) / 4;
+            Latent noisy = z;
+            for (float& v : noisy.data) v += jitter(rng);
+            jittered_before += mae(linear.decode(noisy, 16), e.video) / 4, jittered_after += mae(staged.decode(noisy, 16), e.video) / 4;
+        }
+        qInfo("held-out mean absolute error: round trip %.2f linear, %.2f with the decoder stage; jittered latents %.2f, %.2f", before,
+              after, jittered_before, jittered_after);
+        // A fit this short redraws jittered latents closer to the truth and leaves the exact round trip about as it
+        // was (the shipped stage, fitted far longer, improves both: see the README's codec figures). How much varies
+        // with the fit's seed and with the CPU's rounding: over seeds 0..2 and 200 or 400 steps, jittered x0.75 to
+        // x0.95 and round trip x1.00 to x1.18.
+        QVERIFY(jittered_after < jittered_before && after < 1.25 * before);
+        // Deterministic from its seed: two fits alike decode alike, another seed differently.
+        LinearVideoCodec a = linear, b = linear, c = linear;
+        o.steps = 3;
+        a.fit_refiner(videos, o), b.fit_refiner(videos, o);
+        o.seed = 7;
+        c.fit_refiner(videos, o);
+        const Latent z = linear.encode(simulate(1000).video);
+        QVERIFY(a.decode(z, 16).rgb == b.decode(z, 16).rgb);
+        QVERIFY(a.decode(z, 16).rgb != c.decode(z, 16).rgb);
+        // Saved and loaded, it decodes identically; dropped, decoding is linear again.
+        QTemporaryDir tmp;
+        const std::string file = tmp.filePath("video.safetensors").toStdString();
+        staged.save(file);
+        const LinearVideoCodec loaded = LinearVideoCodec::load(file);
+        QVERIFY(loaded.has_refiner());
+        QVERIFY(loaded.decode(z, 16).rgb == staged.decode(z, 16).rgb);
+        LinearVideoCodec dropped = staged;
+        dropped.drop_refiner();
+        QVERIFY(dropped.decode(z, 16).rgb == linear.decode(z, 16).rgb);
+        // Bad options are refused before any work.
+        for (auto change : std::vector<std::function<void(LinearVideoCodec::RefinerOptions&)>>{
+                 [](auto& x) { x.steps = 0; }, [](auto& x) { x.batch = 0; }, [](auto& x) { x.learning_rate = 0; },
+                 [](auto& x) { x.latent_noise = -1; }, [](auto& x) { x.latent_noise = std::nan(""); }}) {
+            LinearVideoCodec::RefinerOptions bad;
+            change(bad);
+            QVERIFY_THROWS_EXCEPTION(ws::Error, a.fit_refiner(videos, bad));
+        }
+        QVERIFY_THROWS_EXCEPTION(ws::Error, a.fit_refiner({}, LinearVideoCodec::RefinerOptions{}));
+        // A damaged stage is refused with what is wrong: every tensor of the saved file, one of them altered.
+        std::map<std::string, ws::TensorBlob> good;
+        {
+            ws::SafeTensorsFile f(file);
+            for (const auto& [name, v] : f.tensors()) good[name] = {v.dtype, v.shape, std::vector<uint8_t>(v.data, v.data + v.nbytes)};
+        }
+        auto refused = [&](const std::map<std::string, ws::TensorBlob>& tensors, const char* why) {
+            ws::write_safetensors(file, tensors);
+            try {
+                LinearVideoCodec::load(file);
+                QFAIL(qPrintable(QString("loaded a codec with ") + why));
+            } catch (const ws::Error& e) {
+                QVERIFY2(std::string(e.what()).find("decoder stage") != std::string::npos || std::string(e.what()).find("refiner") != std::string::npos, e.what());
+            }
+        };
+        auto damaged = good;
+        float half = 0.5f;
+        std::memcpy(damaged["refiner.dilation"].bytes.data(), &half, 4);
+        refused(damaged, "a dilation of one half");
+        damaged = good;
+        damaged.erase("refiner.2.bias");
+        refused(damaged, "a layer without its bias");
+        damaged = good;
+        damaged["refiner.1.weight"].shape[1] -= 1;
+        damaged["refiner.1.weight"].bytes.resize(damaged["refiner.1.weight"].bytes.size() / static_cast<size_t>(damaged["refiner.1.weight"].shape[1] + 1) *
+                                                 static_cast<size_t>(damaged["refiner.1.weight"].shape[1]));
+        refused(damaged, "layers that do not chain");
+        damaged = good;
+        size_t layers = 0;
+        while (damaged.count("refiner." + std::to_string(layers) + ".weight")) ++layers;
+        damaged.erase("refiner." + std::to_string(layers - 1) + ".weight"), damaged.erase("refiner." + std::to_string(layers - 1) + ".bias");
+        refused(damaged, "the output layer missing");
+        damaged = good;
+        damaged.erase("refiner.0.weight");
+        refused(damaged, "dilations but no layers");
+    }
+
+    void aModelFolderRunsOnThePicoCodecs() {
+        QTemporaryDir tmp;
+        const QString model = tmp.filePath("pico");
+        auto r = wstest::run(WS_CLI, {"make-tiny", model});
+        QVERIFY2(r.code == 0, r.err.constData());
+        r = wstest::run(WS_CLI, {"pico-codecs", model, "--episodes", "16"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.contains("dB PSNR"));
+        // Text to video with sound at 64x64, 33 frames: the pipeline's codec interfaces, Pico codecs behind them.
+        const QString out = tmp.filePath("t2v.mp4");
+        r = wstest::run(WS_CLI, {"generate", "--model", model, "--mode", "text2video", "--prompt", "a red ball", "--frames", "33",
+                                 "--fps", "16", "--steps", "3", "--sound", "--set", "width=64", "--set", "height=64", "-o", out});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const ws::ojson probe = ws::probe_media(out.toStdString());
+        QCOMPARE(probe["streams"][0]["width"].get<int>(), 64);
+        QCOMPARE(probe["streams"][0]["frames"].get<int>(), 33);
+        QCOMPARE(probe["streams"][1]["type"].get<std::string>(), std::string("audio"));
+        bool hashed = false;
+        for (const auto& f : probe["record"]["model"]["files"]) hashed |= f["file"].get<std::string>() == "vae/codec.safetensors";
+        QVERIFY(hashed);  // the record names the codec files with their hashes
+        // Image to video encodes a Pico World frame through the same codec.
+        const Episode e = simulate(3);
+        ws::write_png(tmp.filePath("first.png").toStdString(), e.video, 0);
+        r = wstest::run(WS_CLI, {"generate", "--model", model, "--mode", "image2video", "--prompt", "x", "--frames", "9", "--fps", "16",
+                                 "--steps", "2", "--set", "width=64", "--set", "height=64", "--set", "vision_path=\"" + tmp.filePath("first.png") + "\"",
+                                 "-o", tmp.filePath("i2v.mp4")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        // A damaged codec file is refused with its name.
+        QFile damaged(model + "/vae/codec.safetensors");
+        QVERIFY(damaged.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        damaged.write("not a tensor file");
+        damaged.close();
+        r = wstest::run(WS_CLI, {"info", model});
+        r = wstest::run(WS_CLI, {"generate", "--model", model, "--mode", "text2video", "--prompt", "x", "--frames", "9", "--steps", "1", "-o", out});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("codec.safetensors"), r.err.constData());
+        r = wstest::run(WS_CLI, {"pico-codecs", tmp.filePath("nothing")});
+        QCOMPARE(r.code, 1);
+        r = wstest::run(WS_CLI, {"pico-codecs", model, "--episodes", "1"});
+        QCOMPARE(r.code, 2);
+        r = wstest::run(WS_CLI, {"pico-codecs", model, "--only", "sound"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--only"), r.err.constData());
+        // --only audio replaces the sound codec and leaves the (damaged) video codec as it was.
+        r = wstest::run(WS_CLI, {"pico-codecs", model, "--episodes", "8", "--only", "audio"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.contains("audio codec") && !r.out.contains("video codec"));
+        QFile still(model + "/vae/codec.safetensors");
+        QVERIFY(still.open(QIODevice::ReadOnly));
+        QCOMPARE(still.readAll(), QByteArray("not a tensor file"));
+        r = wstest::run(WS_CLI, {"pico-codecs", model, "--episodes", "8", "--only", "video"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(!LinearVideoCodec::load((model + "/vae/codec.safetensors").toStdString()).has_refiner());
+        // The decoder stage is fitted in place and used by generation; bad arguments are refused.
+        r = wstest::run(WS_CLI, {"fit-decoder", model, "--steps", "5", "--episodes", "2"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("installed the decoder stage"), r.out.constData());
+        QVERIFY(LinearVideoCodec::load((model + "/vae/codec.safetensors").toStdString()).has_refiner());
+        r = wstest::run(WS_CLI, {"generate", "--model", model, "--mode", "text2video", "--prompt", "x", "--frames", "9", "--steps", "1",
+                                 "--set", "width=64", "--set", "height=64", "-o", out});
+        QVERIFY2(r.code == 0, r.err.constData());
+        for (const QStringList& bad : {QStringList{"fit-decoder", model, "--steps", "0"}, QStringList{"fit-decoder", model, "--episodes", "0"},
+                                       QStringList{"fit-decoder", model, "--latent-noise", "-1"}, QStringList{"fit-decoder", model, "--seed", "x"},
+                                       QStringList{"fit-decoder"}}) {
+            r = wstest::run(WS_CLI, bad);
+            QVERIFY2(r.code == 2, qPrintable(bad.join(' ')));
+        }
+        r = wstest::run(WS_CLI, {"fit-decoder", tmp.filePath("nothing")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("no Pico video codec"), r.err.constData());
+        // A folder from before the envelope audio codec is refused with what to do, not decoded into noise.
+        QFile config(model + "/sound_tokenizer/config.json");
+        QVERIFY(config.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        config.write("{\"_class_name\": \"PicoLinearAudioCodec\", \"latent_channels\": 64}");
+        config.close();
+        r = wstest::run(WS_CLI, {"generate", "--model", model, "--mode", "text2video", "--prompt", "x", "--frames", "9", "--steps", "1", "-o", out});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("earlier Pico audio codec") && r.err.contains("--only audio"), r.err.constData());
+    }
+
+    void detectorAndTrackerAgreeWithTheSimulator() {
+        int frames = 0, exact = 0;
+        double worst_mean_error = 0;
+        for (uint64_t s = 0; s < 40; ++s) {
+            const Episode e = simulate(s);
+            std::set<int> truth;
+            for (const Body& b : e.initial) truth.insert(b.colour);
+            for (int f : {0, 16, 32}) {
+                const auto found = detect(e.video, f);
+                std::set<int> seen;
+                for (const Detection& d : found) seen.insert(d.colour);
+                ++frames;
+                exact += seen == truth;
+            }
+            // Tracks follow the true centres (projected with the episode's camera) where the object is whole in view.
+            for (size_t i = 0; i < e.initial.size(); ++i) {
+                const auto tr = track(e.video, e.initial[i].colour);
+                std::vector<std::pair<double, double>> truth_track;
+                for (int f = 0; f < e.video.count; ++f) {
+                    const Body& b = e.body_states[static_cast<size_t>(f)][i];
+                    const PixelPoint p = pixel_of(e.camera_states[static_cast<size_t>(f)], e.options, b.x, b.y);
+                    bool occluded = false;  // another body or the gripper over it
+                    for (size_t j = 0; j < e.initial.size(); ++j)
+                        if (j != i) {
+                            const Body& o = e.body_states[static_cast<size_t>(f)][j];
+                            occluded |= std::hypot(o.x - b.x, o.y - b.y) < (o.size + b.size) * 1.5;
+                        }
+                    occluded |= e.gripper_states[static_cast<size_t>(f)].visible;
+                    const bool inside = p.x > 6 && p.x < 58 && p.y > 6 && p.y < 58;
+                    truth_track.push_back(!occluded && inside ? std::make_pair(p.x, p.y) : std::make_pair(-1.0, -1.0));
+                }
+                const double err = track_error(tr, truth_track);
+                if (err >= 0) worst_mean_error = std::max(worst_mean_error, err);
+            }
+        }
+        qInfo("detector: exact colour sets in %d of %d frames; tracker: worst mean centre error %.2f px", exact, frames, worst_mean_error);
+        QVERIFY(exact >= frames * 9 / 10);
+        QVERIFY(worst_mean_error < 2.0);  // objects are 7 to 14 px across
+        // The gripper: found in every frame of the pick-and-place episodes, its fingertips (the bottom of the
+        // fingers, projected with the episode's camera) within 2.5 px on average; hardly ever a gripper in the other
+        // scenes (a blend of an object's edge with the table can come out grey).
+        int grip_episodes = 0, grip_frames = 0, grip_found = 0, ghost_frames = 0, other_frames = 0;
+        double grip_worst = 0;
+        for (uint64_t s = 0; s < 80; ++s) {
+            const Episode e = simulate(s);
+            const auto tr = track_gripper(e.video);
+            if (e.scene != "pick_place") {
+                for (const auto& p : tr) ghost_frames += p.first >= 0, ++other_frames;
+                continue;
+            }
+            ++grip_episodes;
+            std::vector<std::pair<double, double>> truth;
+            for (int f = 0; f < e.video.count; ++f) {
+                const auto& g = e.gripper_states[static_cast<size_t>(f)];
+                const PixelPoint p = pixel_of(e.camera_states[static_cast<size_t>(f)], e.options, g.x, g.y - 0.045);
+                truth.emplace_back(p.x, p.y);
+                ++grip_frames, grip_found += tr[static_cast<size_t>(f)].first >= 0;
+            }
+            grip_worst = std::max(grip_worst, track_error(tr, truth));
+        }
+        qInfo("gripper: %d episodes, found in %d of %d frames, worst mean error %.2f px; seen in %d of %d frames without one",
+              grip_episodes, grip_found, grip_frames, grip_worst, ghost_frames, other_frames);
+        QVERIFY(grip_episodes >= 5);
+        QVERIFY(grip_found >= grip_frames * 98 / 100);
+        QVERIFY(grip_worst < 2.5);
+        QVERIFY(ghost_frames <= other_frames / 100);
+        // Onsets: the simulator's impacts are found in its own sound track, well inside one audio latent (40 ms).
+        double worst_onset = 0;
+        for (uint64_t s = 0; s < 40; ++s) {
+            const Episode e = simulate(s);
+            std::vector<double> truth;
+            for (const Impact& im : e.impacts)
+                if (im.speed >= 1.0 && (truth.empty() || im.time - truth.back() > 0.06)) truth.push_back(im.time);
+            const double err = onset_error(truth, onsets(e.audio));
+            if (err >= 0) worst_onset = std::max(worst_onset, err);
+        }
+        qInfo("onsets: worst mean error %.1f ms", worst_onset * 1000);
+        QVERIFY(worst_onset < 0.01);
+        QCOMPARE(onset_error({}, {1.0}), -1.0);
+        QCOMPARE(track_error({{-1, -1}}, {{1, 1}}), -1.0);
+    }
+
+    void aShortTrainingRunLowersTheLossDeterministically() {
+        QTemporaryDir tmp;
+        const QString a = tmp.filePath("a"), b = tmp.filePath("b");
+        for (const QString& dir : {a, b}) {
+            QCOMPARE(wstest::run(WS_CLI, {"make-tiny", dir}).code, 0);
+            QCOMPARE(wstest::run(WS_CLI, {"pico-codecs", dir, "--episodes", "8"}).code, 0);
+        }
+        ws::TrainOptions o;
+        o.steps = 150;
+        o.episodes = 8;
+        const ws::TrainReport ra = ws::train_generator(a.toStdString(), o);
+        QCOMPARE(ra.losses.size(), size_t(150));
+        auto mean = [](const std::vector<double>& v, size_t from, size_t to) {
+            double s = 0;
+            for (size_t i = from; i < to; ++i) s += v[i];
+            return s / static_cast<double>(to - from);
+        };
+        qInfo("rectified-flow loss: first 20 steps %.3f, last 50 steps %.3f; held-out %.3f -> %.3f (%.1f s)", mean(ra.losses, 0, 20),
+              mean(ra.losses, 100, 150), ra.validation_before, ra.validation_after, ra.seconds);
+        QVERIFY(ra.validation_after < 0.85 * ra.validation_before);
+        // The same seed gives the same losses and the same weights.
+        const ws::TrainReport rb = ws::train_generator(b.toStdString(), o);
+        QVERIFY(ra.losses == rb.losses);
+        QFile fa(a + "/transformer/diffusion_pytorch_model.safetensors"), fb(b + "/transformer/diffusion_pytorch_model.safetensors");
+        QVERIFY(fa.open(QIODevice::ReadOnly) && fb.open(QIODevice::ReadOnly));
+        QVERIFY(fa.readAll() == fb.readAll());
+        // The trained folder loads and generates through the ordinary path.
+        auto r = wstest::run(WS_CLI, {"generate", "--model", a, "--mode", "text2video", "--prompt", "a red ball", "--frames", "33", "--fps", "16",
+                                      "--steps", "4", "--sound", "--set", "width=64", "--set", "height=64", "--set", "negative_prompt=\"\"",
+                                      "-o", tmp.filePath("after.mp4")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        // A run interrupted after a checkpoint and resumed from its saved state ends with the same weights as one run.
+        const QString c1 = tmp.filePath("c1"), c2 = tmp.filePath("c2");
+        for (const QString& dir : {c1, c2}) {
+            QCOMPARE(wstest::run(WS_CLI, {"make-tiny", dir}).code, 0);
+            QCOMPARE(wstest::run(WS_CLI, {"pico-codecs", dir, "--episodes", "8"}).code, 0);
+        }
+        QCOMPARE(wstest::run(WS_CLI, {"train", c1, "--steps", "30", "--episodes", "4"}).code, 0);
+        ws::TrainOptions interrupted;
+        interrupted.steps = 30, interrupted.episodes = 4, interrupted.checkpoint_every = 15;
+        int done = 0;
+        ws::RunCallbacks stop_after_15;
+        stop_after_15.on_progress = [&](int step, int, double) { done = step; };
+        stop_after_15.should_cancel = [&] { return done >= 15; };
+        QVERIFY_THROWS_EXCEPTION(ws::Cancelled, ws::train_generator(c2.toStdString(), interrupted, stop_after_15));
+        r = wstest::run(WS_CLI, {"train", c2, "--steps", "30", "--episodes", "4", "--resume"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QFile w1(c1 + "/transformer/diffusion_pytorch_model.safetensors"), w2(c2 + "/transformer/diffusion_pytorch_model.safetensors");
+        QVERIFY(w1.open(QIODevice::ReadOnly) && w2.open(QIODevice::ReadOnly));
+        QVERIFY(w1.readAll() == w2.readAll());
+        // Resuming with other settings, or without a saved state, is refused with the reason.
+        r = wstest::run(WS_CLI, {"train", c2, "--steps", "40", "--episodes", "4", "--seed", "9", "--resume"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("seed"), r.err.constData());
+        QVERIFY(QFile::remove(c2 + "/training_state.safetensors"));
+        r = wstest::run(WS_CLI, {"train", c2, "--steps", "40", "--episodes", "4", "--resume"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("no training state"), r.err.constData());
+        // Several modes at once: conditioning frames and actions as the reference conditions them; the result runs
+        // forward and inverse dynamics on an episode.
+        ws::TrainOptions multi = o;
+        multi.steps = 40;
+        multi.modes = {"text2video", "image2video", "video2video", "forward_dynamics", "inverse_dynamics"};
+        const ws::TrainReport rm = ws::train_generator(b.toStdString(), multi);
+        for (double l : rm.losses) QVERIFY(std::isfinite(l));
+        const Episode e = simulate(7);
+        write_episode(e, tmp.filePath("ep").toStdString());
+        QFile actions(tmp.filePath("actions.json"));
+        QVERIFY(actions.open(QIODevice::WriteOnly));
+        actions.write(QByteArray::fromStdString(ws::ojson(e.actions_normalized).dump()));
+        actions.close();
+        const QString video = tmp.filePath("ep/episode_7.mp4");
+        r = wstest::run(WS_CLI, {"generate", "--model", b, "--mode", "forward_dynamics", "--prompt", "x", "--frames", "33", "--fps", "16",
+                                 "--steps", "3", "--set", "width=64", "--set", "height=64", "--set", "vision_path=\"" + video + "\"",
+                                 "--set", "action_path=\"" + tmp.filePath("actions.json") + "\"", "-o", tmp.filePath("fd.mp4")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        r = wstest::run(WS_CLI, {"generate", "--model", b, "--mode", "inverse_dynamics", "--prompt", "x", "--frames", "33", "--fps", "16",
+                                 "--steps", "3", "--set", "width=64", "--set", "height=64", "--set", "vision_path=\"" + video + "\"",
+                                 "-o", tmp.filePath("id.mp4")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        ws::TrainOptions image = o;
+        image.modes = {"text2image"};
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(b.toStdString(), image));
+        // Bad input: a folder without the Pico codecs, bad options.
+        QCOMPARE(wstest::run(WS_CLI, {"make-tiny", tmp.filePath("plain")}).code, 0);
+        r = wstest::run(WS_CLI, {"train", tmp.filePath("plain"), "--steps", "2"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("pico-codecs"), r.err.constData());
+        QCOMPARE(wstest::run(WS_CLI, {"train", a, "--lr", "2"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"train", a, "--steps", "0"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"train"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"train", a, "--modes", "text2video,bogus"}).code, 2);
+    }
+
+    void theQualityTableRunsWithItsBaselines() {
+        QTemporaryDir tmp;
+        const QString model = tmp.filePath("m");
+        QCOMPARE(wstest::run(WS_CLI, {"make-tiny", model}).code, 0);
+        QCOMPARE(wstest::run(WS_CLI, {"pico-codecs", model, "--episodes", "8"}).code, 0);
+        auto r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--prompts", "1", "--steps", "2", "--json"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const ws::ojson j = ws::ojson::parse(r.out.toStdString());
+        // The baselines are properties of the simulation, so they are meaningful even for an untrained model.
+        QVERIFY(j["forward_dynamics"]["copy_last_frame_error_px"].get<double>() > 0);
+        QVERIFY(j["forward_dynamics"]["copy_last_frame_psnr_db"].get<double>() > 10);
+        // An untrained model's frames are noise: the detector loses the moving bodies it finds in the held first frame.
+        const double lost = j["forward_dynamics"]["lost_share"].get<double>(), copy_lost = j["forward_dynamics"]["copy_last_frame_lost_share"].get<double>();
+        QVERIFY2(lost >= 0 && lost <= 1 && copy_lost >= 0 && lost > copy_lost, qPrintable(QString("lost %1, copy %2").arg(lost).arg(copy_lost)));
+        // image2video shares the held first frame as its baseline, and measures a text2video without the image.
+        QCOMPARE(j["image2video"]["copy_first_frame_error_px"].get<double>(), j["forward_dynamics"]["copy_last_frame_error_px"].get<double>());
+        QVERIFY(j["image2video"]["tracked_position_error_px"].get<double>() > 0);
+        QVERIFY(j["image2video"]["text2video_psnr_db"].get<double>() > 0);
+        QVERIFY(j["image2video"]["psnr_db"].get<double>() > 0);
+        QVERIFY(j["inverse_dynamics"]["zero_action_mse"].get<double>() > 0);
+        QVERIFY(j["inverse_dynamics"]["action_mse"].get<double>() >= 0);
+        QVERIFY(j["speed"]["text2video_sound_seconds"].get<double>() > 0);
+        QVERIFY(j["sound"]["onset_error_ms"].get<double>() > 0);
+        // The folder has Pico codecs: the ceilings they set are measured the same way (the true media round-tripped).
+        QVERIFY(j["forward_dynamics"]["codec_round_trip_error_px"].get<double>() >= 0);
+        QVERIFY(j["forward_dynamics"]["codec_round_trip_psnr_db"].get<double>() > 20);
+        QVERIFY(j["sound"].contains("codec_round_trip_onset_error_ms"));
+        // The upsampler section: constrained as the studio upsamples, even an untrained reasoner writes one JSON object,
+        // but not the episode's caption, and the table says so.
+        QCOMPARE(j["upsampler"]["json_valid"].get<double>(), 1.0);
+        QVERIFY(j["upsampler"]["caption_valid"].get<double>() >= 0);
+        QVERIFY(j["upsampler"]["attribute_accuracy"].get<double>() < 0.9);
+        r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--prompts", "1", "--steps", "2"});
+        QVERIFY(r.out.contains("| forward dynamics: tracked position error |"));
+        QVERIFY(r.out.contains("| forward dynamics ceiling: the true video through the codec |"));
+        QVERIFY(r.out.contains("| forward dynamics: frames of tracked bodies the detector loses |"));
+        QVERIFY(r.out.contains("| image2video: tracked position error (no actions given) |"));
+        QVERIFY(r.out.contains("| upsampler: valid JSON (1 prompts) |"));
+        QVERIFY(r.out.contains("| upsampler: captions without schema problems |"));
+        r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "upsampler", "--prompts", "1", "--json"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(!ws::ojson::parse(r.out.toStdString()).contains("forward_dynamics"));
+        // image2video alone still measures its baseline (the held first frame is not left to the forward-dynamics section).
+        r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "image2video", "--episodes", "1", "--steps", "1", "--json"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const ws::ojson alone = ws::ojson::parse(r.out.toStdString());
+        QVERIFY(!alone.contains("forward_dynamics"));
+        QCOMPARE(alone["image2video"]["copy_first_frame_error_px"].get<double>(), j["image2video"]["copy_first_frame_error_px"].get<double>());
+        r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "bogus"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("unknown benchmark section"), r.err.constData());
+        // --seed picks other episodes (a validation set to tune on, apart from the held-out default).
+        r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "forward_dynamics", "--episodes", "1", "--steps", "1", "--seed", "4000000", "--json"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const ws::ojson other = ws::ojson::parse(r.out.toStdString());
+        QCOMPARE(other["first_seed"].get<uint64_t>(), uint64_t{4000000});
+        QCOMPARE(j["first_seed"].get<uint64_t>(), uint64_t{2000000});
+        QVERIFY(other["forward_dynamics"]["copy_last_frame_error_px"].get<double>() != j["forward_dynamics"]["copy_last_frame_error_px"].get<double>());
+        QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "0"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--seed", "-1"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--seed", "x"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"pico-bench", tmp.filePath("none")}).code, 1);
+    }
+
+    void simVerbWritesEpisodesAndRefusesBadArguments() {
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath("episodes");
+        auto r = wstest::run(WS_CLI, {"sim", "--episodes", "2", "--seed", "3", "--out", out});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(QDir(out).entryList({"*.mp4"}).size(), 2);
+        QCOMPARE(QDir(out).entryList({"*.json"}).size(), 2);
+        const ws::ojson probe = ws::probe_media((out + "/episode_3.mp4").toStdString());
+        QCOMPARE(probe["streams"].size(), size_t(2));
+        QCOMPARE(probe["record"]["prompt"].get<std::string>(), simulate(3).prompt);
+        for (const QStringList& bad : {QStringList{"sim", "--episodes", "0", "--seed", "1", "--out", out},
+                                       QStringList{"sim", "--episodes", "1", "--seed", "1", "--out", out, "--size", "7"},
+                                       QStringList{"sim", "--episodes", "1", "--seed", "-4", "--out", out},
+                                       QStringList{"sim", "--episodes", "x", "--seed", "1", "--out", out},
+                                       QStringList{"sim", "--episodes", "1", "--seed", "1"}}) {
+            r = wstest::run(WS_CLI, bad);
+            QVERIFY2(r.code == 2, qPrintable(bad.join(' ')));
+            QVERIFY(!r.err.isEmpty());
+        }
+        r = wstest::run(WS_CLI, {"sim", "--episodes", "1", "--seed", "1", "--out", "/proc/no/such/dir"});
+        QCOMPARE(r.code, 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPicoWorld)
+#include "test_pico_world.moc"

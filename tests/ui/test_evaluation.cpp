@@ -1,0 +1,284 @@
+// The evaluation workspace driven with the keyboard only, in a real window: labeling (Y / N / U, J / K, Space,
+// Left / Right), blinding between annotators, adjudication of disagreements, questions, scores; and a labeling
+// window killed mid-session (this executable run as that window) loses no answer it gave. WS_SCREENSHOT_DIR=DIR
+// saves pictures of the label and adjudicate pages.
+#include <QLabel>
+#include <QListWidget>
+#include <QProcess>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include <csignal>
+#include <map>
+#include <set>
+
+#include "EvaluationPanel.h"
+#include "PlayerPanel.h"
+#include "worldstudio/hue/project.h"
+#include "worldstudio/pico/world.h"
+
+using ws::hue::Answer;
+
+namespace {
+
+void shot(QWidget* w, const QString& name) {
+    const QString dir = qEnvironmentVariable("WS_SCREENSHOT_DIR");
+    if (dir.isEmpty()) return;
+    QTest::qWait(200);
+    QVERIFY(w->grab().save(dir + "/" + name + ".png"));
+}
+
+// A project next to two Pico World videos: prompt p (T2V, Physics), two videos by model M, three questions.
+QString makeProject(const QTemporaryDir& dir) {
+    const std::string folder = dir.path().toStdString();
+    for (uint64_t seed : {7, 8}) ws::pico::write_episode(ws::pico::simulate(seed), folder);
+    const QString db = dir.filePath("eval.db");
+    auto p = ws::hue::Project::open(db.toStdString());
+    p->add_prompt({0, "p", "a red ball rolls off a box", "Physics", "T2V"});
+    p->add_video({0, "episode_7.mp4", "M", "p", 7, ""});  // relative to the project file
+    p->add_video({0, "episode_8.mp4", "M", "p", 8, ""});
+    p->add_question({0, "q1", "p", "Does the ball roll off the box?", ws::hue::Dimension::SemanticAlignment, true});
+    p->add_question({0, "q2", "p", "Does the ball fall downwards?", ws::hue::Dimension::PhysicalLaws, true});
+    p->add_question({0, "q3", "p", "Does the box keep its shape?", ws::hue::Dimension::VisualIntegrity, true});
+    return db;
+}
+
+std::unique_ptr<EvaluationPanel> openPanel(const QString& db, const QString& annotator) {
+    auto panel = std::make_unique<EvaluationPanel>();
+    panel->player()->setUseAudioDevice(false);
+    panel->resize(1100, 600);
+    panel->setAnnotator(annotator);
+    panel->show();
+    panel->activateWindow();
+    if (!QTest::qWaitForWindowActive(panel.get())) qWarning("the window did not become active");
+    panel->openProject(db);
+    panel->setFocus();
+    return panel;
+}
+
+void key(QWidget* w, Qt::Key k, Qt::KeyboardModifiers m = Qt::NoModifier) {
+    QWidget* target = QApplication::focusWidget() ? QApplication::focusWidget() : w;
+    QTest::keyClick(target, k, m);
+}
+
+}  // namespace
+
+// The window a test kills: labels every open item of ANNOTATOR with key presses, one every 20 ms, and prints each
+// answer once the panel reports it given.
+int labeling_window(int argc, char** argv) {
+    QApplication app(argc, argv);
+    EvaluationPanel panel;
+    panel.player()->setUseAudioDevice(false);
+    panel.setAnnotator(argv[3]);
+    panel.show();
+    if (!panel.openProject(argv[2])) return 1;
+    panel.setFocus();
+    QObject::connect(&panel, &EvaluationPanel::answered, [](qint64 v, qint64 q, const QString& value) {
+        std::printf("%lld %lld %s\n", static_cast<long long>(v), static_cast<long long>(q), qPrintable(value));
+        std::fflush(stdout);
+    });
+    QTimer timer;
+    QObject::connect(&timer, &QTimer::timeout, [&] {
+        if (panel.answeredCount() == panel.taskCount()) return app.quit();
+        QTest::keyClick(&panel, panel.currentTask() % 2 ? Qt::Key_N : Qt::Key_Y);
+    });
+    timer.start(20);
+    return QApplication::exec();
+}
+
+class TestEvaluation : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void labelsWithTheKeyboardOnly() {
+        QTemporaryDir dir;
+        const QString db = makeProject(dir);
+        auto panel = openPanel(db, "ann1");
+        QCOMPARE(panel->taskCount(), 6);  // 2 videos × 3 questions
+        QCOMPARE(panel->currentQuestion(), QString("Does the ball roll off the box?"));
+        // The video loads and loops; Space pauses, Right steps one frame, Space plays again.
+        QTRY_VERIFY_WITH_TIMEOUT(panel->player()->hasMedia(), 10000);
+        QTRY_VERIFY(panel->player()->playing());
+        key(panel.get(), Qt::Key_Space);
+        QVERIFY(!panel->player()->playing());
+        const int frame = panel->player()->currentFrame();
+        key(panel.get(), Qt::Key_Right);
+        QTRY_COMPARE(panel->player()->currentFrame(), frame + 1);
+        key(panel.get(), Qt::Key_Left);
+        QTRY_COMPARE(panel->player()->currentFrame(), frame);
+        key(panel.get(), Qt::Key_Space);
+        QVERIFY(panel->player()->playing());
+
+        key(panel.get(), Qt::Key_Y);  // q1 on video 7, then on to q2
+        QCOMPARE(panel->currentQuestion(), QString("Does the ball fall downwards?"));
+        key(panel.get(), Qt::Key_N);
+        key(panel.get(), Qt::Key_U);
+        QCOMPARE(panel->answeredCount(), 3);
+        QVERIFY(panel->progressText().startsWith("3 of 6 answered by ann1"));
+        shot(panel.get(), "evaluation-label");
+        key(panel.get(), Qt::Key_K);  // back to q3 of video 7
+        QCOMPARE(panel->currentQuestion(), QString("Does the box keep its shape?"));
+        key(panel.get(), Qt::Key_Y);  // answering again replaces the answer
+        key(panel.get(), Qt::Key_J);
+        QCOMPARE(panel->currentTask(), 4);
+
+        // Every answer is in the file already: another connection sees them.
+        auto other = ws::hue::Project::open(db.toStdString());
+        // The videos' own records (here Pico World's episode record) came with them.
+        QVERIFY(ws::ojson::parse(other->videos()[0].record)["seed"] == 7);
+        const auto mine = other->tasks_for("ann1");
+        QCOMPARE(*mine[0].mine, Answer::Yes);
+        QCOMPARE(*mine[1].mine, Answer::No);
+        QCOMPARE(*mine[2].mine, Answer::Yes);
+        QVERIFY(!mine[3].mine);
+
+        // Blinded: the next annotator starts from nothing.
+        panel->setAnnotator("ann2");
+        panel->setFocus();
+        QCOMPARE(panel->answeredCount(), 0);
+        for (int i = 0; i < 6; ++i) key(panel.get(), i == 1 ? Qt::Key_Y : Qt::Key_N);
+        QCOMPARE(panel->answeredCount(), 6);
+        // Video 7: ann1 yes / no / yes, ann2 no / yes / no; video 8 has ann2's answers only.
+        QCOMPARE(other->disagreements().size(), size_t(3));
+    }
+
+    void adjudicatesDisagreementsWithTheKeyboard() {
+        QTemporaryDir dir;
+        const QString db = makeProject(dir);
+        {
+            auto p = ws::hue::Project::open(db.toStdString());
+            const auto tasks = p->tasks_for("ann1");
+            for (const auto& t : tasks) {
+                p->answer(t.video_id, t.question_id, "ann1", Answer::Yes);
+                p->answer(t.video_id, t.question_id, "ann2", t.question_id == 2 ? Answer::No : Answer::Yes);
+            }
+        }
+        auto panel = openPanel(db, "reviewer");
+        key(panel.get(), Qt::Key_A, Qt::AltModifier);  // the Adjudicate page by its mnemonic
+        QCOMPARE(panel->page(), EvaluationPanel::AdjudicatePage);
+        QCOMPARE(panel->disagreementCount(), 2);  // q2 on both videos
+        QCOMPARE(panel->currentQuestion(), QString("Does the ball fall downwards?"));
+        QListWidget* detail = panel->disagreementList();
+        QVERIFY(detail);
+        QVERIFY(detail->item(0)->text().contains("ann1: yes"));
+        QVERIFY(detail->item(0)->text().contains("ann2: no"));
+        shot(panel.get(), "evaluation-adjudicate");
+        key(panel.get(), Qt::Key_N);  // final answer for the first
+        QCOMPARE(panel->disagreementCount(), 1);
+        key(panel.get(), Qt::Key_Y);
+        QCOMPARE(panel->disagreementCount(), 0);
+
+        auto p = ws::hue::Project::open(db.toStdString());
+        const ws::hue::Scores s = ws::hue::score(p->labels());
+        QCOMPARE(s.pending, int64_t(0));
+        QCOMPARE(s.models[0].second.overall.n, int64_t(6));
+        QCOMPARE(s.models[0].second.overall.yes, int64_t(5));  // 4 agreed yes + the reviewer's one yes
+        key(panel.get(), Qt::Key_S, Qt::AltModifier);
+        QCOMPARE(panel->page(), EvaluationPanel::ScoresPage);
+        QVERIFY2(panel->scoresText().contains("M: HUE 83.3"), qPrintable(panel->scoresText()));
+        QVERIFY(panel->scoresText().contains("ann2: 6"));  // progress per annotator
+        key(panel.get(), Qt::Key_L, Qt::AltModifier);
+        QCOMPARE(panel->page(), EvaluationPanel::LabelPage);
+    }
+
+    void questionsAreEditedAndApprovedBeforeUse() {
+        QTemporaryDir dir;
+        const QString db = makeProject(dir);
+        auto panel = openPanel(db, "ann1");
+        QVERIFY(panel->addQuestion("p", "Does the ball bounce twice?", ws::hue::Dimension::PhysicalLaws, false));
+        QCOMPARE(panel->taskCount(), 6);  // a draft is not asked
+        panel->showPage(EvaluationPanel::QuestionsPage);
+        QListWidget* list = panel->questionList();
+        QCOMPARE(list->count(), 4);
+        QVERIFY(list->item(3)->text().startsWith("DRAFT"));
+        list->setCurrentRow(3);
+        QVERIFY(panel->editSelectedQuestion("Does the ball bounce exactly twice?", ws::hue::Dimension::SemanticAlignment));
+        QVERIFY(panel->questionList()->item(3)->text().contains("bounce exactly twice? (Semantic Alignment)"));
+        QVERIFY(panel->questionList()->item(3)->text().startsWith("DRAFT"));  // still a draft
+        QVERIFY(!panel->editSelectedQuestion("  ", ws::hue::Dimension::SemanticAlignment));
+        panel->approveSelectedQuestion();
+        QVERIFY(!panel->questionList()->item(3)->text().startsWith("DRAFT"));
+        panel->showPage(EvaluationPanel::LabelPage);
+        QCOMPARE(panel->taskCount(), 8);
+        QVERIFY(!panel->addQuestion("p", "   ", ws::hue::Dimension::PhysicalLaws, true));  // empty: refused
+        QVERIFY(!panel->addQuestion("", "Does it?", ws::hue::Dimension::PhysicalLaws, true));
+    }
+
+    void badProjectsAreRefusedWithAMessage() {
+        QTemporaryDir dir;
+        EvaluationPanel panel;
+        QSignalSpy failed(&panel, &EvaluationPanel::failed);
+        QFile junk(dir.filePath("junk.db"));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write(QByteArray(2048, 'x'));
+        junk.close();
+        QVERIFY(!panel.openProject(dir.filePath("junk.db")));
+        QVERIFY(panel.lastError().contains("not an evaluation project"));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY(!panel.importJsonl(dir.filePath("a.jsonl")));  // no project open
+        QVERIFY(panel.openProject(dir.filePath("new.db")));
+        QFile bad(dir.filePath("bad.jsonl"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("{\"model\": \"M\"}\n");
+        bad.close();
+        QVERIFY(!panel.importJsonl(dir.filePath("bad.jsonl")));
+        QVERIFY(panel.lastError().contains("bad.jsonl:1:"));
+        QVERIFY(panel.project()->videos().empty());
+        // A video that is not there: the player shows nothing (never the previous clip) and the panel says why.
+        const QString db = makeProject(dir);
+        QFile::remove(dir.filePath("episode_8.mp4"));
+        panel.player()->setUseAudioDevice(false);
+        panel.setAnnotator("ann1");
+        QVERIFY(panel.openProject(db));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.player()->hasMedia(), 10000);
+        for (int i = 0; i < 3; ++i) panel.answer(Answer::Yes);  // on to video 8
+        QVERIFY(!panel.player()->hasMedia());
+        QVERIFY(panel.lastError().contains("Video not found"));
+        QVERIFY(panel.lastError().contains("episode_8.mp4"));
+    }
+
+    // Killing the labeling window mid-session loses no answer it gave.
+    void aKilledLabelingWindowLosesNoAnswer() {
+        QTemporaryDir dir;
+        const QString db = makeProject(dir);
+        {
+            auto p = ws::hue::Project::open(db.toStdString());
+            for (int v = 0; v < 30; ++v) p->add_video({0, "extra" + std::to_string(v) + ".mp4", "M", "p", v, ""});  // 96 items
+        }
+        QProcess window;
+        window.start(QCoreApplication::applicationFilePath(), {"--labeling-window", db, "ann1"});
+        QVERIFY(window.waitForStarted());
+        QByteArray given;
+        while (given.count('\n') < 20 && window.state() == QProcess::Running) {
+            window.waitForReadyRead(10000);
+            given += window.readAllStandardOutput();
+        }
+        ::kill(static_cast<pid_t>(window.processId()), SIGKILL);
+        window.waitForFinished();
+        given += window.readAllStandardOutput();
+        const int n = static_cast<int>(given.count('\n'));
+        QVERIFY2(n >= 20 && n < 96, QByteArray::number(n));
+        auto p = ws::hue::Project::open(db.toStdString());
+        std::map<std::pair<qint64, qint64>, QString> stored;
+        for (const auto& t : p->tasks_for("ann1"))
+            if (t.mine) stored[{t.video_id, t.question_id}] = QString::fromUtf8(ws::hue::answer_name(*t.mine));
+        for (const QByteArray& line : given.split('\n')) {
+            if (line.isEmpty()) continue;
+            const auto parts = line.split(' ');
+            const auto it = stored.find({parts[0].toLongLong(), parts[1].toLongLong()});
+            QVERIFY2(it != stored.end(), line.constData());
+            QCOMPARE(it->second, QString::fromUtf8(parts[2]));
+        }
+    }
+};
+
+int main(int argc, char** argv) {
+    if (argc == 4 && QByteArray(argv[1]) == "--labeling-window") return labeling_window(argc, argv);
+    QApplication app(argc, argv);
+    TestEvaluation t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "test_evaluation.moc"
