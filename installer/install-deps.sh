@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages WorldStudio needs to build, run and test, skipping what is already there.
-# Usage: installer/install-deps.sh [--runtime-only]
+# Usage: installer/install-deps.sh [--runtime-only | --fuzz]   (--fuzz adds clang-14 and its libFuzzer runtime)
 set -euo pipefail
 
 build=(cmake ninja-build g++ pkg-config)
@@ -10,8 +10,12 @@ libs=(libtorch-dev libopenblas0-pthread nlohmann-json3-dev libspdlog-dev libutf8
 # Peers the tests compare against: numpy (noise, sigmas), Python's json (prompts), node/npm (the JS tokenizer).
 peers=(python3 python3-numpy pulseaudio pulseaudio-utils libasound2-plugins xvfb xauth)
 
+# The fuzz targets (scripts/fuzz.sh) build with clang's libFuzzer.
+fuzz=(clang-14 libclang-rt-14-dev)
+
 wanted=("${libs[@]}")
 [[ "${1:-}" == "--runtime-only" ]] || wanted+=("${build[@]}" "${peers[@]}")
+[[ "${1:-}" == "--fuzz" ]] && wanted+=("${fuzz[@]}")
 command -v node >/dev/null 2>&1 || wanted+=(nodejs)
 command -v npm >/dev/null 2>&1 || wanted+=(npm)
 

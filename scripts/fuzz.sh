@@ -14,6 +14,7 @@ target=$1 seconds=$2
 shift 2
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a whole number" >&2; exit 2; }
 [[ -d "tests/fuzz/corpus/$target" ]] || { echo "fuzz.sh: no target $target (tests/fuzz/corpus/$target missing)" >&2; exit 2; }
+installer/install-deps.sh --fuzz
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target "$target"
 mkdir -p "build-fuzz/corpus/$target" build-fuzz/artifacts

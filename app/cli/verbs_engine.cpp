@@ -178,7 +178,12 @@ int cmd_generate(const std::string&, const Args& a) {
         }
     if (job.empty()) throw UsageError("generate needs JOB.json or flags");
     ws::resolve_job_paths(job, base_dir);  // paths in a job file are relative to its folder
-    ws::GenerationRequest::parse(job);  // reject a bad job before loading the model
+    try {
+        ws::GenerationRequest::parse(job);  // reject a bad job before loading the model
+    } catch (const ws::Error& e) {
+        if (a.positional.empty()) throw;
+        throw ws::Error(a.positional[0] + ": " + e.what());  // name the job file
+    }
     auto model = load_model(a);
     ws::Session s(model, media_files());
     ws::RunCallbacks cb = cancel_callbacks();

@@ -71,6 +71,10 @@ private Q_SLOTS:
         }
         auto r = cli({"generate", bad, "-o", tmp_.filePath("o")});
         QVERIFY(r.err.contains("unknown job field 'promt'"));
+        // A field of the wrong type: the job file, the field and what it must be.
+        const QString typed = tmp_.filePath("typed.json");
+        write(typed, "{\"model_mode\": \"text2video\", \"prompt\": 5}");
+        refusedWithOneLine(cli({"generate", typed, "-o", tmp_.filePath("o")}), typed + ": field 'prompt' must be a string (got number)", "");
     }
     void noiseAndSigmas() {
         auto r = cli({"noise", "--seed", "42", "--shape", "2,2"});

@@ -110,6 +110,13 @@ private Q_SLOTS:
         ojson j = ojson::parse(t);
         j["model"]["merges"].push_back("zz qq");
         expect(j.dump(), "missing from the vocabulary");
+        // Found by fuzz_tokenizer_json: a model type that is not a string, an added token's absurd id.
+        expect(R"({"version": "1.0", "model": {"type": ["a b", "\u0121 a"]}})", "t.json: model: field 'type' must be a string (got array)");
+        ojson big = ojson::parse(t);
+        big["added_tokens"] = ojson::array({{{"id", 2000000000}, {"content", "<|x|>"}}});
+        expect(big.dump(), "added token '<|x|>' has a bad id");
+        big["added_tokens"] = ojson::array({7});
+        expect(big.dump(), "malformed added_tokens entry");
         QVERIFY_THROWS_EXCEPTION(Error, Tokenizer::from_file("/nonexistent/tokenizer.json"));
     }
 };

@@ -8,6 +8,7 @@ namespace {
 bool space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool digit(unsigned char c) { return c >= '0' && c <= '9'; }
 bool hex(unsigned char c) { return std::isxdigit(c) != 0; }
+int hex_digit_value(unsigned char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
 }  // namespace
 
 bool JsonPrefix::value_start(unsigned char c) {
@@ -81,13 +82,30 @@ bool JsonPrefix::feed(unsigned char c) {
             ok = after_value(c);
             break;
         case Mode::String:
-            if (hex_left_ > 0) {
+            if (surrogate_ == kAwaitBackslash) {
+                ok = c == '\\';
+                surrogate_ = kAwaitU;
+            } else if (surrogate_ == kAwaitU) {
+                ok = c == 'u';
+                surrogate_ = kInLowHalf, hex_left_ = 4, hex_value_ = 0;
+            } else if (hex_left_ > 0) {
                 ok = hex(c);
-                --hex_left_;
+                if (!ok) break;
+                hex_value_ = static_cast<uint16_t>(hex_value_ * 16 + hex_digit_value(c));
+                const int index = 4 - hex_left_--;
+                if (surrogate_ == kInLowHalf) {
+                    if (index == 0) ok = hex_value_ == 0xD;
+                    if (index == 1) ok = hex_value_ >= 0xDC && hex_value_ <= 0xDF;
+                    if (hex_left_ == 0) surrogate_ = kNoPair;
+                } else if (index == 1 && hex_value_ >= 0xDC && hex_value_ <= 0xDF) {
+                    ok = false;  // a low half without its high half
+                } else if (hex_left_ == 0 && hex_value_ >= 0xD800 && hex_value_ <= 0xDBFF) {
+                    surrogate_ = kAwaitBackslash;
+                }
             } else if (escape_) {
                 escape_ = false;
                 ok = c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't' || c == 'u';
-                if (c == 'u') hex_left_ = 4;
+                if (c == 'u') hex_left_ = 4, hex_value_ = 0;
             } else if (utf8_left_ > 0) {
                 // The second byte's range depends on the first (no overlong forms, no surrogates, nothing past U+10FFFF).
                 const unsigned char lo = utf8_lead_ == 0xE0 ? 0xA0 : utf8_lead_ == 0xF0 ? 0x90 : 0x80;
@@ -152,7 +170,19 @@ std::string JsonPrefix::closing() const {
             // Finish a split UTF-8 character with the smallest continuation its first byte allows.
             for (uint8_t k = 0; k < utf8_left_; ++k)
                 out += static_cast<char>(k == 0 && utf8_lead_ == 0xE0 ? 0xA0 : k == 0 && utf8_lead_ == 0xF0 ? 0x90 : 0x80);
-            out += std::string(hex_left_, '0') + (escape_ ? "n" : "") + "\"" + (key_ ? ":null" : "");
+            if (surrogate_ == kAwaitBackslash) {
+                out += "\\udc00";
+            } else if (surrogate_ == kAwaitU) {
+                out += "udc00";
+            } else if (surrogate_ == kInLowHalf) {
+                out += std::string("dc00").substr(static_cast<size_t>(4 - hex_left_));
+            } else if (hex_left_ > 0) {
+                // Zeros complete the escape; a completed high half then needs a low one.
+                out += std::string(hex_left_, '0');
+                const unsigned value = static_cast<unsigned>(hex_value_) << (4 * hex_left_);
+                if (value >= 0xD800 && value <= 0xDBFF) out += "\\udc00";
+            }
+            out += std::string(escape_ ? "n" : "") + "\"" + (key_ ? ":null" : "");
             break;
         case Mode::Number:
             if (number_ == kMinus || number_ == kDot || number_ == kExp || number_ == kExpSign) out = "0";

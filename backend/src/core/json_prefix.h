@@ -48,6 +48,11 @@ private:
     bool key_ = false;
     bool escape_ = false;      // just after a backslash in a string
     uint8_t hex_left_ = 0;     // hex digits of a \uXXXX escape still to come
+    uint16_t hex_value_ = 0;   // the digits of that escape so far
+    // UTF-16 surrogates: a \uD800-\uDBFF escape must be followed at once by a \uDC00-\uDFFF one, and a low half
+    // never stands alone (as nlohmann's parser, which reads the reply, requires).
+    enum Surrogate : uint8_t { kNoPair, kAwaitBackslash, kAwaitU, kInLowHalf };
+    Surrogate surrogate_ = kNoPair;
     uint8_t utf8_left_ = 0;    // continuation bytes of a UTF-8 character still to come (tokens split characters)
     unsigned char utf8_lead_ = 0;  // that character's first byte, while its second is awaited
     NumberState number_ = kInt;

@@ -179,8 +179,8 @@ std::string py_lstrip_chars(const std::string& s, char c) {
     return s.substr(b);
 }
 
-void throw_field_type_error(const std::string& origin, const char* key, const char* expected, const ojson& got) {
-    throw Error(origin + ": field '" + key + "' must be " + expected + " (got " + (got.is_number_float() ? "a non-integer number" : std::string(got.type_name())) + ")");
+void throw_field_type_error(const std::string& origin, const char* key, const char* expected, const char* got) {
+    throw Error((origin.empty() ? std::string() : origin + ": ") + "field '" + key + "' must be " + expected + " (got " + got + ")");
 }
 
 }  // namespace ws

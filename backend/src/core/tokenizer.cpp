@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "worldstudio/core/error.h"
+#include "worldstudio/core/pyjson.h"
 
 namespace ws {
 
@@ -219,7 +220,7 @@ Tokenizer Tokenizer::from_json_text(const std::string& text, const std::string& 
     if (!j.is_object() || !j.contains("model") || !j["model"].is_object())
         throw Error(origin + ": no 'model' section");
     const json& m = j["model"];
-    if (m.value("type", "") != "BPE") throw Error(origin + ": only BPE tokenizers are supported");
+    if (json_field<std::string>(m, "type", "", origin + ": model") != "BPE") throw Error(origin + ": only BPE tokenizers are supported");
     if (!m.contains("vocab") || !m["vocab"].is_object() || !m.contains("merges") || !m["merges"].is_array())
         throw Error(origin + ": BPE model needs 'vocab' and 'merges'");
     Tokenizer t;
@@ -233,11 +234,13 @@ Tokenizer Tokenizer::from_json_text(const std::string& text, const std::string& 
     }
     if (j.contains("added_tokens") && j["added_tokens"].is_array()) {
         for (const auto& a : j["added_tokens"]) {
-            if (!a.contains("id") || !a.contains("content") || !a["content"].is_string() || !a["id"].is_number_integer())
+            if (!a.is_object() || !a.contains("id") || !a.contains("content") || !a["content"].is_string() || !a["id"].is_number_integer())
                 throw Error(origin + ": malformed added_tokens entry");
             std::string content = a["content"].get<std::string>();
-            int32_t id = a["id"].get<int32_t>();
-            if (content.empty() || id < 0) throw Error(origin + ": malformed added_tokens entry");
+            // Ids as the vocabulary's: they size the id table, so an absurd one must not allocate it.
+            if (a["id"].get<int64_t>() < 0 || a["id"].get<int64_t>() > 10000000) throw Error(origin + ": added token '" + content + "' has a bad id");
+            const int32_t id = a["id"].get<int32_t>();
+            if (content.empty()) throw Error(origin + ": malformed added_tokens entry");
             I.added.emplace_back(content, id);
             I.vocab[content] = id;
             max_id = std::max(max_id, id);

@@ -40,14 +40,10 @@ std::string read_text_file(const std::string& path, const char* what) {
     return ss.str();
 }
 
+// A job field: absent or null takes the fallback; a wrong type says what the field must be.
 template <typename T>
 T get(const ojson& j, const char* key, T fallback) {
-    if (!j.contains(key) || j[key].is_null()) return fallback;
-    try {
-        return j[key].get<T>();
-    } catch (const std::exception&) {
-        throw Error(std::string("job field '") + key + "' has the wrong type");
-    }
+    return json_field(j, key, std::move(fallback), "");  // the caller names the job (its file, or the queue entry)
 }
 
 double get_number(const ojson& j, const char* key, double fallback) {

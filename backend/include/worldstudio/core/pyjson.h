@@ -36,15 +36,16 @@ template <> inline const char* json_expected<std::vector<double>>() { return "a 
 template <> inline const char* json_expected<std::vector<std::string>>() { return "a list of strings"; }
 template <> inline const char* json_expected<std::vector<bool>>() { return "a list of true/false values"; }
 
-// "ORIGIN: field 'KEY' must be EXPECTED (got TYPE)".
-[[noreturn]] void throw_field_type_error(const std::string& origin, const char* key, const char* expected, const ojson& got);
+// "ORIGIN: field 'KEY' must be EXPECTED (got TYPE)" (without "ORIGIN: " when it is empty).
+[[noreturn]] void throw_field_type_error(const std::string& origin, const char* key, const char* expected, const char* got);
 
 // Reads `key` into `out` when present and not null (null means "not given", as the reference writes absent
 // lists); a value of the wrong type is a ws::Error naming the origin, the field and what it must be.
-template <typename T>
-void read_json_field(const ojson& j, const char* key, T& out, const std::string& origin) {
+template <typename T, typename Json>
+void read_json_field(const Json& j, const char* key, T& out, const std::string& origin) {
     if (!j.is_object() || !j.contains(key) || j[key].is_null()) return;
-    const ojson& v = j[key];
+    const Json& v = j[key];
+    const char* got = v.is_number_float() ? "a non-integer number" : v.type_name();
     // nlohmann converts a float to an integer by truncation and an integer to bool; both would hide a mistake.
     bool ok = true;
     if constexpr (std::is_same_v<T, bool>) ok = v.is_boolean();
@@ -55,17 +56,17 @@ void read_json_field(const ojson& j, const char* key, T& out, const std::string&
         ok = v.is_array();
         for (const auto& e : v) ok = ok && e.is_number_integer();
     }
-    if (!ok) throw_field_type_error(origin, key, json_expected<T>(), v);
+    if (!ok) throw_field_type_error(origin, key, json_expected<T>(), got);
     try {
-        out = v.get<T>();
+        out = v.template get<T>();
     } catch (const std::exception&) {
-        throw_field_type_error(origin, key, json_expected<T>(), v);
+        throw_field_type_error(origin, key, json_expected<T>(), got);
     }
 }
 
 // The same, returning `fallback` when the field is absent or null.
-template <typename T>
-T json_field(const ojson& j, const char* key, T fallback, const std::string& origin) {
+template <typename T, typename Json>
+T json_field(const Json& j, const char* key, T fallback, const std::string& origin) {
     read_json_field(j, key, fallback, origin);
     return fallback;
 }
