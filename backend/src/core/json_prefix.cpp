@@ -1,5 +1,6 @@
 #include "core/json_prefix.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace ws {
@@ -19,12 +20,13 @@ bool JsonPrefix::value_start(unsigned char c) {
         case 't': literal_ = "rue"; mode_ = Mode::Literal; return true;
         case 'f': literal_ = "alse"; mode_ = Mode::Literal; return true;
         case 'n': literal_ = "ull"; mode_ = Mode::Literal; return true;
-        case '-': number_ = kMinus; mode_ = Mode::Number; return true;
-        case '0': number_ = kZero; mode_ = Mode::Number; return true;
+        case '-': number_ = kMinus; mode_ = Mode::Number; int_digits_ = exp_value_ = 0, exp_negative_ = false; return true;
+        case '0': number_ = kZero; mode_ = Mode::Number; int_digits_ = exp_value_ = 0, exp_negative_ = false; return true;
         default:
             if (c >= '1' && c <= '9') {
                 number_ = kInt;
                 mode_ = Mode::Number;
+                int_digits_ = 1, exp_value_ = 0, exp_negative_ = false;
                 return true;
             }
             return false;
@@ -131,12 +133,19 @@ bool JsonPrefix::feed(unsigned char c) {
             // cannot continue it, which must then be valid after a value.
             const bool can_end = number_ == kZero || number_ == kInt || number_ == kFrac || number_ == kExpDigits;
             if (digit(c) && number_ != kZero) {
+                if ((number_ == kMinus && c != '0') || number_ == kInt) ++int_digits_;
+                if ((number_ == kExp || number_ == kExpSign || number_ == kExpDigits) && !exp_negative_)
+                    exp_value_ = static_cast<uint16_t>(std::min(exp_value_ * 10 + (c - '0'), kMaxMagnitude + 1));
+                if (int_digits_ + (exp_negative_ ? 0 : exp_value_) > kMaxMagnitude) {
+                    ok = false;  // past what a double holds
+                    break;
+                }
                 number_ = number_ == kMinus ? (c == '0' ? kZero : kInt) : number_ == kDot ? kFrac : number_ == kExp || number_ == kExpSign ? kExpDigits : number_;
                 return true;
             }
             if (c == '.' && (number_ == kZero || number_ == kInt)) return number_ = kDot, true;
             if ((c == 'e' || c == 'E') && (number_ == kZero || number_ == kInt || number_ == kFrac)) return number_ = kExp, true;
-            if ((c == '+' || c == '-') && number_ == kExp) return number_ = kExpSign, true;
+            if ((c == '+' || c == '-') && number_ == kExp) return exp_negative_ = c == '-', number_ = kExpSign, true;
             if (!can_end) {
                 ok = false;
                 break;

@@ -56,6 +56,13 @@ private:
     uint8_t utf8_left_ = 0;    // continuation bytes of a UTF-8 character still to come (tokens split characters)
     unsigned char utf8_lead_ = 0;  // that character's first byte, while its second is awaited
     NumberState number_ = kInt;
+    // A number's decimal magnitude: digits before the point (after a leading zero none count) plus a positive
+    // exponent. nlohmann refuses a number that overflows a double (past about 1.8e308), so the automaton keeps every
+    // number below 10^kMaxMagnitude; that refuses a few valid JSON numbers and never accepts an unreadable one.
+    static constexpr int kMaxMagnitude = 300;
+    uint16_t int_digits_ = 0;
+    uint16_t exp_value_ = 0;
+    bool exp_negative_ = false;
     const char* literal_ = nullptr;  // the rest of true / false / null
 };
 
