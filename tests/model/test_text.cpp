@@ -126,6 +126,18 @@ private Q_SLOTS:
         QCOMPARE(parse_mss("1:05"), 65.0);
         QCOMPARE(parse_mss("1:5"), -1.0);
         QCOMPARE(parse_mss("x:05"), -1.0);
+        QCOMPARE(parse_mss("999999:59"), 59999999.0);
+        QCOMPARE(parse_mss("88888833333333333333333:00"), -1.0);  // used to throw std::out_of_range from stoi
+        const ojson huge = ojson::parse(R"({"actions": [{"time": "88888833333333333333333:00-0:05", "description": "bounces"}]})");
+        QVERIFY(!validate_caption(huge, 10).empty());
+        // Format specs and device names as users write them: refused with a ws::Error, never stoi's own exception.
+        PromptMetadata meta;
+        meta.num_frames = 33, meta.fps = 16;
+        QCOMPARE(render_template("{duration:.2f}", meta), std::string("2.06"));
+        for (const char* bad : {"{duration:.99999999999f}", "{duration:.xf}", "{duration:.f}"})
+            QVERIFY_THROWS_EXCEPTION(Error, render_template(bad, meta));
+        for (const char* bad : {"cuda:99999999999", "cuda:x", "cudax", "cuda:"})
+            QVERIFY_THROWS_EXCEPTION(Error, ws::parse_device(bad));
     }
     void badJobs() {
         auto expect = [](const ojson& job, const char* frag) {

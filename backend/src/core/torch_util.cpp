@@ -68,9 +68,14 @@ at::Device parse_device(const std::string& name) {
     if (name.empty() || name == "auto") return at::hasCUDA() ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
     if (name == "cpu") return at::Device(at::kCPU);
     if (name.rfind("cuda", 0) == 0) {
-        if (!at::hasCUDA()) throw Error("device '" + name + "' requested but this build or machine has no CUDA");
         int index = 0;
-        if (name.size() > 5 && name[4] == ':') index = std::stoi(name.substr(5));
+        if (name.size() > 4) {
+            const std::string n = name.substr(5);
+            if (name[4] != ':' || n.empty() || n.size() > 3 || n.find_first_not_of("0123456789") != std::string::npos)
+                throw Error("unknown device '" + name + "' (use cpu, cuda, cuda:N or auto)");
+            index = std::stoi(n);
+        }
+        if (!at::hasCUDA()) throw Error("device '" + name + "' requested but this build or machine has no CUDA");
         return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(index));
     }
     throw Error("unknown device '" + name + "' (use cpu, cuda, cuda:N or auto)");

@@ -46,7 +46,7 @@ std::string oobleck_legacy_name(const std::string& name_in, size_t n) {
     name = std::regex_replace(name, std::regex(R"(\.parametrizations\.weight\.original1$)"), ".weight_v");
     if (name.rfind("encoder.", 0) == 0) return "";
     std::smatch m;
-    static const std::regex block(R"(^decoder\.block\.(\d+)\.(.*)$)");
+    static const std::regex block(R"(^decoder\.block\.(\d{1,6})\.(.*)$)");  // bounded: stoul must not overflow
     static const std::regex res(R"(^res_unit([123])\.(snake1|conv1|snake2|conv2)\.(.*)$)");
     if (std::regex_match(name, m, block)) {
         const std::string b = std::to_string(std::stoul(m[1]) + 1), rest = m[2];

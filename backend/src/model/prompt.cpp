@@ -44,10 +44,11 @@ std::string render_template(const std::string& tmpl, const PromptMetadata& meta)
         if (spec.empty()) {
             // Python prints ints as ints and floats with repr.
             out += integral ? std::to_string(static_cast<long long>(value)) : python_float_repr(value);
-        } else if (spec.size() >= 3 && spec[0] == '.' && spec.back() == 'f') {
-            out += python_format_fixed(value, std::stoi(spec.substr(1, spec.size() - 2)));
+        } else if (spec.size() >= 3 && spec.size() <= 4 && spec[0] == '.' && spec.back() == 'f' &&
+                   spec.substr(1, spec.size() - 2).find_first_not_of("0123456789") == std::string::npos) {
+            out += python_format_fixed(value, std::stoi(spec.substr(1, spec.size() - 2)));  // .0f to .99f
         } else {
-            throw Error("template format spec ':" + spec + "' is not supported (use .Nf)");
+            throw Error("template format spec ':" + spec + "' is not supported (use .Nf, N from 0 to 99)");
         }
         i = close;
     }
@@ -136,7 +137,8 @@ ojson extract_json_caption(const std::string& reply) {
 
 double parse_mss(const std::string& t) {
     size_t colon = t.find(':');
-    if (colon == std::string::npos || colon == 0 || t.size() - colon - 1 != 2) return -1;
+    // At most six digits of minutes: more is no clip length, and would overflow stoi (found by fuzz_request).
+    if (colon == std::string::npos || colon == 0 || colon > 6 || t.size() - colon - 1 != 2) return -1;
     for (size_t i = 0; i < t.size(); ++i)
         if (i != colon && !std::isdigit(static_cast<unsigned char>(t[i]))) return -1;
     const int m = std::stoi(t.substr(0, colon)), s = std::stoi(t.substr(colon + 1));
