@@ -38,8 +38,9 @@ int cmd_info(const std::string&, const Args& a) {
         std::printf("%s tensors: %zu\n", k, r[k].size());
         for (const auto& n : r[k]) std::printf("  %s\n", n.get<std::string>().c_str());
     }
+    std::printf("components (checked as loading reads them):\n");
     for (const auto& [name, comp] : r["components"].items())
-        std::printf("%s: %s%s\n", name.c_str(), comp["ok"].get<bool>() ? "ok" : "FAILS: ",
+        std::printf("  %s: %s%s\n", name.c_str(), comp["ok"].get<bool>() ? "ok" : "FAILS: ",
                     comp["ok"].get<bool>() ? "" : ws::one_line(comp["error"].get<std::string>()).c_str());
     std::printf("loadable: %s\n", r["loadable"].get<bool>() ? "yes" : "no");
     return r["loadable"].get<bool>() ? 0 : 1;
