@@ -17,10 +17,8 @@ std::string user_message(const std::exception& e) {
         return kind == "parse_error" ? rest : "a JSON value is not what was expected (" + rest + ")";
     }
     // LibTorch (c10::Error) appends "Exception raised from ..." and a stack trace after the message.
-    const size_t trace = m.find("\nException raised from");
-    if (trace != std::string::npos) m.erase(trace);
-    const size_t trace2 = m.find("Exception raised from");
-    if (trace2 != std::string::npos) m.erase(trace2);
+    const size_t trace = m.find("Exception raised from");
+    if (trace != std::string::npos) m.erase(trace);  // the newline before it goes with the trailing whitespace
     while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
     return m.empty() ? "unexpected error" : m;
 }

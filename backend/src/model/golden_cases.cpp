@@ -65,19 +65,20 @@ const at::Tensor& need(const std::map<std::string, at::Tensor>& m, const std::st
 void run_velocity_case(const std::string& dir, const std::string& out, bool reuse_text_kv) {
     c10::InferenceMode guard;
     ojson cj = read_case_json(dir);
+    const std::string origin = dir + "/case.json";
     ModelConfig c = case_config(cj, dir);
     auto net = case_network(c, dir);
     auto t = load_tensors((fs::path(dir) / "case.safetensors").string());
     const at::Tensor noisy = need(t, "noisy_latent", dir).to(at::kFloat);
     const int64_t T = noisy.size(1);
     std::vector<bool> clean(static_cast<size_t>(T), false);
-    for (auto k : json_field(cj, "condition_frame_indexes", std::vector<int64_t>{}, dir + "/case.json")) {
-        if (k < 0 || k >= T) throw Error(dir + "/case.json: condition frame index out of range");
+    for (auto k : json_field(cj, "condition_frame_indexes", std::vector<int64_t>{}, origin)) {
+        if (k < 0 || k >= T) throw Error(origin + ": condition frame index out of range");
         clean[static_cast<size_t>(k)] = true;
     }
     LatentState state;
-    state.vision.push_back({noisy, clean, json_field(cj, "fps", 24.0, dir + "/case.json")});
-    const int64_t ts = json_field(cj, "timestep", int64_t{999}, dir + "/case.json");
+    state.vision.push_back({noisy, clean, json_field(cj, "fps", 24.0, origin)});
+    const int64_t ts = json_field(cj, "timestep", int64_t{999}, origin);
     at::Tensor cond_ids = packed_text_ids(c, ids_of(need(t, "cond_ids", dir)));
     at::Tensor uncond_ids = packed_text_ids(c, ids_of(need(t, "uncond_ids", dir)));
     auto branch = [&](const at::Tensor& ids) {
@@ -86,7 +87,7 @@ void run_velocity_case(const std::string& dir, const std::string& out, bool reus
         return predict_velocity(*net, ids, reuse_text_kv ? &cache : nullptr, state, ts).vision[0].x;
     };
     at::Tensor vc = branch(cond_ids), vu = branch(uncond_ids);
-    at::Tensor v = guided_velocity(vc, vu, json_field(cj, "guidance", 6.0, dir + "/case.json"), json_field(cj, "normalize_cfg", false, dir + "/case.json"));
+    at::Tensor v = guided_velocity(vc, vu, json_field(cj, "guidance", 6.0, origin), json_field(cj, "normalize_cfg", false, origin));
     auto positions = [&](const at::Tensor& ids) {
         SequenceLayout L = build_layout(c, ids.numel(), state);
         return at::cat({L.text_positions, L.gen_positions}, 1);
@@ -121,17 +122,18 @@ void run_logits_case(const std::string& dir, const std::string& out) {
 void run_positions_case(const std::string& dir, const std::string& out) {
     c10::InferenceMode guard;
     ojson cj = read_case_json(dir);
+    const std::string origin = dir + "/case.json";
     ModelConfig c;
     c.sound_gen = c.action_gen = true;
     if (cj.contains("special_tokens")) {
         const ojson& s = cj["special_tokens"];
-        if (!s.is_object()) throw Error(dir + "/case.json: 'special_tokens' must be an object");
-        c.special.eos = json_field(s, "eos_token_id", c.special.eos, dir + "/case.json: special_tokens");
-        c.special.start_of_generation = json_field(s, "start_of_generation", c.special.start_of_generation, dir + "/case.json: special_tokens");
+        if (!s.is_object()) throw Error(origin + ": 'special_tokens' must be an object");
+        c.special.eos = json_field(s, "eos_token_id", c.special.eos, origin + ": special_tokens");
+        c.special.start_of_generation = json_field(s, "start_of_generation", c.special.start_of_generation, origin + ": special_tokens");
     }
     auto num = [&](const char* k) {
         if (!cj.contains(k) || !cj[k].is_number_integer() || cj[k].get<int64_t>() < 0 || cj[k].get<int64_t>() > 100000)
-            throw Error(dir + "/case.json: '" + k + "' must be a non-negative integer");
+            throw Error(origin + ": '" + k + "' must be a non-negative integer");
         return cj[k].get<int64_t>();
     };
     std::vector<int64_t> prompt;
@@ -140,13 +142,13 @@ void run_positions_case(const std::string& dir, const std::string& out) {
     LatentState state;
     const int64_t T = num("latent_frames");
     std::vector<bool> clean(static_cast<size_t>(T), false);
-    for (auto k : json_field(cj, "condition_frame_indexes_vision", std::vector<int64_t>{}, dir + "/case.json"))
+    for (auto k : json_field(cj, "condition_frame_indexes_vision", std::vector<int64_t>{}, origin))
         if (k >= 0 && k < T) clean[static_cast<size_t>(k)] = true;
-    const double fps = json_field(cj, "fps", 24.0, dir + "/case.json");
+    const double fps = json_field(cj, "fps", 24.0, origin);
     state.vision.push_back({at::zeros({c.latent_channels, T, num("latent_h"), num("latent_w")}), clean, fps});
     if (num("actions") > 0)
         state.action = ActionLatent{at::zeros({num("actions"), c.max_action_dim}), std::vector<bool>(static_cast<size_t>(num("actions")), false),
-                                    json_field(cj, "action_fps", fps, dir + "/case.json"), 0, 0};
+                                    json_field(cj, "action_fps", fps, origin), 0, 0};
     if (num("sound_latents") > 0)
         state.sound = SoundLatent{at::zeros({c.sound_dim, num("sound_latents")}), std::vector<bool>(static_cast<size_t>(num("sound_latents")), false), c.sound_latent_fps};
     SequenceLayout L = build_layout(c, text_ids.numel(), state);
@@ -156,16 +158,17 @@ void run_positions_case(const std::string& dir, const std::string& out) {
 void run_vae_case(const std::string& dir, const std::string& out) {
     c10::InferenceMode guard;
     ojson cj = read_case_json(dir);
-    if (!cj.contains("config") || !cj["config"].is_object()) throw Error(dir + "/case.json: no config");
+    const std::string origin = dir + "/case.json";
+    if (!cj.contains("config") || !cj["config"].is_object()) throw Error(origin + ": no config");
     const ojson& conf = cj["config"];
     auto weights = load_tensors((fs::path(dir) / "weights.safetensors").string());
     auto t = load_tensors((fs::path(dir) / "case.safetensors").string());
     if (conf.contains("dec_strides")) {
-        AudioVAEDecoder dec(AudioVAEConfig::from_json(conf, dir + "/case.json"), weights, at::Device(at::kCPU), at::kFloat);
+        AudioVAEDecoder dec(AudioVAEConfig::from_json(conf, origin), weights, at::Device(at::kCPU), at::kFloat);
         save_tensors(out, {{"audio", dec.decode(need(t, "latent", dir).to(at::kFloat))}});
         return;
     }
-    VideoVAE vae(VideoVAEConfig::from_json(conf, dir + "/case.json"), weights, need(t, "latents_mean", dir), need(t, "latents_std", dir),
+    VideoVAE vae(VideoVAEConfig::from_json(conf, origin), weights, need(t, "latents_mean", dir), need(t, "latents_std", dir),
                  at::Device(at::kCPU), at::kFloat);
     std::map<std::string, at::Tensor> result;
     if (t.count("video")) result["encoded"] = vae.encode(t.at("video").to(at::kFloat));
