@@ -6,7 +6,8 @@ set -euo pipefail
 build=(cmake ninja-build g++ pkg-config)
 libs=(libtorch-dev libopenblas0-pthread nlohmann-json3-dev libspdlog-dev libutf8proc-dev libssl-dev qt6-base-dev
       libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
-      libopencv-core-dev libopencv-imgproc-dev portaudio19-dev libqt6sql6-sqlite libsqlite3-dev)
+      libopencv-core-dev libopencv-imgproc-dev portaudio19-dev libqt6sql6-sqlite libsqlite3-dev
+      libsnappy-dev libzstd-dev libeigen3-dev)
 # Peers the tests compare against: numpy (noise, sigmas), Python's json (prompts), node/npm (the JS tokenizer).
 peers=(python3 python3-numpy pulseaudio pulseaudio-utils libasound2-plugins xvfb xauth)
 

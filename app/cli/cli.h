@@ -53,6 +53,8 @@ void add_engine_verbs(std::vector<Verb>& verbs);  // verbs_engine.cpp
 void add_media_verbs(std::vector<Verb>& verbs);   // verbs_media.cpp
 void add_pico_verbs(std::vector<Verb>& verbs);    // verbs_pico.cpp
 void add_hue_verbs(std::vector<Verb>& verbs);     // verbs_hue.cpp
+void add_robotics_verbs(std::vector<Verb>& verbs);  // verbs_robotics.cpp: action-case, rollout
+void add_dataset_verbs(std::vector<Verb>& verbs);   // verbs_dataset.cpp: dataset info/episode/frame/export/bench
 #endif
 
 // The model a verb runs on: --model DIR, else the shipped Pico model, else a tiny random model made once in the cache.

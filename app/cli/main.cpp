@@ -19,6 +19,8 @@ std::vector<Verb> all_verbs() {
     add_media_verbs(v);
     add_pico_verbs(v);
     add_hue_verbs(v);
+    add_robotics_verbs(v);
+    add_dataset_verbs(v);
 #endif
     return v;
 }

@@ -54,7 +54,8 @@ private Q_SLOTS:
                                                                   {"media", "core;model;media"},
                                                                   {"jobs", "core;model;jobs"},
                                                                   {"pico", "core;model;media;pico"},
-                                                                  {"hue", "core;model;media;hue"}};
+                                                                  {"hue", "core;model;media;hue"},
+                                                                  {"robotics", "core;model;media;pico;robotics"}};
         for (const auto& [m, allowed] : modules) {
             QStringList files;
             for (const QString& d : {src + "/include/worldstudio/" + m, src + "/src/" + m})

@@ -167,6 +167,13 @@ std::string py_strip(const std::string& s) {
     return s.substr(start, end - start);
 }
 
+std::string py_rstrip(const std::string& s) {
+    auto cps = decode(s);
+    size_t e = cps.size();
+    while (e > 0 && py_isspace(cps[e - 1].first)) --e;
+    return e < cps.size() ? s.substr(0, cps[e].second) : s;
+}
+
 std::string py_rstrip_chars(const std::string& s, char c) {
     size_t e = s.size();
     while (e > 0 && s[e - 1] == c) --e;

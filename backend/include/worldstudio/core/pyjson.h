@@ -17,8 +17,9 @@ std::string python_float_repr(double v);
 // Python's format(v, ".Nf"), e.g. "{:.1f}".format(7.875) == "7.9" (correctly rounded, like printf).
 std::string python_format_fixed(double v, int decimals);
 
-// Python's str.strip()/rstrip(chars)/lstrip(chars) on UTF-8 text (whitespace = str.isspace()).
+// Python's str.strip()/rstrip()/rstrip(chars)/lstrip(chars) on UTF-8 text (whitespace = str.isspace()).
 std::string py_strip(const std::string& s);
+std::string py_rstrip(const std::string& s);
 std::string py_rstrip_chars(const std::string& s, char c);
 std::string py_lstrip_chars(const std::string& s, char c);
 
