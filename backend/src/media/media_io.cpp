@@ -175,6 +175,56 @@ VideoFrames read_video(const std::string& path, double fps, int max_frames) {
     return out;
 }
 
+VideoFrames read_video_at(const std::string& path, double start_seconds, int max_frames, double end_seconds) {
+    constexpr double kTolerance = 1e-4;
+    // First try from the keyframe before the start; if that lands past the start (a demuxer without an index),
+    // read again from the beginning.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        InputPtr in = open_input(path);
+        int index = av_find_best_stream(in.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+        if (index < 0) throw Error(path + ": has no video stream");
+        AVStream* st = in->streams[index];
+        const int W = st->codecpar->width, H = st->codecpar->height;
+        if (W <= 0 || H <= 0 || W > kMaxMediaDimension || H > kMaxMediaDimension)
+            throw Error(path + ": picture size " + std::to_string(W) + "x" + std::to_string(H) + " is not supported (at most " +
+                        std::to_string(kMaxMediaDimension) + " a side)");
+        const double tb = av_q2d(st->time_base);
+        const bool seeked = attempt == 0 && start_seconds > kTolerance && tb > 0 &&
+                            av_seek_frame(in.get(), index, static_cast<int64_t>(std::floor((start_seconds - kTolerance) / tb)),
+                                          AVSEEK_FLAG_BACKWARD) >= 0;
+        CodecPtr ctx = open_decoder(path, st);
+        VideoFrames out;
+        out.width = W, out.height = H;
+        const AVRational rate = av_guess_frame_rate(in.get(), st, nullptr);
+        out.fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 24.0;
+        std::unique_ptr<SwsContext, SwsDeleter> sws;
+        const size_t frame_bytes = static_cast<size_t>(W) * H * 3;
+        int64_t decoded = 0;
+        bool overshot = false;
+        decode_stream(path, in.get(), index, ctx.get(), [&](AVFrame* f) {
+            if (f->width != W || f->height != H) throw Error(path + ": the picture size changes mid-stream");
+            if (++decoded > kMaxDecodedFrames) throw Error(path + ": more than " + std::to_string(kMaxDecodedFrames) + " frames");
+            const double t = f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp * tb : (decoded - 1) / out.fps;
+            if (t < start_seconds - kTolerance) return true;
+            if (seeked && decoded == 1 && t > start_seconds + kTolerance) return overshot = true, false;
+            if (end_seconds > start_seconds && t >= end_seconds - kTolerance) return false;
+            sws.reset(sws_getCachedContext(sws.release(), W, H, static_cast<AVPixelFormat>(f->format), W, H, AV_PIX_FMT_RGB24,
+                                           SWS_BILINEAR, nullptr, nullptr, nullptr));
+            if (!sws) throw Error(path + ": cannot convert pixel format");
+            out.rgb.resize(out.rgb.size() + frame_bytes);
+            uint8_t* dst[4] = {out.rgb.data() + out.rgb.size() - frame_bytes, nullptr, nullptr, nullptr};
+            int stride[4] = {W * 3, 0, 0, 0};
+            sws_scale(sws.get(), f->data, f->linesize, 0, H, dst, stride);
+            ++out.count;
+            return !(max_frames > 0 && out.count >= max_frames);
+        });
+        if (overshot) continue;
+        if (out.count == 0) throw Error(path + ": no frame at or after " + std::to_string(start_seconds) + " s");
+        return out;
+    }
+    throw Error(path + ": cannot reach " + std::to_string(start_seconds) + " s");
+}
+
 VideoFrames read_image(const std::string& path) { return read_video(path, 0, 1); }
 
 AudioClip read_audio(const std::string& path, int sample_rate, int channels) {

@@ -18,6 +18,10 @@ constexpr int64_t kMaxDecodedFrames = 20000;
 
 // Reads up to `max_frames` frames (0 = all) resampled in time to `fps` (0 = the file's own rate) at the file's size.
 VideoFrames read_video(const std::string& path, double fps = 0, int max_frames = 0);
+// Frames in stream order (no fps resampling) from the first whose time is >= start_seconds - 1e-4, at most
+// `max_frames` (0 = to the end), stopping before the first at or past end_seconds - 1e-4 when end_seconds >
+// start_seconds. Seeks to the keyframe before start_seconds, so a frame deep in a long file is cheap to reach.
+VideoFrames read_video_at(const std::string& path, double start_seconds, int max_frames = 0, double end_seconds = 0);
 // Reads the first audio stream resampled to `sample_rate` Hz, `channels` channels.
 AudioClip read_audio(const std::string& path, int sample_rate = 48000, int channels = 2);
 // A picture (PNG, JPEG, ...) as a one-frame VideoFrames.
