@@ -283,6 +283,15 @@ private Q_SLOTS:
             QVERIFY2(std::string(e.what()).find("int96.parquet: column 'x': type INT96 is not supported") != std::string::npos, e.what());
         }
     }
+    void fuzzRegressions() {
+        // Inputs that once crashed fuzz_parquet: each must read or be refused with a ws::Error.
+        // regression-empty-dictionary-page: a dictionary page of 0 values (memcpy from an empty vector, UBSan).
+        const fs::path dir = WS_SOURCE_DIR "/tests/fuzz/corpus/fuzz_parquet";
+        int n = 0;
+        for (const auto& e : fs::directory_iterator(dir))
+            if (e.path().filename().string().rfind("regression-", 0) == 0) read_or_refuse(file_bytes(e.path().string()), "regression.parquet"), ++n;
+        QVERIFY(n >= 1);
+    }
     void duckdbZstdPageV2() {
         if (!have_duckdb()) QSKIP("the npm peer @duckdb/node-api is not installed (scripts/test.sh installs it)");
         const QString path = tmp_.filePath("duck.parquet");

@@ -337,6 +337,7 @@ VideoFrames Dataset::frames(int64_t index, const std::string& camera, int64_t fi
     if (count < 0 || count > e.length - first) count = e.length - first;
     if (impl_->pico) {
         const VideoFrames& v = impl_->sims[impl_->by_index.at(index)].video;
+        if (v.count < first + count) throw Error(where + ": episode " + std::to_string(index) + " was simulated without pictures");
         VideoFrames out;
         out.width = v.width, out.height = v.height, out.fps = v.fps, out.count = static_cast<int>(count);
         const size_t fb = static_cast<size_t>(v.width) * v.height * 3;

@@ -343,6 +343,16 @@ Column File::read(int leaf, int rg_begin, int rg_end) const {
     c.kind = l.kind;
     c.depth = l.max_rep;
     c.offsets.resize(static_cast<size_t>(l.max_rep));
+    // Reserve what the footer announces (bounded by what the file could hold) instead of growing page by page.
+    int64_t values = 0, rows = 0;
+    for (int g = std::max(rg_begin, 0); g < rg_end && g < static_cast<int>(row_groups_.size()); ++g)
+        values += row_groups_[static_cast<size_t>(g)].chunks[static_cast<size_t>(leaf)].num_values, rows += row_groups_[static_cast<size_t>(g)].num_rows;
+    const int64_t cap = size() * 8 + (int64_t{1} << 16);
+    const auto reserve = static_cast<size_t>(std::clamp<int64_t>(values, 0, cap));
+    if (c.is_real()) c.reals.reserve(reserve);
+    else if (c.kind == ValueKind::String) c.strings.reserve(std::min<size_t>(reserve, static_cast<size_t>(size())));
+    else c.ints.reserve(reserve);
+    if (c.depth) c.offsets[0].reserve(static_cast<size_t>(std::clamp<int64_t>(rows, 0, cap)) + 1);
     for (int g = std::max(rg_begin, 0); g < rg_end && g < static_cast<int>(row_groups_.size()); ++g) read_chunk(leaf, g, c);
     for (int k = 0; k < c.depth; ++k)
         c.offsets[static_cast<size_t>(k)].push_back(k + 1 < c.depth ? static_cast<int64_t>(c.offsets[static_cast<size_t>(k) + 1].size())
@@ -403,7 +413,7 @@ void File::read_chunk(int leaf, int rg, Column& out) const {
         const uint8_t* data = body;
         size_t size = static_cast<size_t>(h.compressed);
         if (compressed) {
-            buffer.assign(static_cast<size_t>(h.uncompressed), '\0');
+            buffer.resize(static_cast<size_t>(h.uncompressed));  // kept across pages: no zeroing per page
             std::memcpy(buffer.data(), body, static_cast<size_t>(plain_prefix));
             const char* src = reinterpret_cast<const char*>(body + plain_prefix);
             const size_t src_n = static_cast<size_t>(h.compressed - plain_prefix);

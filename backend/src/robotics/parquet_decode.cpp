@@ -161,7 +161,7 @@ void Decoder::plain(const uint8_t* p, size_t n, int64_t count, Column& into) con
     case kInt64:
         need(static_cast<uint64_t>(count) * 8);
         into.ints.resize(c);
-        std::memcpy(into.ints.data(), p, 8 * c);
+        if (c) std::memcpy(into.ints.data(), p, 8 * c);  // an empty vector's data() may be null
         break;
     case kFloat:
         need(static_cast<uint64_t>(count) * 4);
@@ -175,7 +175,7 @@ void Decoder::plain(const uint8_t* p, size_t n, int64_t count, Column& into) con
     case kDouble:
         need(static_cast<uint64_t>(count) * 8);
         into.reals.resize(c);
-        std::memcpy(into.reals.data(), p, 8 * c);
+        if (c) std::memcpy(into.reals.data(), p, 8 * c);
         break;
     case kByteArray: {
         need(static_cast<uint64_t>(count) * 4);
@@ -341,17 +341,20 @@ void Decoder::assemble(int64_t count, int64_t present) {
             const int r = rep_[static_cast<size_t>(i)], d = def_[static_cast<size_t>(i)];
             if (d > l_.max_def) throw Failure("definition level " + std::to_string(d) + " above the maximum " + std::to_string(l_.max_def));
             if (r > L) throw Failure("repetition level " + std::to_string(r) + " above the maximum " + std::to_string(L));
-            if (r > 0) {
-                if (out_.offsets[0].empty()) throw Failure("the first value repeats a row that does not exist");
-                if (d < l_.repeated_def[static_cast<size_t>(r) - 1]) throw Failure("repetition level " + std::to_string(r) + " with too low a definition level");
-            }
+            // Repeating level r needs a non-empty list at level r in the current row.
+            if (r > 0 && (r > open_ || d < l_.repeated_def[static_cast<size_t>(r) - 1]))
+                throw Failure("repetition level " + std::to_string(r) + " repeats a list that does not exist");
             for (int k = r;; ++k) {
                 if (k == L) {
                     leaf(d == l_.max_def);
+                    open_ = L;
                     break;
                 }
                 out_.offsets[static_cast<size_t>(k)].push_back(items(k + 1));
-                if (d < l_.repeated_def[static_cast<size_t>(k)]) break;  // an empty or null list
+                if (d < l_.repeated_def[static_cast<size_t>(k)]) {  // an empty or null list
+                    open_ = k;
+                    break;
+                }
             }
         }
     }

@@ -36,6 +36,7 @@ private:
     Column& out_;
     Column dict_;
     bool has_dict_ = false;
+    int open_ = -1;  // the deepest list level with an item in the current row (-1: no row yet)
     std::vector<int32_t> rep_, def_;
     Column vals_;
 };
