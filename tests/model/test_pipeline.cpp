@@ -136,6 +136,7 @@ private Q_SLOTS:
         fd["vision_path"] = dir("cond.safetensors");
         fd["action_path"] = dir("actions.json");
         fd["action_chunk_size"] = 8;
+        fd["domain_id"] = 0;  // a bare table slot, as older jobs name it
         fd.erase("num_frames");
         auto f = latents(run(fd, "fd"));
         QCOMPARE(f.at("actions").sizes().vec(), std::vector<int64_t>({8, 64}));
@@ -145,6 +146,7 @@ private Q_SLOTS:
         ojson id = base("inverse_dynamics");
         id["vision_path"] = dir("cond.safetensors");
         id["raw_action_dim"] = 7;
+        id["domain_id"] = 0;
         auto i = latents(run(id, "id"));
         auto cond = load_tensors(dir("cond.safetensors")).at("latent");
         QVERIFY(at::equal(i.at("video_latent"), cond));  // the whole video is given
@@ -152,10 +154,96 @@ private Q_SLOTS:
 
         ojson pol = base("policy");
         pol["vision_path"] = dir("cond.safetensors");
+        pol["domain_id"] = 0;
         auto p = latents(run(pol, "policy"));
         QVERIFY(at::equal(p.at("video_latent").select(1, 0), cond.select(1, 0)));
         QVERIFY(!at::equal(p.at("video_latent").select(1, 2), cond.select(1, 2)));
         QVERIFY(p.at("actions").abs().sum().item<double>() > 0);
+    }
+    // The reference's action path: domain by name, the source frame on the tier's canvas (reflect padding at the
+    // bottom and right), the action JSON caption as the prompt string, outputs cropped to the content, and the
+    // reference's sample folder beside ours.
+    void actionPathAsTheReference() {
+        VideoFrames pic;
+        pic.width = 250, pic.height = 150, pic.count = 1;
+        pic.rgb.resize(250 * 150 * 3);
+        for (size_t i = 0; i < pic.rgb.size(); ++i) pic.rgb[i] = static_cast<uint8_t>((i * 7) % 251);
+        write_png(dir("source.png"), pic);
+        std::ofstream(dir("bridge_actions.json")) << ojson(std::vector<std::vector<float>>(8, std::vector<float>(10, 0.1f))).dump();
+        ojson fd = base("forward_dynamics");
+        fd.erase("num_frames");
+        fd.erase("aspect_ratio");
+        fd["prompt"] = "  Push the cup ";
+        fd["vision_path"] = dir("source.png");
+        fd["action_path"] = dir("bridge_actions.json");
+        fd["action_chunk_size"] = 8;
+        fd["fps"] = 5;
+        fd["image_size"] = 256;
+        fd["domain_name"] = " Bridge_Orig_LeRobot";  // case and surrounding space do not matter, as in the reference
+        const GenerationResult r = run(fd, "bridge_fd.mp4");
+        // 150x250 is 0.6 high per wide, the 16:9 entry of tier 256 (320x192); never upscaled, so the content stays
+        // 150x250 and 42 rows and 70 columns of reflection fill the canvas. 9 frames at 5 fps: 1.8 s, "1s" truncated,
+        // "0:02" rounded.
+        QCOMPARE(QString::fromStdString(r.record["prompt_string"].get<std::string>()),
+                 QString("{\"cinematography\": {\"framing\": \"This video is captured from a first-person perspective looking at the scene.\"}, "
+                         "\"actions\": [{\"time\": \"0:00-0:02\", \"description\": \"Push the cup.\"}], \"duration\": \"1s\", \"fps\": 5.0, "
+                         "\"resolution\": {\"H\": 192, \"W\": 320}, \"aspect_ratio\": \"16,9\"}"));
+        QCOMPARE(r.record["action"]["domain_id"].get<int>(), 7);
+        QCOMPARE(r.record["action"]["raw_action_dim"].get<int>(), 10);
+        QCOMPARE(r.record["action"]["image_size"], ojson({192.0, 320.0, 150.0, 250.0}));
+        QCOMPARE(r.record["action"]["pad_mode"].get<std::string>(), std::string("reflect"));
+        QCOMPARE(latents(r).at("video_latent").sizes().vec(), std::vector<int64_t>({48, 3, 12, 20}));
+        const ojson probe = probe_media(dir("out/bridge_fd.mp4"));
+        QCOMPARE(probe["streams"][0]["width"].get<int>(), 250);  // cropped back to the content
+        QCOMPARE(probe["streams"][0]["height"].get<int>(), 150);
+        QCOMPARE(probe["streams"][0]["frames"].get<int64_t>(), int64_t(9));
+        QVERIFY(fs::exists(dir("out/bridge_fd/vision.mp4")));
+        ojson sample = ojson::parse(std::ifstream(dir("out/bridge_fd/sample_outputs.json")));
+        QCOMPARE(sample["args"]["model_mode"].get<std::string>(), std::string("forward_dynamics"));
+        QCOMPARE(sample["outputs"][0]["files"][0].get<std::string>(), std::string("vision.mp4"));
+        QVERIFY(!sample["outputs"][0]["content"].contains("action"));  // forward dynamics was given its actions
+
+        // WAM (the reference's name for policy) answers with [T_a, raw width] actions in model space.
+        ojson wam = fd;
+        wam["model_mode"] = "wam";
+        wam.erase("action_path");
+        wam["domain_name"] = "av";
+        const GenerationResult w = run(wam, "av_wam.mp4");
+        const ojson rows = ojson::parse(std::ifstream(dir("out/av_wam.actions.json")));
+        QCOMPARE(rows.size(), size_t(8));
+        QCOMPARE(rows[0].size(), size_t(9));
+        ojson wsample = ojson::parse(std::ifstream(dir("out/av_wam/sample_outputs.json")));
+        QCOMPARE(wsample["args"]["model_mode"].get<std::string>(), std::string("wam"));
+        QCOMPARE(wsample["outputs"][0]["content"]["action"], rows);
+        QCOMPARE(load_tensors(dir("out/av_wam.actions.safetensors")).at("actions").sizes().vec(), std::vector<int64_t>({8, 9}));
+        QVERIFY(w.record["prompt_string"].get<std::string>().find("\"fps\": 5.0") != std::string::npos);
+
+        auto expect = [&](ojson job, const char* frag) {
+            try {
+                run(job, "bad_action.mp4");
+                QFAIL(("accepted: " + job.dump()).c_str());
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(frag) != std::string::npos, e.what());
+            }
+        };
+        ojson bad = fd;
+        bad["domain_name"] = "droid";
+        expect(bad, "unknown domain_name 'droid'; known: av, camera_pose");
+        bad.erase("domain_name");
+        expect(bad, "the action modes need domain_name, one of: av");
+        bad["domain_name"] = "libero";
+        bad["model_mode"] = "inverse_dynamics";
+        bad.erase("action_path");
+        expect(bad, "no fixed action width");
+        bad = fd;
+        bad["domain_name"] = "camera_pose";
+        expect(bad, "has 10 values per action, domain 'camera_pose' takes 9");
+        bad = fd;
+        bad["image_size"] = "300";
+        expect(bad, "image_size (the resolution tier) must be one of 256, 480, 704");
+        bad = fd;
+        bad["num_frames"] = 17;
+        expect(bad, "num_frames must be action_chunk_size + 1");
     }
     void cancelStopsWithinAStep() {
         ojson job = base("text2video");
@@ -193,6 +281,7 @@ private Q_SLOTS:
         expect(j, "no tensor named 'latent'");
         ojson fd = base("forward_dynamics");
         fd["vision_path"] = dir("cond.safetensors");
+        fd["domain_id"] = 0;
         std::ofstream(dir("bad_actions.json")) << "[[1, 2], [3]]";
         fd["action_path"] = dir("bad_actions.json");
         expect(fd, "every action vector");

@@ -24,6 +24,10 @@ namespace ws {
 
 namespace {
 
+// Bytes past a packed RGB picture that swscale may touch (its widest vector store).
+constexpr size_t kSwsSlack = 64;
+
+
 const char* kRecordTag = "worldstudio_record";
 
 std::string av_error(int code) {
@@ -152,10 +156,13 @@ VideoFrames read_video(const std::string& path, double fps, int max_frames) {
         sws.reset(sws_getCachedContext(sws.release(), W, H, static_cast<AVPixelFormat>(f->format), W, H, AV_PIX_FMT_RGB24,
                                        SWS_BILINEAR, nullptr, nullptr, nullptr));
         if (!sws) throw Error(path + ": cannot convert pixel format");
-        std::vector<uint8_t> rgb(frame_bytes);
+        // swscale's vector code may write a few bytes past the last row of a packed RGB picture whose width is not
+        // a multiple of its block, so the buffer carries slack.
+        std::vector<uint8_t> rgb(frame_bytes + kSwsSlack);
         uint8_t* dst[4] = {rgb.data(), nullptr, nullptr, nullptr};
         int stride[4] = {W * 3, 0, 0, 0};
         sws_scale(sws.get(), f->data, f->linesize, 0, H, dst, stride);
+        rgb.resize(frame_bytes);
         const int64_t pts = f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp : decoded - 1;
         const double t = f->best_effort_timestamp != AV_NOPTS_VALUE ? pts * tb : (decoded - 1) / src_fps;
         if (first_t < 0) first_t = t;
@@ -211,10 +218,11 @@ VideoFrames read_video_at(const std::string& path, double start_seconds, int max
             sws.reset(sws_getCachedContext(sws.release(), W, H, static_cast<AVPixelFormat>(f->format), W, H, AV_PIX_FMT_RGB24,
                                            SWS_BILINEAR, nullptr, nullptr, nullptr));
             if (!sws) throw Error(path + ": cannot convert pixel format");
-            out.rgb.resize(out.rgb.size() + frame_bytes);
-            uint8_t* dst[4] = {out.rgb.data() + out.rgb.size() - frame_bytes, nullptr, nullptr, nullptr};
+            out.rgb.resize(out.rgb.size() + frame_bytes + kSwsSlack);  // slack for swscale, as in read_video
+            uint8_t* dst[4] = {out.rgb.data() + out.rgb.size() - frame_bytes - kSwsSlack, nullptr, nullptr, nullptr};
             int stride[4] = {W * 3, 0, 0, 0};
             sws_scale(sws.get(), f->data, f->linesize, 0, H, dst, stride);
+            out.rgb.resize(out.rgb.size() - kSwsSlack);
             ++out.count;
             return !(max_frames > 0 && out.count >= max_frames);
         });

@@ -269,7 +269,7 @@ std::string action_caption(const ActionCaption& a) {
     const std::string extra = !cli && a.additional_view_description ? *a.additional_view_description : "";
     if (!framing.empty() && !extra.empty()) framing += (framing.back() == '.' ? " " : ". ") + py_rstrip(extra);
     else if (framing.empty()) framing = py_rstrip(extra);
-    const Canvas canvas = canvas_for(a.height, a.width, a.tier);
+    const Canvas canvas = a.canvas ? *a.canvas : canvas_for(a.height, a.width, a.tier);
     ojson j = {{"cinematography", {{"framing", framing}}},
                {"actions", ojson::array({action})},
                {"duration", duration},

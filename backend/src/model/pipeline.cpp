@@ -14,6 +14,7 @@
 #include "core/torch_util.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/core/noise.h"
+#include "worldstudio/model/action_input.h"
 #include "worldstudio/model/request.h"
 #include "worldstudio/core/schedule.h"
 
@@ -55,7 +56,7 @@ at::Tensor load_latent_file(const std::string& path, const char* field, const Mo
     throw Error(std::string(field) + " '" + path + "' has no tensor named 'latent'");
 }
 
-at::Tensor load_actions(const std::string& path, const ModelConfig& c) {
+at::Tensor load_actions(const std::string& path, const ModelConfig& c, int64_t* raw_width) {
     at::Tensor a;
     if (fs::path(path).extension() == ".json") {
         std::ifstream in(path);
@@ -87,6 +88,7 @@ at::Tensor load_actions(const std::string& path, const ModelConfig& c) {
     if (a.size(1) > c.max_action_dim)
         throw Error("actions have " + std::to_string(a.size(1)) + " dimensions, the model takes at most " + std::to_string(c.max_action_dim));
     if (!at::isfinite(a).all().item<bool>()) throw Error("action_path '" + path + "' holds NaN or infinite values");
+    *raw_width = a.size(1);
     if (a.size(1) < c.max_action_dim) a = at::constant_pad_nd(a, {0, c.max_action_dim - a.size(1)});
     return a;
 }
@@ -95,6 +97,25 @@ std::vector<bool> clean_flags(int T, const std::vector<int64_t>& idx) {
     std::vector<bool> f(static_cast<size_t>(T), false);
     for (auto k : idx) f[static_cast<size_t>(k)] = true;
     return f;
+}
+
+// Beside our files, the reference's layout for an action sample: PREFIX/vision.mp4 (the same file, linked) and
+// PREFIX/sample_outputs.json ({"args", "outputs": [{"content": {"action"}, "files"}]}), which its tools read.
+void write_reference_sample(const std::string& prefix, const GenerationRequest& req, const ojson& record, const ojson* action) {
+    const fs::path dir(prefix);
+    fs::create_directories(dir);
+    std::error_code ec;
+    fs::remove(dir / "vision.mp4", ec);
+    fs::create_hard_link(prefix + ".mp4", dir / "vision.mp4", ec);
+    if (ec) fs::copy_file(prefix + ".mp4", dir / "vision.mp4", fs::copy_options::overwrite_existing);
+    ojson content = ojson::object();
+    if (action) content["action"] = *action;  // absent for forward dynamics, whose actions were given
+    ojson args = record["request"];
+    args["model_mode"] = reference_mode_name(req.mode);
+    const ojson sample = {{"args", args}, {"outputs", ojson::array({{{"content", content}, {"files", ojson::array({"vision.mp4"})}}})}};
+    std::ofstream f(dir / "sample_outputs.json");
+    f << sample.dump(2) << "\n";
+    if (!f) throw Error((dir / "sample_outputs.json").string() + ": cannot write");
 }
 
 struct Branch {
@@ -123,7 +144,9 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     const ojson mode = job_in.is_object() && job_in.contains("model_mode") ? job_in["model_mode"] : ojson(mode_name(kDefaultMode));
     if (job_in.is_object() && mode.is_string()) {
         static const std::vector<std::vector<std::string>> groups = {{"negative_prompt", "negative_prompt_file"},
-                                                                     {"width", "height", "resolution", "aspect_ratio"}};
+                                                                     {"width", "height", "resolution", "aspect_ratio", "image_size"},
+                                                                     {"num_frames", "action_chunk_size"},
+                                                                     {"domain_name", "domain_id"}};
         auto job_sets = [&](const std::string& key) {
             for (const auto& g : groups)
                 if (std::find(g.begin(), g.end(), key) != g.end())
@@ -140,9 +163,58 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     if (mode_has_actions(req.mode) && !c.action_gen) throw Error("this model has no action tower");
     if (req.domain_id < 0 || req.domain_id >= c.num_domains) throw Error("domain_id must be in [0, " + std::to_string(c.num_domains) + ")");
 
-    // Exact strings sent to the tokenizer.
+    // Action modes read action_chunk_size + 1 consecutive frames (no resampling) and put them on the reference's
+    // canvas: resized without upscaling, padded at the bottom and right; outputs are cropped back to the content.
+    std::optional<Canvas> canvas;
+    int source_h = 0, source_w = 0;
+    at::Tensor action_pixels;
+    const bool action_mode = mode_has_actions(req.mode);
+    if (action_mode && !req.vision_path.empty() && fs::path(req.vision_path).extension() != ".safetensors") {
+        if (!M.vae) throw Error("vision_path '" + req.vision_path + "': encoding pictures and videos needs the model's vae/");
+        if (!media_.can_read()) throw Error("vision_path '" + req.vision_path + "': this build reads no picture or video files; give VAE latents (.safetensors)");
+        VideoFrames src = media_.read_frames(req.vision_path, 0, req.num_frames);
+        if (src.count <= 0) throw Error("vision_path '" + req.vision_path + "' holds no frames");
+        source_h = src.height, source_w = src.width;
+        const Canvas cv = req.width > 0 ? canvas_of_size(src.height, src.width, req.height, req.width) : canvas_for(src.height, src.width, req.resolution);
+        if (cv.target_h % c.spatial_compression || cv.target_w % c.spatial_compression)
+            throw Error("the canvas " + std::to_string(cv.target_w) + "x" + std::to_string(cv.target_h) + " is not a multiple of the model's " +
+                        std::to_string(c.spatial_compression) + "-pixel latent cells");
+        req.width = cv.target_w, req.height = cv.target_h;
+        canvas = cv;
+        action_pixels = frames_to_model_input(fit_to_canvas(take_frames(src, req.num_frames), cv), cv.target_w, cv.target_h);
+    }
+    // The domain's width against the action file's.
+    at::Tensor given_actions;
+    if (!req.action_path.empty()) {
+        int64_t width = 0;
+        given_actions = load_actions(req.action_path, c, &width);
+        if (!req.domain_name.empty() && req.raw_action_dim > 0 && width != req.raw_action_dim)
+            throw Error("action_path '" + req.action_path + "' has " + std::to_string(width) + " values per action, domain '" + req.domain_name + "' takes " +
+                        std::to_string(req.raw_action_dim));
+        if (req.raw_action_dim == 0) req.raw_action_dim = width;
+    }
+
+    // Exact strings sent to the tokenizer: the reference's action caption for the action modes, else the prompt
+    // with its duration and resolution sentences.
     const PromptMetadata meta = req.metadata();
-    const std::string prompt_string = format_prompt(req.prompt, meta, req.templates);
+    std::string prompt_string;
+    if (action_mode && req.action_caption != "video") {
+        ActionCaption a;
+        a.path = caption_path_from_name(req.action_caption);
+        a.mode = req.mode;
+        a.prompt = req.prompt;
+        a.view_point = req.view_point;
+        if (req.fps != std::floor(req.fps)) throw Error("fps must be a whole number for the action caption (the reference's fps is an integer)");
+        a.fps = static_cast<int>(req.fps);
+        a.action_chunk_size = req.action_chunk_size;
+        a.height = canvas ? source_h : meta.height, a.width = canvas ? source_w : meta.width;
+        a.canvas = canvas ? *canvas : Canvas{meta.height, meta.width, meta.height, meta.width};
+        if (!req.additional_view_description.empty()) a.additional_view_description = req.additional_view_description;
+        a.idle_frames = req.idle_frames;
+        prompt_string = action_caption(a);
+    } else {
+        prompt_string = format_prompt(req.prompt, meta, req.templates);
+    }
     const std::string negative_string = format_negative_prompt(req.negative_prompt, meta, req.templates, req.negative_metadata_mode);
     Branch cond{packed_prompt_ids(c, *M.tokenizer, prompt_string), {}, false},
         uncond{packed_prompt_ids(c, *M.tokenizer, negative_string), {}, false};
@@ -153,7 +225,9 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     if (!req.vision_path.empty()) {
         int64_t last_cond = 0;
         for (auto k : req.condition_frame_indexes_vision) last_cond = std::max(last_cond, k);
-        cond_latent = load_latent_file(req.vision_path, "vision_path", M, media_, meta.width, meta.height, req.fps, static_cast<int>(1 + 4 * last_cond));
+        cond_latent = action_pixels.defined()
+                          ? M.vae->encode(action_pixels.narrow(1, 0, std::min<int64_t>(action_pixels.size(1), round_frames_to_4k1(static_cast<int>(1 + 4 * last_cond))))).to(at::kCPU, at::kFloat)
+                          : load_latent_file(req.vision_path, "vision_path", M, media_, meta.width, meta.height, req.fps, static_cast<int>(1 + 4 * last_cond));
         if (cond_latent.size(2) != H || cond_latent.size(3) != W)
             throw Error("vision_path latent is " + std::to_string(cond_latent.size(2)) + "x" + std::to_string(cond_latent.size(3)) +
                         ", the request needs " + std::to_string(H) + "x" + std::to_string(W));
@@ -170,8 +244,6 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                         std::to_string(W) + "]");
         control_latent = control_latent * req.control_weight;
     }
-    at::Tensor given_actions;
-    if (!req.action_path.empty()) given_actions = load_actions(req.action_path, c);
     const int64_t n_actions = req.num_frames - 1;  // action k sits between pixel frames k and k + 1
     if (given_actions.defined() && given_actions.size(0) != n_actions)
         throw Error("action_path holds " + std::to_string(given_actions.size(0)) + " actions, " + std::to_string(n_actions) +
@@ -198,6 +270,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         LatentState state;
     };
     std::vector<Final> finals;
+    std::map<std::string, ojson> action_rows;  // per output prefix, for the reference's sample file
 
     SigmaSchedule sched = make_sigma_schedule(req.num_steps, req.shift);
     GenerationResult result;
@@ -276,6 +349,22 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         result.outputs.push_back(prefix + ".safetensors");
         ojson entry = {{"latents", fs::path(prefix + ".safetensors").filename().string()}, {"seed", seed}};
         if (want_media) entry[image ? "image" : "video"] = fs::path(prefix + (image ? ".png" : ".mp4")).filename().string();
+        // Generated actions as the reference returns them: [T_a, raw width], model space (no denormalization).
+        if (final_state.action && req.mode != Mode::ForwardDynamics) {
+            const int64_t width = req.raw_action_dim > 0 ? std::min<int64_t>(req.raw_action_dim, c.max_action_dim) : c.max_action_dim;
+            const at::Tensor a = final_state.action->x.narrow(1, 0, width).contiguous();
+            std::vector<std::vector<double>> rows(static_cast<size_t>(a.size(0)));
+            for (int64_t t = 0; t < a.size(0); ++t) {
+                const float* p = a.data_ptr<float>() + t * width;
+                rows[static_cast<size_t>(t)].assign(p, p + width);
+            }
+            save_tensors(prefix + ".actions.safetensors", {{"actions", a}}, {});
+            std::ofstream(prefix + ".actions.json") << ojson(rows).dump() << "\n";
+            result.outputs.push_back(prefix + ".actions.json");
+            result.outputs.push_back(prefix + ".actions.safetensors");
+            entry["actions"] = fs::path(prefix + ".actions.json").filename().string();
+            action_rows[prefix] = rows;
+        }
         outputs.push_back(entry);
         finals.push_back({prefix, std::move(final_state)});
     }
@@ -299,6 +388,19 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                           {"outputs", outputs},
                           {"seconds", seconds},
                           {"versions", library_versions()}};
+    if (action_mode) {
+        ojson a = {{"domain_name", req.domain_name}, {"domain_id", req.domain_id}, {"raw_action_dim", req.raw_action_dim},
+                   {"action_chunk_size", req.action_chunk_size}, {"view_point", req.view_point},
+                   {"caption", req.action_caption == "video" ? "video prompt (duration and resolution sentences)"
+                                                              : std::string("the reference's ") + (req.action_caption == "cli" ? "inference CLI" : "action transform pipeline") + " formatter"}};
+        if (canvas) {
+            const auto is = canvas->image_size();
+            a["image_size"] = std::vector<double>(is.begin(), is.end());
+            a["source_size"] = {source_h, source_w};
+            a["pad_mode"] = canvas_pad_mode(*canvas);
+        }
+        result.record["action"] = a;
+    }
     if (want_media)  // the libraries that wrote the files
         for (const auto& [name, version] : media_.versions.items()) result.record["versions"][name] = version;
     const std::string record_text = result.record.dump(2);
@@ -312,6 +414,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             frames.count = static_cast<int>(pixels.size(0)), frames.height = static_cast<int>(pixels.size(1)), frames.width = static_cast<int>(pixels.size(2));
             frames.fps = req.fps;
             frames.rgb.assign(pixels.data_ptr<uint8_t>(), pixels.data_ptr<uint8_t>() + pixels.numel());
+            if (canvas) frames = crop_to_content(frames, *canvas);  // the padding is not part of the picture
             if (image) {
                 media_.write_picture(f.prefix + ".png", frames);
                 result.outputs.push_back(f.prefix + ".png");
@@ -326,6 +429,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             }
             media_.write_video(f.prefix + ".mp4", frames, clip.frames() > 0 ? &clip : nullptr, record_text);
             result.outputs.push_back(f.prefix + ".mp4");
+            if (action_mode) write_reference_sample(f.prefix, req, result.record, action_rows.count(f.prefix) ? &action_rows[f.prefix] : nullptr);
         }
     std::ofstream rec(base + ".json");
     rec << record_text << "\n";

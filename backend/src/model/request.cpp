@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "worldstudio/core/error.h"
+#include "worldstudio/model/action_input.h"
+#include "worldstudio/model/embodiments.h"
 
 namespace fs = std::filesystem;
 
@@ -27,10 +29,11 @@ const std::set<std::string> kFields = {
     "enable_sound", "action_path", "domain_id", "action_chunk_size", "raw_action_dim", "control_path",
     "control_type", "control_weight", "control_guidance", "duration_template", "resolution_template",
     "inverse_duration_template", "inverse_resolution_template", "negative_metadata_mode",
-    "negative_prompt_keep_metadata", "sampler", "reuse_text_kv", "preview_every"};
+    "negative_prompt_keep_metadata", "sampler", "reuse_text_kv", "preview_every", "domain_name", "view_point", "image_size",
+    "action_caption", "additional_view_description", "idle_frames"};
 // Reference fields that only concern its own serving setup or media writer; accepted and ignored.
 const std::set<std::string> kIgnored = {"sigma_max", "video_save_quality", "image_save_quality", "defaults_file",
-                                        "use_ema_weights", "condition_video_keep", "view_point", "image_size"};
+                                        "use_ema_weights", "condition_video_keep"};
 
 std::string read_text_file(const std::string& path, const char* what) {
     std::ifstream in(path, std::ios::binary);
@@ -112,17 +115,18 @@ bool mode_has_actions(Mode m) {
 }
 
 Resolution resolution_for(const std::string& tier, const std::string& aspect) {
-    static const std::map<std::string, std::map<std::string, Resolution>> table = {
-        {"256", {{"1,1", {256, 256}}, {"4,3", {320, 256}}, {"3,4", {256, 320}}, {"16,9", {320, 192}}, {"9,16", {192, 320}}}},
-        {"480", {{"1,1", {640, 640}}, {"4,3", {736, 544}}, {"3,4", {544, 736}}, {"16,9", {832, 480}}, {"9,16", {480, 832}}}},
-        {"720", {{"1,1", {960, 960}}, {"4,3", {1104, 832}}, {"3,4", {832, 1104}}, {"16,9", {1280, 720}}, {"9,16", {720, 1280}}}},
-        {"768", {{"1,1", {1024, 1024}}, {"4,3", {1184, 880}}, {"3,4", {880, 1184}}, {"16,9", {1360, 768}}, {"9,16", {768, 1360}}}},
-        {"1080", {{"1,1", {1440, 1440}}, {"4,3", {1664, 1248}}, {"3,4", {1248, 1664}}, {"16,9", {1920, 1080}}, {"9,16", {1080, 1920}}}}};
-    auto t = table.find(tier);
-    if (t == table.end()) throw Error("resolution must be one of 256, 480, 720, 768, 1080 (got '" + tier + "')");
-    auto a = t->second.find(aspect);
-    if (a == t->second.end()) throw Error("aspect_ratio must be one of 1,1 4,3 3,4 16,9 9,16 (got '" + aspect + "')");
-    return a->second;
+    // One table for every mode: the reference's VIDEO_RES_SIZE_INFO (action_input.h).
+    std::string tiers, aspects;
+    for (const auto& [name, entries] : resolution_tiers()) {
+        tiers += (tiers.empty() ? "" : ", ") + name;
+        if (name != tier) continue;
+        for (const TierEntry& e : entries) {
+            if (e.aspect == aspect) return {e.width, e.height};
+            aspects += (aspects.empty() ? "" : " ") + e.aspect;
+        }
+        throw Error("aspect_ratio must be one of " + aspects + " (got '" + aspect + "')");
+    }
+    throw Error("resolution must be one of " + tiers + " (got '" + tier + "')");
 }
 
 int round_frames_to_4k1(int n) { return n <= 1 ? 1 : ((n - 1 + 3) / 4) * 4 + 1; }
@@ -144,6 +148,43 @@ PromptMetadata GenerationRequest::metadata() const {
     meta.aspect_ratio = aspect_ratio;
     return meta;
 }
+
+namespace {
+
+// The reference's action fields: the domain by registry name (domain_id still accepted), viewpoint, the resolution
+// tier as image_size, and which caption formatter runs.
+void parse_action_fields(const ojson& j, GenerationRequest& r) {
+    r.domain_name = get<std::string>(j, "domain_name", "");
+    if (!r.domain_name.empty()) {
+        const Embodiment& e = EmbodimentRegistry::shipped().for_mode(r.domain_name, reference_mode_name(r.mode));
+        if (j.contains("domain_id") && !j["domain_id"].is_null() && j["domain_id"] != e.domain_id)
+            throw Error("domain_name '" + r.domain_name + "' is domain " + std::to_string(e.domain_id) + ", not domain_id " + j["domain_id"].dump());
+        r.domain_name = e.name;
+        r.domain_id = e.domain_id;
+        if (e.raw_action_dim) r.raw_action_dim = *e.raw_action_dim;
+    } else if (!j.contains("domain_id") || j["domain_id"].is_null()) {
+        throw Error("the action modes need domain_name, one of: " + EmbodimentRegistry::shipped().accepted_names());
+    }
+    r.view_point = get<std::string>(j, "view_point", "ego_view");
+    if (j.contains("image_size") && !j["image_size"].is_null()) {
+        const ojson& t = j["image_size"];
+        r.resolution = t.is_number_integer() ? std::to_string(t.get<int64_t>()) : get<std::string>(j, "image_size", "");
+        tier_entries(r.resolution);
+    }
+    r.action_caption = get<std::string>(j, "action_caption", "cli");
+    if (r.action_caption != "cli" && r.action_caption != "pipeline" && r.action_caption != "video")
+        throw Error("action_caption must be cli or pipeline (the reference's two caption formatters) or video (the plain video prompt)");
+    r.additional_view_description = get<std::string>(j, "additional_view_description", "");
+    if (j.contains("idle_frames") && !j["idle_frames"].is_null()) {
+        const int idle = get_int(j, "idle_frames", 0);
+        if (idle < 0) throw Error("idle_frames must not be negative");
+        r.idle_frames = idle;
+    }
+}
+
+}  // namespace
+
+const char* reference_mode_name(Mode m) { return m == Mode::Policy ? "wam" : mode_name(m); }
 
 GenerationRequest GenerationRequest::parse(const ojson& job) {
     if (!job.is_object()) throw Error("a job must be a JSON object");
@@ -186,7 +227,7 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
     if ((r.width > 0) != (r.height > 0)) throw Error("give both width and height, or neither");
     if (r.width > 0 && (r.width % 16 || r.height % 16 || r.width > 4096 || r.height > 4096))
         throw Error("width and height must be multiples of 16 up to 4096");
-    if (r.width == 0) resolution_for(r.resolution, r.aspect_ratio);  // validates tier and aspect
+    if (r.width == 0 && !mode_has_actions(r.mode)) resolution_for(r.resolution, r.aspect_ratio);  // validates tier and aspect
     r.fps = get_number(j, "fps", 24);
     if (!(r.fps >= 1 && r.fps <= 120)) throw Error("fps must be between 1 and 120");
     const bool image = r.mode == Mode::Text2Image;
@@ -194,7 +235,13 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
     if (r.action_chunk_size < 1 || r.action_chunk_size > 1024) throw Error("action_chunk_size must be between 1 and 1024");
     int frames = image ? 1 : get_int(j, "num_frames", mode_has_actions(r.mode) ? r.action_chunk_size + 1 : 189);
     if (frames < 1 || frames > 1000) throw Error("num_frames must be between 1 and 1000");
+    // The action modes read action_chunk_size + 1 frames; a job may say either (the studio says num_frames).
+    if (mode_has_actions(r.mode) && job.contains("action_chunk_size") && job.contains("num_frames") && !job["num_frames"].is_null() &&
+        frames != r.action_chunk_size + 1)
+        throw Error("num_frames must be action_chunk_size + 1 for the action modes (or give only one of them)");
+    if (mode_has_actions(r.mode) && !job.contains("num_frames")) frames = r.action_chunk_size + 1;
     r.num_frames = image ? 1 : round_frames_to_4k1(std::max(frames, 2));
+    if (mode_has_actions(r.mode)) r.action_chunk_size = r.num_frames - 1;
     r.num_steps = get_int(j, "num_steps", 35);
     if (r.num_steps < 1 || r.num_steps > 1000) throw Error("num_steps must be between 1 and 1000");
     r.guidance = get_number(j, "guidance", 6.0);
@@ -227,6 +274,7 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
     r.domain_id = get_int(j, "domain_id", 0);
     r.raw_action_dim = get_int(j, "raw_action_dim", 0);
     if (r.raw_action_dim < 0) throw Error("raw_action_dim must not be negative");
+    if (mode_has_actions(r.mode)) parse_action_fields(j, r);
     const int T = r.latent_frames();
     std::vector<int64_t> def_cond;
     if (r.mode == Mode::Image2Video || r.mode == Mode::ForwardDynamics || r.mode == Mode::Policy) def_cond = {0};
@@ -290,7 +338,12 @@ ojson GenerationRequest::to_json() const {
     if (guidance_interval) j["guidance_interval"] = {(*guidance_interval)[0], (*guidance_interval)[1]};
     if (!vision_path.empty()) j["vision_path"] = vision_path;
     if (!action_path.empty()) j["action_path"] = action_path, j["domain_id"] = domain_id, j["raw_action_dim"] = raw_action_dim;
-    if (mode_has_actions(mode)) j["action_chunk_size"] = action_chunk_size, j["domain_id"] = domain_id;
+    if (mode_has_actions(mode)) {
+        j["action_chunk_size"] = action_chunk_size, j["domain_id"] = domain_id, j["view_point"] = view_point, j["action_caption"] = action_caption;
+        if (!domain_name.empty()) j["domain_name"] = domain_name;
+        if (!additional_view_description.empty()) j["additional_view_description"] = additional_view_description;
+        if (idle_frames) j["idle_frames"] = *idle_frames;
+    }
     if (mode == Mode::Transfer)
         j["control_path"] = control_path, j["control_type"] = control_type, j["control_weight"] = control_weight,
         j["control_guidance"] = control_guidance;

@@ -39,6 +39,9 @@ ojson generation_defaults() {
     // dynamics keeps 3: on validation episodes (pico-bench --seed 4000000) guidance 1, 2, 3 and 5 tracked the
     // bodies 20.6, 19.5, 19.0 and 19.3 px off (copy-last-frame 21.2); the prompt keeps the objects it names in view.
     for (const char* m : {"inverse_dynamics", "policy"}) d[m]["guidance"] = 1.0;
+    // Pico acts in its own embodiment and learned the plain video prompt in every mode, not the reference's action
+    // caption.
+    for (const char* m : {"forward_dynamics", "inverse_dynamics", "policy"}) d[m]["domain_name"] = "pico_world", d[m]["action_caption"] = "video";
     return d;
 }
 

@@ -64,6 +64,7 @@ struct ActionCaption {
     int action_chunk_size = 16;
     int height = 0, width = 0;  // the source frame
     std::string tier = "256";
+    std::optional<Canvas> canvas;  // the canvas when given directly (else the tier's, by the canvas rule)
     // Pipeline only:
     std::optional<std::string> additional_view_description;
     std::optional<int> idle_frames;

@@ -22,11 +22,13 @@ const char* mode_name(Mode m);
 Mode mode_from_name(const std::string& name);  // also accepts "wam" for policy
 std::vector<std::string> mode_names();
 bool mode_has_actions(Mode m);
+// The reference's name of a mode ("wam" for policy).
+const char* reference_mode_name(Mode m);
 
 struct Resolution {
     int width = 0, height = 0;
 };
-// The reference resolution table (tiers 256/480/720/768/1080 x aspect ratios 1,1 4,3 3,4 16,9 9,16).
+// The reference resolution table (resolution_tiers() in action_input.h: tiers 256 ... gt_2048 x their aspects).
 Resolution resolution_for(const std::string& tier, const std::string& aspect_ratio);
 int round_frames_to_4k1(int n);  // ceil((n - 1) / 4) * 4 + 1
 
@@ -62,6 +64,11 @@ struct GenerationRequest {
     int action_chunk_size = 16;
     int64_t domain_id = 0;
     int64_t raw_action_dim = 0;
+    // Action modes (the reference's action fields): the embodiment by registry name, the viewpoint of the caption,
+    // which caption formatter runs (cli, pipeline: the reference's two; video: the plain video prompt, which the
+    // Pico model learned), and the pipeline formatter's extras.
+    std::string domain_name, view_point = "ego_view", action_caption = "cli", additional_view_description;
+    std::optional<int> idle_frames;
     NegativeMetadataMode negative_metadata_mode = NegativeMetadataMode::Same;
     PromptTemplates templates;
     std::string sampler = "unipc";
