@@ -33,7 +33,8 @@ std::string Args::need(const std::string& k) const {
 namespace {
 // Options that take no value.
 const std::vector<std::string> kFlagOptions = {"--chat",   "--negative", "--sound",  "--sample",          "--json-object", "--free-text",
-                                               "--recompute-text", "--json", "--resume", "--freeze-reasoner"};
+                                               "--recompute-text", "--json", "--resume", "--freeze-reasoner",
+                                               "--closed-loop", "--no-inverse-check"};
 }  // namespace
 
 Args parse(int argc, char** argv, int start) {

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/robotics/action_case.h"
+#include "worldstudio/robotics/rollout.h"
 
 namespace cli {
 
@@ -30,6 +31,82 @@ int cmd_action_case(const std::string&, const Args& a) {
     return 0;
 }
 
+void print_metrics_table(const ws::ojson& m) {
+    std::printf("%s episode %s\n", m["source"]["dataset"].get<std::string>().c_str(), m["source"]["episode"].dump().c_str());
+    std::printf("%-6s %-7s %-17s %6s %10s %14s %14s %11s %12s %12s\n", "node", "parent", "mode", "frames", "psnr (dB)", "tracked (px)", "gripper (px)",
+                "action mse", "inverse mse", "consistency");
+    auto num = [](const ws::ojson& n, const char* k, const char* fmt) {
+        char buf[32] = "-";
+        if (n.contains(k) && n[k].is_number()) std::snprintf(buf, sizeof buf, fmt, n[k].get<double>());
+        return std::string(buf);
+    };
+    for (const ws::ojson& n : m["nodes"])
+        std::printf("%-6s %-7s %-17s %6lld %10s %14s %14s %11s %12s %12s\n", n["id"].get<std::string>().c_str(),
+                    n["parent"].is_string() ? n["parent"].get<std::string>().c_str() : "-", n["mode"].get<std::string>().c_str(),
+                    static_cast<long long>(n["frames"].get<int64_t>()), num(n, "psnr", "%.2f").c_str(), num(n, "tracked_error", "%.2f").c_str(),
+                    num(n, "gripper_error", "%.2f").c_str(), num(n, "action_mse", "%.4f").c_str(), num(n, "inverse_action_mse", "%.4f").c_str(),
+                    num(n, "consistency_psnr", "%.2f").c_str());
+}
+
+int cmd_rollout(const std::string&, const Args& a) {
+    if (!a.positional.empty() && a.positional[0] == "metrics") {
+        if (a.positional.size() != 2) throw UsageError("rollout metrics needs BUNDLE_DIR");
+        const ws::ojson m = ws::robotics::rollout_metrics(a.positional[1]);
+        if (a.has("--json")) std::printf("%s\n", m.dump(1).c_str());
+        else print_metrics_table(m);
+        return 0;
+    }
+    ws::robotics::RolloutSpec spec;
+    std::string bundle = a.get("-o");
+    if (a.positional.size() == 1) {
+        const std::string path = a.positional[0];
+        ws::ojson j;
+        try {
+            j = ws::ojson::parse(read_file(path));
+        } catch (const ws::Error&) {
+            throw;
+        } catch (const std::exception&) {
+            throw ws::Error(path + ": not valid JSON");
+        }
+        spec = ws::robotics::rollout_spec_from_json(j, path);
+    } else if (a.positional.size() > 1) {
+        throw UsageError("rollout takes one JOB.json (or flags)");
+    }
+    if (a.has("--mode")) spec.mode = a.get("--mode");
+    if (a.has("--chunks")) spec.chunks = to_int(a.get("--chunks"), "--chunks");
+    if (a.has("--chunk-size")) spec.chunk_size = to_int(a.get("--chunk-size"), "--chunk-size");
+    if (a.has("--dataset")) spec.dataset = a.get("--dataset");
+    if (a.has("--episode")) spec.episode = to_int(a.get("--episode"), "--episode");
+    if (a.has("--from-frame")) spec.from_frame = to_int(a.get("--from-frame"), "--from-frame");
+    if (a.has("--camera")) spec.camera = a.get("--camera");
+    if (a.has("--prompt")) spec.prompt = a.get("--prompt");
+    if (a.has("--domain-name")) spec.domain_name = a.get("--domain-name");
+    if (a.has("--actions")) spec.actions_path = a.get("--actions");
+    if (a.has("--seed")) spec.seed = static_cast<uint32_t>(to_int(a.get("--seed"), "--seed"));
+    if (a.has("--steps")) spec.request["num_steps"] = to_int(a.get("--steps"), "--steps");
+    if (a.has("--closed-loop")) spec.closed_loop = true;
+    if (a.has("--no-inverse-check")) spec.inverse_check = false;
+    if (a.has("--branch-of")) {
+        // BUNDLE_DIR:NODE, into that bundle.
+        const std::string b = a.get("--branch-of");
+        const size_t colon = b.rfind(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == b.size()) throw UsageError("--branch-of needs BUNDLE_DIR:NODE");
+        if (!bundle.empty() && bundle != b.substr(0, colon)) throw UsageError("a branch goes into the bundle it branches from (-o may be left out)");
+        bundle = b.substr(0, colon);
+        spec.branch_of = b.substr(colon + 1);
+        spec.branch_frame = spec.from_frame;
+        if (!a.has("--from-frame")) throw UsageError("--branch-of needs --from-frame F (the frame of that node's rollout)");
+    }
+    if (bundle.empty()) throw UsageError("rollout needs -o BUNDLE_DIR");
+    auto model = load_model(a);
+    ws::robotics::RolloutProgress progress;
+    progress.on_chunk = [](int k, int n, const std::string& what) { std::fprintf(stderr, "chunk %d/%d (%s)\n", k + 1, n, what.c_str()); };
+    const ws::ojson node = ws::robotics::run_rollout(model, spec, bundle, cancel_callbacks(), progress);
+    std::printf("%s: node %s, %lld frames, %s\n", bundle.c_str(), node["id"].get<std::string>().c_str(), static_cast<long long>(node["frames"].get<int64_t>()),
+                node["video"].get<std::string>().c_str());
+    return 0;
+}
+
 }  // namespace
 
 void add_robotics_verbs(std::vector<Verb>& v) {
@@ -37,6 +114,15 @@ void add_robotics_verbs(std::vector<Verb>& v) {
                  "  action-case CASE.json              compute a robotics golden case (action_prompt, canvas, poses, rotations,\n"
                  "                                    idle_frames, normalize, domain) and print {\"output\": ...}\n",
                  cmd_action_case});
+    v.push_back({"rollout",
+                 "  rollout (JOB.json | flags) -o BUNDLE_DIR  an action-conditioned rollout of several chunks into a bundle: --mode\n"
+                 "                                    forward_dynamics|policy, --chunks N, --chunk-size A, --dataset DIR|pico, --episode N\n"
+                 "                                    (pico: the seed), --from-frame F, --camera KEY, --actions FILE (default: the episode's\n"
+                 "                                    recorded ones), --prompt, --domain-name, --seed, --steps, --closed-loop (Pico, policy),\n"
+                 "                                    --no-inverse-check, --branch-of BUNDLE_DIR:NODE --from-frame F, --model DIR\n"
+                 "  rollout metrics BUNDLE_DIR [--json]  per node and per frame: psnr, tracked_error, gripper_error, action_mse,\n"
+                 "                                    inverse_action_mse, consistency_psnr, outcome\n",
+                 cmd_rollout});
 }
 
 }  // namespace cli

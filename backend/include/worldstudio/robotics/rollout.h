@@ -1,0 +1,65 @@
+#pragma once
+// Action-conditioned rollouts longer than one chunk, kept as a tree in a bundle folder.
+//   Forward dynamics along a trajectory: chunk k + 1 starts from chunk k's last generated frame, the duplicated
+//   first frame dropped when stitching. Policy (WAM): the model predicts video and actions from the current frame.
+//   Closed loop (Pico World): the simulator executes the predicted actions from the same state and its picture
+//   starts the next chunk; video-action consistency = PSNR of the prediction against that execution.
+// A node is one rollout: its parent, the frame it branches at, actions, seed and records. The bundle holds an MP4
+// per chunk and stitched, the actions, the ground truth and manifest.json with the tree; it reopens exactly.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "worldstudio/core/pyjson.h"
+#include "worldstudio/pico/world.h"
+
+namespace ws {
+class Model;
+struct RunCallbacks;
+}  // namespace ws
+
+namespace ws::robotics {
+
+struct RolloutSpec {
+    std::string mode = "forward_dynamics";  // forward_dynamics, policy (wam)
+    int chunks = 1;
+    int chunk_size = 0;         // actions a chunk; 0: the embodiment's default (Pico: 16)
+    std::string dataset = "pico";  // a LeRobot folder, or "pico"
+    int64_t episode = 0;        // episode index; for pico the simulator seed
+    int64_t from_frame = 0;     // in the source episode
+    std::string camera;         // "" = the first camera
+    std::string prompt;         // "" = the episode's task
+    std::string domain_name;    // "" = pico_world for Pico, else required
+    std::string actions_path;   // "" = the episode's recorded actions from from_frame
+    uint32_t seed = 0;
+    bool closed_loop = false;   // Pico World only, with mode policy
+    bool inverse_check = true;  // run inverse dynamics on the generated video (against the commanded actions)
+    ojson request;              // more request fields for every chunk (num_steps, guidance, ...)
+    // Branching: the node of this bundle to branch from, and the frame of its rollout to start at.
+    std::string branch_of;
+    int64_t branch_frame = 0;
+};
+
+// The Pico World command that executes one raw action row (ego [t, rot6d], effector [t, rot6d], gripper closed) from
+// the world's present state: what a closed loop drives the simulator with.
+pico::Command pico_command_for(const std::vector<double>& raw_action, const pico::World& world, double fps, bool was_closing);
+
+// Parses a rollout job file ({"mode", "chunks", "dataset", "episode", "from_frame", ..., "request": {...}}).
+RolloutSpec rollout_spec_from_json(const ojson& j, const std::string& origin);
+
+struct RolloutProgress {
+    std::function<void(int chunk, int chunks, const std::string& what)> on_chunk;
+};
+
+// Runs one rollout into `bundle_dir` (created, or extended with a new node); returns the node's manifest entry.
+ojson run_rollout(std::shared_ptr<const Model> model, const RolloutSpec& spec, const std::string& bundle_dir,
+                  const RunCallbacks& cb, const RolloutProgress& progress = {});
+
+// The bundle's manifest (validated: every node's files present, parents known).
+ojson read_rollout_bundle(const std::string& bundle_dir);
+// Per node and per frame: psnr, tracked_error, gripper_error (Pico), action_mse, inverse_action_mse, and for closed
+// loops consistency_psnr and the task outcome.
+ojson rollout_metrics(const std::string& bundle_dir);
+
+}  // namespace ws::robotics
