@@ -10,17 +10,19 @@ namespace cli {
 
 namespace {
 
-int cmd_action_case(const std::string&, const Args& a) {
-    if (a.positional.size() != 1) throw UsageError("action-case needs one CASE.json");
-    const std::string path = a.positional[0];
-    ws::ojson c;
+ws::ojson read_json(const std::string& path) {
+    const std::string text = read_file(path);
     try {
-        c = ws::ojson::parse(read_file(path));
-    } catch (const ws::Error&) {
-        throw;
+        return ws::ojson::parse(text);
     } catch (const std::exception&) {
         throw ws::Error(path + ": not valid JSON");
     }
+}
+
+int cmd_action_case(const std::string&, const Args& a) {
+    if (a.positional.size() != 1) throw UsageError("action-case needs one CASE.json");
+    const std::string path = a.positional[0];
+    const ws::ojson c = read_json(path);
     ws::ojson out;
     try {
         out = ws::robotics::run_action_case(c);
@@ -59,16 +61,7 @@ int cmd_rollout(const std::string&, const Args& a) {
     ws::robotics::RolloutSpec spec;
     std::string bundle = a.get("-o");
     if (a.positional.size() == 1) {
-        const std::string path = a.positional[0];
-        ws::ojson j;
-        try {
-            j = ws::ojson::parse(read_file(path));
-        } catch (const ws::Error&) {
-            throw;
-        } catch (const std::exception&) {
-            throw ws::Error(path + ": not valid JSON");
-        }
-        spec = ws::robotics::rollout_spec_from_json(j, path);
+        spec = ws::robotics::rollout_spec_from_json(read_json(a.positional[0]), a.positional[0]);
     } else if (a.positional.size() > 1) {
         throw UsageError("rollout takes one JOB.json (or flags)");
     }

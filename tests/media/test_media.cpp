@@ -213,7 +213,7 @@ private Q_SLOTS:
             if (m == "video2video" || m == "inverse_dynamics") job["vision_path"] = p("cond.mp4");
             if (m == "transfer") job["control_path"] = p("cond.mp4");
             if (m == "forward_dynamics") job["action_path"] = p("acts.json");
-            if (m.find("dynamics") != std::string::npos || m == "policy") job.erase("num_frames"), job["action_chunk_size"] = 8;
+            if (m.find("dynamics") != std::string::npos || m == "policy") job.erase("num_frames"), job["action_chunk_size"] = 8, job["domain_id"] = 0;
             if (m == "text2video") job["enable_sound"] = true;
             s.generate(job, p(("modes/" + m + ".mp4").c_str()), {});
             ojson info = probe_media(p(("modes/" + m + ".mp4").c_str()));

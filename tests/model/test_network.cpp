@@ -96,6 +96,22 @@ private Q_SLOTS:
         run_positions_case(c, out("p.safetensors"));
         compare_case(c + "/positions.safetensors", out("p.safetensors"), {"position_ids", "token_kind", "text_ids"}, {});
     }
+    // The reference's action alignment: row n sits at t = offset + 6 (n + start_frame_offset) / fps, with
+    // start_frame_offset 1 for transitions only (case A), 0 when row 0 is the state (case B), less H history rows.
+    void actionRowsAlignAsTheReference() {
+        ModelConfig c;
+        c.action_gen = true, c.max_action_dim = 8;
+        auto t_of_row = [&](int64_t offset, int64_t row) {
+            LatentState s;
+            s.action = ActionLatent{at::zeros({4, 8}), std::vector<bool>(4, false), 15, 0, 8, offset};
+            return build_layout(c, 10, s).gen_positions[0][row].item<double>();
+        };
+        const double start = 10 + c.modality_margin, per_row = c.base_fps / 4.0 / 15;  // 6 positions a second at 15 fps
+        QVERIFY(std::abs(t_of_row(1, 0) - (start + per_row)) < 1e-2);  // float32 positions near 15000
+        QVERIFY(std::abs(t_of_row(0, 0) - start) < 1e-2);
+        QVERIFY(std::abs(t_of_row(-1, 2) - (start + per_row)) < 1e-2);  // one history row, then the state: row 2 is the first transition
+        QVERIFY(std::abs(t_of_row(-1, 0) - (start - per_row)) < 1e-2);
+    }
     void textKVReuseEqualsRecompute() {
         // A random model with a long prompt, a conditioning frame, sound and actions: reuse must equal recompute.
         c10::InferenceMode guard;

@@ -218,6 +218,18 @@ private Q_SLOTS:
         QCOMPARE(load_tensors(dir("out/av_wam.actions.safetensors")).at("actions").sizes().vec(), std::vector<int64_t>({8, 9}));
         QVERIFY(w.record["prompt_string"].get<std::string>().find("\"fps\": 5.0") != std::string::npos);
 
+        // The policy server's rows: a history row and the current state go first as conditioning (the reference's
+        // alignment case B: row 0 at frame 0 less the history), and the answer is the chunk alone.
+        ojson st = wam;
+        st["state"] = std::vector<double>(9, 0.5);
+        st["history_actions"] = {std::vector<double>(9, -0.5)};
+        const GenerationResult sr = run(st, "av_state.mp4");
+        QCOMPARE(sr.record["request"]["state"].size(), size_t(9));
+        const ojson srows = ojson::parse(std::ifstream(dir("out/av_state.actions.json")));
+        QCOMPARE(srows.size(), size_t(8));
+        QVERIFY(srows != rows);  // the state and history condition what is generated
+        ojson bad_state = st;
+        bad_state["state"] = std::vector<double>(4, 0.5);
         auto expect = [&](ojson job, const char* frag) {
             try {
                 run(job, "bad_action.mp4");
@@ -241,6 +253,7 @@ private Q_SLOTS:
         bad = fd;
         bad["image_size"] = "300";
         expect(bad, "image_size (the resolution tier) must be one of 256, 480, 704");
+        expect(bad_state, "state has 4 values, the actions 9");
         bad = fd;
         bad["num_frames"] = 17;
         expect(bad, "num_frames must be action_chunk_size + 1");

@@ -159,7 +159,11 @@ private Q_SLOTS:
         expect({{"guidance", 9}}, "guidance must be between 0 and 7");
         expect({{"seed", -1}}, "seed must be");
         expect({{"model_mode", "image2video"}}, "needs vision_path");
-        expect({{"model_mode", "forward_dynamics"}, {"vision_path", "x.safetensors"}}, "needs action_path");
+        expect({{"model_mode", "forward_dynamics"}, {"vision_path", "x.safetensors"}, {"domain_name", "bridge_orig_lerobot"}}, "needs action_path");
+        expect({{"model_mode", "wam"}, {"vision_path", "x.safetensors"}}, "the action modes need domain_name, one of: av, camera_pose");
+        expect({{"model_mode", "wam"}, {"vision_path", "x.safetensors"}, {"domain_name", "av"}, {"domain_id", 7}}, "domain_name 'av' is domain 1, not domain_id 7");
+        expect({{"model_mode", "wam"}, {"vision_path", "x.safetensors"}, {"domain_name", "av"}, {"action_caption", "fancy"}}, "action_caption must be cli or pipeline");
+        expect({{"model_mode", "wam"}, {"vision_path", "x.safetensors"}, {"domain_name", "av"}, {"state", {"a"}}}, "job field 'state' must be a non-empty list of numbers");
         expect({{"model_mode", "transfer"}}, "needs control_path");
         expect({{"condition_frame_indexes_vision", {99}}}, "outside");
         expect({{"negative_metadata_mode", "weird"}}, "negative_metadata_mode");

@@ -657,11 +657,11 @@ private Q_SLOTS:
         const QString video = tmp.filePath("ep/episode_7.mp4");
         r = wstest::run(WS_CLI, {"generate", "--model", b, "--mode", "forward_dynamics", "--prompt", "x", "--frames", "33", "--fps", "16",
                                  "--steps", "3", "--set", "width=64", "--set", "height=64", "--set", "vision_path=\"" + video + "\"",
-                                 "--set", "action_path=\"" + tmp.filePath("actions.json") + "\"", "-o", tmp.filePath("fd.mp4")});
+                                 "--set", "action_path=\"" + tmp.filePath("actions.json") + "\"", "--set", "domain_name=\"pico_world\"", "-o", tmp.filePath("fd.mp4")});
         QVERIFY2(r.code == 0, r.err.constData());
         r = wstest::run(WS_CLI, {"generate", "--model", b, "--mode", "inverse_dynamics", "--prompt", "x", "--frames", "33", "--fps", "16",
                                  "--steps", "3", "--set", "width=64", "--set", "height=64", "--set", "vision_path=\"" + video + "\"",
-                                 "-o", tmp.filePath("id.mp4")});
+                                 "--set", "domain_name=\"pico_world\"", "-o", tmp.filePath("id.mp4")});
         QVERIFY2(r.code == 0, r.err.constData());
         ws::TrainOptions image = o;
         image.modes = {"text2image"};

@@ -250,6 +250,21 @@ private Q_SLOTS:
                 QVERIFY(std::abs(from_st[t][k] - rows[t][k]) < 1e-6);
             }
     }
+    void endEffectorsReorientToOpenCv() {
+        // DROID's Franka frame: R_opencv = R_native * [[0,-1,0],[1,0,0],[0,0,1]], a quarter turn about z.
+        const Embodiment& droid = *EmbodimentRegistry::shipped().find("droid_lerobot");
+        const Pose p = to_opencv(make_pose(identity3(), {0.4, -0.1, 0.3}), droid);
+        const Mat3 want{0, -1, 0, 1, 0, 0, 0, 0, 1};
+        for (int k = 0; k < 9; ++k) QCOMPARE(rotation_of(p)[k], want[k]);
+        QCOMPARE(p[3], 0.4);
+        const double e[3] = {0.2, 0.1, -0.4};
+        const Pose q = make_pose(to_matrix(e, RotationFormat::EulerXyz), {1, 2, 3});
+        const Pose back = from_opencv(to_opencv(q, droid), droid);
+        for (int k = 0; k < 16; ++k) QVERIFY(std::abs(back[k] - q[k]) < 1e-12);
+        // RoboMIND-UR is already in the convention.
+        const Pose u = to_opencv(q, *EmbodimentRegistry::shipped().find("robomind-ur"));
+        for (int k = 0; k < 16; ++k) QCOMPARE(u[k], q[k]);
+    }
     void idleFramesCountOnlyLongRuns() {
         // 10 steps, still at 2..4 (a run of 3) and 7..8 (a run of 2, too short): 3 idle.
         std::vector<std::vector<double>> a;

@@ -34,6 +34,7 @@ const std::vector<TierEntry>& tier_entries(const std::string& tier) {
 
 Canvas canvas_of_size(int h, int w, int target_h, int target_w, bool keep_aspect) {
     if (h <= 0 || w <= 0) throw Error("the source frame has no pixels");
+    if (target_h <= 0 || target_w <= 0 || target_h > 8192 || target_w > 8192) throw Error("a canvas must be 1 to 8192 pixels a side");
     Canvas c{target_h, target_w, target_h, target_w};
     if (keep_aspect) {
         const double s = std::min({double(target_w) / w, double(target_h) / h, 1.0});

@@ -248,6 +248,21 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     if (given_actions.defined() && given_actions.size(0) != n_actions)
         throw Error("action_path holds " + std::to_string(given_actions.size(0)) + " actions, " + std::to_string(n_actions) +
                     " are needed for " + std::to_string(req.num_frames) + " frames");
+    // History and state rows go first, as conditioning; outputs leave them out.
+    const int64_t n_prefix = static_cast<int64_t>(req.history_actions.size()) + (req.state ? 1 : 0);
+    at::Tensor prefix_rows;
+    if (n_prefix) {
+        std::vector<std::vector<double>> rows = req.history_actions;
+        if (req.state) rows.push_back(*req.state);
+        prefix_rows = at::zeros({n_prefix, c.max_action_dim}, at::kFloat);
+        for (int64_t i = 0; i < n_prefix; ++i) {
+            const auto& r = rows[static_cast<size_t>(i)];
+            if (static_cast<int64_t>(r.size()) > c.max_action_dim || (req.raw_action_dim > 0 && static_cast<int64_t>(r.size()) != req.raw_action_dim))
+                throw Error(std::string(i < static_cast<int64_t>(req.history_actions.size()) ? "history_actions row" : "state") + " has " +
+                            std::to_string(r.size()) + " values, the actions " + std::to_string(req.raw_action_dim > 0 ? req.raw_action_dim : c.max_action_dim));
+            for (size_t k = 0; k < r.size(); ++k) prefix_rows[i][static_cast<int64_t>(k)] = static_cast<float>(r[k]);
+        }
+    }
     const int64_t n_sound = static_cast<int64_t>(std::ceil(static_cast<double>(static_cast<int64_t>(req.num_frames / req.fps * 48000)) / 1920.0));
 
     const bool use_cfg = req.guidance != 1.0;
@@ -288,9 +303,15 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         }
         state.vision.push_back(target);
         if (mode_has_actions(req.mode)) {
-            ActionLatent a{numpy_noise(seed, {n_actions, c.max_action_dim}), std::vector<bool>(static_cast<size_t>(n_actions), false),
+            const int64_t n_rows = n_actions + n_prefix;
+            ActionLatent a{numpy_noise(seed, {n_rows, c.max_action_dim}), std::vector<bool>(static_cast<size_t>(n_rows), false),
                            req.fps, req.domain_id, req.raw_action_dim};
-            if (req.mode == Mode::ForwardDynamics) a.x = given_actions, a.clean.assign(a.clean.size(), true);
+            if (req.mode == Mode::ForwardDynamics) a.x.narrow(0, n_prefix, n_actions).copy_(given_actions), std::fill(a.clean.begin() + n_prefix, a.clean.end(), true);
+            if (n_prefix) {
+                a.x.narrow(0, 0, n_prefix).copy_(prefix_rows);
+                std::fill(a.clean.begin(), a.clean.begin() + n_prefix, true);
+            }
+            a.start_frame_offset = (req.state ? 0 : 1) - static_cast<int64_t>(req.history_actions.size());
             state.action = a;
         }
         if (req.enable_sound) state.sound = SoundLatent{numpy_noise(seed, {c.sound_dim, n_sound}), std::vector<bool>(static_cast<size_t>(n_sound), false), c.sound_latent_fps};
@@ -341,7 +362,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         }
         LatentState final_state = state.with_flat(x);
         std::map<std::string, at::Tensor> tensors{{"video_latent", final_state.vision.back().x}};
-        if (final_state.action) tensors["actions"] = final_state.action->x;
+        if (final_state.action) tensors["actions"] = final_state.action->x.narrow(0, n_prefix, n_actions).contiguous();  // the chunk, not the given history/state rows
         if (final_state.sound) tensors["sound_latent"] = final_state.sound->x;
         const std::string prefix = req.num_outputs > 1 ? base + "_" + std::to_string(o) : base;
         if (fs::path(prefix).has_parent_path()) fs::create_directories(fs::path(prefix).parent_path());
@@ -352,7 +373,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         // Generated actions as the reference returns them: [T_a, raw width], model space (no denormalization).
         if (final_state.action && req.mode != Mode::ForwardDynamics) {
             const int64_t width = req.raw_action_dim > 0 ? std::min<int64_t>(req.raw_action_dim, c.max_action_dim) : c.max_action_dim;
-            const at::Tensor a = final_state.action->x.narrow(1, 0, width).contiguous();
+            const at::Tensor a = final_state.action->x.narrow(0, n_prefix, n_actions).narrow(1, 0, width).contiguous();
             std::vector<std::vector<double>> rows(static_cast<size_t>(a.size(0)));
             for (int64_t t = 0; t < a.size(0); ++t) {
                 const float* p = a.data_ptr<float>() + t * width;

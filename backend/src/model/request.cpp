@@ -30,7 +30,7 @@ const std::set<std::string> kFields = {
     "control_type", "control_weight", "control_guidance", "duration_template", "resolution_template",
     "inverse_duration_template", "inverse_resolution_template", "negative_metadata_mode",
     "negative_prompt_keep_metadata", "sampler", "reuse_text_kv", "preview_every", "domain_name", "view_point", "image_size",
-    "action_caption", "additional_view_description", "idle_frames"};
+    "action_caption", "additional_view_description", "idle_frames", "state", "history_actions"};
 // Reference fields that only concern its own serving setup or media writer; accepted and ignored.
 const std::set<std::string> kIgnored = {"sigma_max", "video_save_quality", "image_save_quality", "defaults_file",
                                         "use_ema_weights", "condition_video_keep"};
@@ -175,6 +175,24 @@ void parse_action_fields(const ojson& j, GenerationRequest& r) {
     if (r.action_caption != "cli" && r.action_caption != "pipeline" && r.action_caption != "video")
         throw Error("action_caption must be cli or pipeline (the reference's two caption formatters) or video (the plain video prompt)");
     r.additional_view_description = get<std::string>(j, "additional_view_description", "");
+    // Conditioning rows before the chunk: past actions, then the current state (the reference's history rows and
+    // use_state; its policy server sends both).
+    auto row_of = [](const ojson& v, const std::string& what) {
+        if (!v.is_array() || v.empty()) throw Error(what + " must be a non-empty list of numbers");
+        std::vector<double> row;
+        for (const ojson& x : v) {
+            if (!x.is_number()) throw Error(what + " must be a non-empty list of numbers");
+            row.push_back(x.get<double>());
+        }
+        return row;
+    };
+    if (j.contains("state") && !j["state"].is_null()) r.state = row_of(j["state"], "job field 'state'");
+    if (j.contains("history_actions") && !j["history_actions"].is_null()) {
+        if (!j["history_actions"].is_array()) throw Error("job field 'history_actions' must be a list of action rows");
+        for (size_t i = 0; i < j["history_actions"].size(); ++i)
+            r.history_actions.push_back(row_of(j["history_actions"][i], "job field 'history_actions' row " + std::to_string(i)));
+        if (r.history_actions.size() > 256) throw Error("job field 'history_actions' holds more than 256 rows");
+    }
     if (j.contains("idle_frames") && !j["idle_frames"].is_null()) {
         const int idle = get_int(j, "idle_frames", 0);
         if (idle < 0) throw Error("idle_frames must not be negative");
@@ -343,6 +361,8 @@ ojson GenerationRequest::to_json() const {
         if (!domain_name.empty()) j["domain_name"] = domain_name;
         if (!additional_view_description.empty()) j["additional_view_description"] = additional_view_description;
         if (idle_frames) j["idle_frames"] = *idle_frames;
+        if (state) j["state"] = *state;
+        if (!history_actions.empty()) j["history_actions"] = history_actions;
     }
     if (mode == Mode::Transfer)
         j["control_path"] = control_path, j["control_type"] = control_type, j["control_weight"] = control_weight,

@@ -101,8 +101,9 @@ SequenceLayout build_layout(const ModelConfig& c, int64_t text_len, const Latent
     }
     if (state.action) {
         const int64_t T = state.action->x.size(0);
-        // Action k is aligned with pixel frame k + 1; actions advance base_fps / temporal_compression per second.
-        pos.push_back(block_positions(c, T, 1, 1, generation_start, state.action->fps, 1, c.temporal_compression, 1));
+        // Action k is aligned with pixel frame k + start_frame_offset (k + 1 without state or history rows); actions
+        // advance base_fps / temporal_compression per second.
+        pos.push_back(block_positions(c, T, 1, 1, generation_start, state.action->fps, 1, c.temporal_compression, state.action->start_frame_offset));
         L.action_token_start = n;
         n += T;
         kinds.insert(kinds.end(), static_cast<size_t>(T), kAction);

@@ -25,6 +25,9 @@ struct ActionLatent {
     double fps = 24;
     int64_t domain = 0;
     int64_t raw_dim = 0;  // output entries at or past raw_dim are zeroed (0 = keep all)
+    // The pixel frame row 0 sits at: 1 when every row is a transition (the reference's CLI), 0 when row 0 is the
+    // current state, minus the history rows before them (its alignment cases A and B).
+    int64_t start_frame_offset = 1;
 };
 
 struct SoundLatent {

@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "worldstudio/model/request.h"
+
 #include "worldstudio/core/error.h"
 #include "worldstudio/media/media.h"
 #include "worldstudio/model/pico_codec.h"
@@ -181,6 +183,7 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
                 ojson r = common;
                 r["model_mode"] = mode;
                 r["prompt"] = e.prompt;
+                if (mode_has_actions(mode_from_name(mode))) r["domain_name"] = "pico_world";  // the episodes' own embodiment
                 return r;
             };
             if (wants(o, "text2video")) {

@@ -86,6 +86,7 @@ ojson action_prompt(const ojson& in) {
 
 ojson canvas(const ojson& in) {
     const int h = field<int>(in, "height"), w = field<int>(in, "width"), t = field<int>(in, "num_frames");
+    if (h <= 0 || w <= 0 || t <= 0 || h > 8192 || w > 8192) throw Error("case input: height and width must be 1 to 8192, num_frames positive");
     const bool keep = in.value("keep_aspect_ratio", true);
     const ojson& img = in.at("frames");
     const std::vector<uint8_t> bytes = base64_decode(img.at("b64").get<std::string>());
@@ -93,6 +94,7 @@ ojson canvas(const ojson& in) {
     Canvas c = in.contains("resolution") ? canvas_for(h, w, field<std::string>(in, "resolution"))
                                          : canvas_of_size(h, w, field<int>(in, "target_h"), field<int>(in, "target_w"), keep);
     if (in.contains("resolution") && !keep) c = canvas_of_size(h, w, c.target_h, c.target_w, false);
+    if (static_cast<double>(t) * c.target_h * c.target_w > (1 << 28)) throw Error("case input: the canvas holds more than 2^28 pixels");
     VideoFrames f;
     f.width = w, f.height = h, f.count = t, f.rgb = bytes;
     std::vector<float> content;

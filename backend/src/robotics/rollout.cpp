@@ -476,7 +476,7 @@ ojson read_rollout_bundle(const std::string& bundle_dir) {
     const std::string path = (fs::path(bundle_dir) / kManifest).string();
     if (!fs::exists(path)) throw Error(bundle_dir + ": not a rollout bundle (no " + kManifest + ")");
     ojson m = read_json_file(path);
-    if (!m.is_object() || m.value("format", "") != kFormat) throw Error(path + ": field 'format' must be \"" + kFormat + "\"");
+    if (!m.is_object() || !m.contains("format") || m["format"] != kFormat) throw Error(path + ": field 'format' must be \"" + kFormat + "\"");
     if (!m.contains("nodes") || !m["nodes"].is_array()) throw Error(path + ": field 'nodes' must be a list");
     if (!m.contains("source") || !m["source"].is_object()) throw Error(path + ": field 'source' must be an object");
     std::vector<std::string> ids;
@@ -484,8 +484,9 @@ ojson read_rollout_bundle(const std::string& bundle_dir) {
         const ojson& n = m["nodes"][i];
         const std::string where = path + ": nodes[" + std::to_string(i) + "]";
         if (!n.is_object() || !n.contains("id") || !n["id"].is_string()) throw Error(where + ": field 'id' must be a string");
-        if (n.contains("parent") && !n["parent"].is_null() && std::find(ids.begin(), ids.end(), n["parent"].get<std::string>()) == ids.end())
-            throw Error(where + ": parent '" + n["parent"].dump() + "' is not an earlier node");
+        if (n.contains("parent") && !n["parent"].is_null() &&
+            (!n["parent"].is_string() || std::find(ids.begin(), ids.end(), n["parent"].get<std::string>()) == ids.end()))
+            throw Error(where + ": parent " + n["parent"].dump() + " is not an earlier node");
         for (const char* f : {"video", "actions"}) {
             if (!n.contains(f) || !n[f].is_string()) throw Error(where + ": field '" + std::string(f) + "' must be a file name");
             if (!fs::exists(fs::path(bundle_dir) / n[f].get<std::string>())) throw Error(where + ": " + n[f].get<std::string>() + " is missing from the bundle");

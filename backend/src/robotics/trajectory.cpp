@@ -49,6 +49,15 @@ std::vector<Pose> pose_rel_to_abs(const std::vector<std::vector<double>>& rows, 
     return out;
 }
 
+Pose to_opencv(const Pose& native, const Embodiment& e) {
+    const Mat3& m = e.to_opencv;
+    return make_pose(mul(rotation_of(native), m), {native[3], native[7], native[11]});
+}
+Pose from_opencv(const Pose& opencv, const Embodiment& e) {
+    const Mat3& m = e.to_opencv;
+    return make_pose(mul(rotation_of(opencv), transpose(m)), {opencv[3], opencv[7], opencv[11]});
+}
+
 IdleThresholds IdleThresholds::defaults(double fps) {
     IdleThresholds t;
     t.eps_t = 5e-3 / fps;
@@ -211,7 +220,8 @@ ojson Trajectory::to_json() const {
 }
 
 Trajectory Trajectory::from_json(const ojson& j, const std::string& origin) {
-    if (!j.is_object() || j.value("format", "") != "worldstudio.trajectory") throw Error(origin + ": not a trajectory file (field 'format' must be \"worldstudio.trajectory\")");
+    if (!j.is_object() || !j.contains("format") || j["format"] != "worldstudio.trajectory")
+        throw Error(origin + ": not a trajectory file (field 'format' must be \"worldstudio.trajectory\")");
     Trajectory t;
     read_json_field(j, "embodiment", t.embodiment, origin);
     read_json_field(j, "fps", t.fps, origin);

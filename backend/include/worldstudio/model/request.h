@@ -69,6 +69,9 @@ struct GenerationRequest {
     // Pico model learned), and the pipeline formatter's extras.
     std::string domain_name, view_point = "ego_view", action_caption = "cli", additional_view_description;
     std::optional<int> idle_frames;
+    // Conditioning action rows before the chunk: history (oldest first) and the current state (row at frame 0).
+    std::vector<std::vector<double>> history_actions;
+    std::optional<std::vector<double>> state;
     NegativeMetadataMode negative_metadata_mode = NegativeMetadataMode::Same;
     PromptTemplates templates;
     std::string sampler = "unipc";

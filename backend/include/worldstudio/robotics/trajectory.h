@@ -29,6 +29,12 @@ struct RelToAbsOptions {
 std::vector<Pose> pose_rel_to_abs(const std::vector<std::vector<double>>& rows, RotationFormat f, PoseConvention c,
                                   const RelToAbsOptions& o = {});
 
+// An end-effector pose in the robot's native frame re-oriented to the OpenCV convention (z along the fingers, x to
+// the right) the actions use: R * M with the embodiment's to_opencv matrix M, as the reference's datasets do; and
+// back (R * M^T). The translation is unchanged.
+Pose to_opencv(const Pose& native, const Embodiment& e);
+Pose from_opencv(const Pose& opencv, const Embodiment& e);
+
 // Idle-step count of a raw framewise action chunk, the reference's rule: a step is idle when every channel group
 // present is (strictly) below its threshold; only runs of at least min_streak count.
 struct IdleThresholds {
