@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "worldstudio/core/error.h"
+#include "worldstudio/model/embodiments.h"
 #include "worldstudio/robotics/action_case.h"
 #include "worldstudio/robotics/rollout.h"
 
@@ -30,6 +31,30 @@ int cmd_action_case(const std::string&, const Args& a) {
         throw ws::Error(path + ": " + e.what());
     }
     std::printf("%s\n", ws::ojson{{"output", out}}.dump().c_str());
+    return 0;
+}
+
+int cmd_embodiments(const std::string&, const Args& a) {
+    if (!a.positional.empty()) throw UsageError("embodiments takes no arguments");
+    const ws::EmbodimentRegistry& r = ws::EmbodimentRegistry::shipped();
+    if (a.has("--json")) {
+        ws::ojson list = ws::ojson::array();
+        for (const ws::Embodiment& e : r.all()) {
+            ws::ojson layout = ws::ojson::array();
+            for (const auto& g : e.layout) layout.push_back({{"name", g.name}, {"kind", g.kind}, {"width", g.width}});
+            list.push_back({{"name", e.name}, {"domain_id", e.domain_id}, {"raw_action_dim", e.raw_action_dim ? ws::ojson(*e.raw_action_dim) : ws::ojson()},
+                            {"reference", e.reference}, {"layout", layout}, {"note", e.note}});
+        }
+        std::printf("%s\n", ws::ojson{{"num_embodiment_domains", r.num_domains()}, {"embodiments", list}}.dump(1).c_str());
+        return 0;
+    }
+    std::printf("%-26s %4s %6s  %s\n", "name", "id", "width", "channels");
+    for (const ws::Embodiment& e : r.all()) {
+        std::string layout;
+        for (const auto& g : e.layout) layout += (layout.empty() ? "" : ", ") + g.name + " (" + g.kind + " " + std::to_string(g.width) + ")";
+        std::printf("%-26s %4lld %6s  %s\n", e.name.c_str(), static_cast<long long>(e.domain_id),
+                    e.raw_action_dim ? std::to_string(*e.raw_action_dim).c_str() : "file", layout.empty() ? "-" : layout.c_str());
+    }
     return 0;
 }
 
@@ -107,6 +132,9 @@ void add_robotics_verbs(std::vector<Verb>& v) {
                  "  action-case CASE.json              compute a robotics golden case (action_prompt, canvas, poses, rotations,\n"
                  "                                    idle_frames, normalize, domain) and print {\"output\": ...}\n",
                  cmd_action_case});
+    v.push_back({"embodiments",
+                 "  embodiments [--json]               the embodiment registry: names, domain ids, action widths, channel layouts\n",
+                 cmd_embodiments});
     v.push_back({"rollout",
                  "  rollout (JOB.json | flags) -o BUNDLE_DIR  an action-conditioned rollout of several chunks into a bundle: --mode\n"
                  "                                    forward_dynamics|policy, --chunks N, --chunk-size A, --dataset DIR|pico, --episode N\n"

@@ -316,6 +316,24 @@ private Q_SLOTS:
             for (const auto& g : e.layout) w += g.width;
             if (e.raw_action_dim && !e.layout.empty()) QCOMPARE(w, *e.raw_action_dim);
         }
+        // The CLI lists it.
+        const auto listed = wstest::run(WS_CLI, {"embodiments", "--json"});
+        QCOMPARE(listed.code, 0);
+        const ojson lj = ojson::parse(listed.out.toStdString());
+        QCOMPARE(lj["embodiments"].size(), r.all().size());
+        QCOMPARE(lj["embodiments"][7]["name"].get<std::string>(), std::string("bridge_orig_lerobot"));
+        QTemporaryDir tmp;
+        const QString user = tmp.filePath("mine.json");
+        std::ofstream(user.toStdString()) << R"({"embodiments": [{"name": "my_arm", "domain_id": 30, "raw_action_dim": 7}]})";
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("WORLDSTUDIO_EMBODIMENTS", user);
+        const auto with_user = wstest::run(WS_CLI, {"embodiments"}, {}, {}, 60000, env);
+        QCOMPARE(with_user.code, 0);
+        QVERIFY(with_user.out.contains("my_arm"));
+        std::ofstream(user.toStdString()) << "{";
+        const auto broken = wstest::run(WS_CLI, {"embodiments"}, {}, {}, 60000, env);
+        QCOMPARE(broken.code, 1);
+        QVERIFY2(broken.err.contains("mine.json: not valid JSON"), broken.err.constData());
         // A user file adds and overrides entries; its mistakes name the file and the field.
         EmbodimentRegistry mine = r;
         mine.merge(EmbodimentRegistry::parse(R"({"embodiments": [{"name": "my_arm", "domain_id": 30, "raw_action_dim": 7}]})", "mine.json"));
