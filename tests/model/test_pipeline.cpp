@@ -218,6 +218,16 @@ private Q_SLOTS:
         QCOMPARE(load_tensors(dir("out/av_wam.actions.safetensors")).at("actions").sizes().vec(), std::vector<int64_t>({8, 9}));
         QVERIFY(w.record["prompt_string"].get<std::string>().find("\"fps\": 5.0") != std::string::npos);
 
+        // An odd content side (151 rows) keeps one padding row in the MP4, which H.264 needs even.
+        VideoFrames odd = pic;
+        odd.height = 151;
+        odd.rgb.resize(250 * 151 * 3, 9);
+        write_png(dir("odd.png"), odd);
+        ojson oddjob = wam;
+        oddjob["vision_path"] = dir("odd.png");
+        const GenerationResult o = run(oddjob, "odd_wam.mp4");
+        QCOMPARE(o.record["action"]["image_size"], ojson({192.0, 320.0, 151.0, 250.0}));
+        QCOMPARE(probe_media(dir("out/odd_wam.mp4"))["streams"][0]["height"].get<int>(), 152);
         // The policy server's rows: a history row and the current state go first as conditioning (the reference's
         // alignment case B: row 0 at frame 0 less the history), and the answer is the chunk alone.
         ojson st = wam;

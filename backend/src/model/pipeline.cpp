@@ -380,7 +380,9 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                 rows[static_cast<size_t>(t)].assign(p, p + width);
             }
             save_tensors(prefix + ".actions.safetensors", {{"actions", a}}, {});
-            std::ofstream(prefix + ".actions.json") << ojson(rows).dump() << "\n";
+            std::ofstream rows_file(prefix + ".actions.json");
+            rows_file << ojson(rows).dump() << "\n";
+            if (!rows_file) throw Error(prefix + ".actions.json: cannot write the generated actions");
             result.outputs.push_back(prefix + ".actions.json");
             result.outputs.push_back(prefix + ".actions.safetensors");
             entry["actions"] = fs::path(prefix + ".actions.json").filename().string();
@@ -435,7 +437,13 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             frames.count = static_cast<int>(pixels.size(0)), frames.height = static_cast<int>(pixels.size(1)), frames.width = static_cast<int>(pixels.size(2));
             frames.fps = req.fps;
             frames.rgb.assign(pixels.data_ptr<uint8_t>(), pixels.data_ptr<uint8_t>() + pixels.numel());
-            if (canvas) frames = crop_to_content(frames, *canvas);  // the padding is not part of the picture
+            if (canvas) {
+                // The padding is not part of the picture. H.264 in yuv420p takes even sizes only, so an odd content
+                // side keeps one padding row or column (the record's image_size has the exact content).
+                Canvas written = *canvas;
+                written.content_h += written.content_h % 2, written.content_w += written.content_w % 2;
+                frames = crop_to_content(frames, written);
+            }
             if (image) {
                 media_.write_picture(f.prefix + ".png", frames);
                 result.outputs.push_back(f.prefix + ".png");
