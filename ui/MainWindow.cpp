@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenuBar>
 #include <QSettings>
@@ -78,6 +79,7 @@ MainWindow::MainWindow(QWidget* parent)
     views_->addTab(evaluation_, tr("Evaluate"));
     setCentralWidget(views_);
     buildMenus();
+    qApp->installEventFilter(this);
 
     statusBar()->addWidget(status_, 1);
     statusBar()->addPermanentWidget(clockLabel_);
@@ -160,10 +162,26 @@ QTableWidget* MainWindow::queueTable() const { return queueView_->table(); }
 QListWidget* MainWindow::historyList() const { return historyView_->list(); }
 QLineEdit* MainWindow::historySearch() const { return historyView_->search(); }
 
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::ShortcutOverride) {
+        auto* w = qobject_cast<QWidget*>(watched);
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if (w && w->window() == this && windowShortcuts_.contains(QKeySequence(key->keyCombination()))) {
+            event->ignore();  // not overridden: the window's action runs
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
 void MainWindow::buildMenus() {
     auto action = [this](QMenu* menu, const QString& text, const QKeySequence& key, auto fn) {
         QAction* a = menu->addAction(text);
         if (!key.isEmpty()) a->setShortcut(key);
+        // Shortcuts with Ctrl beyond the standard editing keys belong to the window, wherever the focus is.
+        if (!key.isEmpty() && (key[0].keyboardModifiers() & Qt::ControlModifier) && key != QKeySequence::Undo && key != QKeySequence::Redo &&
+            key != QKeySequence::Open && key != QKeySequence::Quit)
+            windowShortcuts_.append(key);
         connect(a, &QAction::triggered, this, fn);
         return a;
     };

@@ -77,6 +77,11 @@ Q_SIGNALS:
     void jobCompleted(qint64 jobId, const QString& state, qint64 historyId);
     void historyChanged();
 
+protected:
+    // Window shortcuts work wherever the focus is: a text field's own binding of the same keys (Ctrl+U deletes the
+    // line in a line edit) does not take them first.
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void buildMenus();
     void showModel(const QString& summaryJson);
@@ -87,6 +92,7 @@ private:
     void setStatus(const QString& text, const QString& detail = QString());
     void updateMemory();
 
+    QList<QKeySequence> windowShortcuts_;  // the actions that must not be overridden by a focused text field
     EngineWorker* worker_;
     std::unique_ptr<QueueController> queue_;
     std::unique_ptr<HistoryStore> history_;

@@ -108,7 +108,11 @@ private Q_SLOTS:
         // even the random tiny model's reply is a JSON object (its keys are nonsense, which the caption shows as is).
         QTest::keyClicks(w.promptEdit(), "a red ball bounces on a table");
         QSignalSpy upsampled(&w, &MainWindow::upsampleFinished);
-        QTest::keyClick(&w, Qt::Key_U, Qt::ControlModifier);
+        // Ctrl+U typed in the prompt field upsamples, as its placeholder says; the line edit's own Ctrl+U (delete the
+        // line) does not take it first.
+        w.promptEdit()->setFocus();
+        QTest::keyClick(w.promptEdit(), Qt::Key_U, Qt::ControlModifier);
+        QCOMPARE(w.promptEdit()->text(), QString("a red ball bounces on a table"));
         QVERIFY(upsampled.wait(60000));
         QCOMPARE(upsampled.first().at(0).toBool(), true);
         QVERIFY(w.captionEditor()->streamedPieces() > 0);
