@@ -183,6 +183,9 @@ void PlayerPanel::rebuildClock() {
 
 void PlayerPanel::play() {
     if (!clock_) return;
+    // Play at the end starts the clip again, as every player does.
+    const double frame = media_[0] && media_[0]->video.fps > 0 ? 1 / media_[0]->video.fps : 0.04;
+    if (!clock_->playing() && clock_->position() >= clock_->duration() - frame) seek(0);
     clock_->play();
     playButton_->setText(tr("Pause"));
 }

@@ -128,6 +128,14 @@ private Q_SLOTS:
         const double held = p.position();
         QTest::qWait(100);
         QCOMPARE(p.position(), held);
+        // Play on the last frame starts the clip again (it played the rest of that frame and stopped: nothing seen).
+        p.seek(kSeconds - 0.5 / kFps);
+        QVERIFY(!p.playing());
+        p.play();
+        QTest::qWait(200);
+        QVERIFY(p.playing());
+        QVERIFY2(p.position() < 0.5, qPrintable(QString::number(p.position())));
+        p.pause();
         // Looping wraps around instead of stopping.
         p.setLoop(true);
         p.seek(kSeconds - 0.1);
