@@ -122,17 +122,24 @@ void decode_stream(const std::string& path, AVFormatContext* in, int index, AVCo
     }
 }
 
+// The file's best video stream, its size checked against the limits.
+int video_stream(const std::string& path, AVFormatContext* in) {
+    const int index = av_find_best_stream(in, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+    if (index < 0) throw Error(path + ": has no video stream");
+    const AVCodecParameters* par = in->streams[index]->codecpar;
+    if (par->width <= 0 || par->height <= 0 || par->width > kMaxMediaDimension || par->height > kMaxMediaDimension)
+        throw Error(path + ": picture size " + std::to_string(par->width) + "x" + std::to_string(par->height) + " is not supported (at most " +
+                    std::to_string(kMaxMediaDimension) + " a side)");
+    return index;
+}
+
 }  // namespace
 
 VideoFrames read_video(const std::string& path, double fps, int max_frames) {
     InputPtr in = open_input(path);
-    int index = av_find_best_stream(in.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
-    if (index < 0) throw Error(path + ": has no video stream");
+    const int index = video_stream(path, in.get());
     AVStream* st = in->streams[index];
     const int W = st->codecpar->width, H = st->codecpar->height;
-    if (W <= 0 || H <= 0 || W > kMaxMediaDimension || H > kMaxMediaDimension)
-        throw Error(path + ": picture size " + std::to_string(W) + "x" + std::to_string(H) + " is not supported (at most " +
-                    std::to_string(kMaxMediaDimension) + " a side)");
     CodecPtr ctx = open_decoder(path, st);
     VideoFrames out;
     out.width = W, out.height = H;
@@ -188,13 +195,9 @@ VideoFrames read_video_at(const std::string& path, double start_seconds, int max
     // read again from the beginning.
     for (int attempt = 0; attempt < 2; ++attempt) {
         InputPtr in = open_input(path);
-        int index = av_find_best_stream(in.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
-        if (index < 0) throw Error(path + ": has no video stream");
+        const int index = video_stream(path, in.get());
         AVStream* st = in->streams[index];
         const int W = st->codecpar->width, H = st->codecpar->height;
-        if (W <= 0 || H <= 0 || W > kMaxMediaDimension || H > kMaxMediaDimension)
-            throw Error(path + ": picture size " + std::to_string(W) + "x" + std::to_string(H) + " is not supported (at most " +
-                        std::to_string(kMaxMediaDimension) + " a side)");
         const double tb = av_q2d(st->time_base);
         const bool seeked = attempt == 0 && start_seconds > kTolerance && tb > 0 &&
                             av_seek_frame(in.get(), index, static_cast<int64_t>(std::floor((start_seconds - kTolerance) / tb)),
