@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "robotics/dataset_truth.h"
 #include "test_support.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/media/media.h"
@@ -15,29 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kGolden = WS_SOURCE_DIR "/../shared/reference/golden/lerobot";
-
-ojson load_json(const std::string& path) {
-    std::ifstream f(path);
-    return ojson::parse(f);
-}
-
-bool same_json(const ojson& a, const ojson& b) {
-    if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
-    if (a.is_array() && b.is_array()) {
-        if (a.size() != b.size()) return false;
-        for (size_t i = 0; i < a.size(); ++i)
-            if (!same_json(a[i], b[i])) return false;
-        return true;
-    }
-    if (a.is_object() && b.is_object()) {
-        if (a.size() != b.size()) return false;
-        for (const auto& [k, v] : a.items())
-            if (!b.contains(k) || !same_json(v, b[k])) return false;
-        return true;
-    }
-    return a == b;
-}
+using wstest::load_json;
+using wstest::same_json;
+const std::string kGolden = wstest::kLerobotFixtures;
 
 std::array<double, 3> mean_rgb(const ws::VideoFrames& v, int i) {
     std::array<double, 3> m{0, 0, 0};

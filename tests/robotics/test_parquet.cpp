@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "robotics/parquet.h"
+#include "robotics/dataset_truth.h"
 #include "test_support.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/core/pyjson.h"
@@ -18,24 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kGolden = WS_SOURCE_DIR "/../shared/reference/golden/lerobot";
-
-ojson load_json(const std::string& path) {
-    std::ifstream f(path);
-    return ojson::parse(f);
-}
-
-// Numbers compare as doubles (truth writes float32 values as their exact double).
-bool same_json(const ojson& a, const ojson& b) {
-    if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
-    if (a.is_array() && b.is_array()) {
-        if (a.size() != b.size()) return false;
-        for (size_t i = 0; i < a.size(); ++i)
-            if (!same_json(a[i], b[i])) return false;
-        return true;
-    }
-    return a == b;
-}
+using wstest::load_json;
+using wstest::same_json;
+const std::string kGolden = wstest::kLerobotFixtures;
 
 Column list_of(const std::string& name, ValueKind k) {
     Column c;

@@ -337,9 +337,7 @@ ojson run_rollout(std::shared_ptr<const Model> model, const RolloutSpec& in_spec
             if (n["id"] == spec.branch_of) parent = &n;
         if (!parent) throw Error(bundle_dir + ": no node '" + spec.branch_of + "' to branch from");
         const ojson& src = manifest["source"];
-        if (spec.dataset != src["dataset"] || spec.episode != src["episode"].get<int64_t>()) {
-            spec.dataset = src["dataset"].get<std::string>(), spec.episode = src["episode"].get<int64_t>();
-        }
+        spec.dataset = src["dataset"].get<std::string>(), spec.episode = src["episode"].get<int64_t>();  // a branch rolls out its tree's episode
         if (spec.branch_frame < 0 || spec.branch_frame >= (*parent)["frames"].get<int64_t>())
             throw Error("branch frame " + std::to_string(spec.branch_frame) + " is outside node '" + spec.branch_of + "' (" + (*parent)["frames"].dump() + " frames)");
         spec.from_frame = (*parent)["start_frame"].get<int64_t>() + spec.branch_frame;
