@@ -1,17 +1,17 @@
 #include "GenerateView.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSplitter>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
 #include "CaptionEditor.h"
 #include "EngineWorker.h"
-#include "PreviewStrip.h"
 #include "QueueController.h"
 #include "SettingsPanel.h"
 #include "worldstudio/core/error.h"
@@ -47,56 +47,49 @@ bool isEmptyObject(const QString& text) {
 }  // namespace
 
 GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget* parent)
-    : QWidget(parent), worker_(worker), queue_(queue) {
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    // Left: prompt, caption and negative prompt.
-    auto* left = new QWidget(split);
-    auto* ll = new QVBoxLayout(left);
-    ll->setContentsMargins(0, 0, 0, 0);
-    auto* promptRow = new QHBoxLayout;
-    prompt_ = new QLineEdit(left);
+    : QWidget(parent), worker_(worker), queue_(queue), promptBar_(new QWidget(this)) {
+    // The prompt bar: one line for the idea, Upsample, Generate.
+    auto* promptRow = new QHBoxLayout(promptBar_);
+    promptRow->setContentsMargins(0, 0, 0, 0);
+    prompt_ = new QLineEdit(promptBar_);
     prompt_->setObjectName("prompt");
     prompt_->setPlaceholderText(tr("Describe a scene in a sentence, then Upsample it into a structured caption (Ctrl+U)"));
-    upsampleButton_ = new QPushButton(tr("Upsample"), left);
+    prompt_->setMinimumWidth(360);
+    upsampleButton_ = new QPushButton(tr("Upsample"), promptBar_);
     upsampleButton_->setObjectName("upsample");
-    cancelUpsampleButton_ = new QPushButton(tr("Stop"), left);
+    upsampleButton_->setToolTip(tr("Rewrite the short prompt into a structured caption with the reasoner (Ctrl+U)"));
+    cancelUpsampleButton_ = new QPushButton(tr("Stop"), promptBar_);
     cancelUpsampleButton_->setEnabled(false);
+    queueButton_ = new QPushButton(tr("Generate"), promptBar_);
+    queueButton_->setObjectName("addToQueue");
+    queueButton_->setToolTip(tr("Queue a job with this caption and these settings (Ctrl+Enter); it starts when the model is free"));
+    queueButton_->setDefault(true);
     promptRow->addWidget(prompt_, 1);
     promptRow->addWidget(upsampleButton_);
     promptRow->addWidget(cancelUpsampleButton_);
-    ll->addLayout(promptRow);
-    auto* captionTabs = new QTabWidget(left);
-    caption_ = new CaptionEditor(captionTabs);
+    promptRow->addWidget(queueButton_);
+
+    // The inspector: caption (form and raw JSON), negative prompt, settings.
+    auto* tabs = new QTabWidget(this);
+    tabs->setObjectName("inspectorTabs");
+    caption_ = new CaptionEditor(tabs);
     caption_->setObjectName("caption");
-    negative_ = new CaptionEditor(captionTabs);
+    negative_ = new CaptionEditor(tabs);
     negative_->setObjectName("negative");
     caption_->setSchema(captionSchema(), "video");
     negative_->setSchema(captionSchema(), "video");
-    captionTabs->addTab(caption_, tr("Caption"));
-    captionTabs->addTab(negative_, tr("Negative prompt"));
-    ll->addWidget(captionTabs, 1);
-    // Right: settings, queue button, live preview.
-    auto* right = new QWidget(split);
-    auto* rl = new QVBoxLayout(right);
-    rl->setContentsMargins(0, 0, 0, 0);
-    settings_ = new SettingsPanel(right);
-    auto* scroll = new QScrollArea(right);
+    settings_ = new SettingsPanel(tabs);
+    auto* scroll = new QScrollArea(tabs);
     scroll->setWidget(settings_);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
-    rl->addWidget(scroll, 3);
-    queueButton_ = new QPushButton(tr("Add to queue  (Ctrl+Enter)"), right);
-    queueButton_->setObjectName("addToQueue");
-    queueButton_->setMinimumHeight(36);
-    rl->addWidget(queueButton_);
-    preview_ = new PreviewStrip(right);
-    rl->addWidget(preview_, 2);
-    split->addWidget(left);
-    split->addWidget(right);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    tabs->addTab(caption_, tr("Caption"));
+    tabs->addTab(negative_, tr("Negative prompt"));
+    tabs->addTab(scroll, tr("Settings"));
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(split);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(tabs);
+    setMinimumWidth(440);  // the caption form's labels and fields side by side
 
     // Caption checks that need the engine: M:SS times against the clip's duration, field types.
     caption_->setValidator([this](const QString& text) {
@@ -142,16 +135,10 @@ void GenerateView::setModelDefaults(const ws::ojson& defaults) {
     onModeChanged(settings_->mode());
 }
 
-void GenerateView::showProgress(qint64 job, int step, int total, double seconds) {
-    if (job != previewJob_) {
-        previewJob_ = job;
-        preview_->clear(tr("Job #%1 started").arg(job));
-    }
-    preview_->setProgress(step, total, seconds);
-}
-
-void GenerateView::showPreview(qint64 job, int step, int total, const QVector<QImage>& frames) {
-    if (job == previewJob_ && !frames.isEmpty()) preview_->setFrames(frames, step, total);
+void GenerateView::reuseSeed(qint64 seed) {
+    settings_->setSeedPolicy("fixed");
+    settings_->seedBox()->setValue(static_cast<int>(seed));
+    Q_EMIT message(tr("Seed %1 is kept for the next jobs (seed policy: fixed)").arg(seed));
 }
 
 void GenerateView::onModeChanged(const QString& mode) {
@@ -215,7 +202,7 @@ qint64 GenerateView::addToQueue() {
             Q_EMIT message(tr("Job #%1 already started; the edit was not applied").arg(editingJob_));
         }
         editingJob_ = 0;
-        queueButton_->setText(tr("Add to queue  (Ctrl+Enter)"));
+        queueButton_->setText(tr("Generate"));
         return id;
     }
     id = queue_->submit(r);

@@ -1,14 +1,14 @@
 #pragma once
-// The Generate view: a short prompt and its upsampled structured caption (streamed live from the reasoner), the
-// negative prompt, the settings, "Add to queue" (or "Update job" while a queued job is being edited) and the live
-// x0 preview of the running job. It talks to the engine only through the EngineWorker and the QueueController.
+// Generating, without the stage: the prompt bar (a short prompt, Upsample, Generate, or "Update job" while a queued
+// job is being edited) and the inspector (the structured caption streamed live from the reasoner, the negative prompt,
+// the settings). The window places the two; the running job's previews and results play on the StageView. It talks
+// to the engine only through the EngineWorker and the QueueController.
 #include <QWidget>
 
 #include "worldstudio/core/pyjson.h"
 
 class CaptionEditor;
 class EngineWorker;
-class PreviewStrip;
 class QueueController;
 class SettingsPanel;
 class QLineEdit;
@@ -29,15 +29,16 @@ public:
     void applyRequest(const ws::ojson& request);
     // The loaded model's generation defaults (model summary JSON's "generation_defaults").
     void setModelDefaults(const ws::ojson& defaults);
-    // The running job's progress and previews.
-    void showProgress(qint64 job, int step, int total, double seconds);
-    void showPreview(qint64 job, int step, int total, const QVector<QImage>& frames);
+    // Makes `seed` the fixed seed of the next jobs (a result's "Reuse seed").
+    void reuseSeed(qint64 seed);
 
+    // The prompt bar, for the window's top tool bar (parented to this view's window by the caller).
+    QWidget* promptBar() const { return promptBar_; }
+    QPushButton* generateButton() const { return queueButton_; }
     QLineEdit* promptEdit() const { return prompt_; }
     CaptionEditor* captionEditor() const { return caption_; }
     CaptionEditor* negativeEditor() const { return negative_; }
     SettingsPanel* settings() const { return settings_; }
-    PreviewStrip* preview() const { return preview_; }
 
 Q_SIGNALS:
     // A line for the status bar; `detail` (may be empty) for its tooltip.
@@ -53,8 +54,7 @@ private:
     QPushButton *upsampleButton_, *cancelUpsampleButton_, *queueButton_;
     CaptionEditor *caption_, *negative_;
     SettingsPanel* settings_;
-    PreviewStrip* preview_;
+    QWidget* promptBar_;
     qint64 editingJob_ = 0;
-    qint64 previewJob_ = 0;
     QString defaultNegative_;
 };

@@ -30,6 +30,11 @@ HistoryEntry entryFrom(const QSqlQuery& q) {
     e.file = q.value(5).toString();
     e.recordJson = q.value(6).toString();
     e.thumbnail.loadFromData(q.value(7).toByteArray(), "PNG");
+    const QJsonObject record = QJsonDocument::fromJson(e.recordJson.toUtf8()).object();
+    e.userPrompt = record["request"].toObject()["name"].toString().simplified();
+    if (e.userPrompt.isEmpty()) e.userPrompt = e.prompt.simplified();
+    e.model = record["model"].toObject()["id"].toString();
+    if (record["seconds"].isDouble()) e.seconds = record["seconds"].toDouble();
     return e;
 }
 
@@ -84,9 +89,11 @@ qint64 HistoryStore::add(const QString& file, const QString& recordJson, const Q
 QVector<HistoryEntry> HistoryStore::search(const QString& text, int limit) const {
     QSqlQuery q(QSqlDatabase::database(connection_));
     q.prepare("SELECT id, created, mode, prompt, seed, file, record, thumbnail FROM outputs "
-              "WHERE prompt LIKE ? ESCAPE '\\' ORDER BY id DESC LIMIT ?");
+              "WHERE prompt LIKE ? ESCAPE '\\' OR json_extract(record, '$.request.name') LIKE ? ESCAPE '\\' "
+              "ORDER BY id DESC LIMIT ?");
     QString pattern = text;
     pattern.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+    q.addBindValue("%" + pattern + "%");
     q.addBindValue("%" + pattern + "%");
     q.addBindValue(limit);
     QVector<HistoryEntry> out;

@@ -10,7 +10,10 @@ struct HistoryEntry {
     qint64 id = 0;
     QDateTime created;
     QString mode;
-    QString prompt;
+    QString prompt;      // the prompt string sent (an upsampled caption, or the user's own line)
+    QString userPrompt;  // what the user typed (the request's name); the prompt itself when there was no caption
+    QString model;       // the model's id from the record
+    double seconds = -1; // generation time from the record, -1 when unknown
     qint64 seed = 0;
     QString file;
     QString recordJson;
@@ -25,7 +28,8 @@ public:
     HistoryStore& operator=(const HistoryStore&) = delete;
 
     qint64 add(const QString& file, const QString& recordJson, const QImage& thumbnail);
-    QVector<HistoryEntry> search(const QString& text, int limit = 500) const;  // newest first; empty text = all
+    // Newest first; matches the user's prompt or the caption; empty text = all.
+    QVector<HistoryEntry> search(const QString& text, int limit = 500) const;
     HistoryEntry get(qint64 id) const;  // id 0 when absent
     bool remove(qint64 id);
     int count() const;

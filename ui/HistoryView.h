@@ -1,12 +1,16 @@
 #pragma once
-// The History view: every output with its thumbnail and full generation record, searchable by prompt; recall,
-// play, compare, remove, and add to the open evaluation project.
+// The Library: every output with its thumbnail, labelled by the user's own short prompt (not the upsampled caption)
+// with mode, model, seed and time; searched by either. The selected output's summary (picture, prompt, settings) is
+// beside the list, its full generation record behind a "Record" tab. Recall, play, compare, remove, and add to the
+// open evaluation project.
 #include <QWidget>
 
 class HistoryStore;
+class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
+class QTabWidget;
 
 class HistoryView : public QWidget {
     Q_OBJECT
@@ -18,6 +22,8 @@ public:
     qint64 selectedEntry() const;
     QLineEdit* search() const { return search_; }
     QListWidget* list() const { return list_; }
+    QString summaryText() const;
+    QString recordText() const;
 
 Q_SIGNALS:
     void recallRequested(qint64 entry);
@@ -25,8 +31,11 @@ Q_SIGNALS:
     void evaluateRequested(qint64 entry);
 
 private:
+    void showSelected();
     HistoryStore* history_;
     QLineEdit* search_;
     QListWidget* list_;
+    QTabWidget* detail_;
+    QLabel *picture_, *summary_;
     QPlainTextEdit* record_;
 };

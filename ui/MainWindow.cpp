@@ -1,7 +1,10 @@
 #include "MainWindow.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
@@ -10,11 +13,14 @@
 #include <QJsonObject>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
-#include <QTabWidget>
+#include <QStyle>
 #include <QTimer>
+#include <QToolBar>
 #include <QUndoStack>
 
 #include "CaptionEditor.h"
@@ -23,11 +29,16 @@
 #include "GenerateView.h"
 #include "HistoryStore.h"
 #include "HistoryView.h"
+#include "ModeNames.h"
 #include "ModelView.h"
 #include "PlayerPanel.h"
 #include "QueueController.h"
 #include "QueueView.h"
+#include "SettingsPanel.h"
+#include "StageView.h"
+#include "StudioHelp.h"
 #include "StudioPaths.h"
+#include "Theme.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/media/media.h"
 #include "worldstudio/model/request.h"
@@ -41,10 +52,25 @@ long residentMiB() {
     return parts.size() > 1 ? parts[1].toLong() * 4096 / (1024 * 1024) : -1;
 }
 
+constexpr int kLayoutVersion = 1;  // bump when the docks change, so old saved layouts are not applied
+
+const char* workspaceKey(MainWindow::Workspace w) {
+    switch (w) {
+        case MainWindow::Workspace::Generate: return "generate";
+        case MainWindow::Workspace::Robotics: return "robotics";
+        case MainWindow::Workspace::Evaluate: return "evaluate";
+        case MainWindow::Workspace::Library: return "library";
+        case MainWindow::Workspace::Models: return "models";
+    }
+    return "generate";
+}
+
+bool hasStage(MainWindow::Workspace w) { return w == MainWindow::Workspace::Generate || w == MainWindow::Workspace::Robotics; }
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), worker_(new EngineWorker()), views_(new QTabWidget(this)), status_(new QLabel(this)),
+    : QMainWindow(parent), worker_(new EngineWorker()), centre_(new QStackedWidget(this)), status_(new QLabel(this)),
       deviceLabel_(new QLabel(this)), memoryLabel_(new QLabel(this)), clockLabel_(new QLabel(this)) {
     setWindowTitle(tr("WorldStudio"));
     // The queue journal and the history survive restarts; a damaged journal is set aside, never deleted.
@@ -65,25 +91,42 @@ MainWindow::MainWindow(QWidget* parent)
         QTimer::singleShot(0, this, [this, msg = QString::fromStdString(ws::user_message(e))] { setStatus(tr("History unavailable: %1").arg(msg)); });
     }
 
+    stage_ = new StageView(this);
     generate_ = new GenerateView(worker_, queue_.get(), this);
     queueView_ = new QueueView(queue_.get(), this);
-    player_ = new PlayerPanel(this);
     historyView_ = new HistoryView(history_.get(), this);
     model_ = new ModelView(this);
     evaluation_ = new EvaluationPanel(this);
-    views_->addTab(generate_, tr("Generate"));
-    views_->addTab(queueView_, tr("Queue"));
-    views_->addTab(player_, tr("Player"));
-    views_->addTab(historyView_, tr("History"));
-    views_->addTab(model_, tr("Model"));
-    views_->addTab(evaluation_, tr("Evaluate"));
-    setCentralWidget(views_);
+    for (QWidget* page : {static_cast<QWidget*>(stage_), static_cast<QWidget*>(evaluation_), static_cast<QWidget*>(historyView_),
+                          static_cast<QWidget*>(model_)})
+        centre_->addWidget(page);
+    setCentralWidget(centre_);
+    setDockNestingEnabled(true);
+    // The inspector (right) and the queue (bottom) of the Generate and Robotics workspaces.
+    inspectorDock_ = new QDockWidget(tr("Inspector"), this);
+    inspectorDock_->setObjectName("inspectorDock");
+    inspectorDock_->setWidget(generate_);
+    queueDock_ = new QDockWidget(tr("Queue"), this);
+    queueDock_->setObjectName("queueDock");
+    queueDock_->setWidget(queueView_);
+    addDockWidget(Qt::RightDockWidgetArea, inspectorDock_);
+    addDockWidget(Qt::BottomDockWidgetArea, queueDock_);
+    // The prompt bar on top, with the model and device it will run on.
+    promptBar_ = new QToolBar(tr("Prompt bar"), this);
+    promptBar_->setObjectName("promptBar");
+    promptBar_->setMovable(false);
+    promptBar_->addWidget(generate_->promptBar());
+    deviceLabel_->setObjectName("deviceIndicator");
+    deviceLabel_->setContentsMargins(12, 0, 6, 0);
+    deviceLabel_->setToolTip(tr("The loaded model, the device it runs on, and its precision (Models workspace)"));
+    promptBar_->addWidget(deviceLabel_);
+    addToolBar(Qt::TopToolBarArea, promptBar_);
+    buildRail();
     buildMenus();
     qApp->installEventFilter(this);
 
     statusBar()->addWidget(status_, 1);
     statusBar()->addPermanentWidget(clockLabel_);
-    statusBar()->addPermanentWidget(deviceLabel_);
     statusBar()->addPermanentWidget(memoryLabel_);
     deviceLabel_->setText(tr("no model"));
     auto* memoryTimer = new QTimer(this);
@@ -96,6 +139,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(generate_, &GenerateView::upsampleFinished, this, &MainWindow::upsampleFinished);
     connect(queueView_, &QueueView::editRequested, this, &MainWindow::editQueuedJob);
     connect(queueView_, &QueueView::playRequested, this, [this](const QString& file) { play(file, 0); });
+    connect(stage_, &StageView::reuseSeedRequested, generate_, &GenerateView::reuseSeed);
     connect(historyView_, &HistoryView::recallRequested, this, &MainWindow::recall);
     connect(historyView_, &HistoryView::playRequested, this, &MainWindow::play);
     connect(historyView_, &HistoryView::evaluateRequested, this, &MainWindow::addToEvaluation);
@@ -122,17 +166,22 @@ MainWindow::MainWindow(QWidget* parent)
 
     // Queue -> UI (the controller's signals arrive queued from the queue's thread).
     connect(queue_.get(), &QueueController::progress, this, [this](qint64 id, int step, int total, double secs) {
-        generate_->showProgress(id, step, total, secs);
+        stage_->showProgress(id, step, total, secs);
         queueView_->showProgress(id, step, total);
     });
-    connect(queue_.get(), &QueueController::preview, generate_, &GenerateView::showPreview);
+    connect(queue_.get(), &QueueController::preview, stage_, &StageView::showPreview);
     connect(queue_.get(), &QueueController::jobFinished, this, &MainWindow::onJobFinished);
-    connect(player_, &PlayerPanel::clockChanged, this, [this](const QString& d, bool device) {
+    connect(player(), &PlayerPanel::clockChanged, this, [this](const QString& d, bool device) {
+        // Said once per change of clock, not each time a clip is opened.
+        const bool changed = clockLabel_->toolTip() != d;
         clockLabel_->setText(device ? tr("♪ audio clock") : tr("silent clock"));
         clockLabel_->setToolTip(d);
-        if (!device) setStatus(tr("No audio device: playing on a silent clock (%1)").arg(d));
+        // The description reads "silent clock (why)": the label already says "silent clock", the status says why.
+        const QString why = d.contains('(') ? d.section('(', 1).chopped(1) : d;
+        if (!device && changed) setStatus(tr("Playing without sound output: %1").arg(why));
     });
-    connect(player_, &PlayerPanel::failed, this, [this](const QString& m) { setStatus(tr("Cannot play: %1").arg(m)); });
+    connect(player(), &PlayerPanel::failed, this, [this](const QString& m) { setStatus(tr("Cannot play: %1").arg(m)); });
+    connect(evaluation_, &EvaluationPanel::projectChanged, this, [](const QString& path) { QSettings().setValue("session/evaluationProject", path); });
 
     int restored = 0, interrupted = 0;
     for (const auto& j : queue_->jobs())
@@ -143,10 +192,12 @@ MainWindow::MainWindow(QWidget* parent)
                       .arg(interrupted ? tr(", %1 interrupted and queued again").arg(interrupted) : QString()));
     else
         setStatus(tr("No model loaded"));
-    resize(1280, 800);
+    resize(1440, 900);
+    restoreSession();
 }
 
 MainWindow::~MainWindow() {
+    qApp->removeEventFilter(this);
     worker_->cancel();
     queue_.reset();  // interrupts a running job; the journal keeps it queued for the next start
     delete worker_;
@@ -157,7 +208,9 @@ QLineEdit* MainWindow::promptEdit() const { return generate_->promptEdit(); }
 CaptionEditor* MainWindow::captionEditor() const { return generate_->captionEditor(); }
 CaptionEditor* MainWindow::negativeEditor() const { return generate_->negativeEditor(); }
 SettingsPanel* MainWindow::settings() const { return generate_->settings(); }
-PreviewStrip* MainWindow::preview() const { return generate_->preview(); }
+PreviewStrip* MainWindow::preview() const { return stage_->preview(); }
+PlayerPanel* MainWindow::player() const { return stage_->player(); }
+QString MainWindow::deviceText() const { return deviceLabel_->text(); }
 QTableWidget* MainWindow::queueTable() const { return queueView_->table(); }
 QListWidget* MainWindow::historyList() const { return historyView_->list(); }
 QLineEdit* MainWindow::historySearch() const { return historyView_->search(); }
@@ -174,6 +227,89 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
     return QMainWindow::eventFilter(watched, event);
 }
 
+void MainWindow::buildRail() {
+    rail_ = new QToolBar(tr("Workspaces"), this);
+    rail_->setObjectName("workspaceRail");
+    rail_->setMovable(false);
+    rail_->setFloatable(false);
+    rail_->setToolButtonStyle(Qt::ToolButtonTextUnderIcon);
+    rail_->setIconSize(QSize(28, 28));
+    railGroup_ = new QActionGroup(this);
+    const struct {
+        Workspace w;
+        QString name, tip;
+        QStyle::StandardPixmap icon;
+    } items[] = {
+        {Workspace::Generate, tr("Generate"), tr("Captions, settings, the live preview and results"), QStyle::SP_MediaPlay},
+        {Workspace::Robotics, tr("Robotics"), tr("Action-conditioned modes: forward and inverse dynamics, policy"), QStyle::SP_ComputerIcon},
+        {Workspace::Evaluate, tr("Evaluate"), tr("Label Yes / No / Unclear questions on generated videos and score them"), QStyle::SP_DialogApplyButton},
+        {Workspace::Library, tr("Library"), tr("Every output with its generation record"), QStyle::SP_DirIcon},
+        {Workspace::Models, tr("Models"), tr("Load a model and read its card"), QStyle::SP_DriveHDIcon},
+    };
+    for (const auto& it : items) {
+        QAction* a = rail_->addAction(style()->standardIcon(it.icon), it.name);
+        a->setObjectName(QStringLiteral("workspace-%1").arg(workspaceKey(it.w)));
+        a->setToolTip(it.tip);
+        a->setCheckable(true);
+        a->setData(static_cast<int>(it.w));
+        railGroup_->addAction(a);
+        connect(a, &QAction::triggered, this, [this, w = it.w] { showWorkspace(w); });
+    }
+    addToolBar(Qt::LeftToolBarArea, rail_);
+}
+
+void MainWindow::applyDefaultLayout(Workspace w) {
+    const bool stage = hasStage(w);
+    promptBar_->setVisible(stage);
+    rail_->setVisible(true);
+    for (QDockWidget* d : {inspectorDock_, queueDock_}) {
+        d->setFloating(false);
+        d->setVisible(stage);
+    }
+    if (!stage) return;
+    addDockWidget(Qt::RightDockWidgetArea, inspectorDock_);
+    addDockWidget(Qt::BottomDockWidgetArea, queueDock_);
+    resizeDocks({inspectorDock_}, {std::max(380, width() / 3)}, Qt::Horizontal);
+    resizeDocks({queueDock_}, {170}, Qt::Vertical);
+}
+
+void MainWindow::showWorkspace(Workspace w) {
+    if (workspaceShown_ && w == current_) return;
+    if (workspaceShown_) layouts_[static_cast<int>(current_)] = saveState(kLayoutVersion);
+    const Workspace previous = current_;
+    current_ = w;
+    workspaceShown_ = true;
+    QWidget* page = hasStage(w) ? static_cast<QWidget*>(stage_)
+                    : w == Workspace::Evaluate ? static_cast<QWidget*>(evaluation_)
+                    : w == Workspace::Library  ? static_cast<QWidget*>(historyView_)
+                                               : static_cast<QWidget*>(model_);
+    centre_->setCurrentWidget(page);
+    const QByteArray saved = layouts_.value(static_cast<int>(w));
+    if (saved.isEmpty() || !restoreState(saved, kLayoutVersion)) applyDefaultLayout(w);
+    // A workspace shows its own docks only, whatever an older saved layout says.
+    if (!hasStage(w)) {
+        inspectorDock_->hide();
+        queueDock_->hide();
+        promptBar_->hide();
+    } else {
+        promptBar_->show();
+    }
+    rail_->show();
+    for (QAction* a : railGroup_->actions())
+        if (a->data().toInt() == static_cast<int>(w)) a->setChecked(true);
+    // Robotics opens the action modes until it has its own views; Generate goes back to the artist's.
+    const bool robotMode = ModeNames::isRobotics(settings()->mode());
+    if (w == Workspace::Robotics && !robotMode) settings()->setMode("forward_dynamics");
+    if (w == Workspace::Generate && previous == Workspace::Robotics && robotMode) settings()->setMode("text2video");
+    if (w == Workspace::Library) historyView_->refresh();
+}
+
+void MainWindow::resetLayout() {
+    layouts_.remove(static_cast<int>(current_));
+    applyDefaultLayout(current_);
+    setStatus(tr("The %1 workspace's layout is back to its default").arg(railGroup_->checkedAction() ? railGroup_->checkedAction()->text() : QString()));
+}
+
 void MainWindow::buildMenus() {
     auto action = [this](QMenu* menu, const QString& text, const QKeySequence& key, auto fn) {
         QAction* a = menu->addAction(text);
@@ -187,24 +323,26 @@ void MainWindow::buildMenus() {
     };
     QMenu* file = menuBar()->addMenu(tr("&File"));
     action(file, tr("Open &model folder…"), QKeySequence::Open, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Model folder"));
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Model folder"), QSettings().value("model/last").toString());
         if (!dir.isEmpty()) loadModel(dir);
     });
+    // File dialogs start in the outputs folder, where the results are.
     action(file, tr("Open &media…"), QKeySequence(tr("Ctrl+Shift+O")), [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Open media"));
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open media"), StudioPaths::outputsDir(),
+                                                       tr("Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg *.wav)"));
         if (!f.isEmpty()) play(f, 0);
     });
     action(file, tr("Queue a request &file…"), QKeySequence(), [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Request JSON"), QString(), "*.json");
+        const QString f = QFileDialog::getOpenFileName(this, tr("Request JSON"), StudioPaths::outputsDir(), tr("Requests (*.json)"));
         if (!f.isEmpty()) enqueueRequestFile(f);
     });
     action(file, tr("Open e&valuation project…"), QKeySequence(), [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Evaluation project (opened, or created when new)"), QString(),
+        const QString f = QFileDialog::getSaveFileName(this, tr("Evaluation project (opened, or created when new)"), StudioPaths::outputsDir(),
                                                        tr("Evaluation projects (*.db)"), nullptr, QFileDialog::DontConfirmOverwrite);
-        if (!f.isEmpty() && evaluation_->openProject(f)) showView(View::Evaluate);
+        if (!f.isEmpty() && evaluation_->openProject(f)) showWorkspace(Workspace::Evaluate);
     });
     action(file, tr("&Import answers (JSONL)…"), QKeySequence(), [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Answers"), QString(), "*.jsonl");
+        const QString f = QFileDialog::getOpenFileName(this, tr("Answers"), StudioPaths::outputsDir(), tr("Answers (*.jsonl)"));
         if (!f.isEmpty() && evaluation_->importJsonl(f)) setStatus(tr("Imported %1").arg(f));
     });
     file->addSeparator();
@@ -226,7 +364,7 @@ void MainWindow::buildMenus() {
 
     QMenu* gen = menuBar()->addMenu(tr("&Generate"));
     action(gen, tr("&Upsample prompt"), QKeySequence(tr("Ctrl+U")), [this] { upsample(); });
-    action(gen, tr("&Add to queue"), QKeySequence(tr("Ctrl+Return")), [this] { addToQueue(); });
+    action(gen, tr("&Generate (add to queue)"), QKeySequence(tr("Ctrl+Return")), [this] { addToQueue(); });
     action(gen, tr("&Cancel running job"), QKeySequence(tr("Ctrl+.")), [this] {
         for (const auto& j : queue_->jobs())
             if (j.state == ws::JobState::Running) queue_->queue().cancel(j.id);
@@ -237,16 +375,39 @@ void MainWindow::buildMenus() {
     });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QStringList names = {tr("&Generate"), tr("&Queue"), tr("&Player"), tr("&History"), tr("&Model"), tr("&Evaluate")};
-    for (int i = 0; i < names.size(); ++i)
-        action(view, names[i], QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)), [this, i] { showView(static_cast<View>(i)); });
+    for (QAction* a : railGroup_->actions()) {
+        const int i = a->data().toInt();
+        action(view, a->text(), QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)), [this, i] { showWorkspace(static_cast<Workspace>(i)); });
+    }
+    view->addSeparator();
+    view->addAction(inspectorDock_->toggleViewAction());
+    view->addAction(queueDock_->toggleViewAction());
+    action(view, tr("&Reset layout"), QKeySequence(), [this] { resetLayout(); });
+    QMenu* theme = view->addMenu(tr("&Theme"));
+    auto* themes = new QActionGroup(this);
+    for (const auto& [key, label] : {std::pair<QString, QString>{"dark", tr("Dark")}, {"system", tr("System")}}) {
+        QAction* t = action(theme, label, QKeySequence(), [key] { Theme::apply(key); });
+        t->setCheckable(true);
+        t->setChecked(Theme::current() == key);
+        themes->addAction(t);
+    }
+    QMenu* language = view->addMenu(tr("&Language"));
+    StudioHelp::fillLanguageMenu(this, language);
 
     QMenu* play = menuBar()->addMenu(tr("&Playback"));
-    action(play, tr("Play / pause"), QKeySequence(Qt::Key_Space), [this] { player_->togglePlay(); })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    action(play, tr("Next frame"), QKeySequence(Qt::Key_Right), [this] { player_->stepFrames(1); })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    action(play, tr("Previous frame"), QKeySequence(Qt::Key_Left), [this] { player_->stepFrames(-1); })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    PlayerPanel* p = player();
+    action(play, tr("Play / pause"), QKeySequence(Qt::Key_Space), [p] { p->togglePlay(); })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    action(play, tr("Next frame"), QKeySequence(Qt::Key_Right), [p] { p->stepFrames(1); })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    action(play, tr("Previous frame"), QKeySequence(Qt::Key_Left), [p] { p->stepFrames(-1); })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     // Space and the arrows belong to the player only, so typing in a caption is never hijacked.
-    for (QAction* a : play->actions()) player_->addAction(a);
+    for (QAction* a : play->actions()) p->addAction(a);
+    play->addSeparator();
+    action(play, tr("Close comparison"), QKeySequence(), [p] { p->closeCompare(); });
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    action(help, tr("&Keyboard shortcuts"), QKeySequence(tr("Ctrl+/")), [this] { StudioHelp::showShortcuts(this); });
+    action(help, tr("&User guide"), QKeySequence(Qt::Key_F1), [this] { StudioHelp::showGuide(this); });
+    action(help, tr("&About WorldStudio"), QKeySequence(), [this] { StudioHelp::showAbout(this, modelSummary_); });
 }
 
 bool MainWindow::addToEvaluation(qint64 historyId) {
@@ -266,7 +427,6 @@ bool MainWindow::addToEvaluation(qint64 historyId) {
     return true;
 }
 
-void MainWindow::showView(View v) { views_->setCurrentIndex(static_cast<int>(v)); }
 
 void MainWindow::loadModel(const QString& dir) {
     model_->showLoading();
@@ -283,11 +443,13 @@ void MainWindow::cancelModelLoad() { worker_->cancel(); }
 
 void MainWindow::showModel(const QString& summaryJson) {
     model_->showModel(summaryJson);
+    modelSummary_ = summaryJson;
     // The model's own defaults (size, frames, negative prompt) take over the settings and the default negative.
     const ws::ojson info = ws::ojson::parse(summaryJson.toStdString(), nullptr, false);
     generate_->setModelDefaults(info.is_object() && info.contains("generation_defaults") && info["generation_defaults"].is_object()
                                     ? info["generation_defaults"]
                                     : ws::ojson::object());
+    settings()->setModelCanMakeSound(info.is_object() && info.value("sound_tokenizer", false));
     const QJsonObject o = QJsonDocument::fromJson(summaryJson.toUtf8()).object();
     const QString dtype = o["dtype"].toString();
     deviceLabel_->setText(QStringLiteral("%1 · %2 · %3").arg(o["id"].toString().section(':', 0, 0), o["device"].toString(), dtype));
@@ -307,7 +469,7 @@ void MainWindow::editQueuedJob(qint64 id) {
     const auto job = queue_->queue().job(id);
     if (!job || job->state != ws::JobState::Queued) return setStatus(tr("Only queued jobs can be edited"));
     generate_->editJob(id, job->request);
-    showView(View::Generate);
+    if (!hasStage(current_)) showWorkspace(Workspace::Generate);
 }
 
 void MainWindow::recall(qint64 historyId) {
@@ -316,7 +478,7 @@ void MainWindow::recall(qint64 historyId) {
     const ws::ojson record = ws::ojson::parse(e.recordJson.toStdString(), nullptr, false);
     if (record.is_discarded() || !record.contains("request")) return setStatus(tr("This entry has no request to recall"));
     generate_->applyRequest(record["request"]);
-    showView(View::Generate);
+    showWorkspace(ModeNames::isRobotics(settings()->mode()) ? Workspace::Robotics : Workspace::Generate);
     setStatus(tr("Recalled the caption and settings of %1 (seed %2)").arg(QFileInfo(e.file).fileName()).arg(e.seed));
 }
 
@@ -338,8 +500,8 @@ bool MainWindow::enqueueRequestFile(const QString& path) {
 }
 
 void MainWindow::play(const QString& file, int slot) {
-    player_->open(file, slot);
-    showView(View::Player);
+    stage_->play(file, slot);
+    if (!hasStage(current_)) showWorkspace(Workspace::Generate);
 }
 
 void MainWindow::onJobFinished(qint64 id, const QString& state, const QString& file, const QString& recordJson, const QString& error,
@@ -356,29 +518,30 @@ void MainWindow::onJobFinished(qint64 id, const QString& state, const QString& f
             Q_EMIT historyChanged();
         }
         setStatus(tr("Job #%1 done: %2").arg(id).arg(QFileInfo(file).fileName()));
-        if (!file.isEmpty() && !player_->playing()) player_->open(file);  // ready to play, without switching views
     } else if (state == "failed") {
         setStatus(tr("Job #%1 failed: %2 — the queue goes on").arg(id).arg(error.section('\n', 0, 0)));
     } else {
         setStatus(tr("Job #%1 %2").arg(id).arg(state));
     }
+    stage_->showFinished(id, state, file, recordJson, error);  // the result takes the preview's place
     Q_EMIT jobCompleted(id, state, historyId);
 }
 
 void MainWindow::exportCurrent(const QString& kind) {
-    const PlayerMedia* m = player_->media(0);
-    if (!m) return setStatus(tr("Open a result in the Player to export it"));
+    const PlayerMedia* m = player()->media(0);
+    if (!m) return setStatus(tr("Open a result on the stage (Generate) to export it"));
     QString to;
-    if (kind == "mp4") to = QFileDialog::getSaveFileName(this, tr("Export video"), QFileInfo(m->path).fileName(), "*.mp4");
-    else if (kind == "png") to = QFileDialog::getExistingDirectory(this, tr("Folder for the frames"));
-    else to = QFileDialog::getSaveFileName(this, tr("Export sound"), QFileInfo(m->path).completeBaseName() + ".wav", "*.wav");
+    const QDir outputs(StudioPaths::outputsDir());
+    if (kind == "mp4") to = QFileDialog::getSaveFileName(this, tr("Export video"), outputs.filePath(QFileInfo(m->path).fileName()), tr("Video (*.mp4)"));
+    else if (kind == "png") to = QFileDialog::getExistingDirectory(this, tr("Folder for the frames"), outputs.path());
+    else to = QFileDialog::getSaveFileName(this, tr("Export sound"), outputs.filePath(QFileInfo(m->path).completeBaseName() + ".wav"), tr("Sound (*.wav)"));
     if (!to.isEmpty()) exportTo(kind, to);
 }
 
 bool MainWindow::exportTo(const QString& kind, const QString& to) {
-    const PlayerMedia* m = player_->media(0);
+    const PlayerMedia* m = player()->media(0);
     if (!m) {
-        setStatus(tr("Open a result in the Player to export it"));
+        setStatus(tr("Open a result on the stage (Generate) to export it"));
         return false;
     }
     try {
@@ -409,6 +572,58 @@ bool MainWindow::exportTo(const QString& kind, const QString& to) {
     }
     setStatus(tr("Exported %1").arg(to));
     return true;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSession();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::saveSession() const {
+    QSettings s;
+    QHash<int, QByteArray> layouts = layouts_;
+    if (workspaceShown_) layouts[static_cast<int>(current_)] = saveState(kLayoutVersion);
+    for (auto it = layouts.begin(); it != layouts.end(); ++it)
+        s.setValue(QStringLiteral("layout/%1").arg(workspaceKey(static_cast<Workspace>(it.key()))), it.value());
+    s.setValue("window/geometry", saveGeometry());
+    s.setValue("session/workspace", workspaceKey(current_));
+    s.setValue("session/prompt", generate_->promptEdit()->text());
+    s.setValue("session/caption", generate_->captionEditor()->text());
+    s.setValue("session/negative", generate_->negativeEditor()->text());
+    s.setValue("session/settings", QString::fromStdString(settings()->request().dump()));
+    s.setValue("session/seedPolicy", settings()->seedPolicy());
+    s.setValue("session/annotator", evaluation_->annotator());
+    if (evaluation_->project()) s.setValue("session/evaluationProject", QString::fromStdString(evaluation_->project()->path()));
+}
+
+void MainWindow::restoreSession() {
+    QSettings s;
+    for (int i = 0; i <= static_cast<int>(Workspace::Models); ++i) {
+        const QByteArray state = s.value(QStringLiteral("layout/%1").arg(workspaceKey(static_cast<Workspace>(i)))).toByteArray();
+        if (!state.isEmpty()) layouts_[i] = state;
+    }
+    restoreGeometry(s.value("window/geometry").toByteArray());
+    // The work in progress: what was typed, the caption, the settings (a recalled request, so the seed policy comes after).
+    const ws::ojson settingsJson = ws::ojson::parse(s.value("session/settings").toString().toStdString(), nullptr, false);
+    ws::ojson request = settingsJson.is_object() ? settingsJson : ws::ojson::object();
+    if (s.contains("session/caption")) request["prompt"] = s.value("session/caption").toString().toStdString();
+    if (s.contains("session/prompt")) request["name"] = s.value("session/prompt").toString().toStdString();
+    if (s.contains("session/negative")) request["negative_prompt"] = s.value("session/negative").toString().toStdString();
+    if (!request.empty()) {
+        generate_->applyRequest(request);
+        generate_->captionEditor()->undoStack()->clear();
+        generate_->negativeEditor()->undoStack()->clear();
+    }
+    if (s.contains("session/seedPolicy")) settings()->setSeedPolicy(s.value("session/seedPolicy").toString());
+    const QString annotator = s.value("session/annotator").toString();
+    if (!annotator.isEmpty()) evaluation_->setAnnotator(annotator);
+    const QString project = s.value("session/evaluationProject").toString();
+    if (!project.isEmpty() && QFileInfo::exists(project) && !evaluation_->project()) evaluation_->openProject(project);
+    const QString ws = s.value("session/workspace", "generate").toString();
+    Workspace w = Workspace::Generate;
+    for (int i = 0; i <= static_cast<int>(Workspace::Models); ++i)
+        if (ws == workspaceKey(static_cast<Workspace>(i))) w = static_cast<Workspace>(i);
+    showWorkspace(w);
 }
 
 void MainWindow::setStatus(const QString& text, const QString& detail) {

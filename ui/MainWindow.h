@@ -1,9 +1,12 @@
 #pragma once
-// The studio's main window: an artist's workflow without a terminal. It composes six views (GenerateView,
-// QueueView, PlayerPanel, HistoryView, ModelView, EvaluationPanel, each its own class) over one engine worker
-// (loading, upsampling), one persistent generation queue and one history database, and holds what joins them: the
-// menus, the status bar, recall, export and "add to evaluation". Nothing here blocks on the engine: every engine
-// call runs on a worker thread and reports back queued.
+// The studio's main window: workspaces, one per task, switched from the rail on the left (Generate, Robotics,
+// Evaluate, Library, Models). Generate and Robotics put what the user looks at in the centre (the StageView: live
+// preview, then the result playing in place), the inspector on the right (caption, negative prompt, settings), the
+// prompt bar on top and the queue as a strip of cards at the bottom; each workspace keeps its own dock layout, saved
+// and restored per workspace. Evaluate, Library and Models fill the centre with their views. One engine worker
+// (loading, upsampling), one persistent generation queue and one history database sit behind them; nothing here
+// blocks on the engine: every engine call runs on a worker thread and reports back queued.
+#include <QHash>
 #include <QMainWindow>
 #include <memory>
 
@@ -22,23 +25,30 @@ class PreviewStrip;
 class QueueController;
 class QueueView;
 class SettingsPanel;
+class StageView;
+class QActionGroup;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QListWidget;
-class QTabWidget;
+class QStackedWidget;
 class QTableWidget;
+class QToolBar;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class View { Generate, Queue, Player, History, Model, Evaluate };  // the tabs, in order
+    enum class Workspace { Generate, Robotics, Evaluate, Library, Models };  // the rail, in order
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
     void loadModel(const QString& dir);
     void loadDefaultModel();
     void cancelModelLoad();
-    void showView(View v);
+    void showWorkspace(Workspace w);
+    Workspace workspace() const { return current_; }
+    // Puts the current workspace's docks back where they start.
+    void resetLayout();
 
     // Actions, also reachable from menus and shortcuts.
     void upsample();
@@ -53,6 +63,10 @@ public:
     // Exports the player's clip A: "mp4" (a file), "png" (a folder of frames) or "wav" (a file). Returns false and
     // says why in the status bar when it cannot.
     bool exportTo(const QString& kind, const QString& destination);
+    // Plays a file on the stage (slot 0) or compares with it (slot 1), in the Generate workspace.
+    void play(const QString& file, int slot = 0);
+    // Saves what a restart brings back: prompt, caption, settings, workspace, layouts, evaluation project.
+    void saveSession() const;
 
     // For tests and scripting.
     KeyValueView* modelView() const;
@@ -60,15 +74,23 @@ public:
     CaptionEditor* captionEditor() const;
     CaptionEditor* negativeEditor() const;
     SettingsPanel* settings() const;
+    GenerateView* generateView() const { return generate_; }
+    StageView* stage() const { return stage_; }
     PreviewStrip* preview() const;
-    PlayerPanel* player() const { return player_; }
+    PlayerPanel* player() const;
     EvaluationPanel* evaluation() const { return evaluation_; }
+    HistoryView* library() const { return historyView_; }
+    QueueView* queueView() const { return queueView_; }
     QueueController* queue() const { return queue_.get(); }
     HistoryStore* history() const { return history_.get(); }
     QTableWidget* queueTable() const;
     QListWidget* historyList() const;
     QLineEdit* historySearch() const;
+    QDockWidget* inspectorDock() const { return inspectorDock_; }
+    QDockWidget* queueDock() const { return queueDock_; }
+    QToolBar* promptToolBar() const { return promptBar_; }
     QString statusMessage() const;
+    QString deviceText() const;
 
 Q_SIGNALS:
     void modelReady();
@@ -81,14 +103,17 @@ protected:
     // Window shortcuts work wherever the focus is: a text field's own binding of the same keys (Ctrl+U deletes the
     // line in a line edit) does not take them first.
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
 
 private:
     void buildMenus();
+    void buildRail();
+    void applyDefaultLayout(Workspace w);
     void showModel(const QString& summaryJson);
     void onJobFinished(qint64 id, const QString& state, const QString& file, const QString& recordJson, const QString& error,
                        const QImage& thumbnail);
-    void play(const QString& file, int slot);
     void exportCurrent(const QString& kind);
+    void restoreSession();
     void setStatus(const QString& text, const QString& detail = QString());
     void updateMemory();
 
@@ -96,13 +121,21 @@ private:
     EngineWorker* worker_;
     std::unique_ptr<QueueController> queue_;
     std::unique_ptr<HistoryStore> history_;
-    QTabWidget* views_;
+    QStackedWidget* centre_;
+    StageView* stage_;
     GenerateView* generate_;
     QueueView* queueView_;
-    PlayerPanel* player_;
     HistoryView* historyView_;
     ModelView* model_;
     EvaluationPanel* evaluation_;
+    QDockWidget *inspectorDock_, *queueDock_;
+    QToolBar *rail_, *promptBar_;
+    QActionGroup* railGroup_;
+    Workspace current_ = Workspace::Generate;
+    bool workspaceShown_ = false;
+    QHash<int, QByteArray> layouts_;  // saveState() per workspace
+    QString modelSummary_;            // the loaded model's summary JSON (About, model card)
     // Status bar
     QLabel *status_, *deviceLabel_, *memoryLabel_, *clockLabel_;
+    friend class StudioHelp;
 };

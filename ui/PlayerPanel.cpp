@@ -9,12 +9,13 @@
 #include <QLabel>
 #include <QPointer>
 #include <QPushButton>
-#include <QSlider>
+#include <QSettings>
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "TimelineView.h"
 #include "VideoView.h"
 #include "worldstudio/media/playback.h"
 
@@ -26,7 +27,7 @@ QString clockText(double s) {
 }  // namespace
 
 PlayerPanel::PlayerPanel(QWidget* parent)
-    : QWidget(parent), timer_(new QTimer(this)), slider_(new QSlider(Qt::Horizontal, this)), time_(new QLabel(this)),
+    : QWidget(parent), timer_(new QTimer(this)), timeline_(new TimelineView(this)), time_(new QLabel(this)),
       stats_(new QLabel(this)), playButton_(new QPushButton(tr("Play"), this)), loop_(new QCheckBox(tr("Loop"), this)),
       speed_(new QComboBox(this)) {
     auto* views = new QHBoxLayout;
@@ -36,13 +37,30 @@ PlayerPanel::PlayerPanel(QWidget* parent)
         column->setContentsMargins(0, 0, 0, 0);
         titles_[s] = new QLabel(columns_[s]);
         views_[s] = new VideoView(columns_[s]);
-        views_[s]->setPlaceholder(s == 0 ? tr("Open a result (History, Queue or File ▸ Open media)") : QString());
+        views_[s]->setPlaceholder(s == 0 ? tr("Open a result (Library, the queue or File ▸ Open media)") : QString());
         column->addWidget(titles_[s]);
         column->addWidget(views_[s], 1);
         views->addWidget(columns_[s], 1);
     }
     columns_[1]->hide();
     titles_[0]->hide();
+    // While comparing: how (side by side or wipe) and a way out.
+    compareBar_ = new QWidget(this);
+    auto* cb = new QHBoxLayout(compareBar_);
+    cb->setContentsMargins(0, 0, 0, 0);
+    wipeButton_ = new QPushButton(tr("Wipe"), compareBar_);
+    wipeButton_->setCheckable(true);
+    wipeButton_->setObjectName("compareWipe");
+    wipeButton_->setToolTip(tr("Show A and B over one picture with a divider you drag, instead of side by side"));
+    auto* closeB = new QPushButton(tr("Close comparison"), compareBar_);
+    closeB->setObjectName("closeCompare");
+    cb->addWidget(new QLabel(tr("Comparing A with B"), compareBar_));
+    cb->addStretch(1);
+    cb->addWidget(wipeButton_);
+    cb->addWidget(closeB);
+    compareBar_->hide();
+    connect(wipeButton_, &QPushButton::toggled, this, &PlayerPanel::setWipe);
+    connect(closeB, &QPushButton::clicked, this, &PlayerPanel::closeCompare);
     connect(views_[0], &VideoView::painted, this, [this](int tag) {
         if (tag >= 0 && clock_ && !presented_.contains(tag)) presented_.insert(tag, clock_->now());
     });
@@ -56,7 +74,8 @@ PlayerPanel::PlayerPanel(QWidget* parent)
     playButton_->setObjectName("play");
     for (double s : {0.25, 0.5, 1.0, 1.5, 2.0}) speed_->addItem(QStringLiteral("%1×").arg(s), s);
     speed_->setCurrentIndex(2);
-    slider_->setObjectName("playerSlider");
+    timeline_->setObjectName("playerTimeline");
+    loop_->setChecked(QSettings().value("player/loop", false).toBool());
     stats_->setObjectName("playerStats");
     auto* transport = new QHBoxLayout;
     transport->addWidget(open);
@@ -71,8 +90,9 @@ PlayerPanel::PlayerPanel(QWidget* parent)
     transport->addStretch(1);
     transport->addWidget(stats_);
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(compareBar_);
     layout->addLayout(views, 1);
-    layout->addWidget(slider_);
+    layout->addWidget(timeline_);
     layout->addLayout(transport);
     connect(open, &QPushButton::clicked, this, [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Open media"), QString(), tr("Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg *.wav)"));
@@ -87,8 +107,9 @@ PlayerPanel::PlayerPanel(QWidget* parent)
     connect(playButton_, &QPushButton::clicked, this, &PlayerPanel::togglePlay);
     connect(loop_, &QCheckBox::toggled, this, &PlayerPanel::setLoop);
     connect(speed_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { setSpeed(speed_->currentData().toDouble()); });
-    connect(slider_, &QSlider::valueChanged, this, [this](int ms) {
-        if (!sliderUpdating_) seek(ms / 1000.0);
+    connect(timeline_, &TimelineView::scrubbed, this, [this](double t) {
+        pause();
+        seek(t);
     });
     timer_->setTimerType(Qt::PreciseTimer);
     timer_->setInterval(4);  // polls the clock well inside a frame at 60 fps
@@ -134,10 +155,18 @@ void PlayerPanel::open(const QString& path, int slot) {
 }
 
 void PlayerPanel::install(int slot, std::shared_ptr<PlayerMedia> media) {
+    if (slot == 0 && media_[1]) {
+        // The old B was compared with the old A; the new A is watched alone until compared again.
+        media_[1].reset();
+    }
     media_[slot] = std::move(media);
-    columns_[slot]->setVisible(true);
-    titles_[0]->setVisible(media_[1] != nullptr);  // names only matter when comparing
-    titles_[slot]->setText(QFileInfo(media_[slot]->path).fileName());
+    const bool comparing = media_[1] != nullptr;
+    columns_[1]->setVisible(comparing && !wipe_);
+    titles_[0]->setVisible(comparing && !wipe_);  // names only matter when comparing
+    compareBar_->setVisible(comparing);
+    if (!comparing) views_[0]->setWipe(QImage());
+    titles_[slot]->setText((slot == 0 ? QStringLiteral("A · ") : QStringLiteral("B · ")) + QFileInfo(media_[slot]->path).fileName());
+    if (slot == 0) showWaveform();
     shown_[0] = shown_[1] = -1;
     dropped_ = 0;
     presented_.clear();
@@ -149,13 +178,42 @@ void PlayerPanel::closeCompare() {
     media_[1].reset();
     columns_[1]->hide();
     titles_[0]->hide();
+    compareBar_->hide();
+    views_[0]->setWipe(QImage());
     rebuildClock();
+}
+
+void PlayerPanel::setWipe(bool wipe) {
+    wipe_ = wipe;
+    if (wipeButton_->isChecked() != wipe) wipeButton_->setChecked(wipe);
+    const bool comparing = media_[1] != nullptr;
+    columns_[1]->setVisible(comparing && !wipe);
+    titles_[0]->setVisible(comparing && !wipe);
+    if (!wipe) views_[0]->setWipe(QImage());
+    shown_[1] = -1;  // repaint B where it now goes
+    tick();
+}
+
+void PlayerPanel::showWaveform() {
+    const PlayerMedia* m = media_[0].get();
+    QVector<float> mono;
+    if (m && m->audio.frames() > 0) {
+        const int ch = m->audio.channels;
+        mono.resize(m->audio.frames());
+        for (qsizetype i = 0; i < mono.size(); ++i) {
+            float sum = 0;
+            for (int c = 0; c < ch; ++c) sum += m->audio.samples[i * ch + c];
+            mono[i] = sum / ch;
+        }
+    }
+    timeline_->setWaveform(mono, m ? m->audio.sample_rate : 0);
 }
 
 void PlayerPanel::clear(const QString& message) {
     pause();
     media_[0].reset();
     closeCompare();
+    showWaveform();
     views_[0]->setFrame(QImage());
     views_[0]->setPlaceholder(message);
     titles_[0]->setText(QString());
@@ -175,7 +233,7 @@ void PlayerPanel::rebuildClock() {
     clock_->set_loop(loop_->isChecked());
     clock_->set_speed(speed_->currentData().toDouble());
     clock_->seek(std::min(at, duration));
-    slider_->setRange(0, static_cast<int>(duration * 1000));
+    timeline_->setClip(media_[0] ? media_[0]->video.count : 0, media_[0] ? media_[0]->video.fps : 0, duration);
     Q_EMIT clockChanged(QString::fromStdString(clock_->description()), clock_->is_device());
     if (wasPlaying) play();
     tick();
@@ -218,8 +276,11 @@ void PlayerPanel::seek(double seconds) {
 
 void PlayerPanel::setLoop(bool loop) {
     loop_->setChecked(loop);
+    QSettings().setValue("player/loop", loop);
     if (clock_) clock_->set_loop(loop);
 }
+
+bool PlayerPanel::loop() const { return loop_->isChecked(); }
 
 void PlayerPanel::setSpeed(double speed) {
     if (clock_) clock_->set_speed(speed);
@@ -243,9 +304,7 @@ void PlayerPanel::tick() {
         if (s == 0 && running && shown_[s] >= 0 && index > shown_[s] + 1) dropped_ += index - shown_[s] - 1;
         showFrame(s, index);
     }
-    sliderUpdating_ = true;
-    slider_->setValue(static_cast<int>(t * 1000));
-    sliderUpdating_ = false;
+    timeline_->setPosition(t);
     time_->setText(clockText(t) + " / " + clockText(clock_->duration()));
     stats_->setText(tr("frame %1 · dropped %2 · %3").arg(shown_[0] + 1).arg(dropped_).arg(clock_->is_device() ? tr("audio clock") : tr("silent clock")));
     if (!running && playButton_->text() != tr("Play")) playButton_->setText(tr("Play"));
@@ -254,6 +313,8 @@ void PlayerPanel::tick() {
 void PlayerPanel::showFrame(int slot, int index) {
     const ws::VideoFrames& v = media_[slot]->video;
     // Wraps the decoded bytes without a copy; the media outlives the paint.
-    views_[slot]->setFrame(QImage(v.frame(index), v.width, v.height, v.width * 3, QImage::Format_RGB888), index);
+    const QImage picture(v.frame(index), v.width, v.height, v.width * 3, QImage::Format_RGB888);
+    if (slot == 1 && wipe_) views_[0]->setWipe(picture);
+    else views_[slot]->setFrame(picture, index);
     shown_[slot] = index;
 }

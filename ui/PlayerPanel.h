@@ -1,7 +1,8 @@
 #pragma once
 // Plays results with sound. The audio device is the master clock (ws::PlaybackClock): a timer polls the clock's
 // position and shows the frame due now; frames that came due while a paint was late are skipped and counted.
-// A second clip (B) plays side by side on the same clock for comparisons. Without a device a silent clock stands in.
+// A second clip (B) plays on the same clock for comparisons, side by side or as a wipe, until it is closed or
+// another clip A is opened. Without a device a silent clock stands in. Loop is remembered between sessions.
 #include <QHash>
 #include <QWidget>
 #include <memory>
@@ -15,8 +16,8 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
-class QSlider;
 class QTimer;
+class TimelineView;
 class VideoView;
 
 struct PlayerMedia {
@@ -32,9 +33,14 @@ public:
     explicit PlayerPanel(QWidget* parent = nullptr);
     ~PlayerPanel() override;
 
-    // Loads a media file into slot 0 (A) or 1 (B, compare) on a pool thread; emits loaded or failed.
+    // Loads a media file into slot 0 (A) or 1 (B, compare) on a pool thread; emits loaded or failed. A new clip A
+    // ends a comparison (the old B was compared with the old A).
     void open(const QString& path, int slot = 0);
     void closeCompare();
+    // Compare as a wipe over one picture (true) or side by side (false).
+    void setWipe(bool wipe);
+    bool wiping() const { return wipe_; }
+    bool comparing() const { return media_[1] != nullptr; }
     // Unloads both clips and shows `message` instead (a missing file must not leave the last clip on screen).
     void clear(const QString& message);
     void setUseAudioDevice(bool use) { useDevice_ = use; }
@@ -45,6 +51,7 @@ public:
     void stepFrames(int delta);
     void seek(double seconds);
     void setLoop(bool loop);
+    bool loop() const;
     void setSpeed(double speed);
 
     bool playing() const;
@@ -54,6 +61,8 @@ public:
     bool hasMedia(int slot = 0) const { return media_[slot] != nullptr; }
     const PlayerMedia* media(int slot = 0) const { return media_[slot].get(); }
     QString clockDescription() const;
+    VideoView* view(int slot = 0) const { return views_[slot]; }
+    TimelineView* timeline() const { return timeline_; }
     bool clockIsDevice() const;
     const ws::PlaybackClock* clock() const { return clock_.get(); }
     // When frame `index` of clip A was first painted, on the clock's device timeline (negative: not yet).
@@ -69,13 +78,16 @@ private:
     void rebuildClock();
     void tick();
     void showFrame(int slot, int index);
+    void showWaveform();
     std::shared_ptr<PlayerMedia> media_[2];
     std::unique_ptr<ws::PlaybackClock> clock_;
     QWidget* columns_[2];
     VideoView* views_[2];
     QLabel* titles_[2];
     QTimer* timer_;
-    QSlider* slider_;
+    TimelineView* timeline_;
+    QWidget* compareBar_;
+    QPushButton* wipeButton_;
     QLabel *time_, *stats_;
     QPushButton* playButton_;
     QCheckBox* loop_;
@@ -83,6 +95,6 @@ private:
     int shown_[2] = {-1, -1};
     int dropped_ = 0;
     bool useDevice_ = true;
-    bool sliderUpdating_ = false;
+    bool wipe_ = false;
     QHash<int, double> presented_;
 };

@@ -7,9 +7,28 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "CardStrip.h"
+#include "ModeNames.h"
 #include "QueueController.h"
 
-QueueView::QueueView(QueueController* queue, QWidget* parent) : QWidget(parent), queue_(queue) {
+namespace {
+
+QString stateLabel(ws::JobState s) {
+    switch (s) {
+        case ws::JobState::Queued: return QueueView::tr("queued");
+        case ws::JobState::Running: return QueueView::tr("running");
+        case ws::JobState::Done: return QueueView::tr("done");
+        case ws::JobState::Failed: return QueueView::tr("failed");
+        case ws::JobState::Cancelled: return QueueView::tr("cancelled");
+    }
+    return QString::fromUtf8(ws::job_state_name(s));
+}
+
+}  // namespace
+
+QueueView::QueueView(QueueController* queue, QWidget* parent) : QWidget(parent), queue_(queue), cards_(new CardStrip(this)) {
+    cards_->setObjectName("queueCards");
+    cards_->setPlaceholder(tr("No jobs yet: Generate (Ctrl+Enter) adds one here"));
     table_ = new QTableWidget(0, 6, this);
     table_->setObjectName("queueTable");
     table_->setHorizontalHeaderLabels({tr("#"), tr("State"), tr("Mode"), tr("Prompt"), tr("Progress"), tr("Output / error")});
@@ -20,6 +39,11 @@ QueueView::QueueView(QueueController* queue, QWidget* parent) : QWidget(parent),
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     auto* buttons = new QHBoxLayout;
+    detailsButton_ = new QPushButton(tr("Details"), this);
+    detailsButton_->setCheckable(true);
+    detailsButton_->setToolTip(tr("Show every job as a table row"));
+    connect(detailsButton_, &QPushButton::toggled, this, &QueueView::setDetailsShown);
+    buttons->addWidget(detailsButton_);
     auto add = [&](const QString& text, const QString& tip, auto fn) {
         auto* b = new QPushButton(text, this);
         b->setToolTip(tip);
@@ -54,9 +78,32 @@ QueueView::QueueView(QueueController* queue, QWidget* parent) : QWidget(parent),
         const QString file = table_->item(row, 5)->data(Qt::UserRole).toString();
         if (!file.isEmpty()) Q_EMIT playRequested(file);
     });
+    connect(cards_, &CardStrip::selectionChanged, this, [this](qint64 id) {
+        for (int r = 0; r < table_->rowCount(); ++r)
+            if (table_->item(r, 0)->data(Qt::UserRole).toLongLong() == id) table_->selectRow(r);
+    });
+    connect(table_, &QTableWidget::itemSelectionChanged, this, [this] {
+        const auto rows = table_->selectionModel()->selectedRows();
+        if (!rows.isEmpty()) cards_->select(table_->item(rows.first().row(), 0)->data(Qt::UserRole).toLongLong());
+    });
+    connect(cards_, &CardStrip::cancelRequested, this, [this](qint64 id) { queue_->queue().cancel(id); });
+    connect(cards_, &CardStrip::openRequested, this, [this](qint64 id) {
+        if (const auto job = queue_->queue().job(id)) {
+            const QString file = QueueController::outputFile(*job);
+            if (!file.isEmpty()) Q_EMIT playRequested(file);
+        }
+    });
+    connect(queue_, &QueueController::preview, this, [this](qint64 id, int, int, const QVector<QImage>& frames) {
+        if (!frames.isEmpty()) showThumbnail(id, frames.first());
+    });
+    connect(queue_, &QueueController::jobFinished, this, [this](qint64 id, const QString&, const QString&, const QString&, const QString&,
+                                                              const QImage& thumbnail) { showThumbnail(id, thumbnail); });
     auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(cards_, 1);
     layout->addLayout(buttons);
-    layout->addWidget(table_, 1);
+    layout->addWidget(table_, 2);
+    table_->hide();
     connect(queue_, &QueueController::jobsChanged, this, &QueueView::refresh);
     refresh();
 }
@@ -67,12 +114,12 @@ void QueueView::refresh() {
     table_->setRowCount(static_cast<int>(jobs.size()));
     int row = 0;
     for (const auto& j : jobs) {
-        const QString state = QString::fromUtf8(ws::job_state_name(j.state)) + (j.interrupted && j.state == ws::JobState::Queued ? tr(" (interrupted)") : QString());
+        const QString state = stateLabel(j.state) + (j.interrupted && j.state == ws::JobState::Queued ? tr(" (interrupted)") : QString());
         const QString output = QueueController::outputFile(j);
         const QString prompt = QString::fromStdString(j.request.value("name", j.request.value("prompt", std::string()))).simplified();
-        const QStringList cells = {QString::number(j.id), state, QString::fromStdString(j.request.value("model_mode", std::string())),
+        const QStringList cells = {QString::number(j.id), state, ModeNames::label(QString::fromStdString(j.request.value("model_mode", std::string()))),
                                    prompt.left(200),
-                                   j.total > 0 ? QStringLiteral("%1 / %2").arg(j.step).arg(j.total) : QString(),
+                                   j.total > 0 ? QStringLiteral("%1 / %2").arg(j.step).arg(j.total) : j.state == ws::JobState::Done ? tr("finished") : QString(),
                                    j.state == ws::JobState::Failed ? QString::fromStdString(j.error).section('\n', 0, 0) : QFileInfo(output).fileName()};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
@@ -85,14 +132,49 @@ void QueueView::refresh() {
         ++row;
     }
     pauseButton_->setText(queue_->queue().paused() ? tr("Resume queue") : tr("Pause queue"));
+
+    QVector<qint64> ids;
+    for (const auto& j : jobs) ids.push_back(j.id);
+    cards_->setItems(ids);
+    for (const auto& j : jobs) {
+        CardState c;
+        const QString prompt = QString::fromStdString(j.request.value("name", j.request.value("prompt", std::string()))).simplified();
+        c.title = QStringLiteral("#%1 %2").arg(j.id).arg(prompt.size() > 44 ? prompt.left(42) + QStringLiteral("…") : prompt);
+        c.tooltip = j.state == ws::JobState::Failed ? QString::fromStdString(j.error) : prompt;
+        const bool finished = j.state == ws::JobState::Done || j.state == ws::JobState::Failed || j.state == ws::JobState::Cancelled;
+        c.step = j.step;
+        c.total = finished && j.state != ws::JobState::Done ? 0 : j.total;
+        if (j.state == ws::JobState::Done && c.total == 0) c.step = c.total = 1;  // a finished job shows a full bar
+        c.state = j.state == ws::JobState::Failed ? tr("failed: %1").arg(QString::fromStdString(j.error).section('\n', 0, 0).left(60))
+                                                  : stateLabel(j.state);
+        if (j.request.contains("seed") && j.request["seed"].is_number_integer()) c.state += tr(" · seed %1").arg(j.request["seed"].get<qint64>());
+        c.failed = j.state == ws::JobState::Failed;
+        c.canCancel = j.state == ws::JobState::Queued || j.state == ws::JobState::Running;
+        c.canOpen = j.state == ws::JobState::Done && !QueueController::outputFile(j).isEmpty();
+        c.thumbnail = thumbnails_.value(j.id);
+        cards_->setCard(j.id, c);
+    }
+}
+
+void QueueView::showThumbnail(qint64 job, const QImage& image) {
+    if (image.isNull()) return;
+    thumbnails_.insert(job, image);
+    cards_->setThumbnail(job, image);
+}
+
+void QueueView::setDetailsShown(bool shown) {
+    if (detailsButton_->isChecked() != shown) detailsButton_->setChecked(shown);
+    table_->setVisible(shown);
 }
 
 void QueueView::showProgress(qint64 job, int step, int total) {
     for (int r = 0; r < table_->rowCount(); ++r)
         if (table_->item(r, 0)->data(Qt::UserRole).toLongLong() == job) table_->item(r, 4)->setText(QStringLiteral("%1 / %2").arg(step).arg(total));
+    cards_->setProgress(job, step, total);
 }
 
 qint64 QueueView::selectedJob() const {
+    if (cards_->selected() != 0) return cards_->selected();
     const auto rows = table_->selectionModel()->selectedRows();
     return rows.isEmpty() ? 0 : table_->item(rows.first().row(), 0)->data(Qt::UserRole).toLongLong();
 }

@@ -1,8 +1,11 @@
 #pragma once
-// The Queue view: every job of the persistent queue with its state and progress; reorder, edit, retry, cancel,
-// pause and clear. Double-clicking a finished job plays it.
+// The queue: a strip of cards, one per job of the persistent queue (thumbnail, prompt, progress, state, Cancel, Open),
+// with a details table behind a toggle; reorder, edit, retry, cancel, pause and clear. Opening a finished job plays it.
+#include <QHash>
+#include <QImage>
 #include <QWidget>
 
+class CardStrip;
 class QueueController;
 class QPushButton;
 class QTableWidget;
@@ -14,6 +17,9 @@ public:
 
     void refresh();
     void showProgress(qint64 job, int step, int total);
+    void showThumbnail(qint64 job, const QImage& image);
+    CardStrip* cards() const { return cards_; }
+    void setDetailsShown(bool shown);
     qint64 selectedJob() const;
     QTableWidget* table() const { return table_; }
 
@@ -23,6 +29,9 @@ Q_SIGNALS:
 
 private:
     QueueController* queue_;
+    CardStrip* cards_;
     QTableWidget* table_;
+    QPushButton* detailsButton_;
+    QHash<qint64, QImage> thumbnails_;
     QPushButton* pauseButton_;
 };

@@ -17,6 +17,7 @@
 #include <QThreadPool>
 #include <QToolButton>
 
+#include "ModeNames.h"
 #include "StudioPaths.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/media/media.h"
@@ -56,9 +57,13 @@ SettingsPanel::SettingsPanel(QWidget* parent)
       sound_(new QCheckBox(tr("Generate sound"), this)), vision_(new QLineEdit(this)), action_(new QLineEdit(this)),
       control_(new QLineEdit(this)), sizeLabel_(new QLabel(this)), durationLabel_(new QLabel(this)),
       controlPreview_(new QLabel(this)), form_(new QFormLayout(this)) {
-    for (const auto& m : ws::mode_names()) mode_->addItem(QString::fromStdString(m));
+    for (const auto& m : ws::mode_names()) {
+        const QString id = QString::fromStdString(m);
+        mode_->addItem(ModeNames::label(id), id);
+        mode_->setItemData(mode_->count() - 1, ModeNames::description(id), Qt::ToolTipRole);
+    }
     mode_->setObjectName("mode");
-    mode_->setCurrentText("text2video");  // the artist's most common start
+    setMode("text2video");  // the artist's most common start
     for (const char* t : {"256", "480", "720"}) tier_->addItem(QString(t) + "p", t);
     tier_->addItem(tr("custom"), "custom");
     tier_->setObjectName("tier");
@@ -164,11 +169,11 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     form_->addRow(tr("Control"), controlRow_);
     connect(derive, &QPushButton::clicked, this, &SettingsPanel::deriveControl);
 
-    connect(mode_, &QComboBox::currentTextChanged, this, [this](const QString& m) {
+    connect(mode_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
         if (applying_) return;
         applyPreset(preset_->currentIndex());
         updateVisibility();
-        Q_EMIT modeChanged(m);
+        Q_EMIT modeChanged(mode());
     });
     connect(preset_, qOverload<int>(&QComboBox::activated), this, &SettingsPanel::applyPreset);
     for (QComboBox* b : {tier_, aspect_}) connect(b, qOverload<int>(&QComboBox::currentIndexChanged), this, &SettingsPanel::updateDerived);
@@ -180,12 +185,32 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     reloadPresets();
     preset_->setCurrentIndex(1);
     applyPreset(1);
+    // A new seed per job unless the user fixes one: repeated Generate gives new videos, each result names its seed.
+    setSeedPolicy("random");
+    sound_->setChecked(true);
     updateVisibility();
 }
 
-QString SettingsPanel::mode() const { return mode_->currentText(); }
+QString SettingsPanel::seedPolicy() const { return seedPolicy_->currentData().toString(); }
 
-void SettingsPanel::setMode(const QString& mode) { mode_->setCurrentText(mode); }
+void SettingsPanel::setSeedPolicy(const QString& policy) {
+    const int i = seedPolicy_->findData(policy);
+    if (i >= 0) seedPolicy_->setCurrentIndex(i);
+}
+
+void SettingsPanel::setModelCanMakeSound(bool can) {
+    canMakeSound_ = can;
+    sound_->setChecked(can);
+    sound_->setToolTip(can ? QString() : tr("The loaded model has no sound tokenizer"));
+    updateVisibility();
+}
+
+QString SettingsPanel::mode() const { return mode_->currentData().toString(); }
+
+void SettingsPanel::setMode(const QString& mode) {
+    const int i = mode_->findData(mode == "wam" ? QStringLiteral("policy") : mode);
+    if (i >= 0) mode_->setCurrentIndex(i);
+}
 
 QString SettingsPanel::templateMode() const {
     const QString m = mode();
@@ -227,6 +252,9 @@ ws::ojson SettingsPanel::modelDefaultsFor(const QString& mode) const {
 
 void SettingsPanel::applyPreset(int index) {
     ws::ojson r = ws::mode_defaults(ws::mode_from_name(mode().toStdString()));
+    // The mode's generic defaults do not choose the seed or switch sound off: what the user set stays across modes.
+    r.erase("seed");
+    r.erase("enable_sound");
     const QString source = preset_->itemData(index).toString();
     const ws::ojson model = modelDefaultsFor(mode());
     auto merge = [&r](const ws::ojson& over) {
@@ -273,7 +301,7 @@ bool SettingsPanel::savePreset(const QString& name) {
 void SettingsPanel::applyRequest(const ws::ojson& r) {
     applying_ = true;
     auto num = [&](const char* k, double fallback) { return r.contains(k) && r[k].is_number() ? r[k].get<double>() : fallback; };
-    if (r.contains("model_mode") && r["model_mode"].is_string()) mode_->setCurrentText(QString::fromStdString(r["model_mode"].get<std::string>()));
+    if (r.contains("model_mode") && r["model_mode"].is_string()) setMode(QString::fromStdString(r["model_mode"].get<std::string>()));
     if (r.contains("resolution")) {
         const int i = tier_->findData(QString::fromStdString(r["resolution"].is_string() ? r["resolution"].get<std::string>() : r["resolution"].dump()));
         if (i >= 0) tier_->setCurrentIndex(i);
@@ -348,7 +376,7 @@ ws::ojson SettingsPanel::request() const {
     r["guidance"] = guidance_->value();
     r["shift"] = shift_->value();
     r["seed"] = seed_->value();
-    r["enable_sound"] = sound_->isChecked() && m != ws::Mode::Text2Image;
+    r["enable_sound"] = sound_->isChecked() && canMakeSound_ && m != ws::Mode::Text2Image;
     if (visionRow_->isVisibleTo(this) && !vision_->text().isEmpty()) r["vision_path"] = vision_->text().toStdString();
     if (actionRow_->isVisibleTo(this) && !action_->text().isEmpty()) r["action_path"] = action_->text().toStdString();
     if (m == ws::Mode::Transfer) {
@@ -391,7 +419,7 @@ void SettingsPanel::updateVisibility() {
     show(actionRow_, m == ws::Mode::ForwardDynamics || m == ws::Mode::Policy);
     show(controlRow_, m == ws::Mode::Transfer);
     frames_->setEnabled(m != ws::Mode::Text2Image);
-    sound_->setEnabled(m != ws::Mode::Text2Image);
+    sound_->setEnabled(m != ws::Mode::Text2Image && canMakeSound_);
 }
 
 void SettingsPanel::deriveControl() {

@@ -29,6 +29,11 @@ public:
     void applyRequest(const ws::ojson& request);
     // After a job was queued: "increment" moves the seed on by one.
     void advanceSeed();
+    // Seed policy: "fixed", "random" (a new seed per job, the default) or "increment".
+    QString seedPolicy() const;
+    void setSeedPolicy(const QString& policy);
+    // Whether the loaded model makes sound: sound is then on by default (and stays as the user sets it across modes).
+    void setModelCanMakeSound(bool can);
     QString templateMode() const;  // the upsampler template for the mode: t2v, t2i, i2v or v2v
     double durationSeconds() const;
     QString sizeText() const;
@@ -80,5 +85,6 @@ private:
     QFormLayout* form_;
     QWidget *visionRow_, *actionRow_, *controlRow_;
     bool applying_ = false;
+    bool canMakeSound_ = true;
     ws::ojson modelDefaults_ = ws::ojson::object();
 };

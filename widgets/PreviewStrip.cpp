@@ -48,7 +48,7 @@ private:
 PreviewStrip::PreviewStrip(QWidget* parent)
     : QWidget(parent), view_(new VideoView(this)), strip_(new FrameStrip(this)), slider_(new QSlider(Qt::Horizontal, this)),
       status_(new QLabel(this)) {
-    view_->setSmooth(false);
+    view_->setScaling(VideoView::Scaling::Nearest);  // x0 estimates at latent size: every pixel honest
     view_->setPlaceholder(tr("Live preview appears here while a job runs"));
     status_->setObjectName("previewStatus");
     slider_->setObjectName("previewSlider");

@@ -10,12 +10,16 @@
 #include "EvaluationPanel.h"
 #include "MainWindow.h"
 #include "PlayerPanel.h"
+#include "Theme.h"
+#include "Translations.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("WorldStudio");
     QApplication::setOrganizationName("WorldStudio");
     QApplication::setApplicationVersion(WS_VERSION);
+    Translations::install(&app);
+    Theme::apply(Theme::current());
     QCommandLineParser cli;
     cli.setApplicationDescription("WorldStudio: interactive world generation with Cosmos 3 world models");
     cli.addHelpOption();
@@ -32,7 +36,7 @@ int main(int argc, char** argv) {
     MainWindow w;
     if (cli.isSet(noAudio)) w.player()->setUseAudioDevice(false), w.evaluation()->player()->setUseAudioDevice(false);
     if (cli.isSet(annotator)) w.evaluation()->setAnnotator(cli.value(annotator));
-    if (cli.isSet(evaluate) && w.evaluation()->openProject(cli.value(evaluate))) w.showView(MainWindow::View::Evaluate);
+    if (cli.isSet(evaluate) && w.evaluation()->openProject(cli.value(evaluate))) w.showWorkspace(MainWindow::Workspace::Evaluate);
     w.show();
     QString dir = cli.value(model);
     if (dir.isEmpty() && !cli.positionalArguments().isEmpty()) dir = cli.positionalArguments().first();

@@ -80,6 +80,9 @@ class TestStudio : public QObject {
     void useDataDir(const QString& name) {
         qputenv("XDG_DATA_HOME", tmp_.filePath(name).toUtf8());
         qputenv("XDG_CONFIG_HOME", tmp_.filePath(name + "-config").toUtf8());
+        // Qt reads the settings' folder once per process: start each test from empty settings instead.
+        QSettings().clear();
+        QSettings().sync();
     }
 
 private Q_SLOTS:
@@ -142,6 +145,8 @@ private Q_SLOTS:
         SettingsPanel* s = w.settings();
         QCOMPARE(s->mode(), QString("text2video"));
         s->soundBox()->setChecked(true);
+        QCOMPARE(s->seedPolicy(), QString("random"));  // a new seed per job unless one is fixed
+        s->setSeedPolicy("fixed");
         s->seedBox()->setValue(1234);
         s->framesBox()->setValue(10);
         QCOMPARE(s->request()["num_frames"].get<int>(), 13);  // snapped to 4k+1
@@ -165,7 +170,7 @@ private Q_SLOTS:
         QVERIFY(w.player()->media(0)->audio.frames() > 0);
         QVERIFY(!w.player()->clockIsDevice());
         QVERIFY(w.player()->clockDescription().contains("silent clock"));
-        w.showView(MainWindow::View::Player);
+        w.showWorkspace(MainWindow::Workspace::Generate);
         w.player()->play();
         QTRY_VERIFY_WITH_TIMEOUT(w.player()->currentFrame() >= 6, 5000);
         w.player()->pause();
@@ -176,7 +181,7 @@ private Q_SLOTS:
 
         // History: the output with its record, searchable, and recall restores caption and settings exactly.
         QCOMPARE(w.history()->count(), 1);
-        w.showView(MainWindow::View::History);
+        w.showWorkspace(MainWindow::Workspace::Library);
         QCOMPARE(w.historyList()->count(), 1);
         QTest::keyClicks(w.historySearch(), "no such words");
         QCOMPARE(w.historyList()->count(), 0);
@@ -201,9 +206,9 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(e.file));
         QVERIFY(!e.thumbnail.isNull());
         QVERIFY(QJsonDocument::fromJson(e.recordJson.toUtf8()).object()["prompt_string"].toString().contains("fast dolly in"));
-        w.showView(MainWindow::View::Queue);
+        w.showWorkspace(MainWindow::Workspace::Generate);
         shot(&w, "queue");
-        w.showView(MainWindow::View::Model);
+        w.showWorkspace(MainWindow::Workspace::Models);
         shot(&w, "model");
     }
 
@@ -485,7 +490,7 @@ private Q_SLOTS:
         QVERIFY(ready.wait(60000));
         w.evaluation()->setAnnotator("ann1");
         QVERIFY(w.evaluation()->openProject(db));
-        w.showView(MainWindow::View::Evaluate);
+        w.showWorkspace(MainWindow::Workspace::Evaluate);
         w.evaluation()->showPage(EvaluationPanel::QuestionsPage);
         w.evaluation()->requestDrafts();
         QTRY_VERIFY_WITH_TIMEOUT(w.evaluation()->questionList()->count() > 0, 120000);
@@ -537,7 +542,7 @@ private Q_SLOTS:
         QCOMPARE(w.player()->media(0)->video.count, 33);
         QCOMPARE(w.player()->media(0)->video.width, 64);
         QVERIFY(w.player()->media(0)->audio.frames() > 0);
-        w.showView(MainWindow::View::Player);
+        w.showWorkspace(MainWindow::Workspace::Generate);
         w.player()->seek(1.25);
         shot(&w, "pico_player");
 
