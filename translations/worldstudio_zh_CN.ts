@@ -1,0 +1,1559 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>CaptionEditor</name>
+    <message>
+        <source>Form</source>
+        <translation>表单</translation>
+    </message>
+    <message>
+        <source>Raw JSON</source>
+        <translation>原始 JSON</translation>
+    </message>
+    <message>
+        <source>The caption must be a JSON object ({ ... }).</source>
+        <translation>描述必须是 JSON 对象（{ ... }）。</translation>
+    </message>
+    <message>
+        <source>JSON error at %1: %2</source>
+        <translation>JSON 错误（%1）：%2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Other fields&lt;/b&gt;</source>
+        <translation>&lt;b&gt;其他字段&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>  (edit in Raw JSON)</source>
+        <translation>  （在原始 JSON 中编辑）</translation>
+    </message>
+    <message>
+        <source>⚠ should be %1; edit it in Raw JSON</source>
+        <translation>⚠ 应为 %1；请在原始 JSON 中编辑</translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>Move up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Move down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Remove %1 %2</source>
+        <translation>移除 %1 %2</translation>
+    </message>
+    <message>
+        <source>Add %1</source>
+        <translation>添加 %1</translation>
+    </message>
+    <message>
+        <source>Receiving the upsampled caption...</source>
+        <translation>正在接收扩写后的描述...</translation>
+    </message>
+    <message>
+        <source>The reasoner is writing the caption; the form follows when it is done.</source>
+        <translation>推理器正在撰写描述；完成后表单随之更新。</translation>
+    </message>
+    <message>
+        <source>The raw JSON does not parse (%1). The form shows the last valid caption; fix the text in Raw JSON. Nothing has been changed.</source>
+        <translation>原始 JSON 无法解析（%1）。表单显示的是上一个有效的描述；请在原始 JSON 中修正文本。未做任何更改。</translation>
+    </message>
+    <message>
+        <source>Valid caption</source>
+        <translation>描述有效</translation>
+    </message>
+</context>
+<context>
+    <name>CardStrip</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+</context>
+<context>
+    <name>EngineWorker</name>
+    <message>
+        <source>Loading was cancelled.</source>
+        <translation>加载已取消。</translation>
+    </message>
+    <message>
+        <source>Preparing the built-in model...</source>
+        <translation>正在准备内置模型...</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>未加载模型。</translation>
+    </message>
+    <message>
+        <source>Question drafting was cancelled.</source>
+        <translation>问题起草已取消。</translation>
+    </message>
+    <message>
+        <source>Upsampling was cancelled.</source>
+        <translation>扩写已取消。</translation>
+    </message>
+</context>
+<context>
+    <name>EvaluationPanel</name>
+    <message>
+        <source>No evaluation project open</source>
+        <translation>未打开评测项目</translation>
+    </message>
+    <message>
+        <source>annotator</source>
+        <translation>标注员</translation>
+    </message>
+    <message>
+        <source>Annotator:</source>
+        <translation>标注员：</translation>
+    </message>
+    <message>
+        <source>&amp;Label</source>
+        <translation>标注(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Adjudicate</source>
+        <translation>裁定(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Questions</source>
+        <translation>问题(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Scores</source>
+        <translation>得分(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Open an evaluation project (File ▸ Open evaluation project…)</source>
+        <translation>请打开评测项目（文件 ▸ 打开评测项目…）</translation>
+    </message>
+    <message>
+        <source>&amp;Yes (Y)</source>
+        <translation>是(&amp;Y)</translation>
+    </message>
+    <message>
+        <source>&amp;No (N)</source>
+        <translation>否(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Unclear (U)</source>
+        <translation>不确定(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Previous (K)</source>
+        <translation>上一个 (K)</translation>
+    </message>
+    <message>
+        <source>Next (J)</source>
+        <translation>下一个 (J)</translation>
+    </message>
+    <message>
+        <source>Space plays or pauses, Left / Right step a frame.</source>
+        <translation>空格键播放或暂停，左 / 右方向键逐帧步进。</translation>
+    </message>
+    <message>
+        <source>note for the final answer (optional)</source>
+        <translation>最终答案的备注（可选）</translation>
+    </message>
+    <message>
+        <source>Items the annotators disagree on. Y / N / U give the final answer; J / K move.</source>
+        <translation>标注员意见不一致的条目。按 Y / N / U 给出最终答案；按 J / K 切换条目。</translation>
+    </message>
+    <message>
+        <source>Does …? (worded so that Yes is the desired outcome)</source>
+        <translation>是否…？（措辞应使“是”代表期望的结果）</translation>
+    </message>
+    <message>
+        <source>Add question</source>
+        <translation>添加问题</translation>
+    </message>
+    <message>
+        <source>Approve</source>
+        <translation>批准</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Save edit</source>
+        <translation>保存修改</translation>
+    </message>
+    <message>
+        <source>Draft questions with the reasoner</source>
+        <translation>用推理器起草问题</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <source>Question</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>Dimension</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source>Questions per prompt. Drafts (marked) are not asked until approved.</source>
+        <translation>每个提示词对应的问题。草稿（已标记）在批准前不会用于提问。</translation>
+    </message>
+    <message>
+        <source>Evaluation project: %1</source>
+        <translation>评测项目：%1</translation>
+    </message>
+    <message>
+        <source>Open an evaluation project first</source>
+        <translation>请先打开评测项目</translation>
+    </message>
+    <message>
+        <source>Open an evaluation project first (File ▸ Open evaluation project…)</source>
+        <translation>请先打开评测项目（文件 ▸ 打开评测项目…）</translation>
+    </message>
+    <message>
+        <source>DRAFT </source>
+        <translation>草稿 </translation>
+    </message>
+    <message>
+        <source>Video not found:
+%1</source>
+        <translation>找不到视频：
+%1</translation>
+    </message>
+    <message>
+        <source>Video not found: %1</source>
+        <translation>找不到视频：%1</translation>
+    </message>
+    <message>
+        <source>No open disagreements.</source>
+        <translation>没有待裁定的分歧。</translation>
+    </message>
+    <message>
+        <source>Type your annotator name above.</source>
+        <translation>请在上方输入你的标注员名称。</translation>
+    </message>
+    <message>
+        <source>No questions to answer in this project.</source>
+        <translation>此项目中没有需要回答的问题。</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · prompt: %3</source>
+        <translation>%1 · %2 · 提示词：%3</translation>
+    </message>
+    <message>
+        <source>Your answer: %1</source>
+        <translation>你的答案：%1</translation>
+    </message>
+    <message>
+        <source>Not answered yet</source>
+        <translation>尚未回答</translation>
+    </message>
+    <message>
+        <source>%1 of %2 answered by %3 · item %4</source>
+        <translation>%3 已回答 %1 / %2 · 第 %4 项</translation>
+    </message>
+    <message>
+        <source>Prompt %1 has no text to draft questions from.</source>
+        <translation>提示词 %1 没有可用于起草问题的文本。</translation>
+    </message>
+    <message>
+        <source>Drafting questions for %1 (Domain Strategist → Scene Parser → Auditor)…</source>
+        <translation>正在为 %1 起草问题（领域策略师 → 场景解析器 → 审核员）…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n draft question(s) added for %1: edit, approve or remove them before labeling.</source>
+        <translation>
+            <numerusform>已为 %1 添加 %n 个草稿问题：请在标注前编辑、批准或移除。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>GenerateView</name>
+    <message>
+        <source>Describe a scene in a sentence, then Upsample it into a structured caption (Ctrl+U)</source>
+        <translation>用一句话描述场景，再扩写为结构化描述（Ctrl+U）</translation>
+    </message>
+    <message>
+        <source>Upsample</source>
+        <translation>扩写</translation>
+    </message>
+    <message>
+        <source>Rewrite the short prompt into a structured caption with the reasoner (Ctrl+U)</source>
+        <translation>用推理器将简短提示词改写为结构化描述（Ctrl+U）</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Queue a job with this caption and these settings (Ctrl+Enter); it starts when the model is free</source>
+        <translation>用当前描述和设置将任务加入队列（Ctrl+Enter）；模型空闲时开始运行</translation>
+    </message>
+    <message>
+        <source>Caption</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <source>Negative prompt</source>
+        <translation>反向提示词</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Upsampled caption ready; edit it in the form or as JSON</source>
+        <translation>扩写后的描述已就绪；可在表单中或以 JSON 形式编辑</translation>
+    </message>
+    <message>
+        <source>Upsampled caption has %1 problem(s); see below the editor</source>
+        <translation>扩写后的描述有 %1 个问题；请查看编辑器下方</translation>
+    </message>
+    <message>
+        <source>Upsampling gave no caption: %1</source>
+        <translation>扩写未得到描述：%1</translation>
+    </message>
+    <message>
+        <source>Seed %1 is kept for the next jobs (seed policy: fixed)</source>
+        <translation>后续任务将沿用种子 %1（种子策略：固定）</translation>
+    </message>
+    <message>
+        <source>Write a short prompt first</source>
+        <translation>请先输入简短提示词</translation>
+    </message>
+    <message>
+        <source>Load a model first (Model view)</source>
+        <translation>请先加载模型（模型工作区）</translation>
+    </message>
+    <message>
+        <source>Upsampling with the reasoner…</source>
+        <translation>正在用推理器扩写…</translation>
+    </message>
+    <message>
+        <source>The caption&apos;s JSON has an error; fix it (Raw JSON) or clear it to use the short prompt</source>
+        <translation>描述的 JSON 有错误；请修正（原始 JSON），或清空以使用简短提示词</translation>
+    </message>
+    <message>
+        <source>The negative prompt&apos;s JSON has an error; fix it first</source>
+        <translation>反向提示词的 JSON 有错误；请先修正</translation>
+    </message>
+    <message>
+        <source>Write a prompt or a caption first</source>
+        <translation>请先输入提示词或描述</translation>
+    </message>
+    <message>
+        <source>Not queued: %1</source>
+        <translation>未加入队列：%1</translation>
+    </message>
+    <message>
+        <source>Job #%1 updated</source>
+        <translation>任务 #%1 已更新</translation>
+    </message>
+    <message>
+        <source>Job #%1 already started; the edit was not applied</source>
+        <translation>任务 #%1 已开始；修改未生效</translation>
+    </message>
+    <message>
+        <source>Job #%1 queued</source>
+        <translation>任务 #%1 已加入队列</translation>
+    </message>
+    <message>
+        <source>Job #%1 queued; it starts when a model is loaded</source>
+        <translation>任务 #%1 已加入队列；加载模型后开始运行</translation>
+    </message>
+    <message>
+        <source>Update job #%1</source>
+        <translation>更新任务 #%1</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryView</name>
+    <message>
+        <source>Search your prompts and the captions…</source>
+        <translation>搜索提示词和描述…</translation>
+    </message>
+    <message>
+        <source>The selected output&apos;s generation record</source>
+        <translation>所选输出的生成记录</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>Record</source>
+        <translation>记录</translation>
+    </message>
+    <message>
+        <source>Recall</source>
+        <translation>复用</translation>
+    </message>
+    <message>
+        <source>Restore this output&apos;s prompt, caption and settings in Generate</source>
+        <translation>在“生成”中恢复此输出的提示词、描述和设置</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>Compare (B)</source>
+        <translation>对比 (B)</translation>
+    </message>
+    <message>
+        <source>Remove from library</source>
+        <translation>从素材库移除</translation>
+    </message>
+    <message>
+        <source>Add to evaluation</source>
+        <translation>加入评测</translation>
+    </message>
+    <message>
+        <source>Add this output (with its generation record) to the open evaluation project</source>
+        <translation>将此输出（连同生成记录）加入当前打开的评测项目</translation>
+    </message>
+    <message>
+        <source>seed %1</source>
+        <translation>种子 %1</translation>
+    </message>
+    <message>
+        <source>Select an output</source>
+        <translation>请选择一个输出</translation>
+    </message>
+    <message>
+        <source>Finished jobs appear here</source>
+        <translation>已完成的任务会显示在这里</translation>
+    </message>
+    <message>
+        <source> · %1 frames</source>
+        <translation> · %1 帧</translation>
+    </message>
+    <message>
+        <source>Mode: %1</source>
+        <translation>模式：%1</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>模型：%1</translation>
+    </message>
+    <message>
+        <source>Seed: %1</source>
+        <translation>种子：%1</translation>
+    </message>
+    <message>
+        <source>Made: %1 %2</source>
+        <translation>生成于：%1 %2</translation>
+    </message>
+</context>
+<context>
+    <name>KeyValueView</name>
+    <message>
+        <source>Property</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>WorldStudio</source>
+        <translation>WorldStudio</translation>
+    </message>
+    <message>
+        <source>The saved queue could not be read (%1); it was kept as %2</source>
+        <translation>无法读取已保存的队列（%1）；原文件已保留为 %2</translation>
+    </message>
+    <message>
+        <source>History unavailable: %1</source>
+        <translation>历史记录不可用：%1</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>检查器</translation>
+    </message>
+    <message>
+        <source>Queue</source>
+        <translation>队列</translation>
+    </message>
+    <message>
+        <source>Prompt bar</source>
+        <translation>提示词栏</translation>
+    </message>
+    <message>
+        <source>The loaded model, the device it runs on, and its precision (Models workspace)</source>
+        <translation>已加载的模型、其运行设备及精度（模型工作区）</translation>
+    </message>
+    <message>
+        <source>no model</source>
+        <translation>无模型</translation>
+    </message>
+    <message>
+        <source>Could not load the model: %1</source>
+        <translation>无法加载模型：%1</translation>
+    </message>
+    <message>
+        <source>♪ audio clock</source>
+        <translation>♪ 音频时钟</translation>
+    </message>
+    <message>
+        <source>silent clock</source>
+        <translation>静音时钟</translation>
+    </message>
+    <message>
+        <source>Playing without sound output: %1</source>
+        <translation>无声音输出，静音播放：%1</translation>
+    </message>
+    <message>
+        <source>Cannot play: %1</source>
+        <translation>无法播放：%1</translation>
+    </message>
+    <message>
+        <source>Restored %1 queued job(s)%2; they start when a model is loaded</source>
+        <translation>已恢复 %1 个排队任务%2；加载模型后开始运行</translation>
+    </message>
+    <message>
+        <source>, %1 interrupted and queued again</source>
+        <translation>，其中 %1 个曾中断并已重新排队</translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <source>Workspaces</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Captions, settings, the live preview and results</source>
+        <translation>描述、设置、实时预览和结果</translation>
+    </message>
+    <message>
+        <source>Robotics</source>
+        <translation>机器人</translation>
+    </message>
+    <message>
+        <source>Action-conditioned modes: forward and inverse dynamics, policy</source>
+        <translation>动作条件模式：正向动力学、逆向动力学与策略</translation>
+    </message>
+    <message>
+        <source>Evaluate</source>
+        <translation>评测</translation>
+    </message>
+    <message>
+        <source>Label Yes / No / Unclear questions on generated videos and score them</source>
+        <translation>为生成的视频标注 是 / 否 / 不确定 问题并计算得分</translation>
+    </message>
+    <message>
+        <source>Library</source>
+        <translation>素材库</translation>
+    </message>
+    <message>
+        <source>Every output with its generation record</source>
+        <translation>所有输出及其生成记录</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Load a model and read its card</source>
+        <translation>加载模型并查看模型卡</translation>
+    </message>
+    <message>
+        <source>The %1 workspace&apos;s layout is back to its default</source>
+        <translation>“%1”工作区的布局已恢复默认</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Open &amp;model folder…</source>
+        <translation>打开模型文件夹(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Model folder</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <source>Open &amp;media…</source>
+        <translation>打开媒体(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+O</source>
+        <translation>Ctrl+Shift+O</translation>
+    </message>
+    <message>
+        <source>Open media</source>
+        <translation>打开媒体</translation>
+    </message>
+    <message>
+        <source>Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg *.wav)</source>
+        <translation>媒体文件 (*.mp4 *.mkv *.webm *.mov *.png *.jpg *.wav)</translation>
+    </message>
+    <message>
+        <source>Queue a request &amp;file…</source>
+        <translation>将请求文件加入队列(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Request JSON</source>
+        <translation>请求 JSON</translation>
+    </message>
+    <message>
+        <source>Requests (*.json)</source>
+        <translation>请求文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Open e&amp;valuation project…</source>
+        <translation>打开评测项目(&amp;V)…</translation>
+    </message>
+    <message>
+        <source>Evaluation project (opened, or created when new)</source>
+        <translation>评测项目（打开已有项目，或新建）</translation>
+    </message>
+    <message>
+        <source>Evaluation projects (*.db)</source>
+        <translation>评测项目 (*.db)</translation>
+    </message>
+    <message>
+        <source>&amp;Import answers (JSONL)…</source>
+        <translation>导入答案 (JSONL)(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Answers</source>
+        <translation>答案</translation>
+    </message>
+    <message>
+        <source>Answers (*.jsonl)</source>
+        <translation>答案文件 (*.jsonl)</translation>
+    </message>
+    <message>
+        <source>Imported %1</source>
+        <translation>已导入 %1</translation>
+    </message>
+    <message>
+        <source>&amp;Export video (MP4)…</source>
+        <translation>导出视频 (MP4)(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Ctrl+E</source>
+        <translation>Ctrl+E</translation>
+    </message>
+    <message>
+        <source>Export &amp;frames (PNG)…</source>
+        <translation>导出帧 (PNG)(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Export &amp;sound (WAV)…</source>
+        <translation>导出声音 (WAV)(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo caption edit</source>
+        <translation>撤销描述编辑(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo caption edit</source>
+        <translation>重做描述编辑(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Generate</source>
+        <translation>生成(&amp;G)</translation>
+    </message>
+    <message>
+        <source>&amp;Upsample prompt</source>
+        <translation>扩写提示词(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Ctrl+U</source>
+        <translation>Ctrl+U</translation>
+    </message>
+    <message>
+        <source>&amp;Generate (add to queue)</source>
+        <translation>生成（加入队列）(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Ctrl+Return</source>
+        <translation>Ctrl+Return</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel running job</source>
+        <translation>取消运行中的任务(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Ctrl+.</source>
+        <translation>Ctrl+.</translation>
+    </message>
+    <message>
+        <source>&amp;Pause / resume queue</source>
+        <translation>暂停 / 恢复队列(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Ctrl+P</source>
+        <translation>Ctrl+P</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Reset layout</source>
+        <translation>重置布局(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Playback</source>
+        <translation>播放(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Play / pause</source>
+        <translation>播放 / 暂停</translation>
+    </message>
+    <message>
+        <source>Next frame</source>
+        <translation>下一帧</translation>
+    </message>
+    <message>
+        <source>Previous frame</source>
+        <translation>上一帧</translation>
+    </message>
+    <message>
+        <source>Close comparison</source>
+        <translation>关闭对比</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Ctrl+/</source>
+        <translation>Ctrl+/</translation>
+    </message>
+    <message>
+        <source>&amp;User guide</source>
+        <translation>用户指南(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;About WorldStudio</source>
+        <translation>关于 WorldStudio(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Added %1 to the evaluation project</source>
+        <translation>已将 %1 加入评测项目</translation>
+    </message>
+    <message>
+        <source>Loading %1 …</source>
+        <translation>正在加载 %1 …</translation>
+    </message>
+    <message>
+        <source>Loaded %1 on %2</source>
+        <translation>已在 %2 上加载 %1</translation>
+    </message>
+    <message>
+        <source>Only queued jobs can be edited</source>
+        <translation>只能编辑排队中的任务</translation>
+    </message>
+    <message>
+        <source>This entry has no request to recall</source>
+        <translation>此条目没有可复用的请求</translation>
+    </message>
+    <message>
+        <source>Recalled the caption and settings of %1 (seed %2)</source>
+        <translation>已复用 %1 的描述和设置（种子 %2）</translation>
+    </message>
+    <message>
+        <source>Job #%1 queued from %2</source>
+        <translation>任务 #%1 已从 %2 加入队列</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Could not add to history: %1</source>
+        <translation>无法加入历史记录：%1</translation>
+    </message>
+    <message>
+        <source>Job #%1 done: %2</source>
+        <translation>任务 #%1 已完成：%2</translation>
+    </message>
+    <message>
+        <source>Job #%1 failed: %2 — the queue goes on</source>
+        <translation>任务 #%1 失败：%2 —— 队列继续运行</translation>
+    </message>
+    <message>
+        <source>Job #%1 %2</source>
+        <translation>任务 #%1 %2</translation>
+    </message>
+    <message>
+        <source>Open a result on the stage (Generate) to export it</source>
+        <translation>请先在“生成”工作区中打开一个结果，再导出</translation>
+    </message>
+    <message>
+        <source>Export video</source>
+        <translation>导出视频</translation>
+    </message>
+    <message>
+        <source>Video (*.mp4)</source>
+        <translation>视频 (*.mp4)</translation>
+    </message>
+    <message>
+        <source>Folder for the frames</source>
+        <translation>帧的保存文件夹</translation>
+    </message>
+    <message>
+        <source>Export sound</source>
+        <translation>导出声音</translation>
+    </message>
+    <message>
+        <source>Sound (*.wav)</source>
+        <translation>声音 (*.wav)</translation>
+    </message>
+    <message>
+        <source>Export failed: %1</source>
+        <translation>导出失败：%1</translation>
+    </message>
+    <message>
+        <source>Exported %1</source>
+        <translation>已导出 %1</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+</context>
+<context>
+    <name>ModeNames</name>
+    <message>
+        <source>Text → image</source>
+        <translation>文本 → 图像</translation>
+    </message>
+    <message>
+        <source>Text → video</source>
+        <translation>文本 → 视频</translation>
+    </message>
+    <message>
+        <source>Image → video</source>
+        <translation>图像 → 视频</translation>
+    </message>
+    <message>
+        <source>Video → video (extend)</source>
+        <translation>视频 → 视频（延长）</translation>
+    </message>
+    <message>
+        <source>Transfer (control maps)</source>
+        <translation>迁移（控制图）</translation>
+    </message>
+    <message>
+        <source>Forward dynamics (actions → video)</source>
+        <translation>正向动力学（动作 → 视频）</translation>
+    </message>
+    <message>
+        <source>Inverse dynamics (video → actions)</source>
+        <translation>逆向动力学（视频 → 动作）</translation>
+    </message>
+    <message>
+        <source>Policy (picture → actions and video)</source>
+        <translation>策略（图像 → 动作和视频）</translation>
+    </message>
+    <message>
+        <source>One picture from a caption</source>
+        <translation>根据描述生成一张图像</translation>
+    </message>
+    <message>
+        <source>A video, with sound when the model makes it, from a caption</source>
+        <translation>根据描述生成视频（模型支持时附带声音）</translation>
+    </message>
+    <message>
+        <source>A video that starts from your picture</source>
+        <translation>以你的图像为起点的视频</translation>
+    </message>
+    <message>
+        <source>A video that continues your clip</source>
+        <translation>接续你的片段的视频</translation>
+    </message>
+    <message>
+        <source>A video that follows an edge or blur map of your video</source>
+        <translation>遵循你视频的边缘图或模糊图的视频</translation>
+    </message>
+    <message>
+        <source>What the camera sees when the robot or camera follows your actions</source>
+        <translation>机器人或相机执行你的动作时，相机所拍到的画面</translation>
+    </message>
+    <message>
+        <source>The actions that explain your video</source>
+        <translation>能解释你的视频的动作</translation>
+    </message>
+    <message>
+        <source>The actions to take from a first picture, and the video they lead to</source>
+        <translation>从首张图像出发应执行的动作，以及由此产生的视频</translation>
+    </message>
+</context>
+<context>
+    <name>ModelView</name>
+    <message>
+        <source>Open model folder…</source>
+        <translation>打开模型文件夹…</translation>
+    </message>
+    <message>
+        <source>Use the built-in model</source>
+        <translation>使用内置模型</translation>
+    </message>
+    <message>
+        <source>Cancel loading</source>
+        <translation>取消加载</translation>
+    </message>
+    <message>
+        <source>Model folder (Hugging Face snapshot layout)</source>
+        <translation>模型文件夹（Hugging Face 快照布局）</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>Hidden size</source>
+        <translation>隐藏层维度</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Dtype</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <source>Weights in memory</source>
+        <translation>内存中的权重</translation>
+    </message>
+    <message>
+        <source>about %1 MiB</source>
+        <translation>约 %1 MiB</translation>
+    </message>
+    <message>
+        <source>Video VAE</source>
+        <translation>视频 VAE</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no (latents only)</source>
+        <translation>否（仅潜变量）</translation>
+    </message>
+    <message>
+        <source>Sound decoder</source>
+        <translation>声音解码器</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+</context>
+<context>
+    <name>PlayerPanel</name>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>Loop</source>
+        <translation>循环</translation>
+    </message>
+    <message>
+        <source>Open a result (Library, the queue or File ▸ Open media)</source>
+        <translation>打开一个结果（素材库、队列或 文件 ▸ 打开媒体）</translation>
+    </message>
+    <message>
+        <source>Wipe</source>
+        <translation>划像对比</translation>
+    </message>
+    <message>
+        <source>Show A and B over one picture with a divider you drag, instead of side by side</source>
+        <translation>在同一画面上叠放 A 和 B，用可拖动的分隔线对比，而非并排显示</translation>
+    </message>
+    <message>
+        <source>Close comparison</source>
+        <translation>关闭对比</translation>
+    </message>
+    <message>
+        <source>Comparing A with B</source>
+        <translation>正在对比 A 与 B</translation>
+    </message>
+    <message>
+        <source>Open…</source>
+        <translation>打开…</translation>
+    </message>
+    <message>
+        <source>Compare with…</source>
+        <translation>对比…</translation>
+    </message>
+    <message>
+        <source>Previous frame (Left)</source>
+        <translation>上一帧（左方向键）</translation>
+    </message>
+    <message>
+        <source>Next frame (Right)</source>
+        <translation>下一帧（右方向键）</translation>
+    </message>
+    <message>
+        <source>Play / pause (Space)</source>
+        <translation>播放 / 暂停（空格键）</translation>
+    </message>
+    <message>
+        <source>Open media</source>
+        <translation>打开媒体</translation>
+    </message>
+    <message>
+        <source>Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg *.wav)</source>
+        <translation>媒体文件 (*.mp4 *.mkv *.webm *.mov *.png *.jpg *.wav)</translation>
+    </message>
+    <message>
+        <source>Compare with</source>
+        <translation>选择对比对象</translation>
+    </message>
+    <message>
+        <source>Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg)</source>
+        <translation>媒体文件 (*.mp4 *.mkv *.webm *.mov *.png *.jpg)</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>frame %1 · dropped %2 · %3</source>
+        <translation>第 %1 帧 · 丢帧 %2 · %3</translation>
+    </message>
+    <message>
+        <source>audio clock</source>
+        <translation>音频时钟</translation>
+    </message>
+    <message>
+        <source>silent clock</source>
+        <translation>静音时钟</translation>
+    </message>
+</context>
+<context>
+    <name>PreviewStrip</name>
+    <message>
+        <source>Live preview appears here while a job runs</source>
+        <translation>任务运行时，实时预览会显示在这里</translation>
+    </message>
+    <message>
+        <source>step %1 / %2 · %3 it/s · ETA %4:%5</source>
+        <translation>第 %1 / %2 步 · %3 it/s · 预计剩余 %4:%5</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>Evaluate: next / previous item; player shuttle</source>
+        <translation>评测：下一项 / 上一项；播放器穿梭控制</translation>
+    </message>
+    <message>
+        <source>Evaluate: answer Yes / No / Unclear</source>
+        <translation>评测：回答 是 / 否 / 不确定</translation>
+    </message>
+    <message>
+        <source>Stop upsampling</source>
+        <translation>停止扩写</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>WorldStudio user guide</source>
+        <translation>WorldStudio 用户指南</translation>
+    </message>
+    <message>
+        <source>The user guide is not installed. It is docs/user-guide.md in the source tree.</source>
+        <translation>未安装用户指南。它位于源代码树中的 docs/user-guide.md。</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>未加载模型。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 parameters · %3 · %4&lt;br&gt;%5&lt;br&gt;sound: %6</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;参数量 %2 · %3 · %4&lt;br&gt;%5&lt;br&gt;声音：%6</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>About WorldStudio</source>
+        <translation>关于 WorldStudio</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;WorldStudio %1&lt;/h3&gt;&lt;p&gt;Interactive world generation with Cosmos 3 world models: captions, video with sound, robot actions and human evaluation, in one desktop studio.&lt;/p&gt;&lt;p&gt;&lt;b&gt;Model&lt;/b&gt;&lt;br&gt;%2&lt;/p&gt;&lt;p&gt;&lt;b&gt;Versions&lt;/b&gt;&lt;br&gt;%3&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;WorldStudio %1&lt;/h3&gt;&lt;p&gt;基于 Cosmos 3 世界模型的交互式世界生成：描述、带声音的视频、机器人动作与人工评测，尽在一个桌面工作室。&lt;/p&gt;&lt;p&gt;&lt;b&gt;模型&lt;/b&gt;&lt;br&gt;%2&lt;/p&gt;&lt;p&gt;&lt;b&gt;版本&lt;/b&gt;&lt;br&gt;%3&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>系统语言</translation>
+    </message>
+    <message>
+        <source>%1 is used everywhere after a restart of the studio</source>
+        <translation>重启 WorldStudio 后，界面将全部使用 %1</translation>
+    </message>
+    <message>
+        <source>Change caption</source>
+        <translation>修改描述</translation>
+    </message>
+    <message>
+        <source>Edit %1</source>
+        <translation>编辑 %1</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; should be %2</source>
+        <translation>“%1”应为 %2</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; should be M:SS or M:SS-M:SS</source>
+        <translation>“%1”应为 M:SS 或 M:SS-M:SS 格式</translation>
+    </message>
+    <message>
+        <source>line %1, column %2</source>
+        <translation>第 %1 行，第 %2 列</translation>
+    </message>
+</context>
+<context>
+    <name>QueueView</name>
+    <message>
+        <source>queued</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>No jobs yet: Generate (Ctrl+Enter) adds one here</source>
+        <translation>暂无任务：点击“生成”（Ctrl+Enter）会在此添加任务</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>Output / error</source>
+        <translation>输出 / 错误</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Show every job as a table row</source>
+        <translation>以表格形式逐行显示所有任务</translation>
+    </message>
+    <message>
+        <source>Move up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Run this job earlier</source>
+        <translation>提前运行此任务</translation>
+    </message>
+    <message>
+        <source>Move down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Run this job later</source>
+        <translation>推后运行此任务</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Load a queued job into Generate and update it there</source>
+        <translation>将排队中的任务载入“生成”，并在那里更新</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Queue a failed or cancelled job again</source>
+        <translation>将失败或已取消的任务重新加入队列</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancel the selected job (Esc cancels the running one)</source>
+        <translation>取消所选任务（Esc 取消正在运行的任务）</translation>
+    </message>
+    <message>
+        <source>Cancel all</source>
+        <translation>全部取消</translation>
+    </message>
+    <message>
+        <source>Cancel every queued and running job</source>
+        <translation>取消所有排队中和运行中的任务</translation>
+    </message>
+    <message>
+        <source>Pause queue</source>
+        <translation>暂停队列</translation>
+    </message>
+    <message>
+        <source>The running job finishes; no new one starts</source>
+        <translation>正在运行的任务会继续完成；不再启动新任务</translation>
+    </message>
+    <message>
+        <source>Clear finished</source>
+        <translation>清除已结束</translation>
+    </message>
+    <message>
+        <source>Remove done, failed and cancelled jobs from the list</source>
+        <translation>从列表中移除已完成、失败和已取消的任务</translation>
+    </message>
+    <message>
+        <source> (interrupted)</source>
+        <translation> (已中断)</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>Resume queue</source>
+        <translation>恢复队列</translation>
+    </message>
+    <message>
+        <source>failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source> · seed %1</source>
+        <translation> · 种子 %1</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPanel</name>
+    <message>
+        <source>Generate sound</source>
+        <translation>生成声音</translation>
+    </message>
+    <message>
+        <source>custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <source>fixed</source>
+        <translation>固定</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>increment</source>
+        <translation>递增</translation>
+    </message>
+    <message>
+        <source>edge</source>
+        <translation>边缘</translation>
+    </message>
+    <message>
+        <source>blur</source>
+        <translation>模糊</translation>
+    </message>
+    <message>
+        <source>picture or video</source>
+        <translation>图像或视频</translation>
+    </message>
+    <message>
+        <source>actions (.json or .safetensors)</source>
+        <translation>动作（.json 或 .safetensors）</translation>
+    </message>
+    <message>
+        <source>control video</source>
+        <translation>控制视频</translation>
+    </message>
+    <message>
+        <source>Save…</source>
+        <translation>保存…</translation>
+    </message>
+    <message>
+        <source>Save these settings as a preset</source>
+        <translation>将当前设置保存为预设</translation>
+    </message>
+    <message>
+        <source>Preset name</source>
+        <translation>预设名称</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Preset</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>尺寸</translation>
+    </message>
+    <message>
+        <source>FPS</source>
+        <translation>帧率</translation>
+    </message>
+    <message>
+        <source>Frames</source>
+        <translation>帧数</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Guidance</source>
+        <translation>引导强度</translation>
+    </message>
+    <message>
+        <source>Shift</source>
+        <translation>偏移</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>Conditioning picture or video</source>
+        <translation>条件图像或视频</translation>
+    </message>
+    <message>
+        <source>Condition</source>
+        <translation>条件</translation>
+    </message>
+    <message>
+        <source>Action trajectory</source>
+        <translation>动作轨迹</translation>
+    </message>
+    <message>
+        <source>Actions</source>
+        <translation>动作</translation>
+    </message>
+    <message>
+        <source>Control video</source>
+        <translation>控制视频</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Derive from video…</source>
+        <translation>从视频生成…</translation>
+    </message>
+    <message>
+        <source>Compute an edge or blur control video from a source video</source>
+        <translation>从源视频计算边缘或模糊控制视频</translation>
+    </message>
+    <message>
+        <source>Control</source>
+        <translation>控制</translation>
+    </message>
+    <message>
+        <source>The loaded model has no sound tokenizer</source>
+        <translation>已加载的模型没有声音分词器</translation>
+    </message>
+    <message>
+        <source>Mode defaults</source>
+        <translation>模式默认值</translation>
+    </message>
+    <message>
+        <source>Quick draft (CPU)</source>
+        <translation>快速草稿（CPU）</translation>
+    </message>
+    <message>
+        <source>Preset %1 %2</source>
+        <translation>预设 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>→ %1 frames, %2 s</source>
+        <translation>→ %1 帧，%2 秒</translation>
+    </message>
+    <message>
+        <source>Source video for the control map</source>
+        <translation>控制图的源视频</translation>
+    </message>
+    <message>
+        <source>Computing the %1 map of %2…</source>
+        <translation>正在计算 %2 的 %1 控制图…</translation>
+    </message>
+    <message>
+        <source>Control map failed: %1</source>
+        <translation>控制图生成失败：%1</translation>
+    </message>
+    <message>
+        <source>Control map written to %1</source>
+        <translation>控制图已写入 %1</translation>
+    </message>
+</context>
+<context>
+    <name>StageView</name>
+    <message>
+        <source>Put this seed in the settings and keep it fixed, to vary the prompt with the same noise</source>
+        <translation>将此种子填入设置并保持固定，以便在相同噪声下调整提示词</translation>
+    </message>
+    <message>
+        <source>Type an idea in the prompt bar, then Generate (Ctrl+Enter)</source>
+        <translation>在提示词栏输入想法，然后点击“生成”（Ctrl+Enter）</translation>
+    </message>
+    <message>
+        <source>Reuse seed %1</source>
+        <translation>复用种子 %1</translation>
+    </message>
+    <message>
+        <source>Job #%1 started</source>
+        <translation>任务 #%1 已开始</translation>
+    </message>
+    <message>
+        <source>Generating job #%1 · step %2 / %3 · %4 s</source>
+        <translation>正在生成任务 #%1 · 第 %2 / %3 步 · %4 秒</translation>
+    </message>
+    <message>
+        <source> in %1 s</source>
+        <translation> (用时 %1 秒)</translation>
+    </message>
+    <message>
+        <source>Job #%1 done%2 · seed %3 · %4</source>
+        <translation>任务 #%1 已完成%2 · 种子 %3 · %4</translation>
+    </message>
+    <message>
+        <source>Job #%1 failed: %2</source>
+        <translation>任务 #%1 失败：%2</translation>
+    </message>
+    <message>
+        <source>Job #%1 was cancelled</source>
+        <translation>任务 #%1 已取消</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineView</name>
+    <message>
+        <source>Click or drag to scrub</source>
+        <translation>单击或拖动以定位播放位置</translation>
+    </message>
+</context>
+</TS>
