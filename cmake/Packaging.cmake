@@ -1,0 +1,66 @@
+# Install layout and the Debian package (cpack -G DEB in the build folder; scripts/package-test.sh checks it).
+#   bin/worldstudio, bin/worldstudio-cli                      app/studio, app/cli (install(TARGETS) there)
+#   share/worldstudio/pico/                                   the shipped Pico model (model/default_model.h finds it
+#                                                             at <executable's folder>/../share/worldstudio/pico)
+#   share/worldstudio/presets/                                the shipped presets, for reference (the binaries carry
+#                                                             them compiled in)
+#   share/worldstudio/translations/                           translations/CMakeLists.txt
+#   share/applications/, share/metainfo/, share/icons/hicolor/, share/mime/packages/   desktop integration (installer/)
+# The CLI and the model install in every variant; the desktop integration and the package only with the studio.
+include(GNUInstallDirs)
+
+if(NOT CMAKE_INSTALL_BINDIR STREQUAL "bin" OR NOT CMAKE_INSTALL_DATADIR STREQUAL "share")
+  message(WARNING "CMAKE_INSTALL_BINDIR/CMAKE_INSTALL_DATADIR are not bin/share: the installed programs look for "
+                  "their model in <bin>/../share/worldstudio/pico and will not find it (set WORLDSTUDIO_PICO_DIR)")
+endif()
+
+set(WS_APP_ID io.github.worldstudio.WorldStudio)
+set(WS_INSTALLER_DIR ${PROJECT_SOURCE_DIR}/installer)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/pico DESTINATION ${CMAKE_INSTALL_DATADIR}/worldstudio)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/presets/ DESTINATION ${CMAKE_INSTALL_DATADIR}/worldstudio/presets)
+
+if(WS_BACKEND_ONLY OR NOT WS_STUDIO)
+  return()
+endif()
+
+install(FILES ${WS_INSTALLER_DIR}/${WS_APP_ID}.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
+install(FILES ${WS_INSTALLER_DIR}/${WS_APP_ID}.metainfo.xml DESTINATION ${CMAKE_INSTALL_DATADIR}/metainfo)
+install(FILES ${WS_INSTALLER_DIR}/${WS_APP_ID}.mime.xml DESTINATION ${CMAKE_INSTALL_DATADIR}/mime/packages
+        RENAME ${WS_APP_ID}.xml)
+# The SVG and the PNGs installer/icons/render.sh made from it (committed, so the build needs no rsvg).
+install(DIRECTORY ${WS_INSTALLER_DIR}/icons/hicolor DESTINATION ${CMAKE_INSTALL_DATADIR}/icons)
+# Debian's triggers (shared-mime-info, desktop-file-utils, the icon caches) update their databases when dpkg puts
+# files in those folders, so the package needs no maintainer scripts.
+
+set(CPACK_PACKAGE_NAME worldstudio)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_VENDOR "WorldStudio")
+# The project names no maintainer address yet: pass -DCPACK_PACKAGE_CONTACT="Name <address>" for a published package.
+set(CPACK_PACKAGE_CONTACT "WorldStudio maintainers <maintainers@worldstudio.invalid>" CACHE STRING
+    "The Debian package's Maintainer field")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Interactive world generation with Cosmos 3 world models")
+# The extended description, one string (CPack indents its lines for the control file).
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+  "A desktop studio (worldstudio) and a command-line engine (worldstudio-cli) for\n"
+  "omnimodal world models of the Cosmos 3 family, run in-process with LibTorch:\n"
+  "prompt upsampling into structured captions, text, image and video to video with\n"
+  "sound, a persistent generation queue, a player on the audio clock, a history\n"
+  "with full generation records, human evaluation projects, robot datasets and\n"
+  "rollouts. Ships Pico, a miniature model that generates on a CPU with no\n"
+  "downloads.")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION video)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# What dpkg-shlibdeps cannot see: Qt loads its SQLite driver (the history) as a plugin, and Debian's LibTorch
+# reaches BLAS through the libblas.so.3 alternative, where OpenBLAS is about 15x faster than the reference one.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6sql6-sqlite")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libopenblas0-pthread")
+set(WS_PACKAGE_HOMEPAGE "" CACHE STRING "The Debian package's Homepage field (left out when empty)")
+if(WS_PACKAGE_HOMEPAGE)
+  set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${WS_PACKAGE_HOMEPAGE})
+endif()
+include(CPack)
