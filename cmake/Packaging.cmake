@@ -5,6 +5,7 @@
 #   share/worldstudio/presets/                                the shipped presets, for reference (the binaries carry
 #                                                             them compiled in)
 #   share/worldstudio/translations/                           translations/CMakeLists.txt
+#   share/doc/worldstudio/user-guide.md, images/               the user guide (docs/)
 #   share/applications/, share/metainfo/, share/icons/hicolor/, share/mime/packages/   desktop integration (installer/)
 # The CLI and the model install in every variant; the desktop integration and the package only with the studio.
 include(GNUInstallDirs)
@@ -30,6 +31,9 @@ install(FILES ${WS_INSTALLER_DIR}/${WS_APP_ID}.mime.xml DESTINATION ${CMAKE_INST
         RENAME ${WS_APP_ID}.xml)
 # The SVG and the PNGs installer/icons/render.sh made from it (committed, so the build needs no rsvg).
 install(DIRECTORY ${WS_INSTALLER_DIR}/icons/hicolor DESTINATION ${CMAKE_INSTALL_DATADIR}/icons)
+# The user guide and its pictures (Help ▸ User guide opens it: StudioHelp::guidePath).
+install(FILES ${PROJECT_SOURCE_DIR}/docs/user-guide.md DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/worldstudio)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/images DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/worldstudio FILES_MATCHING PATTERN "*.png")
 # Debian's triggers (shared-mime-info, desktop-file-utils, the icon caches) update their databases when dpkg puts
 # files in those folders, so the package needs no maintainer scripts.
 
@@ -58,7 +62,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # What dpkg-shlibdeps cannot see: Qt loads its SQLite driver (the history) as a plugin, and Debian's LibTorch
 # reaches BLAS through the libblas.so.3 alternative, where OpenBLAS is about 15x faster than the reference one.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6sql6-sqlite")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libopenblas0-pthread")
+# OpenBLAS: ~15x faster matmuls than the reference BLAS; a CJK font for the Simplified Chinese interface.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libopenblas0-pthread, fonts-wqy-microhei | fonts-noto-cjk")
 set(WS_PACKAGE_HOMEPAGE "" CACHE STRING "The Debian package's Homepage field (left out when empty)")
 if(WS_PACKAGE_HOMEPAGE)
   set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${WS_PACKAGE_HOMEPAGE})

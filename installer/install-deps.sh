@@ -9,8 +9,9 @@ libs=(libtorch-dev libopenblas0-pthread nlohmann-json3-dev libspdlog-dev libutf8
       libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
       libopencv-core-dev libopencv-imgproc-dev portaudio19-dev libqt6sql6-sqlite libsqlite3-dev
       libsnappy-dev libzstd-dev libeigen3-dev)
-# Peers the tests compare against: numpy (noise, sigmas), Python's json (prompts), node/npm (the JS tokenizer).
-peers=(python3 python3-numpy pulseaudio pulseaudio-utils libasound2-plugins xvfb xauth)
+# Peers the tests compare against: numpy (noise, sigmas), Python's json (prompts), node/npm (the JS tokenizer); the
+# X server of the UI tests, and a CJK font for the Simplified Chinese window they check.
+peers=(python3 python3-numpy pulseaudio pulseaudio-utils libasound2-plugins xvfb xauth fonts-wqy-microhei)
 
 # scripts/package-test.sh: cpack's dpkg-shlibdeps, the desktop file and metainfo validators, the MIME database.
 packaging=(dpkg-dev desktop-file-utils appstream shared-mime-info)

@@ -67,7 +67,8 @@ done
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' > "$tmp/contents"
 expected=(/usr/bin/worldstudio /usr/bin/worldstudio-cli /usr/share/worldstudio/pico/model_index.json
           /usr/share/worldstudio/pico/transformer/diffusion_pytorch_model.safetensors
-          /usr/share/worldstudio/presets/embodiments.json
+          /usr/share/worldstudio/presets/embodiments.json /usr/share/worldstudio/translations/worldstudio_zh_CN.qm
+          /usr/share/doc/worldstudio/user-guide.md
           /usr/share/applications/io.github.worldstudio.WorldStudio.desktop
           /usr/share/metainfo/io.github.worldstudio.WorldStudio.metainfo.xml
           /usr/share/mime/packages/io.github.worldstudio.WorldStudio.xml

@@ -11,4 +11,31 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>GenerateView</name>
+    <message numerus="yes">
+        <source>Upsampled caption has %n problem(s); see below the editor</source>
+        <translation>
+            <numerusform>Upsampled caption has %n problem; see below the editor</numerusform>
+            <numerusform>Upsampled caption has %n problems; see below the editor</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message numerus="yes">
+        <source>Restored %n queued job(s); they start when a model is loaded</source>
+        <translation>
+            <numerusform>Restored %n queued job; it starts when a model is loaded</numerusform>
+            <numerusform>Restored %n queued jobs; they start when a model is loaded</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n of them interrupted and queued again)</source>
+        <translation>
+            <numerusform>(interrupted and queued again)</numerusform>
+            <numerusform>(%n of them interrupted and queued again)</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

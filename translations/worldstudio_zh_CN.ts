@@ -69,6 +69,325 @@
     </message>
 </context>
 <context>
+    <name>CaptionSchema</name>
+    <message>
+        <source>Human or human-like subject</source>
+        <translation>人物或类人主体</translation>
+    </message>
+    <message>
+        <source>Counts (groups of similar things)</source>
+        <translation>数量（同类事物的组）</translation>
+    </message>
+    <message>
+        <source>Subjects</source>
+        <translation>主体</translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation>主体</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <source>Appearance details</source>
+        <translation>外观细节</translation>
+    </message>
+    <message>
+        <source>Relationship</source>
+        <translation>关系</translation>
+    </message>
+    <message>
+        <source>Location</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Relative size</source>
+        <translation>相对大小</translation>
+    </message>
+    <message>
+        <source>Orientation</source>
+        <translation>朝向</translation>
+    </message>
+    <message>
+        <source>Pose</source>
+        <translation>姿态</translation>
+    </message>
+    <message>
+        <source>Clothing</source>
+        <translation>服装</translation>
+    </message>
+    <message>
+        <source>Expression</source>
+        <translation>表情</translation>
+    </message>
+    <message>
+        <source>Gender</source>
+        <translation>性别</translation>
+    </message>
+    <message>
+        <source>Age</source>
+        <translation>年龄</translation>
+    </message>
+    <message>
+        <source>Skin tone and texture</source>
+        <translation>肤色与质感</translation>
+    </message>
+    <message>
+        <source>Number of subjects</source>
+        <translation>主体数量</translation>
+    </message>
+    <message>
+        <source>Number of arms</source>
+        <translation>手臂数量</translation>
+    </message>
+    <message>
+        <source>Number of hands</source>
+        <translation>手的数量</translation>
+    </message>
+    <message>
+        <source>Number of fingers</source>
+        <translation>手指数量</translation>
+    </message>
+    <message>
+        <source>Number of legs</source>
+        <translation>腿的数量</translation>
+    </message>
+    <message>
+        <source>Background setting</source>
+        <translation>背景环境</translation>
+    </message>
+    <message>
+        <source>Lighting</source>
+        <translation>光照</translation>
+    </message>
+    <message>
+        <source>Conditions</source>
+        <translation>条件</translation>
+    </message>
+    <message>
+        <source>Direction</source>
+        <translation>方向</translation>
+    </message>
+    <message>
+        <source>Shadows</source>
+        <translation>阴影</translation>
+    </message>
+    <message>
+        <source>Illumination effect</source>
+        <translation>照明效果</translation>
+    </message>
+    <message>
+        <source>Aesthetics</source>
+        <translation>美学</translation>
+    </message>
+    <message>
+        <source>Composition</source>
+        <translation>构图</translation>
+    </message>
+    <message>
+        <source>Color scheme</source>
+        <translation>配色</translation>
+    </message>
+    <message>
+        <source>Mood atmosphere</source>
+        <translation>情绪氛围</translation>
+    </message>
+    <message>
+        <source>Patterns</source>
+        <translation>图案</translation>
+    </message>
+    <message>
+        <source>Cinematography</source>
+        <translation>摄影</translation>
+    </message>
+    <message>
+        <source>Framing</source>
+        <translation>取景</translation>
+    </message>
+    <message>
+        <source>Camera angle</source>
+        <translation>机位角度</translation>
+    </message>
+    <message>
+        <source>Depth of field</source>
+        <translation>景深</translation>
+    </message>
+    <message>
+        <source>Focus</source>
+        <translation>对焦</translation>
+    </message>
+    <message>
+        <source>Lens focal length</source>
+        <translation>镜头焦距</translation>
+    </message>
+    <message>
+        <source>Style medium</source>
+        <translation>风格媒介</translation>
+    </message>
+    <message>
+        <source>Artistic style</source>
+        <translation>艺术风格</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>语境</translation>
+    </message>
+    <message>
+        <source>Text and signage</source>
+        <translation>文字与标识</translation>
+    </message>
+    <message>
+        <source>Text element</source>
+        <translation>文字元素</translation>
+    </message>
+    <message>
+        <source>Element</source>
+        <translation>元素</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文字</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>Spatial</source>
+        <translation>空间</translation>
+    </message>
+    <message>
+        <source>Quadrant scan</source>
+        <translation>象限扫描</translation>
+    </message>
+    <message>
+        <source>Top left</source>
+        <translation>左上</translation>
+    </message>
+    <message>
+        <source>Top right</source>
+        <translation>右上</translation>
+    </message>
+    <message>
+        <source>Bottom left</source>
+        <translation>左下</translation>
+    </message>
+    <message>
+        <source>Bottom right</source>
+        <translation>右下</translation>
+    </message>
+    <message>
+        <source>Absolute center</source>
+        <translation>正中心</translation>
+    </message>
+    <message>
+        <source>Comprehensive caption</source>
+        <translation>综合描述</translation>
+    </message>
+    <message>
+        <source>Resolution</source>
+        <translation>分辨率</translation>
+    </message>
+    <message>
+        <source>W</source>
+        <translation>宽</translation>
+    </message>
+    <message>
+        <source>H</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>Aspect ratio</source>
+        <translation>宽高比</translation>
+    </message>
+    <message>
+        <source>Scene imagination</source>
+        <translation>场景构想</translation>
+    </message>
+    <message>
+        <source>Temporal caption</source>
+        <translation>时序描述</translation>
+    </message>
+    <message>
+        <source>Audio description</source>
+        <translation>音频描述</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>动作</translation>
+    </message>
+    <message>
+        <source>State changes</source>
+        <translation>状态变化</translation>
+    </message>
+    <message>
+        <source>Camera motion</source>
+        <translation>镜头运动</translation>
+    </message>
+    <message>
+        <source>Actions</source>
+        <translation>动作</translation>
+    </message>
+    <message>
+        <source>Time (M:SS or M:SS-M:SS)</source>
+        <translation>时间（M:SS 或 M:SS-M:SS）</translation>
+    </message>
+    <message>
+        <source>Spatial temporal</source>
+        <translation>时空</translation>
+    </message>
+    <message>
+        <source>Segments</source>
+        <translation>片段</translation>
+    </message>
+    <message>
+        <source>Segment</source>
+        <translation>片段</translation>
+    </message>
+    <message>
+        <source>Segment index</source>
+        <translation>片段序号</translation>
+    </message>
+    <message>
+        <source>Time range (M:SS-M:SS)</source>
+        <translation>时间范围（M:SS-M:SS）</translation>
+    </message>
+    <message>
+        <source>Key changes</source>
+        <translation>关键变化</translation>
+    </message>
+    <message>
+        <source>Camera</source>
+        <translation>镜头</translation>
+    </message>
+    <message>
+        <source>Transitions</source>
+        <translation>转场</translation>
+    </message>
+    <message>
+        <source>Transition</source>
+        <translation>转场</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Fps</source>
+        <translation>帧率</translation>
+    </message>
+    <message>
+        <source>Item</source>
+        <translation>条目</translation>
+    </message>
+</context>
+<context>
     <name>CardStrip</name>
     <message>
         <source>Cancel</source>
@@ -165,10 +484,6 @@
         <translation>最终答案的备注（可选）</translation>
     </message>
     <message>
-        <source>Items the annotators disagree on. Y / N / U give the final answer; J / K move.</source>
-        <translation>标注员意见不一致的条目。按 Y / N / U 给出最终答案；按 J / K 切换条目。</translation>
-    </message>
-    <message>
         <source>Does …? (worded so that Yes is the desired outcome)</source>
         <translation>是否…？（措辞应使“是”代表期望的结果）</translation>
     </message>
@@ -247,10 +562,6 @@
         <translation>此项目中没有需要回答的问题。</translation>
     </message>
     <message>
-        <source>%1 · %2 · prompt: %3</source>
-        <translation>%1 · %2 · 提示词：%3</translation>
-    </message>
-    <message>
         <source>Your answer: %1</source>
         <translation>你的答案：%1</translation>
     </message>
@@ -275,6 +586,26 @@
         <translation>
             <numerusform>已为 %1 添加 %n 个草稿问题：请在标注前编辑、批准或移除。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>The item&apos;s video plays here</source>
+        <translation>条目的视频在此播放</translation>
+    </message>
+    <message>
+        <source>Items the annotators disagree on. Y / N / U give the final answer; J / K move. The final answer comes from a reviewer who did not answer the item.</source>
+        <translation>标注员意见不一致的条目。Y / N / U 给出最终答案；J / K 移动。最终答案须由未回答该条目的审核员给出。</translation>
+    </message>
+    <message>
+        <source>Item %1 — %2 — %3</source>
+        <translation>条目 %1 — %2 — %3</translation>
+    </message>
+    <message>
+        <source>Item %1</source>
+        <translation>条目 %1</translation>
+    </message>
+    <message>
+        <source>Item %1 · %2 · prompt: %3</source>
+        <translation>条目 %1 · %2 · 提示词：%3</translation>
     </message>
 </context>
 <context>
@@ -314,14 +645,6 @@
     <message>
         <source>Settings</source>
         <translation>设置</translation>
-    </message>
-    <message>
-        <source>Upsampled caption ready; edit it in the form or as JSON</source>
-        <translation>扩写后的描述已就绪；可在表单中或以 JSON 形式编辑</translation>
-    </message>
-    <message>
-        <source>Upsampled caption has %1 problem(s); see below the editor</source>
-        <translation>扩写后的描述有 %1 个问题；请查看编辑器下方</translation>
     </message>
     <message>
         <source>Upsampling gave no caption: %1</source>
@@ -378,6 +701,51 @@
     <message>
         <source>Update job #%1</source>
         <translation>更新任务 #%1</translation>
+    </message>
+    <message>
+        <source>Fix</source>
+        <translation>修正</translation>
+    </message>
+    <message>
+        <source>Put the prompt&apos;s words back into the caption (one undoable edit)</source>
+        <translation>把提示词中的词放回描述（一次可撤销的编辑）</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>忽略</translation>
+    </message>
+    <message>
+        <source>Upsampled caption ready; edit it in the form or as JSON (Ctrl+Z brings back the previous one)</source>
+        <translation>扩写后的描述已就绪；可在表单中或以 JSON 形式编辑（Ctrl+Z 恢复之前的描述）</translation>
+    </message>
+    <message numerus="yes">
+        <source>Upsampled caption has %n problem(s); see below the editor</source>
+        <translation><numerusform>扩写后的描述有 %n 个问题；见编辑器下方</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The model</source>
+        <translation>该模型</translation>
+    </message>
+    <message>
+        <source>%1 was made for %2 frames; %3 frames is far beyond it and will not look right</source>
+        <translation>%1 是为 %2 帧训练的；%3 帧远超其范围，效果不会好</translation>
+    </message>
+    <message>
+        <source>%1 was made for %2×%3 pictures; %4×%5 is far beyond it</source>
+        <translation>%1 是为 %2×%3 的画面训练的；%4×%5 远超其范围</translation>
+    </message>
+    <message>
+        <source>Your prompt and the caption differ: %1.</source>
+        <translation>提示词与描述不一致：%1。</translation>
+    </message>
+    <message>
+        <source>The caption now has your prompt&apos;s words (Ctrl+Z undoes it)</source>
+        <translation>描述已包含提示词中的词（Ctrl+Z 可撤销）</translation>
+    </message>
+    <message>
+        <source>%1. Press Generate again to queue it anyway.</source>
+        <translation>%1。再次点击“生成”仍会加入队列。</translation>
     </message>
 </context>
 <context>
@@ -523,14 +891,6 @@
     <message>
         <source>Cannot play: %1</source>
         <translation>无法播放：%1</translation>
-    </message>
-    <message>
-        <source>Restored %1 queued job(s)%2; they start when a model is loaded</source>
-        <translation>已恢复 %1 个排队任务%2；加载模型后开始运行</translation>
-    </message>
-    <message>
-        <source>, %1 interrupted and queued again</source>
-        <translation>，其中 %1 个曾中断并已重新排队</translation>
     </message>
     <message>
         <source>No model loaded</source>
@@ -785,10 +1145,6 @@
         <translation>关于 WorldStudio(&amp;A)</translation>
     </message>
     <message>
-        <source>Added %1 to the evaluation project</source>
-        <translation>已将 %1 加入评测项目</translation>
-    </message>
-    <message>
         <source>Loading %1 …</source>
         <translation>正在加载 %1 …</translation>
     </message>
@@ -829,10 +1185,6 @@
         <translation>任务 #%1 失败：%2 —— 队列继续运行</translation>
     </message>
     <message>
-        <source>Job #%1 %2</source>
-        <translation>任务 #%1 %2</translation>
-    </message>
-    <message>
         <source>Open a result on the stage (Generate) to export it</source>
         <translation>请先在“生成”工作区中打开一个结果，再导出</translation>
     </message>
@@ -867,6 +1219,28 @@
     <message>
         <source>%1 MiB</source>
         <translation>%1 MiB</translation>
+    </message>
+    <message numerus="yes">
+        <source>Restored %n queued job(s); they start when a model is loaded</source>
+        <translation><numerusform>已恢复 %n 个排队任务；加载模型后开始</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n of them interrupted and queued again)</source>
+        <translation><numerusform>（其中 %n 个曾被中断，已重新排队）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Stop upsampling</source>
+        <translation>停止扩写(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Added the output to the evaluation project</source>
+        <translation>已将该输出加入评测项目</translation>
+    </message>
+    <message>
+        <source>Job #%1 was cancelled</source>
+        <translation>任务 #%1 已取消</translation>
     </message>
 </context>
 <context>
@@ -1050,10 +1424,6 @@
         <translation>打开…</translation>
     </message>
     <message>
-        <source>Compare with…</source>
-        <translation>对比…</translation>
-    </message>
-    <message>
         <source>Previous frame (Left)</source>
         <translation>上一帧（左方向键）</translation>
     </message>
@@ -1097,6 +1467,10 @@
         <source>silent clock</source>
         <translation>静音时钟</translation>
     </message>
+    <message>
+        <source>Compare (B)…</source>
+        <translation>对比 (B)…</translation>
+    </message>
 </context>
 <context>
     <name>PreviewStrip</name>
@@ -1110,22 +1484,37 @@
     </message>
 </context>
 <context>
+    <name>PromptCheck</name>
+    <message>
+        <source>the caption says “%1” where your prompt says “%2”</source>
+        <translation>描述写的是“%1”，而提示词是“%2”</translation>
+    </message>
+    <message>
+        <source>the caption lacks the colour “%1”</source>
+        <translation>描述缺少颜色“%1”</translation>
+    </message>
+    <message>
+        <source>the caption lacks the material “%1”</source>
+        <translation>描述缺少材质“%1”</translation>
+    </message>
+    <message>
+        <source>the caption lacks the count “%1”</source>
+        <translation>描述缺少数量“%1”</translation>
+    </message>
+    <message>
+        <source>the caption lacks “%1”</source>
+        <translation>描述缺少“%1”</translation>
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <source>%1 s</source>
         <translation>%1 秒</translation>
     </message>
     <message>
-        <source>Evaluate: next / previous item; player shuttle</source>
-        <translation>评测：下一项 / 上一项；播放器穿梭控制</translation>
-    </message>
-    <message>
         <source>Evaluate: answer Yes / No / Unclear</source>
         <translation>评测：回答 是 / 否 / 不确定</translation>
-    </message>
-    <message>
-        <source>Stop upsampling</source>
-        <translation>停止扩写</translation>
     </message>
     <message>
         <source>Keyboard shortcuts</source>
@@ -1199,6 +1588,30 @@
         <source>line %1, column %2</source>
         <translation>第 %1 行，第 %2 列</translation>
     </message>
+    <message>
+        <source>Evaluate: next / previous item</source>
+        <translation>评测：下一个 / 上一个条目</translation>
+    </message>
+    <message>
+        <source>a whole number</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <source>a number</source>
+        <translation>数字</translation>
+    </message>
+    <message>
+        <source>an object</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>a list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
+    </message>
 </context>
 <context>
     <name>QueueView</name>
@@ -1263,16 +1676,8 @@
         <translation>上移</translation>
     </message>
     <message>
-        <source>Run this job earlier</source>
-        <translation>提前运行此任务</translation>
-    </message>
-    <message>
         <source>Move down</source>
         <translation>下移</translation>
-    </message>
-    <message>
-        <source>Run this job later</source>
-        <translation>推后运行此任务</translation>
     </message>
     <message>
         <source>Edit</source>
@@ -1295,16 +1700,8 @@
         <translation>取消</translation>
     </message>
     <message>
-        <source>Cancel the selected job (Esc cancels the running one)</source>
-        <translation>取消所选任务（Esc 取消正在运行的任务）</translation>
-    </message>
-    <message>
         <source>Cancel all</source>
         <translation>全部取消</translation>
-    </message>
-    <message>
-        <source>Cancel every queued and running job</source>
-        <translation>取消所有排队中和运行中的任务</translation>
     </message>
     <message>
         <source>Pause queue</source>
@@ -1341,6 +1738,10 @@
     <message>
         <source> · seed %1</source>
         <translation> · 种子 %1</translation>
+    </message>
+    <message>
+        <source>More</source>
+        <translation>更多</translation>
     </message>
 </context>
 <context>

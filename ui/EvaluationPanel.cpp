@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "PlayerPanel.h"
+#include "VideoView.h"
 #include "worldstudio/hue/questions.h"
 
 using ws::hue::Answer;
@@ -48,7 +49,9 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
     });
 
     player_ = new PlayerPanel(this);
+    player_->setBrowsingVisible(false);  // blind: no file dialogs showing names, and no comparing
     player_->setLoop(true);
+    player_->view(0)->setPlaceholder(tr("The item's video plays here"));
     // Each item's video plays as soon as it is loaded (loading runs on a pool thread).
     connect(player_, &PlayerPanel::loaded, this, [this](int slot, const QString&) {
         if (slot == 0) player_->play();
@@ -61,6 +64,7 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
     pages_->addTab(buildScoresPage(), tr("&Scores"));
     connect(pages_, &QTabWidget::currentChanged, this, [this] {
         refresh();
+        showPromptVideo();
         setFocus();
     });
 
@@ -109,7 +113,9 @@ QWidget* EvaluationPanel::buildLabelPage() {
     l->addLayout(buttons);
     l->addLayout(nav);
     l->addWidget(progress_);
-    l->addWidget(new QLabel(tr("Space plays or pauses, Left / Right step a frame."), page));
+    auto* keys = new QLabel(tr("Space plays or pauses, Left / Right step a frame."), page);
+    keys->setWordWrap(true);
+    l->addWidget(keys);
     return page;
 }
 
@@ -117,6 +123,8 @@ QWidget* EvaluationPanel::buildAdjudicatePage() {
     auto* page = new QWidget(this);
     disputes_ = new QListWidget(page);
     disputes_->setFocusPolicy(Qt::NoFocus);
+    disputes_->setWordWrap(true);  // a long question with every answer is read whole, not cut
+    disputes_->setTextElideMode(Qt::ElideNone);
     disputeDetail_ = new QLabel(page);
     disputeDetail_->setWordWrap(true);
     QFont big = disputeDetail_->font();
@@ -131,11 +139,22 @@ QWidget* EvaluationPanel::buildAdjudicatePage() {
             showCurrent();
         }
     });
+    auto* buttons = new QHBoxLayout;
+    for (auto [label, a] : {std::pair{tr("&Yes (Y)"), Answer::Yes}, std::pair{tr("&No (N)"), Answer::No}, std::pair{tr("&Unclear (U)"), Answer::Unclear}}) {
+        QPushButton* b = keyButton(label, page);
+        b->setObjectName(QStringLiteral("adjudicate-%1").arg(answerText(a)));
+        connect(b, &QPushButton::clicked, this, [this, a = a] { answer(a); });
+        buttons->addWidget(b);
+    }
+    auto* intro = new QLabel(tr("Items the annotators disagree on. Y / N / U give the final answer; J / K move. "
+                                "The final answer comes from a reviewer who did not answer the item."), page);
+    intro->setWordWrap(true);
     auto* l = new QVBoxLayout(page);
-    l->addWidget(new QLabel(tr("Items the annotators disagree on. Y / N / U give the final answer; J / K move."), page));
+    l->addWidget(intro);
     l->addWidget(disputes_, 1);
     l->addWidget(disputeDetail_);
     l->addWidget(note_);
+    l->addLayout(buttons);
     return page;
 }
 
@@ -143,6 +162,7 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     auto* page = new QWidget(this);
     questionList_ = new QListWidget(page);
     questionPrompt_ = new QComboBox(page);
+    questionPrompt_->setObjectName("questionPrompt");
     newQuestion_ = new QLineEdit(page);
     newQuestion_->setPlaceholderText(tr("Does …? (worded so that Yes is the desired outcome)"));
     newDimension_ = new QComboBox(page);
@@ -182,8 +202,12 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     row->addWidget(save);
     row->addWidget(approve);
     row->addWidget(remove);
+    // The video follows the prompt chosen here, so questions are written looking at what they ask about.
+    connect(questionPrompt_, qOverload<int>(&QComboBox::currentIndexChanged), this, &EvaluationPanel::showPromptVideo);
+    auto* intro = new QLabel(tr("Questions per prompt. Drafts (marked) are not asked until approved."), page);
+    intro->setWordWrap(true);
     auto* l = new QVBoxLayout(page);
-    l->addWidget(new QLabel(tr("Questions per prompt. Drafts (marked) are not asked until approved."), page));
+    l->addWidget(intro);
     l->addWidget(questionList_, 1);
     l->addLayout(form);
     l->addLayout(row);
@@ -302,8 +326,8 @@ void EvaluationPanel::refresh() {
         for (const auto& d : disagreements_) {
             QStringList answers;
             for (const auto& [name, a] : d.answers) answers << QStringLiteral("%1: %2").arg(QString::fromStdString(name), answerText(a));
-            disputes_->addItem(QStringLiteral("%1 — %2 — %3").arg(QFileInfo(QString::fromStdString(d.video_file)).fileName(),
-                                                                  QString::fromStdString(d.question), answers.join(", ")));
+            // Blind: an item number, never the file name (it may name the model that made the video).
+            disputes_->addItem(tr("Item %1 — %2 — %3").arg(d.video_id).arg(QString::fromStdString(d.question), answers.join(", ")));
         }
         disputes_->setCurrentRow(disagreements_.empty() ? -1 : currentDispute_);
         disputes_->blockSignals(false);
@@ -346,6 +370,13 @@ void EvaluationPanel::showVideo(const std::string& file) {
     }
 }
 
+void EvaluationPanel::showPromptVideo() {
+    if (!project_ || page() != QuestionsPage) return;
+    const std::string key = questionPrompt_->currentData().toString().toStdString();
+    for (const auto& v : project_->videos())
+        if (v.prompt_key == key) return showVideo(v.file);
+}
+
 void EvaluationPanel::showCurrent() {
     if (!project_) return;
     if (page() == AdjudicatePage) {
@@ -356,8 +387,9 @@ void EvaluationPanel::showCurrent() {
         const auto& d = disagreements_[static_cast<size_t>(currentDispute_)];
         QStringList answers;
         for (const auto& [name, a] : d.answers) answers << QStringLiteral("%1 answered <b>%2</b>").arg(QString::fromStdString(name).toHtmlEscaped(), answerText(a));
-        disputeDetail_->setText(QStringLiteral("<b>%1</b><br>%2<br>%3").arg(QString::fromStdString(d.question).toHtmlEscaped(),
-                                                                           QString::fromUtf8(ws::hue::dimension_name(d.dimension)), answers.join("; ")));
+        disputeDetail_->setText(QStringLiteral("<b>%1</b><br>%2 · %3<br>%4")
+                                    .arg(QString::fromStdString(d.question).toHtmlEscaped(), tr("Item %1").arg(d.video_id),
+                                         QString::fromUtf8(ws::hue::dimension_name(d.dimension)), answers.join("; ")));
         disputes_->blockSignals(true);
         disputes_->setCurrentRow(currentDispute_);
         disputes_->blockSignals(false);
@@ -373,12 +405,12 @@ void EvaluationPanel::showCurrent() {
     }
     const auto& t = tasks_[static_cast<size_t>(current_)];
     question_->setText(QString::fromStdString(t.question));
-    context_->setText(tr("%1 · %2 · prompt: %3")
-                          .arg(QFileInfo(QString::fromStdString(t.video_file)).fileName(), QString::fromUtf8(ws::hue::dimension_name(t.dimension)),
-                               QString::fromStdString(t.prompt_text)));
+    context_->setText(tr("Item %1 · %2 · prompt: %3")
+                          .arg(t.video_id)
+                          .arg(QString::fromUtf8(ws::hue::dimension_name(t.dimension)), QString::fromStdString(t.prompt_text)));
     mine_->setText(t.mine ? tr("Your answer: %1").arg(answerText(*t.mine)) : tr("Not answered yet"));
     progress_->setText(tr("%1 of %2 answered by %3 · item %4").arg(answeredCount()).arg(taskCount()).arg(annotator()).arg(current_ + 1));
-    showVideo(t.video_file);
+    if (page() == LabelPage) showVideo(t.video_file);
 }
 
 void EvaluationPanel::answer(Answer a) {

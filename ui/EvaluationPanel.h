@@ -78,6 +78,9 @@ protected:
     void keyPressEvent(QKeyEvent* e) override;
 
 private:
+    void showPromptVideo();  // the Questions page: a video of the prompt chosen there
+
+private:
     QWidget* buildLabelPage();
     QWidget* buildAdjudicatePage();
     QWidget* buildQuestionsPage();

@@ -2,7 +2,9 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
+#include <QTimer>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
@@ -12,6 +14,7 @@
 
 #include "CaptionEditor.h"
 #include "EngineWorker.h"
+#include "PromptCheck.h"
 #include "QueueController.h"
 #include "SettingsPanel.h"
 #include "worldstudio/core/error.h"
@@ -86,10 +89,35 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     tabs->addTab(caption_, tr("Caption"));
     tabs->addTab(negative_, tr("Negative prompt"));
     tabs->addTab(scroll, tr("Settings"));
+    // Above the caption: what the upsampled caption lost or changed of the short prompt, with one click to fix it.
+    checkBar_ = new QWidget(this);
+    checkBar_->setObjectName("promptCheck");
+    auto* cb = new QHBoxLayout(checkBar_);
+    cb->setContentsMargins(6, 4, 6, 4);
+    checkLabel_ = new QLabel(checkBar_);
+    checkLabel_->setWordWrap(true);
+    checkLabel_->setStyleSheet("color: #e5c07b;");
+    auto* fix = new QPushButton(tr("Fix"), checkBar_);
+    fix->setObjectName("fixCaption");
+    fix->setToolTip(tr("Put the prompt's words back into the caption (one undoable edit)"));
+    auto* dismiss = new QPushButton(tr("Dismiss"), checkBar_);
+    cb->addWidget(checkLabel_, 1);
+    cb->addWidget(fix);
+    cb->addWidget(dismiss);
+    checkBar_->hide();
+    connect(fix, &QPushButton::clicked, this, &GenerateView::fixCaption);
+    connect(dismiss, &QPushButton::clicked, checkBar_, &QWidget::hide);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(checkBar_);
     layout->addWidget(tabs);
     setMinimumWidth(440);  // the caption form's labels and fields side by side
+    checkTimer_ = new QTimer(this);
+    checkTimer_->setSingleShot(true);
+    checkTimer_->setInterval(300);
+    connect(checkTimer_, &QTimer::timeout, this, &GenerateView::updatePromptCheck);
+    connect(caption_, &CaptionEditor::textChanged, checkTimer_, qOverload<>(&QTimer::start));
+    connect(prompt_, &QLineEdit::textChanged, checkTimer_, qOverload<>(&QTimer::start));
 
     // Caption checks that need the engine: M:SS times against the clip's duration, field types.
     caption_->setValidator([this](const QString& text) {
@@ -115,10 +143,12 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     connect(worker_, &EngineWorker::upsampleText, this, [this](const QString& piece) { caption_->appendStream(piece); }, Qt::QueuedConnection);
     connect(worker_, &EngineWorker::upsampleDone, this, [this](const QString& json, const QStringList& problems) {
         caption_->endStream(json);
+        syncCaptionMetadata();
+        updatePromptCheck();
         upsampleButton_->setEnabled(true);
         cancelUpsampleButton_->setEnabled(false);
-        Q_EMIT message(problems.isEmpty() ? tr("Upsampled caption ready; edit it in the form or as JSON")
-                                          : tr("Upsampled caption has %1 problem(s); see below the editor").arg(problems.size()));
+        Q_EMIT message(problems.isEmpty() ? tr("Upsampled caption ready; edit it in the form or as JSON (Ctrl+Z brings back the previous one)")
+                                          : tr("Upsampled caption has %n problem(s); see below the editor", nullptr, static_cast<int>(problems.size())));
         Q_EMIT upsampleFinished(true);
     }, Qt::QueuedConnection);
     connect(worker_, &EngineWorker::upsampleFailed, this, [this](const QString& m, const QString& raw) {
@@ -133,6 +163,72 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
 void GenerateView::setModelDefaults(const ws::ojson& defaults) {
     settings_->setModelDefaults(defaults);
     onModeChanged(settings_->mode());
+}
+
+QString GenerateView::beyondModelLimits() const {
+    const ws::ojson d = settings_->modelDefaultsFor(settings_->mode());
+    const ws::ojson r = settings_->request();
+    const QString model = modelName_.isEmpty() ? tr("The model") : modelName_;
+    // Twice the frames, or four times the pixels, of the model's own defaults is outside what it learned.
+    if (d.contains("num_frames") && d["num_frames"].is_number_integer() && r.contains("num_frames") && r["num_frames"].is_number_integer()) {
+        const int trained = d["num_frames"].get<int>(), asked = r["num_frames"].get<int>();
+        if (trained > 1 && asked > 2 * trained) return tr("%1 was made for %2 frames; %3 frames is far beyond it and will not look right").arg(model).arg(trained).arg(asked);
+    }
+    if (d.contains("width") && d.contains("height") && d["width"].is_number_integer() && d["height"].is_number_integer()) {
+        int w = 0, h = 0;
+        if (r.contains("width") && r["width"].is_number_integer()) w = r["width"].get<int>(), h = r.value("height", 0);
+        else {
+            try {
+                const ws::Resolution res = ws::resolution_for(r.value("resolution", std::string("720")), r.value("aspect_ratio", std::string("16,9")));
+                w = res.width, h = res.height;
+            } catch (const std::exception&) {
+            }
+        }
+        const int tw = d["width"].get<int>(), th = d["height"].get<int>();
+        if (w * h > 4 * tw * th) return tr("%1 was made for %2×%3 pictures; %4×%5 is far beyond it").arg(model).arg(tw).arg(th).arg(w).arg(h);
+    }
+    return QString();
+}
+
+void GenerateView::setModelName(const QString& name) { modelName_ = name; }
+
+void GenerateView::syncCaptionMetadata() {
+    ws::ojson c;
+    if (!ws::parse_json_caption(caption_->text().toStdString(), &c)) return;
+    ws::ojson r = settings_->request();
+    r["prompt"] = caption_->text().toStdString();
+    ws::ojson sent;
+    try {
+        const ws::GenerationRequest req = ws::GenerationRequest::parse(r);
+        sent = ws::ojson::parse(ws::format_prompt(req.prompt, req.metadata(), ws::PromptTemplates::for_video()));
+    } catch (const std::exception&) {
+        return;  // queueing says what is wrong
+    }
+    // The fields the engine writes from the settings: the caption shows what the job carries, not what the reasoner
+    // guessed (an "8s" in the caption of a 2-second clip).
+    bool changed = false;
+    for (const char* key : {"duration", "fps", "resolution", "aspect_ratio"}) {
+        if (!c.contains(key)) continue;
+        if (!sent.contains(key)) c.erase(key), changed = true;
+        else if (c[key] != sent[key]) c[key] = sent[key], changed = true;
+    }
+    if (changed) caption_->setText(QString::fromStdString(c.dump(2)));
+}
+
+void GenerateView::updatePromptCheck() {
+    issues_ = PromptCheck::check(prompt_->text(), caption_->text());
+    if (issues_.isEmpty()) return checkBar_->hide();
+    QStringList lines;
+    for (const PromptIssue& i : issues_) lines << i.message();
+    checkLabel_->setText(tr("Your prompt and the caption differ: %1.").arg(lines.join(QStringLiteral("; "))));
+    checkBar_->show();
+}
+
+void GenerateView::fixCaption() {
+    if (issues_.isEmpty()) return;
+    caption_->setText(PromptCheck::fix(prompt_->text(), caption_->text(), issues_));
+    updatePromptCheck();
+    Q_EMIT message(tr("The caption now has your prompt's words (Ctrl+Z undoes it)"));
 }
 
 void GenerateView::reuseSeed(qint64 seed) {
@@ -182,6 +278,16 @@ qint64 GenerateView::addToQueue() {
         Q_EMIT message(tr("Write a prompt or a caption first"));
         return 0;
     }
+    if (useCaption) syncCaptionMetadata();
+    // Far beyond what the model was made for: said before queueing; Generate again queues it anyway.
+    const QString beyond = beyondModelLimits();
+    const QString key = beyond.isEmpty() ? QString() : QString::fromStdString(settings_->request().dump());
+    if (!beyond.isEmpty() && key != confirmedBeyond_) {
+        confirmedBeyond_ = key;
+        Q_EMIT message(tr("%1. Press Generate again to queue it anyway.").arg(beyond));
+        return 0;
+    }
+    confirmedBeyond_.clear();
     if (editingJob_ == 0) settings_->drawSeed();
     ws::ojson r = settings_->request();
     r["prompt"] = (useCaption ? caption_->text() : shortPrompt).toStdString();
@@ -228,3 +334,5 @@ void GenerateView::applyRequest(const ws::ojson& r) {
     const std::string neg = r.value("negative_prompt", std::string());
     negative_->setText(neg.empty() ? QStringLiteral("{}") : QString::fromStdString(neg));
 }
+
+QString GenerateView::promptCheckText() const { return checkBar_->isVisible() || !issues_.isEmpty() ? checkLabel_->text() : QString(); }

@@ -5,13 +5,16 @@
 // to the engine only through the EngineWorker and the QueueController.
 #include <QWidget>
 
+#include "PromptCheck.h"
 #include "worldstudio/core/pyjson.h"
 
 class CaptionEditor;
 class EngineWorker;
 class QueueController;
 class SettingsPanel;
+class QLabel;
 class QLineEdit;
+class QTimer;
 class QPushButton;
 
 class GenerateView : public QWidget {
@@ -31,6 +34,17 @@ public:
     void setModelDefaults(const ws::ojson& defaults);
     // Makes `seed` the fixed seed of the next jobs (a result's "Reuse seed").
     void reuseSeed(qint64 seed);
+    // The loaded model's name, for messages ("Pico was made for 33 frames").
+    void setModelName(const QString& name);
+    // Why the settings are far beyond the loaded model's own defaults (frames, size); empty when they are not.
+    QString beyondModelLimits() const;
+    // Brings the caption's duration, fps, resolution and aspect ratio in line with what the job will carry.
+    void syncCaptionMetadata();
+    // Re-checks the caption against the short prompt (colours, materials, counts, objects) and shows the result.
+    void updatePromptCheck();
+    void fixCaption();
+    QWidget* promptCheckBar() const { return checkBar_; }
+    QString promptCheckText() const;
 
     // The prompt bar, for the window's top tool bar (parented to this view's window by the caller).
     QWidget* promptBar() const { return promptBar_; }
@@ -55,6 +69,12 @@ private:
     CaptionEditor *caption_, *negative_;
     SettingsPanel* settings_;
     QWidget* promptBar_;
+    QWidget* checkBar_;
+    QLabel* checkLabel_;
+    QTimer* checkTimer_;
+    QVector<PromptIssue> issues_;
+    QString modelName_;
+    QString confirmedBeyond_;  // the request that was warned about once; the next Generate queues it
     qint64 editingJob_ = 0;
     QString defaultNegative_;
 };

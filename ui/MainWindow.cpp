@@ -19,6 +19,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
@@ -29,6 +30,7 @@
 #include "GenerateView.h"
 #include "HistoryStore.h"
 #include "HistoryView.h"
+#include "Icons.h"
 #include "ModeNames.h"
 #include "ModelView.h"
 #include "PlayerPanel.h"
@@ -75,12 +77,12 @@ MainWindow::MainWindow(QWidget* parent)
     setWindowTitle(tr("WorldStudio"));
     // The queue journal and the history survive restarts; a damaged journal is set aside, never deleted.
     try {
-        queue_ = std::make_unique<QueueController>(StudioPaths::queueJournal());
+        queue_ = std::make_unique<QueueController>(StudioPaths::queueJournal(), QSettings().value("generate/previewEvery", 1).toInt());
     } catch (const std::exception& e) {
         const QString aside = StudioPaths::queueJournal() + ".unreadable";
         QFile::remove(aside);
         QFile::rename(StudioPaths::queueJournal(), aside);
-        queue_ = std::make_unique<QueueController>(StudioPaths::queueJournal());
+        queue_ = std::make_unique<QueueController>(StudioPaths::queueJournal(), QSettings().value("generate/previewEvery", 1).toInt());
         QTimer::singleShot(0, this, [this, aside, msg = QString::fromStdString(ws::user_message(e))] {
             setStatus(tr("The saved queue could not be read (%1); it was kept as %2").arg(msg, aside));
         });
@@ -125,6 +127,8 @@ MainWindow::MainWindow(QWidget* parent)
     buildMenus();
     qApp->installEventFilter(this);
 
+    // A long message is cut, never widens the window.
+    status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     statusBar()->addWidget(status_, 1);
     statusBar()->addPermanentWidget(clockLabel_);
     statusBar()->addPermanentWidget(memoryLabel_);
@@ -187,9 +191,8 @@ MainWindow::MainWindow(QWidget* parent)
     for (const auto& j : queue_->jobs())
         if (j.state == ws::JobState::Queued) ++restored, interrupted += j.interrupted;
     if (restored > 0)
-        setStatus(tr("Restored %1 queued job(s)%2; they start when a model is loaded")
-                      .arg(restored)
-                      .arg(interrupted ? tr(", %1 interrupted and queued again").arg(interrupted) : QString()));
+        setStatus(tr("Restored %n queued job(s); they start when a model is loaded", nullptr, restored) +
+                  (interrupted ? QStringLiteral(" ") + tr("(%n of them interrupted and queued again)", nullptr, interrupted) : QString()));
     else
         setStatus(tr("No model loaded"));
     resize(1440, 900);
@@ -211,6 +214,7 @@ SettingsPanel* MainWindow::settings() const { return generate_->settings(); }
 PreviewStrip* MainWindow::preview() const { return stage_->preview(); }
 PlayerPanel* MainWindow::player() const { return stage_->player(); }
 QString MainWindow::deviceText() const { return deviceLabel_->text(); }
+QTabWidget* MainWindow::inspectorTabs() const { return generate_->findChild<QTabWidget*>("inspectorTabs"); }
 QTableWidget* MainWindow::queueTable() const { return queueView_->table(); }
 QListWidget* MainWindow::historyList() const { return historyView_->list(); }
 QLineEdit* MainWindow::historySearch() const { return historyView_->search(); }
@@ -238,16 +242,15 @@ void MainWindow::buildRail() {
     const struct {
         Workspace w;
         QString name, tip;
-        QStyle::StandardPixmap icon;
     } items[] = {
-        {Workspace::Generate, tr("Generate"), tr("Captions, settings, the live preview and results"), QStyle::SP_MediaPlay},
-        {Workspace::Robotics, tr("Robotics"), tr("Action-conditioned modes: forward and inverse dynamics, policy"), QStyle::SP_ComputerIcon},
-        {Workspace::Evaluate, tr("Evaluate"), tr("Label Yes / No / Unclear questions on generated videos and score them"), QStyle::SP_DialogApplyButton},
-        {Workspace::Library, tr("Library"), tr("Every output with its generation record"), QStyle::SP_DirIcon},
-        {Workspace::Models, tr("Models"), tr("Load a model and read its card"), QStyle::SP_DriveHDIcon},
+        {Workspace::Generate, tr("Generate"), tr("Captions, settings, the live preview and results")},
+        {Workspace::Robotics, tr("Robotics"), tr("Action-conditioned modes: forward and inverse dynamics, policy")},
+        {Workspace::Evaluate, tr("Evaluate"), tr("Label Yes / No / Unclear questions on generated videos and score them")},
+        {Workspace::Library, tr("Library"), tr("Every output with its generation record")},
+        {Workspace::Models, tr("Models"), tr("Load a model and read its card")},
     };
     for (const auto& it : items) {
-        QAction* a = rail_->addAction(style()->standardIcon(it.icon), it.name);
+        QAction* a = rail_->addAction(Icons::workspace(QString::fromLatin1(workspaceKey(it.w))), it.name);
         a->setObjectName(QStringLiteral("workspace-%1").arg(workspaceKey(it.w)));
         a->setToolTip(it.tip);
         a->setCheckable(true);
@@ -276,14 +279,19 @@ void MainWindow::applyDefaultLayout(Workspace w) {
 void MainWindow::showWorkspace(Workspace w) {
     if (workspaceShown_ && w == current_) return;
     if (workspaceShown_) layouts_[static_cast<int>(current_)] = saveState(kLayoutVersion);
-    const Workspace previous = current_;
+    if (workspaceShown_ && hasStage(current_)) stageModes_[static_cast<int>(current_)] = settings()->mode();
     current_ = w;
     workspaceShown_ = true;
     QWidget* page = hasStage(w) ? static_cast<QWidget*>(stage_)
                     : w == Workspace::Evaluate ? static_cast<QWidget*>(evaluation_)
                     : w == Workspace::Library  ? static_cast<QWidget*>(historyView_)
                                                : static_cast<QWidget*>(model_);
-    centre_->setCurrentWidget(page);
+    // The centre is as wide as its shown page needs: the hidden pages' minimums (a wide Evaluate page) must not hold
+    // the window wider than the screen in another workspace. Set before the docks change, so the window is never
+    // briefly asked to fit a wide page and the docks at once.
+    for (int i = 0; i < centre_->count(); ++i)
+        centre_->widget(i)->setSizePolicy(centre_->widget(i) == page ? QSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred)
+                                                                     : QSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored));
     const QByteArray saved = layouts_.value(static_cast<int>(w));
     if (saved.isEmpty() || !restoreState(saved, kLayoutVersion)) applyDefaultLayout(w);
     // A workspace shows its own docks only, whatever an older saved layout says.
@@ -294,13 +302,14 @@ void MainWindow::showWorkspace(Workspace w) {
     } else {
         promptBar_->show();
     }
+    centre_->setCurrentWidget(page);
     rail_->show();
     for (QAction* a : railGroup_->actions())
         if (a->data().toInt() == static_cast<int>(w)) a->setChecked(true);
-    // Robotics opens the action modes until it has its own views; Generate goes back to the artist's.
+    // Robotics opens the action modes until it has its own views, Generate the artist's; each keeps the mode last used.
     const bool robotMode = ModeNames::isRobotics(settings()->mode());
-    if (w == Workspace::Robotics && !robotMode) settings()->setMode("forward_dynamics");
-    if (w == Workspace::Generate && previous == Workspace::Robotics && robotMode) settings()->setMode("text2video");
+    if ((w == Workspace::Robotics && !robotMode) || (w == Workspace::Generate && robotMode))
+        settings()->setMode(stageModes_.value(static_cast<int>(w), w == Workspace::Robotics ? "forward_dynamics" : "text2video"));
     if (w == Workspace::Library) historyView_->refresh();
 }
 
@@ -364,7 +373,11 @@ void MainWindow::buildMenus() {
 
     QMenu* gen = menuBar()->addMenu(tr("&Generate"));
     action(gen, tr("&Upsample prompt"), QKeySequence(tr("Ctrl+U")), [this] { upsample(); });
-    action(gen, tr("&Generate (add to queue)"), QKeySequence(tr("Ctrl+Return")), [this] { addToQueue(); });
+    QAction* generate = action(gen, tr("&Generate (add to queue)"), QKeySequence(tr("Ctrl+Return")), [this] { addToQueue(); });
+    // Ctrl with the keypad's Enter too, as the buttons' "Ctrl+Enter" says.
+    generate->setShortcuts({QKeySequence(tr("Ctrl+Return")), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+    windowShortcuts_.append(QKeySequence(Qt::CTRL | Qt::Key_Enter));
+    action(gen, tr("&Stop upsampling"), QKeySequence(Qt::Key_Escape), [this] { cancelUpsample(); });
     action(gen, tr("&Cancel running job"), QKeySequence(tr("Ctrl+.")), [this] {
         for (const auto& j : queue_->jobs())
             if (j.state == ws::JobState::Running) queue_->queue().cancel(j.id);
@@ -423,7 +436,8 @@ bool MainWindow::addToEvaluation(qint64 historyId) {
         setStatus(evaluation_->lastError());
         return false;
     }
-    setStatus(tr("Added %1 to the evaluation project").arg(QFileInfo(e.file).fileName()));
+    // Not the file's name: evaluation is blind, and the name may say which model made it.
+    setStatus(tr("Added the output to the evaluation project"));
     return true;
 }
 
@@ -450,6 +464,10 @@ void MainWindow::showModel(const QString& summaryJson) {
                                     ? info["generation_defaults"]
                                     : ws::ojson::object());
     settings()->setModelCanMakeSound(info.is_object() && info.value("sound_tokenizer", false));
+    {
+        const QString name = QString::fromStdString(info.is_object() ? info.value("id", std::string()) : std::string()).section(':', 0, 0);
+        generate_->setModelName(name.isEmpty() ? name : name.left(1).toUpper() + name.mid(1));
+    }
     const QJsonObject o = QJsonDocument::fromJson(summaryJson.toUtf8()).object();
     const QString dtype = o["dtype"].toString();
     deviceLabel_->setText(QStringLiteral("%1 · %2 · %3").arg(o["id"].toString().section(':', 0, 0), o["device"].toString(), dtype));
@@ -521,7 +539,7 @@ void MainWindow::onJobFinished(qint64 id, const QString& state, const QString& f
     } else if (state == "failed") {
         setStatus(tr("Job #%1 failed: %2 — the queue goes on").arg(id).arg(error.section('\n', 0, 0)));
     } else {
-        setStatus(tr("Job #%1 %2").arg(id).arg(state));
+        setStatus(tr("Job #%1 was cancelled").arg(id));
     }
     stage_->showFinished(id, state, file, recordJson, error);  // the result takes the preview's place
     Q_EMIT jobCompleted(id, state, historyId);

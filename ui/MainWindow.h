@@ -32,6 +32,7 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QStackedWidget;
+class QTabWidget;
 class QTableWidget;
 class QToolBar;
 
@@ -87,6 +88,7 @@ public:
     QListWidget* historyList() const;
     QLineEdit* historySearch() const;
     QDockWidget* inspectorDock() const { return inspectorDock_; }
+    QTabWidget* inspectorTabs() const;  // Caption, Negative prompt, Settings
     QDockWidget* queueDock() const { return queueDock_; }
     QToolBar* promptToolBar() const { return promptBar_; }
     QString statusMessage() const;
@@ -134,6 +136,7 @@ private:
     Workspace current_ = Workspace::Generate;
     bool workspaceShown_ = false;
     QHash<int, QByteArray> layouts_;  // saveState() per workspace
+    QHash<int, QString> stageModes_;  // the mode last used in Generate and in Robotics
     QString modelSummary_;            // the loaded model's summary JSON (About, model card)
     // Status bar
     QLabel *status_, *deviceLabel_, *memoryLabel_, *clockLabel_;

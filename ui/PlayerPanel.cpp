@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "StudioPaths.h"
 #include "TimelineView.h"
 #include "VideoView.h"
 #include "worldstudio/media/playback.h"
@@ -64,8 +65,8 @@ PlayerPanel::PlayerPanel(QWidget* parent)
     connect(views_[0], &VideoView::painted, this, [this](int tag) {
         if (tag >= 0 && clock_ && !presented_.contains(tag)) presented_.insert(tag, clock_->now());
     });
-    auto* open = new QPushButton(tr("Open…"), this);
-    auto* compare = new QPushButton(tr("Compare with…"), this);
+    auto* open = openButton_ = new QPushButton(tr("Open…"), this);
+    auto* compare = compareButton_ = new QPushButton(tr("Compare (B)…"), this);
     auto* back = new QPushButton(QStringLiteral("◀|"), this);
     auto* forward = new QPushButton(QStringLiteral("|▶"), this);
     back->setToolTip(tr("Previous frame (Left)"));
@@ -77,6 +78,7 @@ PlayerPanel::PlayerPanel(QWidget* parent)
     timeline_->setObjectName("playerTimeline");
     loop_->setChecked(QSettings().value("player/loop", false).toBool());
     stats_->setObjectName("playerStats");
+    stats_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // cut before the window would widen
     auto* transport = new QHBoxLayout;
     transport->addWidget(open);
     transport->addWidget(compare);
@@ -95,17 +97,19 @@ PlayerPanel::PlayerPanel(QWidget* parent)
     layout->addWidget(timeline_);
     layout->addLayout(transport);
     connect(open, &QPushButton::clicked, this, [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Open media"), QString(), tr("Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg *.wav)"));
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open media"), StudioPaths::outputsDir(), tr("Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg *.wav)"));
         if (!f.isEmpty()) this->open(f, 0);
     });
     connect(compare, &QPushButton::clicked, this, [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Compare with"), QString(), tr("Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg)"));
+        const QString f = QFileDialog::getOpenFileName(this, tr("Compare with"), StudioPaths::outputsDir(), tr("Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg)"));
         if (!f.isEmpty()) this->open(f, 1);
     });
     connect(back, &QPushButton::clicked, this, [this] { stepFrames(-1); });
     connect(forward, &QPushButton::clicked, this, [this] { stepFrames(1); });
     connect(playButton_, &QPushButton::clicked, this, &PlayerPanel::togglePlay);
     connect(loop_, &QCheckBox::toggled, this, &PlayerPanel::setLoop);
+    // The user's choice is remembered; a player that sets its own (Evaluate loops every item) does not change it.
+    connect(loop_, &QCheckBox::clicked, this, [](bool on) { QSettings().setValue("player/loop", on); });
     connect(speed_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { setSpeed(speed_->currentData().toDouble()); });
     connect(timeline_, &TimelineView::scrubbed, this, [this](double t) {
         pause();
@@ -172,6 +176,11 @@ void PlayerPanel::install(int slot, std::shared_ptr<PlayerMedia> media) {
     presented_.clear();
     rebuildClock();
     Q_EMIT loaded(slot, media_[slot]->path);
+}
+
+void PlayerPanel::setBrowsingVisible(bool visible) {
+    openButton_->setVisible(visible);
+    compareButton_->setVisible(visible);
 }
 
 void PlayerPanel::closeCompare() {
@@ -276,7 +285,6 @@ void PlayerPanel::seek(double seconds) {
 
 void PlayerPanel::setLoop(bool loop) {
     loop_->setChecked(loop);
-    QSettings().setValue("player/loop", loop);
     if (clock_) clock_->set_loop(loop);
 }
 

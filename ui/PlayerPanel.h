@@ -44,6 +44,8 @@ public:
     // Unloads both clips and shows `message` instead (a missing file must not leave the last clip on screen).
     void clear(const QString& message);
     void setUseAudioDevice(bool use) { useDevice_ = use; }
+    // Shows or hides Open… and Compare with… (hidden where file names must not be seen, as in blind labeling).
+    void setBrowsingVisible(bool visible);
 
     void play();
     void pause();
@@ -89,7 +91,7 @@ private:
     QWidget* compareBar_;
     QPushButton* wipeButton_;
     QLabel *time_, *stats_;
-    QPushButton* playButton_;
+    QPushButton *playButton_, *openButton_, *compareButton_;
     QCheckBox* loop_;
     QComboBox* speed_;
     int shown_[2] = {-1, -1};

@@ -35,13 +35,15 @@ QImage thumbnailOf(const QString& file) {
 
 }  // namespace
 
-QueueController::QueueController(const QString& journalPath, QObject* parent) : QObject(parent) {
+QueueController::QueueController(const QString& journalPath, int previewEvery, QObject* parent) : QObject(parent) {
     ws::JobEvents ev;
     // Every callback below runs on the queue's thread; the signals reach the UI thread queued.
     ev.on_changed = [this] { QMetaObject::invokeMethod(this, [this] { Q_EMIT jobsChanged(); }, Qt::QueuedConnection); };
     ev.on_progress = [this](int64_t id, int step, int total, double secs) { Q_EMIT progress(id, step, total, secs); };
-    ev.preview_every = 1;
-    ev.on_preview = [this](int64_t id, const ws::LatentPreview& p) { Q_EMIT preview(id, p.step, p.total, previewImages(p)); };
+    ev.preview_every = std::max(0, previewEvery);
+    ev.preview_min_seconds = 0.25;  // four a second at most: what the eye follows, at little cost to a fast model
+    if (ev.preview_every > 0)
+        ev.on_preview = [this](int64_t id, const ws::LatentPreview& p) { Q_EMIT preview(id, p.step, p.total, previewImages(p)); };
     ev.on_state = [this](const ws::Job& j) {
         if (j.state != ws::JobState::Done && j.state != ws::JobState::Failed && j.state != ws::JobState::Cancelled) return;
         const QString file = j.state == ws::JobState::Done ? outputFile(j) : QString();

@@ -14,7 +14,8 @@ class QueueController : public QObject {
     Q_OBJECT
 public:
     // Throws ws::Error when the journal exists but cannot be read (the caller decides what to tell the user).
-    explicit QueueController(const QString& journalPath, QObject* parent = nullptr);
+    // `previewEvery`: a live preview every k denoising steps (0: none; the setting "generate/previewEvery").
+    explicit QueueController(const QString& journalPath, int previewEvery = 1, QObject* parent = nullptr);
     ~QueueController() override;
 
     void setModel(std::shared_ptr<const ws::Model> model);

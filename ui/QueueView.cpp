@@ -3,7 +3,9 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QMenu>
 #include <QPushButton>
+#include <QToolButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -61,18 +63,25 @@ QueueView::QueueView(QueueController* queue, QWidget* parent) : QWidget(parent),
         }
         queue_->queue().move(id, std::max(0, index + delta));
     };
-    add(tr("Move up"), tr("Run this job earlier"), [moveSelected] { moveSelected(-1); });
-    add(tr("Move down"), tr("Run this job later"), [moveSelected] { moveSelected(1); });
     add(tr("Edit"), tr("Load a queued job into Generate and update it there"), [this] { Q_EMIT editRequested(selectedJob()); });
     add(tr("Retry"), tr("Queue a failed or cancelled job again"), [this] { queue_->queue().retry(selectedJob()); });
-    add(tr("Cancel"), tr("Cancel the selected job (Esc cancels the running one)"), [this] { queue_->queue().cancel(selectedJob()); });
-    add(tr("Cancel all"), tr("Cancel every queued and running job"), [this] { queue_->queue().cancel_all(); });
     pauseButton_ = add(tr("Pause queue"), tr("The running job finishes; no new one starts"), [this] {
         if (queue_->queue().paused()) queue_->queue().resume();
         else queue_->queue().pause();
     });
     pauseButton_->setObjectName("pauseQueue");
     add(tr("Clear finished"), tr("Remove done, failed and cancelled jobs from the list"), [this] { queue_->queue().remove_finished(); });
+    // The rest behind one button, so the strip fits beside the stage at any window width.
+    auto* more = new QToolButton(this);
+    more->setText(tr("More"));
+    more->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(more);
+    connect(menu->addAction(tr("Move up")), &QAction::triggered, this, [moveSelected] { moveSelected(-1); });
+    connect(menu->addAction(tr("Move down")), &QAction::triggered, this, [moveSelected] { moveSelected(1); });
+    connect(menu->addAction(tr("Cancel")), &QAction::triggered, this, [this] { queue_->queue().cancel(selectedJob()); });
+    connect(menu->addAction(tr("Cancel all")), &QAction::triggered, this, [this] { queue_->queue().cancel_all(); });
+    more->setMenu(menu);
+    buttons->addWidget(more);
     buttons->addStretch(1);
     connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         const QString file = table_->item(row, 5)->data(Qt::UserRole).toString();

@@ -430,7 +430,7 @@ void SettingsPanel::deriveControl() {
 void SettingsPanel::deriveControlFrom(const QString& source) {
     const QString type = controlType_->currentData().toString();
     const QString out = StudioPaths::outputsDir() + QStringLiteral("/control-%1-%2.mp4").arg(type, QFileInfo(source).completeBaseName());
-    Q_EMIT message(tr("Computing the %1 map of %2…").arg(type, source));
+    Q_EMIT message(tr("Computing the %1 map of %2…").arg(controlType_->currentText(), source));
     // OpenCV on a pool thread; the result comes back to this widget queued.
     QPointer<SettingsPanel> self(this);
     QThreadPool::globalInstance()->start([self, source, type, out] {

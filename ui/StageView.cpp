@@ -16,6 +16,7 @@ StageView::StageView(QWidget* parent)
       preview_(new PreviewStrip(this)), player_(new PlayerPanel(this)) {
     banner_->setObjectName("stageBanner");
     banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    banner_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a long file name never widens the window
     reuseSeed_->setObjectName("reuseSeed");
     reuseSeed_->setToolTip(tr("Put this seed in the settings and keep it fixed, to vary the prompt with the same noise"));
     reuseSeed_->hide();

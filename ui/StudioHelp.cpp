@@ -28,9 +28,8 @@ namespace {
 
 // Keys handled by views rather than menu actions.
 QList<QPair<QString, QString>> viewKeys() {
-    return {{QStringLiteral("J / K / L"), QObject::tr("Evaluate: next / previous item; player shuttle")},
-            {QStringLiteral("Y / N / U"), QObject::tr("Evaluate: answer Yes / No / Unclear")},
-            {QStringLiteral("Esc"), QObject::tr("Stop upsampling")}};
+    return {{QStringLiteral("J / K"), QObject::tr("Evaluate: next / previous item")},
+            {QStringLiteral("Y / N / U"), QObject::tr("Evaluate: answer Yes / No / Unclear")}};
 }
 
 QDialog* reuse(MainWindow* window, const QString& name) {

@@ -53,6 +53,7 @@ QString install(QCoreApplication* app) {
     static QTranslator* qt = nullptr;
     for (QTranslator** t : {&ours, &qt})
         if (*t) app->removeTranslator(*t), delete *t, *t = nullptr;
+    QLocale::setDefault(QLocale::system());
     QString code = qEnvironmentVariable("WORLDSTUDIO_LANGUAGE");
     if (code.isEmpty()) code = chosenLanguage();
     if (code.isEmpty()) {

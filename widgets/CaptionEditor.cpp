@@ -3,7 +3,8 @@
 #include <QDoubleSpinBox>
 #include <QFontDatabase>
 #include <QFormLayout>
-#include <QGroupBox>
+#include <QCoreApplication>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -97,12 +98,16 @@ bool typeMatches(const std::string& type, const Json& v) {
 }
 
 const char* typeWord(const std::string& type) {
-    if (type == "integer") return "a whole number";
-    if (type == "number") return "a number";
-    if (type == "object") return "an object";
-    if (type == "list") return "a list";
-    return "text";
+    if (type == "integer") return QT_TRANSLATE_NOOP("QObject", "a whole number");
+    if (type == "number") return QT_TRANSLATE_NOOP("QObject", "a number");
+    if (type == "object") return QT_TRANSLATE_NOOP("QObject", "an object");
+    if (type == "list") return QT_TRANSLATE_NOOP("QObject", "a list");
+    return QT_TRANSLATE_NOOP("QObject", "text");
 }
+
+// The schema's labels are English in the schema file; their translations live in the "CaptionSchema" context
+// (translations/caption_schema_strings.cpp lists them for lupdate).
+QString schemaText(const std::string& s) { return QCoreApplication::translate("CaptionSchema", s.c_str()); }
 
 bool validMss(const QString& t) {
     static const QRegularExpression re(QStringLiteral(R"(^\s*\d+:[0-5]\d\s*(-\s*\d+:[0-5]\d\s*)?$)"));
@@ -327,7 +332,7 @@ void CaptionEditor::rebuildForm() {
     formScroll_->setWidget(formHost_);  // deletes the previous form
     formScroll_->verticalScrollBar()->setValue(scroll);
     formDirty_ = false;
-    formHost_->setEnabled(parseError_.isEmpty() && !streaming_);
+    formHost_->setEnabled(parseError_.isEmpty());  // not greyed while a reply streams in; edits wait for its end
     updateStatus();
 }
 
@@ -346,7 +351,7 @@ void CaptionEditor::addFields(QFormLayout* form, const Json& fields, const Json&
                 toggle->setCheckable(true);
                 toggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
                 toggle->setArrowType(Qt::RightArrow);
-                toggle->setText(qs(schema_["groups"].value(group, group)));
+                toggle->setText(schemaText(schema_["groups"].value(group, group)));
                 toggle->setAutoRaise(true);
                 auto* box = new QWidget;
                 auto* inner = new QFormLayout(box);
@@ -364,10 +369,10 @@ void CaptionEditor::addFields(QFormLayout* form, const Json& fields, const Json&
             target = g->second.first;
             if (v) g->second.second->setChecked(true);
         }
-        const QString label = qs(f.value("label", key));
+        const QString label = schemaText(f.value("label", key));
         const std::string type = f.value("type", "text");
         if (v && !typeMatches(type, *v)) {
-            auto* warn = new QLabel(tr("⚠ should be %1; edit it in Raw JSON").arg(tr(typeWord(type))));
+            auto* warn = new QLabel(tr("⚠ should be %1; edit it in Raw JSON").arg(QObject::tr(typeWord(type))));
             warn->setStyleSheet("color: #a94442;");
             target->addRow(label, warn);
             continue;
@@ -378,16 +383,49 @@ void CaptionEditor::addFields(QFormLayout* form, const Json& fields, const Json&
     }
 }
 
+QWidget* CaptionEditor::collapsible(const QString& title, const std::string& pointer, QWidget* content) {
+    // A section of the form that folds away (Lighting, Cinematography, ...): open unless the user folded it; that
+    // choice is kept while the form is rebuilt.
+    auto* section = new QWidget;
+    auto* v = new QVBoxLayout(section);
+    v->setContentsMargins(0, 4, 0, 0);
+    v->setSpacing(2);
+    auto* toggle = new QToolButton(section);
+    toggle->setObjectName(qs("section:" + pointer));
+    toggle->setCheckable(true);
+    toggle->setAutoRaise(true);
+    toggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    toggle->setText(title);
+    QFont bold = toggle->font();
+    bold.setBold(true);
+    toggle->setFont(bold);
+    const QString key = qs(pointer);
+    const bool open = !folded_.contains(key);
+    toggle->setChecked(open);
+    toggle->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+    content->setVisible(open);
+    connect(toggle, &QToolButton::toggled, this, [this, toggle, content, key](bool on) {
+        content->setVisible(on);
+        toggle->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+        if (on) folded_.remove(key);
+        else folded_.insert(key);
+    });
+    v->addWidget(toggle);
+    v->addWidget(content);
+    return section;
+}
+
 QWidget* CaptionEditor::makeField(const Json& field, const Json* value, const std::string& pointer) {
     const std::string type = field.value("type", "text");
     const QString name = qs("field:" + pointer);
     if (type == "object") {
-        auto* box = new QGroupBox(qs(field.value("label", field.value("key", ""))));
+        auto* box = new QFrame;
         box->setObjectName(name);
+        box->setFrameShape(QFrame::StyledPanel);
         auto* inner = new QFormLayout(box);
         inner->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
         addFields(inner, field["fields"], value ? *value : Json::object(), pointer);
-        return box;
+        return collapsible(schemaText(field.value("label", field.value("key", ""))), pointer, box);
     }
     if (type == "list") return makeList(field, value, pointer);
     if (type == "integer" || type == "number") {
@@ -449,8 +487,9 @@ QWidget* CaptionEditor::makeField(const Json& field, const Json* value, const st
 
 QWidget* CaptionEditor::makeList(const Json& field, const Json* value, const std::string& pointer) {
     const Json& item = field["item"];
-    const QString itemLabel = qs(field.value("item_label", "Item"));
-    auto* box = new QGroupBox(qs(field.value("label", field.value("key", ""))));
+    const QString itemLabel = schemaText(field.value("item_label", "Item"));
+    auto* box = new QFrame;
+    box->setFrameShape(QFrame::StyledPanel);
     box->setObjectName(qs("field:" + pointer));
     auto* layout = new QVBoxLayout(box);
     const size_t n = value ? value->size() : 0;
@@ -489,7 +528,7 @@ QWidget* CaptionEditor::makeList(const Json& field, const Json* value, const std
         const Json& v = (*value)[i];
         const std::string itype = item.value("type", "text");
         if (!typeMatches(itype, v)) {
-            auto* warn = new QLabel(tr("⚠ should be %1; edit it in Raw JSON").arg(tr(typeWord(itype))));
+            auto* warn = new QLabel(tr("⚠ should be %1; edit it in Raw JSON").arg(QObject::tr(typeWord(itype))));
             warn->setStyleSheet("color: #a94442;");
             rowLayout->addWidget(warn);
         } else if (itype == "object") {
@@ -513,7 +552,7 @@ QWidget* CaptionEditor::makeList(const Json& field, const Json* value, const std
         commitDocument(doc, QString(), true);
     });
     layout->addWidget(add, 0, Qt::AlignLeft);
-    return box;
+    return collapsible(schemaText(field.value("label", field.value("key", ""))), pointer, box);
 }
 
 void CaptionEditor::updateStatus() {
@@ -545,23 +584,42 @@ void CaptionEditor::beginStream() {
     beforeStream_ = text_;
     streaming_ = true;
     streamedPieces_ = 0;
+    streamed_.clear();
     raw_->setReadOnly(true);
     applying_ = true;
     raw_->clear();
     applying_ = false;
-    if (formHost_) formHost_->setEnabled(false);
+    streamClock_.start();
     updateStatus();
 }
 
 void CaptionEditor::appendStream(const QString& piece) {
     if (!streaming_) return;
     ++streamedPieces_;
+    streamed_ += piece;
     applying_ = true;
     QTextCursor c(raw_->document());
     c.movePosition(QTextCursor::End);
     c.insertText(piece);
     raw_->verticalScrollBar()->setValue(raw_->verticalScrollBar()->maximum());
     applying_ = false;
+    // The form fills in as the reply arrives, when the form is what the user is looking at (a few times a second:
+    // rebuilding it per token would cost more than the reasoner).
+    if (formShown() && streamClock_.elapsed() >= 150) {
+        streamClock_.restart();
+        showStreamInForm();
+    }
+}
+
+void CaptionEditor::showStreamInForm() {
+    const Json partial = Json::parse(closeJsonPrefix(streamed_).toStdString(), nullptr, false);
+    if (!partial.is_object()) return;
+    const Json keep = doc_;
+    doc_ = partial;
+    rebuildForm();  // edits are ignored while streaming (editAt, removeAt)
+    doc_ = keep;
+    formDirty_ = true;
+    streamFormUpdates_++;
 }
 
 void CaptionEditor::endStream(const QString& finalText) {
@@ -569,8 +627,61 @@ void CaptionEditor::endStream(const QString& finalText) {
     streaming_ = false;
     raw_->setReadOnly(false);
     applyText(beforeStream_, false);  // the stream was a display only
+    // One undoable step: Ctrl+Z brings back the caption as it was before, hand edits included.
     if (!finalText.isEmpty()) setText(finalText);
     rebuildForm();
+}
+
+QString closeJsonPrefix(const QString& prefix) {
+    // Closes an unfinished JSON text (a reply still streaming) so that it parses: the open string and brackets are
+    // closed; a dangling key, colon or comma is cut back to the last complete member.
+    auto close = [](const QString& s, bool* ok) {
+        QString stack;
+        bool inString = false, escape = false;
+        for (QChar ch : s) {
+            if (inString) {
+                if (escape) escape = false;
+                else if (ch == '\\') escape = true;
+                else if (ch == '"') inString = false;
+                continue;
+            }
+            if (ch == '"') inString = true;
+            else if (ch == '{') stack += '}';
+            else if (ch == '[') stack += ']';
+            else if ((ch == '}' || ch == ']') && !stack.isEmpty()) stack.chop(1);
+        }
+        QString out = s;
+        if (inString) out += escape ? QStringLiteral("\\\"") : QStringLiteral("\"");
+        for (int i = stack.size() - 1; i >= 0; --i) out += stack[i];
+        *ok = nlohmann::json::accept(out.toStdString());
+        return out;
+    };
+    const int start = prefix.indexOf('{');  // a reply may open with a code fence or a word before its object
+    if (start < 0) return QStringLiteral("{}");
+    QString s = prefix.mid(start);
+    for (int attempt = 0; attempt < 64 && !s.isEmpty(); ++attempt) {
+        bool ok = false;
+        const QString closed = close(s, &ok);
+        if (ok) return closed;
+        // Cut back to just before the last comma, or just after the last opening bracket, outside strings.
+        int cut = -1;
+        bool inString = false, escape = false;
+        for (int i = 0; i < s.size(); ++i) {
+            const QChar ch = s[i];
+            if (inString) {
+                if (escape) escape = false;
+                else if (ch == '\\') escape = true;
+                else if (ch == '"') inString = false;
+                continue;
+            }
+            if (ch == '"') inString = true;
+            else if (ch == ',') cut = i;
+            else if (ch == '{' || ch == '[') cut = i + 1;
+        }
+        if (cut < 0 || cut >= s.size()) s.chop(1);
+        else s = s.left(cut);
+    }
+    return QStringLiteral("{}");
 }
 
 void CaptionEditor::showForm() {

@@ -7,6 +7,8 @@
 // The schema description is JSON: {"groups": {GROUP: LABEL}, KIND: [FIELD, ...]} where a FIELD is
 // {"key", "label", "type": text|paragraph|integer|number|mss_range|object|list, "fields" (object), "item" (list),
 // "item_label", "group", "minimum"}. No engine knowledge here: extra checks come from a validator callback.
+#include <QElapsedTimer>
+#include <QSet>
 #include <QStringList>
 #include <QWidget>
 #include <functional>
@@ -52,6 +54,7 @@ public:
     void endStream(const QString& finalText);
     bool streaming() const { return streaming_; }
     int streamedPieces() const { return streamedPieces_; }  // pieces received by the last stream
+    int streamFormUpdates() const { return streamFormUpdates_; }  // times the form showed the stream so far
 
     void showForm();
     void showRaw();
@@ -73,6 +76,7 @@ private:
     void addFields(QFormLayout* form, const Json& fields, const Json& value, const std::string& pointer);
     QWidget* makeField(const Json& field, const Json* value, const std::string& pointer);
     QWidget* makeList(const Json& field, const Json* value, const std::string& pointer);
+    QWidget* collapsible(const QString& title, const std::string& pointer, QWidget* content);
     void editAt(const std::string& pointer, const Json& value, bool rebuild);
     void removeAt(const std::string& pointer);
     void updateStatus();
@@ -96,4 +100,12 @@ private:
     bool streaming_ = false;
     int streamedPieces_ = 0;
     QString beforeStream_;
+    QString streamed_;
+    QSet<QString> folded_;  // pointers of the sections the user folded
+    QElapsedTimer streamClock_;
+    int streamFormUpdates_ = 0;
+    void showStreamInForm();
 };
+
+// An unfinished JSON text closed so that it parses ("{\"a\": \"b" -> "{\"a\": \"b\"}"); "{}" when nothing can be kept.
+QString closeJsonPrefix(const QString& prefix);

@@ -36,7 +36,7 @@ CardStrip::Card CardStrip::make(qint64 id) {
     c.frame = new QFrame(host_);
     static_cast<QFrame*>(c.frame)->setFrameShape(QFrame::StyledPanel);
     c.frame->setObjectName(QStringLiteral("card%1").arg(id));
-    c.frame->setFixedWidth(kThumbW + 112);
+    c.frame->setFixedWidth(kThumbW + 150);
     c.frame->setProperty("cardId", id);
     c.frame->installEventFilter(this);
     auto* h = new QHBoxLayout(c.frame);

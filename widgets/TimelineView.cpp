@@ -12,6 +12,7 @@ constexpr int kMargin = 6;
 
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     setMinimumHeight(48);
+    setFocusPolicy(Qt::ClickFocus);
     setCursor(Qt::PointingHandCursor);
     setToolTip(tr("Click or drag to scrub"));
 }

@@ -5,6 +5,7 @@
 
 VideoView::VideoView(QWidget* parent) : QWidget(parent) {
     setAttribute(Qt::WA_OpaquePaintEvent);
+    setFocusPolicy(Qt::ClickFocus);  // a click on the picture gives the player the keys (Space, arrows)
     setMinimumSize(160, 90);
 }
 

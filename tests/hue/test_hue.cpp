@@ -159,6 +159,12 @@ private Q_SLOTS:
         QCOMPARE(all.ci95().first, 100.0);
         // Wilson, 5 of 5: (1 + z²/10 ∓ z·√(z²/100)) / (1 + z²/5) → [56.55, 100]
         QVERIFY(std::abs(all.wilson95().first - 56.5509) < 1e-3 && std::abs(all.wilson95().second - 100.0) < 1e-9);
+        // 2 of 3: the normal approximation reaches past 100 (120.0); a score cannot, so it is clamped.
+        Score two{2, 3};
+        QCOMPARE(two.ci95().second, 100.0);
+        QVERIFY(std::abs(two.ci95().first - (200.0 / 3 - 100 * 1.96 * std::sqrt(2.0 / 9 / 3))) < 1e-6);
+        Score one{0, 1};
+        QCOMPARE(one.ci95().first, 0.0);
         Score none;
         QCOMPARE(none.hue(), 0.0);
     }
@@ -251,6 +257,15 @@ private Q_SLOTS:
         QCOMPARE(open[0].answers[0].second, Answer::Yes);
         QCOMPARE(open[0].answers[1].second, Answer::No);
         QCOMPARE(p->disagreements(true).size(), size_t(2));
+        // An annotator of the item cannot give its final answer.
+        bool refused = false;
+        try {
+            p->adjudicate(open[0].video_id, open[0].question_id, open[0].answers[0].first, Answer::Yes);
+        } catch (const ws::Error& e) {
+            refused = std::string(e.what()).find("another reviewer") != std::string::npos;
+        }
+        QVERIFY(refused);
+        QCOMPARE(p->disagreements().size(), size_t(1));
         p->adjudicate(open[0].video_id, open[0].question_id, "rev", Answer::No, "the cube is dropped");
         QVERIFY(p->disagreements().empty());
         const Scores s = score(p->labels());

@@ -200,6 +200,11 @@ private Q_SLOTS:
         QCOMPARE(i.metadata().width, 960);
         QCOMPARE(resolution_for("480", "16,9").width, 832);
         QCOMPARE(resolution_for("256", "9,16").height, 320);
+        // A custom size carries its own ratio into the caption's metadata, unless the request names one.
+        QCOMPARE(GenerationRequest::parse({{"prompt", "x"}, {"width", 64}, {"height", 64}}).metadata().aspect_ratio, std::string("1,1"));
+        QCOMPARE(GenerationRequest::parse({{"prompt", "x"}, {"width", 320}, {"height", 192}}).metadata().aspect_ratio, std::string("5,3"));
+        QCOMPARE(GenerationRequest::parse({{"prompt", "x"}, {"width", 64}, {"height", 64}, {"aspect_ratio", "16,9"}}).metadata().aspect_ratio,
+                 std::string("16,9"));
     }
     // The JSON-object automaton of constrained decoding: every prefix of a valid object is accepted, its closing()
     // makes it parse, invalid bytes are refused where they occur, and nothing follows the object.

@@ -156,6 +156,61 @@ private Q_SLOTS:
         e.undoStack()->undo();
         QCOMPARE(e.text(), QString(kCaption));
     }
+    // Defect 9: upsampling streamed only into the Raw JSON tab and greyed out the form; replacing hand edits could
+    // not be taken back. The form now fills in live while it is the tab shown, and the result is one undoable step.
+    void streamsIntoTheFormAndKeepsHandEditsUndoable() {
+        // (Plain string literals: moc does not read raw ones with unbalanced braces.)
+        QCOMPARE(closeJsonPrefix("{\"a\": \"b"), QString("{\"a\": \"b\"}"));
+        QCOMPARE(closeJsonPrefix("```json {\"a\": [1, 2"), QString("{\"a\": [1, 2]}"));
+        QCOMPARE(closeJsonPrefix("{\"a\": 1, \"b\""), QString("{\"a\": 1}"));
+        QCOMPARE(closeJsonPrefix("{\"a\": {\"x\": \"y\\"), QString("{\"a\": {\"x\": \"y\\\\\"}}"));
+        QCOMPARE(closeJsonPrefix("no object"), QString("{}"));
+        CaptionEditor e;
+        QVERIFY(e.setSchema(schema(), "video"));
+        e.resize(500, 700);
+        e.show();
+        e.setText(kCaption);
+        e.showForm();
+        // A hand edit in the form.
+        auto* motion = qobject_cast<QLineEdit*>(e.fieldEditor("/cinematography/camera_motion"));
+        QVERIFY(motion);
+        QTest::keyClicks(motion, "handheld");
+        const QString edited = e.text();
+        QVERIFY(edited.contains("handheld"));
+        e.beginStream();
+        e.appendStream("{\"temporal_caption\": \"0:00 a kite rises\", \"subjects\": [{\"description\": \"a red ki");
+        QTest::qWait(200);
+        e.appendStream("te\"}]}");  // the form refreshes at most a few times a second
+        QVERIFY(e.formShown());
+        QVERIFY(e.streamFormUpdates() >= 1);
+        auto* live = qobject_cast<QPlainTextEdit*>(e.fieldEditor("/subjects/0/description"));
+        QVERIFY(live);
+        QVERIFY(live->toPlainText().startsWith("a red ki"));
+        QVERIFY(live->isEnabled());  // shown, not greyed out
+        e.endStream(R"({"temporal_caption": "0:00 a kite rises", "subjects": [{"description": "a red kite"}]})");
+        QVERIFY(e.text().contains("a red kite"));
+        e.undoStack()->undo();
+        QCOMPARE(e.text(), edited);  // the hand edit comes back
+    }
+    // The form's sections fold away, and stay folded while the form is rebuilt by an edit.
+    void sectionsFoldAndStayFolded() {
+        CaptionEditor e;
+        QVERIFY(e.setSchema(schema(), "video"));
+        e.resize(500, 700);
+        e.show();
+        e.setText(kCaption);
+        e.showForm();
+        auto* toggle = e.findChild<QToolButton*>("section:/cinematography");
+        QVERIFY(toggle && toggle->isChecked());
+        QWidget* motion = e.fieldEditor("/cinematography/camera_motion");
+        QVERIFY(motion && motion->isVisible());
+        toggle->click();
+        QVERIFY(!motion->isVisible());
+        e.setText("{\"subjects\": []}");  // a new text rebuilds the form
+        e.showForm();
+        QVERIFY(!e.findChild<QToolButton*>("section:/cinematography")->isChecked());
+        QVERIFY(!e.fieldEditor("/cinematography/camera_motion")->isVisible());
+    }
     void refusesABadSchema() {
         CaptionEditor e;
         QVERIFY(!e.setSchema("{not json", "video"));

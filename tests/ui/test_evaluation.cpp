@@ -2,8 +2,11 @@
 // Left / Right), blinding between annotators, adjudication of disagreements, questions, scores; and a labeling
 // window killed mid-session (this executable run as that window) loses no answer it gave. WS_SCREENSHOT_DIR=DIR
 // saves pictures of the label and adjudicate pages.
+#include <QComboBox>
 #include <QLabel>
 #include <QListWidget>
+#include <QPushButton>
+#include <QRegularExpression>
 #include <QProcess>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -181,6 +184,66 @@ private Q_SLOTS:
         QVERIFY(panel->scoresText().contains("ann2: 6"));  // progress per annotator
         key(panel.get(), Qt::Key_L, Qt::AltModifier);
         QCOMPARE(panel->page(), EvaluationPanel::LabelPage);
+    }
+
+    // Defect 12: the file name showed which model made a video; an annotator could adjudicate their own item; the
+    // Adjudicate page had no Y / N / U buttons and cut its lines; the Questions page's video did not follow the
+    // prompt; the panel widened the window; the 95 % interval went past 0–100.
+    void labelingIsBlindAndReviewIsByAnother() {
+        QTemporaryDir dir;
+        const QString db = makeProject(dir);
+        {
+            auto p = ws::hue::Project::open(db.toStdString());
+            ws::pico::write_episode(ws::pico::simulate(9), dir.path().toStdString());
+            p->add_prompt({0, "r", "a blue cube slides", "Physics", "T2V"});
+            p->add_video({0, "episode_9.mp4", "ModelB", "r", 9, ""});
+            p->add_question({0, "q4", "r", "Does the cube slide?", ws::hue::Dimension::SemanticAlignment, true});
+            for (const auto& t : p->tasks_for("ann1")) {
+                p->answer(t.video_id, t.question_id, "ann1", Answer::Yes);
+                p->answer(t.video_id, t.question_id, "ann2", t.question_id == 2 ? Answer::No : Answer::Yes);
+            }
+        }
+        auto panel = openPanel(db, "ann1");
+        // Blind: an item number, never a file name.
+        QStringList shown;
+        for (QLabel* l : panel->findChildren<QLabel*>())
+            if (l->isVisible()) shown << l->text();
+        QVERIFY2(!shown.join(" ").contains("episode_"), qPrintable(shown.join(" | ")));
+        QVERIFY(shown.join(" ").contains("Item 1"));
+        for (QPushButton* b : panel->player()->findChildren<QPushButton*>()) QVERIFY2(!b->isVisible() || !b->text().startsWith("Open"), qPrintable(b->text()));
+        // The panel fits a small window.
+        QVERIFY2(panel->minimumSizeHint().width() <= 900, qPrintable(QString::number(panel->minimumSizeHint().width())));
+        // Adjudicate: every line read whole, buttons for the answers, and an annotator of the item is refused.
+        panel->showPage(EvaluationPanel::AdjudicatePage);
+        QVERIFY(panel->disagreementList()->wordWrap());
+        QVERIFY(!panel->disagreementList()->item(0)->text().contains("episode_"));
+        QPushButton* no = panel->findChild<QPushButton*>("adjudicate-no");
+        QVERIFY(no && no->isVisible());
+        const int before = panel->disagreementCount();
+        no->click();
+        QCOMPARE(panel->disagreementCount(), before);  // ann1 answered it: not theirs to settle
+        QVERIFY2(panel->lastError().contains("another reviewer"), qPrintable(panel->lastError()));
+        panel->setAnnotator("reviewer");
+        panel->showPage(EvaluationPanel::AdjudicatePage);
+        panel->findChild<QPushButton*>("adjudicate-no")->click();
+        QCOMPARE(panel->disagreementCount(), before - 1);
+        // Questions: the video follows the prompt chosen there.
+        panel->showPage(EvaluationPanel::QuestionsPage);
+        auto* promptBox = panel->findChild<QComboBox*>("questionPrompt");
+        QVERIFY(promptBox);
+        promptBox->setCurrentIndex(promptBox->findData("r"));
+        QTRY_VERIFY_WITH_TIMEOUT(panel->player()->hasMedia(0) && panel->player()->media(0)->path.endsWith("episode_9.mp4"), 10000);
+        promptBox->setCurrentIndex(promptBox->findData("p"));
+        QTRY_VERIFY_WITH_TIMEOUT(panel->player()->media(0)->path.endsWith("episode_7.mp4"), 10000);
+        // Scores: Wilson's interval first, the paper's clamped to 0–100 beside it.
+        panel->showPage(EvaluationPanel::ScoresPage);
+        QVERIFY2(panel->scoresText().contains("95% Wilson ["), qPrintable(panel->scoresText()));
+        QVERIFY(panel->scoresText().contains("paper's normal interval ["));
+        static const QRegularExpression number(QStringLiteral("\\[(-?[0-9.]+), (-?[0-9.]+)\\]"));
+        for (auto it = number.globalMatch(panel->scoresText()); it.hasNext();) {
+            const auto m = it.next();
+            QVERIFY2(m.captured(1).toDouble() >= 0 && m.captured(2).toDouble() <= 100, qPrintable(m.captured(0)));
+        }
     }
 
     void questionsAreEditedAndApprovedBeforeUse() {

@@ -275,7 +275,7 @@ private Q_SLOTS:
         studio.kill();  // SIGKILL: no chance to tidy up
         QVERIFY(studio.waitForFinished());
         MainWindow w;
-        QVERIFY2(w.statusMessage().contains("1 interrupted"), qPrintable(w.statusMessage()));
+        QVERIFY2(w.statusMessage().contains("interrupted and queued again"), qPrintable(w.statusMessage()));
         QCOMPARE(w.queueTable()->rowCount(), 1);
         QVERIFY(w.queueTable()->item(0, 1)->text().contains("interrupted"));
         QCOMPARE(w.queue()->jobs()[0].request["num_steps"].get<int>(), 1000);

@@ -433,6 +433,10 @@ void Project::answer(int64_t video_id, int64_t question_id, const std::string& a
 }
 
 void Project::adjudicate(int64_t video_id, int64_t question_id, const std::string& reviewer, Answer a, const std::string& note) {
+    // A final answer comes from someone who did not answer the item: an annotator does not settle their own dispute.
+    Stmt own(*db_, "SELECT 1 FROM answers a JOIN annotators n ON n.id = a.annotator_id WHERE a.video_id = ? AND a.question_id = ? AND n.name = ?");
+    own.bind(1, video_id).bind(2, question_id).bind(3, reviewer);
+    if (own.row()) throw Error(reviewer + " answered this item; its final answer must come from another reviewer");
     const int64_t who = add_annotator(reviewer);
     Stmt(*db_, "INSERT INTO adjudications(video_id, question_id, reviewer_id, value, note, decided_at) VALUES (?, ?, ?, ?, ?, ?) "
                "ON CONFLICT(video_id, question_id) DO UPDATE SET reviewer_id = excluded.reviewer_id, value = excluded.value, "

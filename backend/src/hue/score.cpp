@@ -30,7 +30,8 @@ std::pair<double, double> Score::ci95() const {
     if (n == 0) return {0, 0};
     const double p = static_cast<double>(yes) / static_cast<double>(n);
     const double half = 100.0 * kZ * std::sqrt(p * (1 - p) / static_cast<double>(n));
-    return {hue() - half, hue() + half};
+    // The normal approximation runs past 0 and 100 for small N or extreme p; a score cannot.
+    return {std::max(0.0, hue() - half), std::min(100.0, hue() + half)};
 }
 
 std::pair<double, double> Score::wilson95() const {
@@ -158,8 +159,9 @@ std::string scores_table(const Scores& s) {
             o << "\n" << name << ": no final labels yet\n";
             continue;
         }
-        o << "\n" << name << ": HUE " << fmt(ms.overall.hue()) << "  n " << ms.overall.n << "  95% CI [" << fmt(ci.first) << ", "
-          << fmt(ci.second) << "]  Wilson [" << fmt(w.first) << ", " << fmt(w.second) << "]\n";
+        // Wilson's interval first (right near 0 and 100 and for small N); the paper's normal interval, clamped, beside it.
+        o << "\n" << name << ": HUE " << fmt(ms.overall.hue()) << "  n " << ms.overall.n << "  95% Wilson [" << fmt(w.first) << ", "
+          << fmt(w.second) << "]  (paper's normal interval [" << fmt(ci.first) << ", " << fmt(ci.second) << "])\n";
         for (const auto& [d, x] : ms.dimensions) o << "  " << dimension_name(d) << ": " << fmt(x.hue()) << " (n " << x.n << ")\n";
         for (const auto& [d, x] : ms.domains) o << "  domain " << (d.empty() ? "(none)" : d) << ": " << fmt(x.hue()) << " (n " << x.n << ")\n";
     }

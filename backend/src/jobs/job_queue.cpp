@@ -316,6 +316,7 @@ void JobQueue::run() {
         };
         if (events_.preview_every > 0) {
             cb.preview_every = events_.preview_every;
+            cb.preview_min_seconds = events_.preview_min_seconds;
             cb.on_preview = [&](const LatentPreview& p) {
                 // A callback consumer (the studio) takes every preview as it comes; otherwise the bounded buffer keeps
                 // the newest for a polling consumer. Never blocks sampling.

@@ -325,6 +325,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         };
         auto sampler = Sampler::create(req.sampler, sched);
         at::Tensor x = state.flatten();
+        double last_preview_at = -1e9;  // seconds since the start, of the last preview made
         for (int i = 0; i < req.num_steps; ++i) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
             const int64_t ts = sched.timesteps[static_cast<size_t>(i)];
@@ -351,7 +352,9 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
             if (cb.on_progress) cb.on_progress(global_step, total_steps, elapsed);
             const int every = req.preview_every > 0 ? req.preview_every : cb.preview_every;
-            if (cb.on_preview && every > 0 && ((i + 1) % every == 0 || i + 1 == req.num_steps)) {
+            const bool last_step = i + 1 == req.num_steps;
+            if (cb.on_preview && every > 0 && (last_step || ((i + 1) % every == 0 && elapsed - last_preview_at >= cb.preview_min_seconds))) {
+                last_preview_at = elapsed;
                 LatentState x0 = state.with_flat(sampler->last_x0() * (1 - clean_mask) + clean_values);
                 const at::Tensor& pv = x0.vision.back().x;
                 LatentPreview p{global_step, total_steps, pv.sizes().vec(), {}, {}};

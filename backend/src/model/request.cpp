@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -245,6 +246,11 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
     if ((r.width > 0) != (r.height > 0)) throw Error("give both width and height, or neither");
     if (r.width > 0 && (r.width % 16 || r.height % 16 || r.width > 4096 || r.height > 4096))
         throw Error("width and height must be multiples of 16 up to 4096");
+    // A custom size carries its own ratio (a caption says "1,1" for 64x64, not the tiers' default "16,9").
+    if (r.width > 0 && !job.contains("aspect_ratio") && !mode_has_actions(r.mode)) {
+        const int g = std::gcd(r.width, r.height);
+        r.aspect_ratio = std::to_string(r.width / g) + "," + std::to_string(r.height / g);
+    }
     if (r.width == 0 && !mode_has_actions(r.mode)) resolution_for(r.resolution, r.aspect_ratio);  // validates tier and aspect
     r.fps = get_number(j, "fps", 24);
     if (!(r.fps >= 1 && r.fps <= 120)) throw Error("fps must be between 1 and 120");

@@ -43,6 +43,7 @@ struct JobEvents {
     std::function<void(int64_t id, const LatentPreview&)> on_preview;  // called on the worker thread
     // > 0: a preview every k steps, to on_preview, or without one to the queue's bounded preview buffer (take_preview).
     int preview_every = 0;
+    double preview_min_seconds = 0;  // RunCallbacks::preview_min_seconds
     std::function<void()> on_changed;  // after any change of the job list (submit, move, edit, state, removal)
 };
 

@@ -43,6 +43,9 @@ struct RunCallbacks {
     std::function<void(int step, int total, double elapsed_seconds)> on_progress;
     std::function<void(const LatentPreview&)> on_preview;
     int preview_every = 0;  // 0 = no previews
+    // And no closer together than this (the last step's always comes): a window shows a few previews a second; more
+    // would only take time from a fast model's steps.
+    double preview_min_seconds = 0;
     std::function<void(const std::string& piece)> on_text;  // streamed reasoner text
     std::function<void(const std::string& line)> on_log;
     std::function<bool()> should_cancel;  // polled at least once per step / token / loaded tensor

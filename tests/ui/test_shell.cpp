@@ -1,0 +1,481 @@
+// The studio's shell as a new user meets it, in a real window: workspaces from the rail, each with its own dock
+// layout (saved, restored, reset), the stage in the centre, the Library's labels, and the defects found when the
+// studio was first tried as a new user would (each test failed before its fix). No model is loaded here: jobs wait in
+// the queue, which is enough to see what they would carry.
+#include <QAbstractButton>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "CaptionEditor.h"
+#include "EvaluationPanel.h"
+#include "GenerateView.h"
+#include "HistoryStore.h"
+#include "HistoryView.h"
+#include "MainWindow.h"
+#include "PlayerPanel.h"
+#include "CardStrip.h"
+#include "PromptCheck.h"
+#include "QueueController.h"
+#include "QueueView.h"
+#include "TimelineView.h"
+#include "Translations.h"
+#include "SettingsPanel.h"
+#include "StageView.h"
+#include "StudioHelp.h"
+#include "VideoView.h"
+#include "worldstudio/core/frames.h"
+#include "worldstudio/media/media.h"
+
+namespace {
+
+// A short clip with a tone, written with the studio's own writer.
+QString writeClip(const QString& path, int frames, int r, int g, int b) {
+    ws::VideoFrames v;
+    v.width = 64;
+    v.height = 48;
+    v.count = frames;
+    v.fps = 16;
+    v.rgb.resize(static_cast<size_t>(frames) * 64 * 48 * 3);
+    for (size_t i = 0; i < v.rgb.size(); i += 3) v.rgb[i] = r, v.rgb[i + 1] = g, v.rgb[i + 2] = b;
+    ws::AudioClip a;
+    a.sample_rate = 48000;
+    a.channels = 2;
+    a.samples.resize(static_cast<size_t>(frames / 16.0 * 48000) * 2);
+    for (size_t i = 0; i < a.samples.size(); ++i) a.samples[i] = 0.3f * std::sin(static_cast<float>(i / 2) * 0.05f);
+    ws::write_mp4(path.toStdString(), v, &a, "{}");
+    return path;
+}
+
+}  // namespace
+
+class TestShell : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+
+    void freshSettings(const QString& name) {
+        qputenv("XDG_DATA_HOME", tmp_.filePath(name).toUtf8());
+        QSettings().clear();
+        QSettings().sync();
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QCoreApplication::setApplicationName("WorldStudio");
+        QCoreApplication::setOrganizationName("WorldStudioTest");
+        qputenv("XDG_CONFIG_HOME", tmp_.filePath("config").toUtf8());
+    }
+
+    void workspacesKeepTheirOwnLayouts() {
+        freshSettings("layouts");
+        {
+            MainWindow w;
+            w.player()->setUseAudioDevice(false);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            auto* rail = w.findChild<QToolBar*>("workspaceRail");
+            QVERIFY(rail && rail->isVisible());
+            // Generate: the stage in the centre, the inspector right, the queue at the bottom, the prompt bar on top.
+            QCOMPARE(w.workspace(), MainWindow::Workspace::Generate);
+            QVERIFY(w.stage()->isVisible());
+            QVERIFY(w.inspectorDock()->isVisible() && w.queueDock()->isVisible() && w.promptToolBar()->isVisible());
+            QCOMPARE(w.dockWidgetArea(w.inspectorDock()), Qt::RightDockWidgetArea);
+            QCOMPARE(w.dockWidgetArea(w.queueDock()), Qt::BottomDockWidgetArea);
+            QVERIFY(w.stage()->width() > w.inspectorDock()->width());  // the picture is what is large
+            // The rail's buttons switch workspaces.
+            rail->widgetForAction(w.findChild<QAction*>("workspace-library"))->setFocus();
+            QTest::mouseClick(rail->widgetForAction(w.findChild<QAction*>("workspace-library")), Qt::LeftButton);
+            QCOMPARE(w.workspace(), MainWindow::Workspace::Library);
+            QVERIFY(w.library()->isVisible());
+            QVERIFY(!w.inspectorDock()->isVisible() && !w.queueDock()->isVisible() && !w.promptToolBar()->isVisible());
+            // A change to Generate's layout stays with Generate.
+            w.showWorkspace(MainWindow::Workspace::Generate);
+            w.queueDock()->hide();
+            w.showWorkspace(MainWindow::Workspace::Robotics);
+            QVERIFY(w.queueDock()->isVisible());  // Robotics has its own layout
+            QVERIFY(w.settings()->mode() == "forward_dynamics");  // and opens the action modes
+            w.showWorkspace(MainWindow::Workspace::Evaluate);
+            QVERIFY(w.evaluation()->isVisible());
+            w.showWorkspace(MainWindow::Workspace::Generate);
+            QVERIFY(!w.queueDock()->isVisible());
+            QCOMPARE(w.settings()->mode(), QString("text2video"));
+            w.close();  // saves the layouts
+        }
+        {
+            MainWindow w;
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QCOMPARE(w.workspace(), MainWindow::Workspace::Generate);
+            QVERIFY(!w.queueDock()->isVisible());  // restored after the restart
+            w.resetLayout();
+            QVERIFY(w.queueDock()->isVisible());
+            QCOMPARE(w.dockWidgetArea(w.queueDock()), Qt::BottomDockWidgetArea);
+        }
+    }
+
+    void smallPicturesAreEnlargedWithoutBlurAndCompareAsAWipe() {
+        VideoView v;
+        v.resize(640, 480);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QImage small(64, 64, QImage::Format_RGB888);
+        small.fill(Qt::red);
+        v.setFrame(small);
+        QTRY_VERIFY(v.paintedNearest());
+        QImage large(1280, 720, QImage::Format_RGB888);
+        large.fill(Qt::blue);
+        v.setFrame(large);
+        QTest::qWait(50);
+        QVERIFY(!v.paintedNearest());
+        // The wipe: A left of the divider, B right, the divider follows the mouse.
+        v.setFrame(small);
+        QImage b(64, 64, QImage::Format_RGB888);
+        b.fill(Qt::green);
+        v.setWipe(b);
+        QTest::mouseClick(&v, Qt::LeftButton, {}, QPoint(320 - 240 + 120, 240));  // a quarter into the 480-px picture
+        QVERIFY(std::abs(v.wipePosition() - 0.25) < 0.02);
+        const QImage shown = v.grab().toImage();
+        QCOMPARE(QColor(shown.pixel(320 - 240 + 40, 240)), QColor(Qt::red));
+        QCOMPARE(QColor(shown.pixel(320 + 200, 240)), QColor(Qt::green));
+    }
+
+    // Defect 2: sound was off by default and switching mode reset it.
+    void soundIsOnByDefaultAndKeptAcrossModes() {
+        freshSettings("sound");
+        SettingsPanel s;
+        QVERIFY(s.soundBox()->isChecked());
+        QVERIFY(s.request()["enable_sound"].get<bool>());
+        s.soundBox()->setChecked(false);
+        s.setMode("image2video");
+        s.setMode("text2video");
+        QVERIFY(!s.soundBox()->isChecked());
+        s.soundBox()->setChecked(true);
+        s.setMode("transfer");
+        QVERIFY(s.soundBox()->isChecked());
+        // A model without a sound tokenizer: off, and not offered.
+        s.setModelCanMakeSound(false);
+        QVERIFY(!s.soundBox()->isChecked() && !s.soundBox()->isEnabled());
+        QVERIFY(!s.request()["enable_sound"].get<bool>());
+        s.setModelCanMakeSound(true);
+        QVERIFY(s.soundBox()->isChecked());
+    }
+
+    // Defect 3 (second half): Loop was forgotten. Defect 4: the comparison stayed after another clip was opened
+    // and could not be closed.
+    void loopIsRememberedAndComparisonsClose() {
+        freshSettings("player");
+        const QString a = writeClip(tmp_.filePath("a.mp4"), 8, 200, 30, 30), b = writeClip(tmp_.filePath("b.mp4"), 8, 30, 200, 30),
+                      c = writeClip(tmp_.filePath("c.mp4"), 8, 30, 30, 200);
+        {
+            PlayerPanel p;
+            p.show();
+            QVERIFY(!p.loop());
+            auto* loop = p.findChild<QCheckBox*>();
+            QVERIFY(loop && loop->text() == "Loop");
+            QTest::mouseClick(loop, Qt::LeftButton);
+            QVERIFY(p.loop());
+        }
+        {
+            PlayerPanel evaluationPlayer;
+            evaluationPlayer.setLoop(false);  // a player's own setting is not the user's choice
+        }
+        PlayerPanel p;
+        p.setUseAudioDevice(false);
+        QVERIFY(p.loop());
+        p.resize(800, 500);
+        p.show();
+        QSignalSpy loaded(&p, &PlayerPanel::loaded);
+        p.open(a, 0);
+        QVERIFY(loaded.wait(20000));
+        QVERIFY(p.timeline()->hasWaveform());  // the sound is drawn under the picture
+        p.open(b, 1);
+        QVERIFY(loaded.wait(20000));
+        QVERIFY(p.comparing());
+        auto* close = p.findChild<QPushButton*>("closeCompare");
+        QVERIFY(close && close->isVisible());
+        // As a wipe: one picture, A's colour left, B's right.
+        QTest::mouseClick(p.findChild<QPushButton*>("compareWipe"), Qt::LeftButton);
+        QVERIFY(p.wiping());
+        QTRY_VERIFY(p.view(0)->wiping());
+        QVERIFY(!p.view(1)->isVisible());
+        QTest::mouseClick(close, Qt::LeftButton);
+        QVERIFY(!p.comparing());
+        QVERIFY(!p.view(0)->wiping());
+        // Comparing again, then opening another clip: the old comparison goes.
+        p.open(b, 1);
+        QVERIFY(loaded.wait(20000));
+        QVERIFY(p.comparing());
+        p.open(c, 0);
+        QVERIFY(loaded.wait(20000));
+        QVERIFY(!p.comparing());
+        QVERIFY(!close->isVisible());
+    }
+
+    // Defect 5: the seed was a fixed 0, so Generate twice gave the same video with no hint.
+    void eachJobGetsANewSeedThatCanBeReused() {
+        freshSettings("seeds");
+        MainWindow w;
+        w.promptEdit()->setText("a lighthouse at dusk");
+        const qint64 a = w.addToQueue(), b = w.addToQueue();
+        QVERIFY(a > 0 && b > 0);
+        const auto seedOf = [&](qint64 id) { return w.queue()->queue().job(id)->request["seed"].get<qint64>(); };
+        QVERIFY(seedOf(a) != seedOf(b));
+        // The seed is on the job's card and, once done, on the stage with "Reuse seed".
+        QTRY_VERIFY(w.queueView()->cards()->card(a) != nullptr);
+        QVERIFY(w.queueView()->cards()->card(a)->findChildren<QLabel*>().size() > 0);
+        bool shown = false;
+        for (QLabel* l : w.queueView()->cards()->card(a)->findChildren<QLabel*>()) shown |= l->text().contains(QString::number(seedOf(a)));
+        QVERIFY(shown);
+        w.stage()->showFinished(a, "done", QString(), QStringLiteral(R"({"seed": %1, "seconds": 2.5})").arg(seedOf(a)), QString());
+        QVERIFY(w.stage()->bannerText().contains("2.5 s"));
+        QVERIFY(w.stage()->bannerText().contains(QString::number(seedOf(a))));
+        auto* reuse = w.stage()->findChild<QPushButton*>("reuseSeed");
+        QVERIFY(reuse && reuse->isVisibleTo(w.stage()));
+        reuse->click();
+        QCOMPARE(w.settings()->seedPolicy(), QString("fixed"));
+        const qint64 c = w.addToQueue(), d = w.addToQueue();
+        QCOMPARE(seedOf(c), seedOf(a));
+        QCOMPARE(seedOf(d), seedOf(a));
+        for (qint64 id : {a, b, c, d}) w.queue()->queue().cancel(id);
+    }
+
+    // Defect 6: the Library was labelled and searched by the upsampled caption, its detail raw JSON.
+    void theLibraryShowsTheUsersOwnPrompt() {
+        freshSettings("library");
+        MainWindow w;
+        const QString caption = R"({"temporal_caption": "0:00 A weathered lighthouse stands on black basalt"})";
+        const QString record = QStringLiteral(R"({"mode": "text2video", "seed": 77, "seconds": 12.5, "model": {"id": "pico:abc"},
+            "request": {"name": "a lighthouse in a storm", "prompt": %1, "width": 64, "height": 64, "num_frames": 33}})")
+                                   .arg(QString::fromStdString(ws::ojson(caption.toStdString()).dump()));
+        QImage thumb(64, 64, QImage::Format_RGB888);
+        thumb.fill(Qt::darkCyan);
+        QVERIFY(w.history()->add(tmp_.filePath("x.mp4"), record, thumb) > 0);
+        w.showWorkspace(MainWindow::Workspace::Library);
+        QCOMPARE(w.historyList()->count(), 1);
+        const QString label = w.historyList()->item(0)->text();
+        QVERIFY2(label.startsWith("a lighthouse in a storm"), qPrintable(label));
+        QVERIFY(label.contains("Text → video") && label.contains("pico") && label.contains("seed 77") && label.contains("12.5 s"));
+        QVERIFY(!w.historyList()->item(0)->icon().isNull());
+        // Searched by the user's words and by the caption's.
+        QTest::keyClicks(w.historySearch(), "storm");
+        QCOMPARE(w.historyList()->count(), 1);
+        w.historySearch()->clear();
+        QTest::keyClicks(w.historySearch(), "basalt");
+        QCOMPARE(w.historyList()->count(), 1);
+        w.historySearch()->clear();
+        QTest::keyClicks(w.historySearch(), "volcano");
+        QCOMPARE(w.historyList()->count(), 0);
+        w.historySearch()->clear();
+        w.historyList()->setCurrentRow(0);
+        QVERIFY(w.library()->summaryText().contains("a lighthouse in a storm"));
+        QVERIFY(w.library()->summaryText().contains("64×64"));
+        QVERIFY(w.library()->recordText().contains("\"seconds\": 12.5"));  // the full record, behind its own tab
+    }
+
+    // Defect 7: what was sent differed from what the form showed: 16:9 for a 64x64 job, the caption's "8s" for a clip
+    // of about two seconds. The caption's metadata now says what the job carries, and a custom size its own ratio.
+    void theFormShowsWhatTheJobCarries() {
+        freshSettings("carries");
+        MainWindow w;
+        SettingsPanel* s = w.settings();
+        s->tierBox()->setCurrentIndex(s->tierBox()->findData("custom"));
+        s->widthBox()->setValue(64);
+        s->heightBox()->setValue(64);
+        s->framesBox()->setValue(33);
+        s->setSeedPolicy("fixed");
+        w.promptEdit()->setText("a kite");
+        w.captionEditor()->setText(R"({"temporal_caption": "0:00 a kite rises", "duration": "8s", "aspect_ratio": "16,9", "fps": 24.0})");
+        const qint64 id = w.addToQueue();
+        QVERIFY(id > 0);
+        const ws::ojson shown = ws::ojson::parse(w.captionEditor()->text().toStdString());
+        const int fps = s->request()["fps"].get<int>();
+        QCOMPARE(QString::fromStdString(shown["duration"].get<std::string>()), QStringLiteral("%1s").arg(33 / fps));
+        QCOMPARE(QString::fromStdString(shown["aspect_ratio"].get<std::string>()), QString("1,1"));
+        QCOMPARE(shown["fps"].get<double>(), static_cast<double>(fps));
+        // The queued job carries the caption as shown.
+        QCOMPARE(QString::fromStdString(w.queue()->queue().job(id)->request["prompt"].get<std::string>()), w.captionEditor()->text());
+        w.queue()->queue().cancel(id);
+    }
+
+    // Defect 10: the upsampler may contradict the short prompt ("a blue wooden box", the caption says red).
+    void aCaptionThatContradictsThePromptIsFlagged() {
+        const QString prompt = "three blue wooden boxes on a table";
+        const QString caption = R"({"temporal_caption": "0:00 a red box sits on a desk", "subjects": [{"description": "a red box"}]})";
+        const QVector<PromptIssue> issues = PromptCheck::check(prompt, caption);
+        QStringList seen;
+        for (const auto& i : issues) seen << i.word + (i.conflict.isEmpty() ? QString() : "/" + i.conflict);
+        QVERIFY2(seen.contains("blue/red") && seen.contains("wooden") && seen.contains("three") && seen.contains("table"), qPrintable(seen.join(",")));
+        QVERIFY(!seen.contains("boxes") && !seen.contains("on"));  // "box" is there; "on" carries nothing
+        const QString fixed = PromptCheck::fix(prompt, caption, issues);
+        QVERIFY(ws::ojson::parse(fixed.toStdString(), nullptr, false).is_object());
+        QVERIFY(PromptCheck::check(prompt, fixed).isEmpty());
+        QVERIFY(!fixed.contains("red"));
+        // In the studio: flagged above the caption, fixed in one click, undone with one undo.
+        freshSettings("check");
+        MainWindow w;
+        w.show();
+        w.promptEdit()->setText(prompt);
+        w.captionEditor()->setText(caption);
+        w.generateView()->updatePromptCheck();
+        QVERIFY(w.generateView()->promptCheckBar()->isVisible());
+        QVERIFY(w.generateView()->promptCheckText().contains("red"));
+        QTest::mouseClick(w.generateView()->promptCheckBar()->findChild<QPushButton*>("fixCaption"), Qt::LeftButton);
+        QVERIFY(!w.generateView()->promptCheckBar()->isVisible());
+        QVERIFY(w.captionEditor()->text().contains("blue"));
+        w.captionEditor()->undoStack()->undo();
+        QCOMPARE(w.captionEditor()->text(), caption);
+        // A caption that keeps the prompt raises nothing.
+        QVERIFY(PromptCheck::check("a red ball bounces", R"({"temporal_caption": "a red ball bounces twice"})").isEmpty());
+    }
+
+    // Defect 11: a job far beyond what the model was made for (Pico: 129 frames) was accepted silently.
+    void aJobFarBeyondTheModelIsWarnedAbout() {
+        freshSettings("limits");
+        MainWindow w;
+        w.generateView()->setModelName("Pico");
+        w.generateView()->setModelDefaults(ws::ojson{{"*", {{"width", 64}, {"height", 64}, {"num_frames", 33}, {"fps", 16}}}});
+        w.promptEdit()->setText("a kite");
+        w.settings()->framesBox()->setValue(129);
+        QCOMPARE(w.addToQueue(), qint64(0));
+        QVERIFY2(w.statusMessage().contains("Pico was made for 33 frames"), qPrintable(w.statusMessage()));
+        const qint64 id = w.addToQueue();  // the second Generate queues it anyway
+        QVERIFY(id > 0);
+        w.settings()->framesBox()->setValue(33);
+        const qint64 fine = w.addToQueue();  // within the model's range: no warning
+        QVERIFY(fine > 0);
+        for (qint64 j : {id, fine}) w.queue()->queue().cancel(j);
+    }
+
+    // Defect 8: after a restart only the queue came back.
+    void aRestartBringsBackTheWorkInProgress() {
+        freshSettings("restart");
+        const QString project = tmp_.filePath("restart-eval.db");
+        {
+            MainWindow w;
+            w.promptEdit()->setText("a paper boat on a river");
+            w.captionEditor()->setText(R"({"temporal_caption": "0:00 a paper boat drifts"})");
+            w.negativeEditor()->setText(R"({"style": "cartoon"})");
+            w.settings()->setMode("image2video");
+            w.settings()->stepsBox()->setValue(7);
+            w.settings()->setSeedPolicy("increment");
+            QVERIFY(w.evaluation()->openProject(project));
+            w.evaluation()->setAnnotator("ada");
+            w.showWorkspace(MainWindow::Workspace::Evaluate);
+            w.close();
+        }
+        MainWindow w;
+        QCOMPARE(w.promptEdit()->text(), QString("a paper boat on a river"));
+        QVERIFY(w.captionEditor()->text().contains("a paper boat drifts"));
+        QVERIFY(w.negativeEditor()->text().contains("cartoon"));
+        QCOMPARE(w.settings()->mode(), QString("image2video"));
+        QCOMPARE(w.settings()->stepsBox()->value(), 7);
+        QCOMPARE(w.settings()->seedPolicy(), QString("increment"));
+        QCOMPARE(w.workspace(), MainWindow::Workspace::Evaluate);
+        QVERIFY(w.evaluation()->project() != nullptr);
+        QCOMPARE(QString::fromStdString(w.evaluation()->project()->path()), project);
+        QCOMPARE(w.evaluation()->annotator(), QString("ada"));
+        QVERIFY(!w.captionEditor()->undoStack()->canUndo());  // the restored text is the start, not an edit
+    }
+
+    // Defect 13: raw mode identifiers; file dialogs opened in the working folder.
+    void modesHaveNamesAndDialogsOpenInTheOutputs() {
+        freshSettings("names");
+        MainWindow w;
+        QComboBox* mode = w.settings()->modeBox();
+        QStringList labels;
+        for (int i = 0; i < mode->count(); ++i) labels << mode->itemText(i);
+        QVERIFY2(!labels.contains("text2video") && !labels.contains("forward_dynamics"), qPrintable(labels.join(", ")));
+        QVERIFY(labels.contains("Text → video"));
+        QCOMPARE(w.settings()->mode(), QString("text2video"));  // the identifier is still what requests carry
+        QCOMPARE(w.settings()->request()["model_mode"].get<std::string>(), std::string("text2video"));
+        // File ▸ Open media starts in the outputs folder.
+        w.show();
+        QString seenDir;
+        QTimer::singleShot(300, [&] {
+            for (QWidget* top : QApplication::topLevelWidgets())
+                if (auto* d = qobject_cast<QFileDialog*>(top); d && d->isVisible()) seenDir = d->directory().absolutePath(), d->reject();
+        });
+        QAction* open = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text().remove('&').startsWith("Open media")) open = a;
+        QVERIFY(open);
+        QCoreApplication::setAttribute(Qt::AA_DontUseNativeDialogs);
+        open->trigger();
+        QTRY_VERIFY(!seenDir.isEmpty());
+        QCOMPARE(QDir(seenDir).canonicalPath(), QDir(StudioPathsOutputs()).canonicalPath());
+    }
+
+    // The window keeps the size it is given (a long status line or file name once widened it past the screen), and in
+    // each language no label or button is cut short.
+    void theWindowKeepsItsSizeAndNoLabelIsClipped_data() {
+        QTest::addColumn<QString>("language");
+        QTest::newRow("en") << QString("en");
+        QTest::newRow("zh_CN") << QString("zh_CN");
+    }
+    void theWindowKeepsItsSizeAndNoLabelIsClipped() {
+        QFETCH(QString, language);
+        freshSettings("size-" + language);
+        qputenv("WORLDSTUDIO_LANGUAGE", language.toUtf8());
+        QCOMPARE(Translations::install(qApp), language);
+        MainWindow w;
+        w.player()->setUseAudioDevice(false);
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.enqueueRequestFile(tmp_.filePath(QString(300, 'x') + ".json"));  // fails: a very long status line
+        w.stage()->showFinished(1, "done", tmp_.filePath(QString(200, 'y') + ".mp4"), R"({"seed": 1, "seconds": 1})", QString());
+        QStringList clipped;
+        for (int i = 0; i <= static_cast<int>(MainWindow::Workspace::Models); ++i) {
+            w.showWorkspace(static_cast<MainWindow::Workspace>(i));
+            QTest::qWait(50);
+            if (w.size() != QSize(1280, 800))
+                qInfo() << i << "centre" << w.centralWidget()->minimumSizeHint() << "window" << w.minimumSizeHint() << w.inspectorDock()->minimumSizeHint()
+                        << w.queueDock()->minimumSizeHint() << w.promptToolBar()->minimumSizeHint();
+            QCOMPARE(w.size(), QSize(1280, 800));
+            for (QWidget* c : w.findChildren<QWidget*>()) {
+                if (!c->isVisible() || c->width() <= 0) continue;
+                QString text;
+                if (auto* b = qobject_cast<QAbstractButton*>(c)) text = b->text();
+                else if (auto* l = qobject_cast<QLabel*>(c); l && !l->wordWrap() && l->sizePolicy().horizontalPolicy() != QSizePolicy::Ignored) text = l->text();
+                if (text.isEmpty() || text.startsWith('<')) continue;
+                if (c->width() + 2 < c->sizeHint().width()) clipped << QStringLiteral("%1 (%2 < %3)").arg(text).arg(c->width()).arg(c->sizeHint().width());
+            }
+            const QString dir = qEnvironmentVariable("WS_SCREENSHOT_DIR");
+            if (!dir.isEmpty()) w.grab().save(QStringLiteral("%1/shell-%2-%3.png").arg(dir, language).arg(i));
+        }
+        clipped.removeDuplicates();
+        qunsetenv("WORLDSTUDIO_LANGUAGE");
+        Translations::install(qApp);
+        QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join("; ")));
+    }
+
+    void helpListsTheShortcutsFromTheMenus() {
+        freshSettings("help");
+        MainWindow w;
+        const QString text = StudioHelp::shortcutsText(&w);
+        QVERIFY(text.contains("Ctrl+U\tUpsample prompt"));
+        QVERIFY(text.contains("Ctrl+Return") || text.contains("Ctrl+Enter"));
+        QVERIFY(text.contains("Y / N / U"));
+        QVERIFY(!StudioHelp::guidePath().isEmpty());  // the guide ships with the studio
+    }
+
+private:
+    static QString StudioPathsOutputs();
+};
+
+#include "StudioPaths.h"
+QString TestShell::StudioPathsOutputs() { return StudioPaths::outputsDir(); }
+
+QTEST_MAIN(TestShell)
+#include "test_shell.moc"
