@@ -53,6 +53,7 @@ CardStrip::Card CardStrip::make(qint64 id) {
     c.title->setMaximumHeight(34);
     c.title->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     c.state = new QLabel(c.frame);
+    c.state->setWordWrap(true);  // "done · seed 1019760252" fits in two lines rather than being cut
     c.progress = new QProgressBar(c.frame);
     c.progress->setMaximumHeight(8);
     c.progress->setTextVisible(false);
