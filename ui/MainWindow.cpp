@@ -532,7 +532,9 @@ void MainWindow::onJobFinished(qint64 id, const QString& state, const QString& f
             } catch (const std::exception& e) {
                 setStatus(tr("Could not add to history: %1").arg(QString::fromStdString(ws::user_message(e))));
             }
-            historyView_->refresh();
+            // The Library re-reads its list when it is shown; re-reading every entry's thumbnail here, after each
+            // job, would stall the window more as the library grows.
+            if (current_ == Workspace::Library) historyView_->refresh();
             Q_EMIT historyChanged();
         }
         setStatus(tr("Job #%1 done: %2").arg(id).arg(QFileInfo(file).fileName()));

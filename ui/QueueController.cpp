@@ -42,8 +42,8 @@ QueueController::QueueController(const QString& journalPath, int previewEvery, Q
     ev.on_progress = [this](int64_t id, int step, int total, double secs) { Q_EMIT progress(id, step, total, secs); };
     ev.preview_every = std::max(0, previewEvery);
     ev.preview_min_seconds = 0.25;  // four a second at most: what the eye follows, at little cost to a fast model
-    if (ev.preview_every > 0)
-        ev.on_preview = [this](int64_t id, const ws::LatentPreview& p) { Q_EMIT preview(id, p.step, p.total, previewImages(p)); };
+    ev.worker_nice = 5;             // the window first: a busy model never freezes it
+    ev.on_preview = [this](int64_t id, const ws::LatentPreview& p) { Q_EMIT preview(id, p.step, p.total, previewImages(p)); };
     ev.on_state = [this](const ws::Job& j) {
         if (j.state != ws::JobState::Done && j.state != ws::JobState::Failed && j.state != ws::JobState::Cancelled) return;
         const QString file = j.state == ws::JobState::Done ? outputFile(j) : QString();

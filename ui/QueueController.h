@@ -19,6 +19,7 @@ public:
     ~QueueController() override;
 
     void setModel(std::shared_ptr<const ws::Model> model);
+    void setPreviewEvery(int k) { queue_->set_preview_every(k); }  // from the next job on; 0: no previews
     int64_t submit(const ws::ojson& request);  // output files go to the outputs folder
     ws::JobQueue& queue() { return *queue_; }
     std::vector<ws::Job> jobs() const { return queue_->jobs(); }

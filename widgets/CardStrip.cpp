@@ -123,6 +123,8 @@ void CardStrip::setProgress(qint64 id, int step, int total) {
 void CardStrip::setThumbnail(qint64 id, const QImage& image) {
     auto it = cards_.find(id);
     if (it == cards_.end() || image.isNull()) return;
+    if (it->thumbKey == image.cacheKey()) return;  // refreshed cards keep their scaled picture
+    it->thumbKey = image.cacheKey();
     // Small pictures are enlarged without blur, like the preview.
     const QSize s = image.size().scaled(kThumbW, kThumbH, Qt::KeepAspectRatio);
     const bool nearest = s.width() >= 2 * image.width();

@@ -49,6 +49,7 @@ private:
         QLabel *thumb, *title, *state;
         QProgressBar* progress;
         QPushButton *cancel, *open;
+        qint64 thumbKey = 0;
     };
     Card make(qint64 id);
     void restyle();

@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     QCommandLineOption annotator("annotator", "The annotator's name for labeling.", "NAME");
     QCommandLineOption screenshots("screenshots", "Save the user guide's pictures of each workspace to DIR, then quit.", "DIR");
     QCommandLineOption benchmark("benchmark", "Print the studio's figures (first window, UI stalls, preview cost) as JSON, then quit.");
-    QCommandLineOption jobs("jobs", "Jobs per benchmark run (default 3).", "N", "3");
+    QCommandLineOption jobs("jobs", "Benchmark jobs with previews, and as many without (default 15).", "N", "15");
     cli.addOptions({model, enqueue, noAudio, evaluate, annotator, screenshots, benchmark, jobs});
     cli.process(app);
     if (cli.isSet(benchmark)) return runStudioBenchmark(app, sinceMain, std::max(1, cli.value(jobs).toInt()));

@@ -1,7 +1,8 @@
 #pragma once
 // `worldstudio --benchmark`: the studio's own figures, printed as JSON: time to the first painted window, the
 // longest stall of the UI thread while jobs generate (goal < 50 ms), and what the live previews cost per denoising
-// step (goal < 3 %: the same jobs with previews and without). It runs in scratch data and settings folders.
+// step (goal < 3 %: the same job, `jobs` times with previews and as often without, alternating, medians). It runs
+// in scratch data and settings folders.
 #include <QElapsedTimer>
 
 class QApplication;

@@ -53,7 +53,14 @@ double longestStallMs(const std::function<bool()>& until, int timeoutMs) {
         last = now;
     });
     tick.start(2);
-    while (!until() && clock.elapsed() < timeoutMs) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    // An event loop, not a processEvents spin (which would take a core from the model's threads).
+    QEventLoop loop;
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+        if (until() || clock.elapsed() >= timeoutMs) loop.quit();
+    });
+    poll.start(10);
+    if (!until()) loop.exec();
     return static_cast<double>(worst);
 }
 

@@ -1,5 +1,11 @@
 #include "worldstudio/jobs/job_queue.h"
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -53,6 +59,7 @@ const char* job_state_name(JobState s) {
 
 JobQueue::JobQueue(std::shared_ptr<const Model> model, JobEvents events, std::string journal_path, MediaFiles media)
     : model_(std::move(model)), events_(std::move(events)), journal_path_(std::move(journal_path)), media_(std::move(media)) {
+    preview_every_ = std::max(0, events_.preview_every);
     if (!journal_path_.empty() && std::filesystem::exists(journal_path_)) {
         std::ifstream in(journal_path_, std::ios::binary);
         std::stringstream text;
@@ -278,6 +285,10 @@ void JobQueue::wait_idle() {
 }
 
 void JobQueue::run() {
+#ifdef __linux__
+    // Per-thread on Linux; threads this one starts (LibTorch's OpenMP team for its parallel regions) inherit it.
+    if (events_.worker_nice > 0) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), events_.worker_nice);
+#endif
     for (;;) {
         Job job;
         std::shared_ptr<const Model> model;
@@ -314,8 +325,8 @@ void JobQueue::run() {
             }
             if (events_.on_progress) events_.on_progress(job.id, step, total, secs);
         };
-        if (events_.preview_every > 0) {
-            cb.preview_every = events_.preview_every;
+        if (const int every = preview_every_.load(); every > 0) {
+            cb.preview_every = every;
             cb.preview_min_seconds = events_.preview_min_seconds;
             cb.on_preview = [&](const LatentPreview& p) {
                 // A callback consumer (the studio) takes every preview as it comes; otherwise the bounded buffer keeps

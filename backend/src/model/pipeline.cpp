@@ -134,6 +134,7 @@ Session::~Session() = default;
 GenerationResult Session::generate(const ojson& job_in, const std::string& out_prefix, const RunCallbacks& cb) {
     c10::InferenceMode guard;
     const auto t_start = std::chrono::steady_clock::now();
+    double preview_seconds = 0;  // spent making live previews (in the record: what they cost this run)
     const Model::Impl& M = model_->impl();
     const ModelConfig& c = M.config;
     const Network& net = *M.network;
@@ -355,12 +356,14 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             const bool last_step = i + 1 == req.num_steps;
             if (cb.on_preview && every > 0 && (last_step || ((i + 1) % every == 0 && elapsed - last_preview_at >= cb.preview_min_seconds))) {
                 last_preview_at = elapsed;
+                const auto preview_start = std::chrono::steady_clock::now();
                 LatentState x0 = state.with_flat(sampler->last_x0() * (1 - clean_mask) + clean_values);
                 const at::Tensor& pv = x0.vision.back().x;
                 LatentPreview p{global_step, total_steps, pv.sizes().vec(), {}, {}};
                 p.data.assign(pv.data_ptr<float>(), pv.data_ptr<float>() + pv.numel());
                 if (!M.preview.empty()) p.rgb = project_preview(M.preview, pv);
                 cb.on_preview(p);
+                preview_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - preview_start).count();
             }
         }
         LatentState final_state = state.with_flat(x);
@@ -413,6 +416,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                           {"request", req.to_json()},
                           {"outputs", outputs},
                           {"seconds", seconds},
+                          {"preview_seconds", preview_seconds},
                           {"versions", library_versions()}};
     if (action_mode) {
         ojson a = {{"domain_name", req.domain_name}, {"domain_id", req.domain_id}, {"raw_action_dim", req.raw_action_dim},

@@ -7,6 +7,8 @@
 // (write + rename), and a queue opened on an existing journal restores it; a job that was running when the
 // process died or closed comes back queued and marked `interrupted`. Jobs wait while no model is set.
 #include <condition_variable>
+#include <algorithm>
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -44,6 +46,9 @@ struct JobEvents {
     // > 0: a preview every k steps, to on_preview, or without one to the queue's bounded preview buffer (take_preview).
     int preview_every = 0;
     double preview_min_seconds = 0;  // RunCallbacks::preview_min_seconds
+    // The worker thread's nice value (Linux; 0: as the process). A studio sets it above 0 so that its window is
+    // scheduled first when the model's threads take every core (their team inherits it).
+    int worker_nice = 0;
     std::function<void()> on_changed;  // after any change of the job list (submit, move, edit, state, removal)
 };
 
@@ -67,6 +72,8 @@ public:
     bool retry(int64_t id);                  // queues a failed or cancelled job again
     void remove_finished();                  // drops done, failed and cancelled jobs from the list
     void set_model(std::shared_ptr<const Model> model);  // used by jobs that start afterwards
+    // A preview every k steps from the next job on (0: none); starts as JobEvents::preview_every.
+    void set_preview_every(int k) { preview_every_ = std::max(0, k); }
     std::vector<Job> jobs() const;
     std::optional<Job> job(int64_t id) const;
     void wait_idle();         // until nothing is queued or running (or paused with nothing running)
@@ -80,6 +87,7 @@ private:
     void notify_changed();
     std::shared_ptr<const Model> model_;
     JobEvents events_;
+    std::atomic<int> preview_every_{0};
     std::string journal_path_;
     MediaFiles media_;
     mutable std::mutex mu_;
