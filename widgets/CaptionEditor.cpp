@@ -634,38 +634,15 @@ void CaptionEditor::endStream(const QString& finalText) {
 
 QString closeJsonPrefix(const QString& prefix) {
     // Closes an unfinished JSON text (a reply still streaming) so that it parses: the open string and brackets are
-    // closed; a dangling key, colon or comma is cut back to the last complete member.
-    auto close = [](const QString& s, bool* ok) {
-        QString stack;
-        bool inString = false, escape = false;
-        for (QChar ch : s) {
-            if (inString) {
-                if (escape) escape = false;
-                else if (ch == '\\') escape = true;
-                else if (ch == '"') inString = false;
-                continue;
-            }
-            if (ch == '"') inString = true;
-            else if (ch == '{') stack += '}';
-            else if (ch == '[') stack += ']';
-            else if ((ch == '}' || ch == ']') && !stack.isEmpty()) stack.chop(1);
-        }
-        QString out = s;
-        if (inString) out += escape ? QStringLiteral("\\\"") : QStringLiteral("\"");
-        for (int i = stack.size() - 1; i >= 0; --i) out += stack[i];
-        *ok = nlohmann::json::accept(out.toStdString());
-        return out;
-    };
+    // closed; a dangling key, colon or comma is cut back to the last complete member. One scan gives both the
+    // closing text and where to cut when closing alone does not parse.
     const int start = prefix.indexOf('{');  // a reply may open with a code fence or a word before its object
     if (start < 0) return QStringLiteral("{}");
     QString s = prefix.mid(start);
     for (int attempt = 0; attempt < 64 && !s.isEmpty(); ++attempt) {
-        bool ok = false;
-        const QString closed = close(s, &ok);
-        if (ok) return closed;
-        // Cut back to just before the last comma, or just after the last opening bracket, outside strings.
-        int cut = -1;
+        QString stack;
         bool inString = false, escape = false;
+        int cut = -1;  // just before the last comma, or just after the last opening bracket, outside strings
         for (int i = 0; i < s.size(); ++i) {
             const QChar ch = s[i];
             if (inString) {
@@ -675,9 +652,15 @@ QString closeJsonPrefix(const QString& prefix) {
                 continue;
             }
             if (ch == '"') inString = true;
+            else if (ch == '{') stack += '}', cut = i + 1;
+            else if (ch == '[') stack += ']', cut = i + 1;
+            else if ((ch == '}' || ch == ']') && !stack.isEmpty()) stack.chop(1);
             else if (ch == ',') cut = i;
-            else if (ch == '{' || ch == '[') cut = i + 1;
         }
+        QString closed = s;
+        if (inString) closed += escape ? QStringLiteral("\\\"") : QStringLiteral("\"");
+        for (int i = stack.size() - 1; i >= 0; --i) closed += stack[i];
+        if (nlohmann::json::accept(closed.toStdString())) return closed;
         if (cut < 0 || cut >= s.size()) s.chop(1);
         else s = s.left(cut);
     }

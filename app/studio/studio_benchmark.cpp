@@ -2,7 +2,6 @@
 
 #include <QApplication>
 #include <QEvent>
-#include <QEventLoop>
 #include <QFile>
 #include <QHash>
 #include <QJsonArray>
@@ -19,6 +18,7 @@
 #include "QueueController.h"
 #include <QSpinBox>
 #include "SettingsPanel.h"
+#include "StallMeter.h"
 #include "worldstudio/core/pyjson.h"
 
 namespace {
@@ -33,30 +33,6 @@ double processAgeSeconds() {
     if (fields.size() < 20) return -1;
     const double started = fields[19].toDouble() / static_cast<double>(sysconf(_SC_CLK_TCK));
     return uptime.readAll().split(' ').value(0).toDouble() - started;
-}
-
-// Waits until `done` while timing the UI thread: the longest gap between ticks of a 2 ms timer, in ms.
-double runTimed(const std::function<bool()>& done, int timeoutMs) {
-    QElapsedTimer clock;
-    clock.start();
-    qint64 last = 0, worst = 0;
-    QTimer tick;
-    tick.setTimerType(Qt::PreciseTimer);
-    QObject::connect(&tick, &QTimer::timeout, [&] {
-        const qint64 now = clock.elapsed();
-        worst = std::max(worst, now - last);
-        last = now;
-    });
-    tick.start(2);
-    // A real event loop, not a processEvents spin: spinning would take a core from the model's threads.
-    QEventLoop loop;
-    QTimer poll;
-    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (done() || clock.elapsed() >= timeoutMs) loop.quit();
-    });
-    poll.start(10);
-    if (!done()) loop.exec();
-    return static_cast<double>(worst);
 }
 
 class FirstPaint : public QObject {
@@ -90,7 +66,7 @@ Figures runJobs(int jobs, FirstPaint* firstPaint) {
     bool ready = false;
     QObject::connect(&w, &MainWindow::modelReady, &w, [&ready] { ready = true; });
     w.loadDefaultModel();
-    runTimed([&] { return ready; }, 120000);
+    longestStallMs([&] { return ready; }, 120000);
     f.loadMs = load.elapsed();
     bool previewing = true;
     QObject::connect(w.queue(), &QueueController::preview, &w, [&f] { ++f.previews; });
@@ -113,7 +89,7 @@ Figures runJobs(int jobs, FirstPaint* firstPaint) {
         lastStep = -1;
         const int before = completed;
         if (w.addToQueue() == 0) break;
-        const double stall = runTimed([&] { return completed > before; }, 600000);
+        const double stall = longestStallMs([&] { return completed > before; }, 600000);
         if (i < 0 || lastStep < 0) continue;  // the warm-up job
         (previewing ? f.withPreviews : f.without).push_back(lastStep);
         if (previewing)

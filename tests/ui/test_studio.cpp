@@ -32,6 +32,7 @@
 #include "PreviewStrip.h"
 #include "QueueController.h"
 #include "SettingsPanel.h"
+#include "StallMeter.h"
 #include "StudioPaths.h"
 #include "worldstudio/hue/project.h"
 #include "worldstudio/media/media.h"
@@ -39,30 +40,6 @@
 #include "worldstudio/model/tiny_model.h"
 
 namespace {
-
-// Longest gap between ticks of a 2 ms timer on the UI thread while `until` is false: how long the UI froze.
-double longestStallMs(const std::function<bool()>& until, int timeoutMs) {
-    QElapsedTimer clock;
-    clock.start();
-    qint64 last = clock.elapsed(), worst = 0;
-    QTimer tick;
-    tick.setTimerType(Qt::PreciseTimer);
-    QObject::connect(&tick, &QTimer::timeout, [&] {
-        const qint64 now = clock.elapsed();
-        worst = std::max(worst, now - last);
-        last = now;
-    });
-    tick.start(2);
-    // An event loop, not a processEvents spin (which would take a core from the model's threads).
-    QEventLoop loop;
-    QTimer poll;
-    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (until() || clock.elapsed() >= timeoutMs) loop.quit();
-    });
-    poll.start(10);
-    if (!until()) loop.exec();
-    return static_cast<double>(worst);
-}
 
 void shot(QWidget* w, const QString& name) {
     const QString dir = qEnvironmentVariable("WS_SCREENSHOT_DIR");
