@@ -469,6 +469,12 @@ void MainWindow::showModel(const QString& summaryJson) {
         generate_->setModelName(name.isEmpty() ? name : name.left(1).toUpper() + name.mid(1));
     }
     const QJsonObject o = QJsonDocument::fromJson(summaryJson.toUtf8()).object();
+    // The model the last session used comes back: its settings as they were left, not the model's defaults again.
+    if (!sessionSettings_.empty() && o["dir"].toString() == sessionModelDir_) {
+        settings()->applyRequest(sessionSettings_);
+        settings()->setSeedPolicy(sessionSeedPolicy_);
+    }
+    sessionSettings_ = ws::ojson();
     const QString dtype = o["dtype"].toString();
     deviceLabel_->setText(QStringLiteral("%1 · %2 · %3").arg(o["id"].toString().section(':', 0, 0), o["device"].toString(), dtype));
     QSettings().setValue("model/last", o["dir"].toString());
@@ -612,6 +618,7 @@ void MainWindow::saveSession() const {
     s.setValue("session/negative", generate_->negativeEditor()->text());
     s.setValue("session/settings", QString::fromStdString(settings()->request().dump()));
     s.setValue("session/seedPolicy", settings()->seedPolicy());
+    s.setValue("session/modelDir", s.value("model/last").toString());
     s.setValue("session/annotator", evaluation_->annotator());
     if (evaluation_->project()) s.setValue("session/evaluationProject", QString::fromStdString(evaluation_->project()->path()));
 }
@@ -635,6 +642,10 @@ void MainWindow::restoreSession() {
         generate_->negativeEditor()->undoStack()->clear();
     }
     if (s.contains("session/seedPolicy")) settings()->setSeedPolicy(s.value("session/seedPolicy").toString());
+    // Loading the same model again applies its defaults; these settings are put back after it (showModel).
+    if (settingsJson.is_object()) sessionSettings_ = settingsJson;
+    sessionModelDir_ = s.value("session/modelDir").toString();
+    sessionSeedPolicy_ = settings()->seedPolicy();
     const QString annotator = s.value("session/annotator").toString();
     if (!annotator.isEmpty()) evaluation_->setAnnotator(annotator);
     const QString project = s.value("session/evaluationProject").toString();

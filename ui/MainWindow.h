@@ -138,6 +138,8 @@ private:
     QHash<int, QByteArray> layouts_;  // saveState() per workspace
     QHash<int, QString> stageModes_;  // the mode last used in Generate and in Robotics
     QString modelSummary_;            // the loaded model's summary JSON (About, model card)
+    ws::ojson sessionSettings_;       // the last session's settings, until its model is loaded again
+    QString sessionModelDir_, sessionSeedPolicy_;
     // Status bar
     QLabel *status_, *deviceLabel_, *memoryLabel_, *clockLabel_;
     friend class StudioHelp;

@@ -199,8 +199,9 @@ void SettingsPanel::setSeedPolicy(const QString& policy) {
 }
 
 void SettingsPanel::setModelCanMakeSound(bool can) {
+    // Only a change of capability changes the switch: loading another model that makes sound keeps the user's choice.
+    if (can != canMakeSound_) sound_->setChecked(can);
     canMakeSound_ = can;
-    sound_->setChecked(can);
     sound_->setToolTip(can ? QString() : tr("The loaded model has no sound tokenizer"));
     updateVisibility();
 }

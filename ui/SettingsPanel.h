@@ -32,7 +32,8 @@ public:
     // Seed policy: "fixed", "random" (a new seed per job, the default) or "increment".
     QString seedPolicy() const;
     void setSeedPolicy(const QString& policy);
-    // Whether the loaded model makes sound: sound is then on by default (and stays as the user sets it across modes).
+    // Whether the loaded model makes sound: sound is on by default and stays as the user sets it (across modes and
+    // models that make sound); without a sound tokenizer it is off and not offered.
     void setModelCanMakeSound(bool can);
     QString templateMode() const;  // the upsampler template for the mode: t2v, t2i, i2v or v2v
     double durationSeconds() const;

@@ -37,6 +37,7 @@
 #include "VideoView.h"
 #include "worldstudio/core/frames.h"
 #include "worldstudio/media/media.h"
+#include "worldstudio/model/tiny_model.h"
 
 namespace {
 
@@ -63,6 +64,13 @@ QString writeClip(const QString& path, int frames, int r, int g, int b) {
 class TestShell : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
+    QString model_;
+
+    static bool load(MainWindow& w, const QString& dir) {
+        QSignalSpy ready(&w, &MainWindow::modelReady);
+        w.loadModel(dir);
+        return ready.wait(60000);
+    }
 
     void freshSettings(const QString& name) {
         qputenv("XDG_DATA_HOME", tmp_.filePath(name).toUtf8());
@@ -75,6 +83,8 @@ private Q_SLOTS:
         QCoreApplication::setApplicationName("WorldStudio");
         QCoreApplication::setOrganizationName("WorldStudioTest");
         qputenv("XDG_CONFIG_HOME", tmp_.filePath("config").toUtf8());
+        model_ = tmp_.filePath("tiny");
+        ws::make_tiny_model(model_.toStdString(), 0);
     }
 
     void workspacesKeepTheirOwnLayouts() {
@@ -363,6 +373,7 @@ private Q_SLOTS:
         const QString project = tmp_.filePath("restart-eval.db");
         {
             MainWindow w;
+            QVERIFY(load(w, model_));  // loading applies the model's defaults; what follows is the user's
             w.promptEdit()->setText("a paper boat on a river");
             w.captionEditor()->setText(R"({"temporal_caption": "0:00 a paper boat drifts"})");
             w.negativeEditor()->setText(R"({"style": "cartoon"})");
@@ -375,6 +386,7 @@ private Q_SLOTS:
             w.close();
         }
         MainWindow w;
+        QVERIFY(load(w, model_));  // the same model again: the settings stay as they were left, not its defaults
         QCOMPARE(w.promptEdit()->text(), QString("a paper boat on a river"));
         QVERIFY(w.captionEditor()->text().contains("a paper boat drifts"));
         QVERIFY(w.negativeEditor()->text().contains("cartoon"));
