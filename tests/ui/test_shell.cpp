@@ -400,6 +400,31 @@ private Q_SLOTS:
         QVERIFY(!w.captionEditor()->undoStack()->canUndo());  // the restored text is the start, not an edit
     }
 
+    // Saved state that does not read (a damaged settings file, a layout from another version) is ignored: the
+    // window opens as on a first start, nothing crashes.
+    void damagedSessionStateIsIgnored() {
+        freshSettings("damaged");
+        {
+            QSettings s;
+            s.setValue("session/settings", "{\"model_mode\": \"text2video\", \"num_steps\": ");
+            s.setValue("session/workspace", "no such workspace");
+            s.setValue("session/seedPolicy", "sometimes");
+            s.setValue("session/caption", "[1, 2");
+            s.setValue("session/evaluationProject", tmp_.filePath("missing.db"));
+            s.setValue("layout/generate", QByteArray("\x00\x01garbage", 9));
+            s.setValue("window/geometry", QByteArray("nonsense"));
+        }
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCOMPARE(w.workspace(), MainWindow::Workspace::Generate);
+        QVERIFY(w.inspectorDock()->isVisible() && w.queueDock()->isVisible());  // the default layout
+        QCOMPARE(w.settings()->seedPolicy(), QString("random"));
+        QCOMPARE(w.settings()->mode(), QString("text2video"));
+        QVERIFY(w.evaluation()->project() == nullptr);
+        QCOMPARE(w.captionEditor()->text(), QString("{}"));  // a caption that does not parse is not put back
+    }
+
     // Defect 13: raw mode identifiers; file dialogs opened in the working folder.
     void modesHaveNamesAndDialogsOpenInTheOutputs() {
         freshSettings("names");
