@@ -12,6 +12,7 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSettings>
+#include <QTabWidget>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QToolBar>
@@ -473,12 +474,14 @@ private Q_SLOTS:
         w.enqueueRequestFile(tmp_.filePath(QString(300, 'x') + ".json"));  // fails: a very long status line
         w.stage()->showFinished(1, "done", tmp_.filePath(QString(200, 'y') + ".mp4"), R"({"seed": 1, "seconds": 1})", QString());
         QStringList clipped;
-        for (int i = 0; i <= static_cast<int>(MainWindow::Workspace::Models); ++i) {
+        // Every workspace, and in Generate each inspector tab (the settings form is the densest page).
+        QVector<QPair<int, int>> views;
+        for (int i = 0; i <= static_cast<int>(MainWindow::Workspace::Models); ++i) views.push_back({i, -1});
+        for (int tab = 0; tab < w.inspectorTabs()->count(); ++tab) views.push_back({0, tab});
+        for (const auto& [i, tab] : views) {
             w.showWorkspace(static_cast<MainWindow::Workspace>(i));
+            if (tab >= 0) w.inspectorTabs()->setCurrentIndex(tab);
             QTest::qWait(50);
-            if (w.size() != QSize(1280, 800))
-                qInfo() << i << "centre" << w.centralWidget()->minimumSizeHint() << "window" << w.minimumSizeHint() << w.inspectorDock()->minimumSizeHint()
-                        << w.queueDock()->minimumSizeHint() << w.promptToolBar()->minimumSizeHint();
             QCOMPARE(w.size(), QSize(1280, 800));
             for (QWidget* c : w.findChildren<QWidget*>()) {
                 if (!c->isVisible() || c->width() <= 0) continue;
@@ -489,7 +492,7 @@ private Q_SLOTS:
                 if (c->width() + 2 < c->sizeHint().width()) clipped << QStringLiteral("%1 (%2 < %3)").arg(text).arg(c->width()).arg(c->sizeHint().width());
             }
             const QString dir = qEnvironmentVariable("WS_SCREENSHOT_DIR");
-            if (!dir.isEmpty()) w.grab().save(QStringLiteral("%1/shell-%2-%3.png").arg(dir, language).arg(i));
+            if (!dir.isEmpty()) w.grab().save(QStringLiteral("%1/shell-%2-%3-%4.png").arg(dir, language).arg(i).arg(tab));
         }
         clipped.removeDuplicates();
         qunsetenv("WORLDSTUDIO_LANGUAGE");
