@@ -335,4 +335,4 @@ void GenerateView::applyRequest(const ws::ojson& r) {
     negative_->setText(neg.empty() ? QStringLiteral("{}") : QString::fromStdString(neg));
 }
 
-QString GenerateView::promptCheckText() const { return checkBar_->isVisible() || !issues_.isEmpty() ? checkLabel_->text() : QString(); }
+QString GenerateView::promptCheckText() const { return issues_.isEmpty() ? QString() : checkLabel_->text(); }

@@ -76,13 +76,14 @@ MainWindow::MainWindow(QWidget* parent)
       deviceLabel_(new QLabel(this)), memoryLabel_(new QLabel(this)), clockLabel_(new QLabel(this)) {
     setWindowTitle(tr("WorldStudio"));
     // The queue journal and the history survive restarts; a damaged journal is set aside, never deleted.
+    const int previewEvery = QSettings().value("generate/previewEvery", 1).toInt();
     try {
-        queue_ = std::make_unique<QueueController>(StudioPaths::queueJournal(), QSettings().value("generate/previewEvery", 1).toInt());
+        queue_ = std::make_unique<QueueController>(StudioPaths::queueJournal(), previewEvery);
     } catch (const std::exception& e) {
         const QString aside = StudioPaths::queueJournal() + ".unreadable";
         QFile::remove(aside);
         QFile::rename(StudioPaths::queueJournal(), aside);
-        queue_ = std::make_unique<QueueController>(StudioPaths::queueJournal(), QSettings().value("generate/previewEvery", 1).toInt());
+        queue_ = std::make_unique<QueueController>(StudioPaths::queueJournal(), previewEvery);
         QTimer::singleShot(0, this, [this, aside, msg = QString::fromStdString(ws::user_message(e))] {
             setStatus(tr("The saved queue could not be read (%1); it was kept as %2").arg(msg, aside));
         });

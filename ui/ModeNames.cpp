@@ -1,5 +1,7 @@
 #include "ModeNames.h"
 
+#include "worldstudio/model/request.h"
+
 namespace {
 
 // One row per mode: its identifier, its name and a line for its tooltip (translated in the "ModeNames" context).
@@ -40,4 +42,10 @@ QString ModeNames::description(const QString& mode) {
     return m ? tr(m->description) : QString();
 }
 
-bool ModeNames::isRobotics(const QString& mode) { return mode == "forward_dynamics" || mode == "inverse_dynamics" || mode == "policy" || mode == "wam"; }
+bool ModeNames::isRobotics(const QString& mode) {
+    try {
+        return ws::mode_has_actions(ws::mode_from_name(mode.toStdString()));
+    } catch (const std::exception&) {
+        return false;  // an unknown identifier is no robotics mode
+    }
+}
