@@ -20,6 +20,12 @@ void exec(QSqlDatabase& db, const QString& sql) {
     if (!q.exec(sql)) throw ws::Error(("history database: " + q.lastError().text() + " in " + sql).toStdString());
 }
 
+// The columns entryFrom reads. SQLite takes the user's prompt, the model and the generation time out of the record
+// (a row whose record is not JSON, written by something else, still lists: json_valid guards every extraction).
+#define WS_RECORD(path) "CASE WHEN json_valid(record) THEN json_extract(record, '" path "') END"
+const char* const kColumns = "SELECT id, created, mode, prompt, seed, file, record, thumbnail, " WS_RECORD("$.request.name") ", "
+                             WS_RECORD("$.model.id") ", " WS_RECORD("$.seconds") " FROM outputs ";
+
 HistoryEntry entryFrom(const QSqlQuery& q) {
     HistoryEntry e;
     e.id = q.value(0).toLongLong();
@@ -30,11 +36,10 @@ HistoryEntry entryFrom(const QSqlQuery& q) {
     e.file = q.value(5).toString();
     e.recordJson = q.value(6).toString();
     e.thumbnail.loadFromData(q.value(7).toByteArray(), "PNG");
-    const QJsonObject record = QJsonDocument::fromJson(e.recordJson.toUtf8()).object();
-    e.userPrompt = record["request"].toObject()["name"].toString().simplified();
+    e.userPrompt = q.value(8).toString().simplified();
     if (e.userPrompt.isEmpty()) e.userPrompt = e.prompt.simplified();
-    e.model = record["model"].toObject()["id"].toString();
-    if (record["seconds"].isDouble()) e.seconds = record["seconds"].toDouble();
+    e.model = q.value(9).toString();
+    if (!q.value(10).isNull()) e.seconds = q.value(10).toDouble();
     return e;
 }
 
@@ -88,8 +93,7 @@ qint64 HistoryStore::add(const QString& file, const QString& recordJson, const Q
 
 QVector<HistoryEntry> HistoryStore::search(const QString& text, int limit) const {
     QSqlQuery q(QSqlDatabase::database(connection_));
-    q.prepare("SELECT id, created, mode, prompt, seed, file, record, thumbnail FROM outputs "
-              "WHERE prompt LIKE ? ESCAPE '\\' OR json_extract(record, '$.request.name') LIKE ? ESCAPE '\\' "
+    q.prepare(QString::fromLatin1(kColumns) + "WHERE IFNULL(prompt, '') LIKE ? ESCAPE '\\' OR " WS_RECORD("$.request.name") " LIKE ? ESCAPE '\\' "
               "ORDER BY id DESC LIMIT ?");
     QString pattern = text;
     pattern.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
@@ -104,7 +108,7 @@ QVector<HistoryEntry> HistoryStore::search(const QString& text, int limit) const
 
 HistoryEntry HistoryStore::get(qint64 id) const {
     QSqlQuery q(QSqlDatabase::database(connection_));
-    q.prepare("SELECT id, created, mode, prompt, seed, file, record, thumbnail FROM outputs WHERE id = ?");
+    q.prepare(QString::fromLatin1(kColumns) + "WHERE id = ?");
     q.addBindValue(id);
     if (q.exec() && q.next()) return entryFrom(q);
     return {};

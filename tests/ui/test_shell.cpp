@@ -271,9 +271,11 @@ private Q_SLOTS:
                                    .arg(QString::fromStdString(ws::ojson(caption.toStdString()).dump()));
         QImage thumb(64, 64, QImage::Format_RGB888);
         thumb.fill(Qt::darkCyan);
+        // A row whose record is not JSON (written by something else) lists too, and does not break the search.
+        QVERIFY(w.history()->add(tmp_.filePath("damaged.mp4"), "{not json", thumb) > 0);
         QVERIFY(w.history()->add(tmp_.filePath("x.mp4"), record, thumb) > 0);
         w.showWorkspace(MainWindow::Workspace::Library);
-        QCOMPARE(w.historyList()->count(), 1);
+        QCOMPARE(w.historyList()->count(), 2);
         const QString label = w.historyList()->item(0)->text();
         QVERIFY2(label.startsWith("a lighthouse in a storm"), qPrintable(label));
         QVERIFY(label.contains("Text → video") && label.contains("pico") && label.contains("seed 77") && label.contains("12.5 s"));
@@ -281,6 +283,7 @@ private Q_SLOTS:
         // Searched by the user's words and by the caption's.
         QTest::keyClicks(w.historySearch(), "storm");
         QCOMPARE(w.historyList()->count(), 1);
+        QVERIFY(w.historyList()->item(0)->text().startsWith("a lighthouse in a storm"));
         w.historySearch()->clear();
         QTest::keyClicks(w.historySearch(), "basalt");
         QCOMPARE(w.historyList()->count(), 1);
@@ -288,6 +291,7 @@ private Q_SLOTS:
         QTest::keyClicks(w.historySearch(), "volcano");
         QCOMPARE(w.historyList()->count(), 0);
         w.historySearch()->clear();
+        QCOMPARE(w.historyList()->count(), 2);
         w.historyList()->setCurrentRow(0);
         QVERIFY(w.library()->summaryText().contains("a lighthouse in a storm"));
         QVERIFY(w.library()->summaryText().contains("64×64"));
