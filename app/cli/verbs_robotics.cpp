@@ -137,10 +137,10 @@ void add_robotics_verbs(std::vector<Verb>& v) {
                  cmd_embodiments});
     v.push_back({"rollout",
                  "  rollout (JOB.json | flags) -o BUNDLE_DIR  an action-conditioned rollout of several chunks into a bundle: --mode\n"
-                 "                                    forward_dynamics|policy, --chunks N, --chunk-size A, --dataset DIR|pico, --episode N\n"
-                 "                                    (pico: the seed), --from-frame F, --camera KEY, --actions FILE (default: the episode's\n"
-                 "                                    recorded ones), --prompt, --domain-name, --seed, --steps, --closed-loop (Pico, policy),\n"
-                 "                                    --no-inverse-check, --branch-of BUNDLE_DIR:NODE --from-frame F, --model DIR\n"
+                 "                                    forward_dynamics|policy|inverse_dynamics, --chunks N, --chunk-size A, --dataset DIR|pico,\n"
+                 "                                    --episode N (pico: the seed), --from-frame F, --camera KEY, --actions FILE (default: the\n"
+                 "                                    episode's recorded ones), --prompt, --domain-name, --seed, --steps, --closed-loop (Pico,\n"
+                 "                                    policy), --no-inverse-check, --branch-of BUNDLE_DIR:NODE --from-frame F, --model DIR\n"
                  "  rollout metrics BUNDLE_DIR [--json]  per node and per frame: psnr, tracked_error, gripper_error, action_mse,\n"
                  "                                    inverse_action_mse, consistency_psnr, outcome\n",
                  cmd_rollout});

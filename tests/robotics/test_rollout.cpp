@@ -1,12 +1,13 @@
 // Rollouts on the shipped Pico model: chunked forward dynamics stitched without the repeated frame, a branch from a
-// node's frame, the bundle reopened exactly, a closed loop in Pico World, metrics per node and per frame, a LeRobot
-// dataset as the source, and bad input. Few denoising steps: this checks the bookkeeping, not the picture quality
+// node's frame, the bundle reopened exactly, a closed loop in Pico World, inverse dynamics along an episode,
+// interactive play chunk by chunk, metrics per node and per frame, a LeRobot dataset as the source, and bad input. Few denoising steps: this checks the bookkeeping, not the picture quality
 // (pico-bench measures that).
 #include <QtTest>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "test_support.h"
 #include "worldstudio/core/error.h"
@@ -14,6 +15,7 @@
 #include "worldstudio/model/default_model.h"
 #include "worldstudio/model/engine.h"
 #include "worldstudio/pico/world.h"
+#include "worldstudio/robotics/action_edit.h"
 #include "worldstudio/robotics/rollout.h"
 #include "worldstudio/robotics/trajectory.h"
 
@@ -154,6 +156,150 @@ private Q_SLOTS:
         QCOMPARE(m["nodes"][0]["per_frame"].size(), size_t(17));
     }
 
+    void inverseDynamicsAlongTheEpisode() {
+        RolloutSpec s = fd_spec();
+        s.mode = "inverse_dynamics", s.chunks = 2;
+        const ojson node = run_rollout(model_, s, dir("id"), {});
+        QCOMPARE(node["mode"].get<std::string>(), std::string("inverse_dynamics"));
+        QCOMPARE(node["frames"].get<int>(), 17);  // the episode's frames 0..16
+        // Chunk k reads the episode's frames [8k, 8k + 8]; the node's video and ground truth are that stretch.
+        QCOMPARE(read_video(dir("id/n0/chunk_001.mp4")).count, 9);
+        QCOMPARE(node["chunks"][1]["start_frame"].get<int>(), 8);
+        QCOMPARE(read_video(dir("id/n0/rollout.mp4")).count, 17);
+        QCOMPARE(read_video(dir("id/n0/ground_truth.mp4")).count, 17);
+        // The predicted actions, model space, against the recorded ones.
+        const auto predicted = read_action_file(dir("id/n0/actions.json"));
+        QCOMPARE(predicted.size(), size_t(16));
+        QCOMPARE(predicted[0].size(), size_t(19));
+        QCOMPARE(predicted[8], read_action_file(dir("id/n0/chunk_001_inverse.actions.json"))[0]);
+        const ojson& whole = node["metrics"]["whole"];
+        QVERIFY2(whole["action_mse"].is_number() && std::isfinite(whole["action_mse"].get<double>()), whole.dump().c_str());
+        QVERIFY(node["chunks"][0]["action_mse"].is_number());
+        const ojson& per_frame = node["metrics"]["per_frame"];
+        QCOMPARE(per_frame.size(), size_t(17));
+        QVERIFY(!per_frame[0].contains("action_mse"));  // no action leads into the first frame
+        double mean_of_frames = 0;
+        for (size_t f = 1; f < 17; ++f) mean_of_frames += per_frame[f]["action_mse"].get<double>() / 16;
+        QVERIFY(std::abs(mean_of_frames - whole["action_mse"].get<double>()) < 1e-9 * (1 + mean_of_frames));
+        // Reopened, and in the metrics table.
+        const ojson m = read_rollout_bundle(dir("id"));
+        QCOMPARE(m["nodes"][0]["mode"].get<std::string>(), std::string("inverse_dynamics"));
+        QVERIFY(rollout_metrics(dir("id"))["nodes"][0]["action_mse"].is_number());
+        // An inverse dynamics node reads the episode, so it does not branch; nor does it read past the episode.
+        RolloutSpec b = s;
+        b.branch_of = "n0", b.branch_frame = 2;
+        try {
+            run_rollout(model_, b, dir("id"), {});
+            QFAIL("a branch of inverse dynamics was accepted");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("does not branch from a node") != std::string::npos, e.what());
+        }
+        const std::string fixture = std::string(WS_SOURCE_DIR) + "/../shared/reference/golden/lerobot/v3_small";
+        if (fs::exists(fixture)) {
+            RolloutSpec longer = fd_spec();
+            longer.mode = "inverse_dynamics", longer.dataset = fixture, longer.episode = 1, longer.chunks = 200;
+            try {
+                run_rollout(model_, longer, dir("id_long"), {});
+                QFAIL("a horizon past the episode was accepted");
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find("needs 1601 frames from frame 0") != std::string::npos, e.what());
+            }
+        }
+    }
+
+    void interactivePlayChunkByChunk() {
+        const Embodiment& e = *EmbodimentRegistry::shipped().find("pico_world");
+        InteractivePlay play(model_, fd_spec(), dir("play"));
+        QCOMPARE(play.chunk_size(), 8);
+        QCOMPARE(play.fps(), 16.0);
+        QCOMPARE(play.embodiment(), std::string("pico_world"));
+        QCOMPARE(play.chunks_played(), 0);
+        const pico::Episode ep = pico::simulate(7, [] { pico::Options o; o.frames = 2; return o; }());
+        QVERIFY(same_frame(play.current_frame(), 0, ep.video, 0));  // the episode's first frame
+        // Two chunks from the keys: forward, then the effector to the right with the gripper closed.
+        ControlState keys;
+        keys.forward = 1;
+        Trajectory t0, t1, t2;
+        const auto rows0 = control_chunk(e, play.fps(), play.chunk_size(), keys, {}, t0, &t1);
+        const InteractivePlay::Chunk c0 = play.step(rows0, {});
+        QCOMPARE(c0.video.count, 9);
+        QVERIFY(c0.seconds > 0);
+        QVERIFY(same_frame(play.current_frame(), 0, c0.video, 8));  // the next chunk starts from this one's last frame
+        keys = {};
+        keys.move_effector = true, keys.right = 1, keys.gripper_closed = true;
+        const auto rows1 = control_chunk(e, play.fps(), play.chunk_size(), keys, {}, t1, &t2);
+        const InteractivePlay::Chunk c1 = play.step(rows1, {});
+        QCOMPARE(c1.video.count, 9);
+        QCOMPARE(play.chunks_played(), 2);
+        QVERIFY(same_frame(read_image(dir("play/n0/chunk_001_start.png")), 0, c0.video, 8));
+        const ojson node = play.finish();
+        QCOMPARE(node["frames"].get<int>(), 17);  // 2 chunks of 9 frames, the repeated first frame dropped
+        QCOMPARE(node["interactive"].get<bool>(), true);
+        QCOMPARE(node["mode"].get<std::string>(), std::string("forward_dynamics"));
+        QCOMPARE(node["chunks"].size(), size_t(2));
+        QVERIFY(node["chunks"][1]["seconds"].get<double>() > 0);
+        QCOMPARE(read_video(dir("play/n0/rollout.mp4")).count, 17);
+        QCOMPARE(read_video(dir("play/n0/ground_truth.mp4")).count, 17);  // the episode simulated on that far
+        // The actions as played, in the model's space: the rows given, scaled per channel.
+        auto given = rows0;
+        given.insert(given.end(), rows1.begin(), rows1.end());
+        given = to_model_space("pico_world", given);
+        const auto ran = read_action_file(dir("play/n0/actions.json"));
+        QCOMPARE(ran.size(), size_t(16));
+        for (size_t t = 0; t < 16; ++t)
+            for (size_t k = 0; k < 19; ++k) QVERIFY(std::abs(ran[t][k] - given[t][k]) < 1e-12);
+        QVERIFY(std::abs(ran[0][2] - 0.25 / 16 * pico::action_scale()[2]) < 1e-9 && ran[9][18] == pico::action_scale()[18]);
+        const auto raw_back = to_raw_space("pico_world", given);
+        for (size_t k = 0; k < 19; ++k) QVERIFY(std::abs(raw_back[9][k] - rows1[1][k]) < 1e-12);
+        // The bundle reopens with the node as run_rollout writes them.
+        const ojson m = read_rollout_bundle(dir("play"));
+        QCOMPARE(m["nodes"].size(), size_t(1));
+        QCOMPARE(m["nodes"][0]["interactive"].get<bool>(), true);
+        QCOMPARE(m["source"]["embodiment"].get<std::string>(), std::string("pico_world"));
+        QVERIFY(rollout_metrics(dir("play"))["nodes"][0]["psnr"].is_number());
+        QVERIFY_THROWS_EXCEPTION(Error, play.finish());
+        QVERIFY_THROWS_EXCEPTION(Error, play.step(rows0, {}));
+        // A branch of the played node starts from its frame; left unfinished, it leaves no node folder behind.
+        {
+            RolloutSpec b = fd_spec();
+            b.branch_of = "n0", b.branch_frame = 4;
+            InteractivePlay branch(model_, b, dir("play"));
+            QVERIFY(same_frame(branch.current_frame(), 0, read_video(dir("play/n0/rollout.mp4")), 4));
+            QVERIFY(fs::exists(dir("play/n1")));
+        }
+        QVERIFY(!fs::exists(dir("play/n1")));
+        QCOMPARE(read_rollout_bundle(dir("play"))["nodes"].size(), size_t(1));
+    }
+
+    void interactivePlayRefusesBadInput() {
+        auto expect = [](const std::function<void()>& f, const char* frag) {
+            try {
+                f();
+                QFAIL(frag);
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(frag) != std::string::npos, e.what());
+            }
+        };
+        InteractivePlay play(model_, fd_spec(), dir("play_bad"));
+        expect([&] { play.step(std::vector<std::vector<double>>(8, std::vector<double>(18, 0.0)), {}); },
+               "action row 0 has 18 values, embodiment 'pico_world' takes 19");
+        expect([&] { play.step(std::vector<std::vector<double>>(5, std::vector<double>(19, 0.0)), {}); }, "a chunk takes 8 action rows, not 5");
+        auto nan_rows = std::vector<std::vector<double>>(8, std::vector<double>(19, 0.0));
+        nan_rows[2][4] = std::nan("");
+        expect([&] { play.step(nan_rows, {}); }, "action row 2 channel 4 is not a finite number");
+        QCOMPARE(play.chunks_played(), 0);
+        expect([&] { play.finish(); }, "nothing was played");
+        RolloutSpec s = fd_spec();
+        s.chunk_size = 15;
+        expect([&] { InteractivePlay p(model_, s, dir("play_bad2")); }, "16-frame video");
+        s = fd_spec();
+        s.mode = "policy";
+        expect([&] { InteractivePlay p(model_, s, dir("play_bad2")); }, "interactive play runs forward dynamics");
+        s = fd_spec();
+        s.branch_of = "n3";
+        expect([&] { InteractivePlay p(model_, s, dir("play_bad2")); }, "no rollout bundle to branch from");
+    }
+
     void aLeRobotEpisodeRollsOut() {
         const std::string fixture = std::string(WS_SOURCE_DIR) + "/../shared/reference/golden/lerobot/v3_small";
         if (!fs::exists(fixture)) QSKIP("the shared LeRobot fixtures are not here");
@@ -178,7 +324,7 @@ private Q_SLOTS:
         };
         RolloutSpec s = fd_spec();
         s.mode = "transfer";
-        expect(s, "bad", "rollout mode must be forward_dynamics or policy");
+        expect(s, "bad", "rollout mode must be forward_dynamics, policy (wam) or inverse_dynamics");
         s = fd_spec();
         s.closed_loop = true;
         expect(s, "bad", "a closed loop runs the policy in Pico World");

@@ -15,16 +15,32 @@
 #include "worldstudio/pico/world.h"
 #include "worldstudio/robotics/dataset.h"
 #include "worldstudio/robotics/trajectory.h"
+#include "robotics/rollout_internal.h"
 
 namespace ws::robotics {
 
 namespace fs = std::filesystem;
-using Rows = std::vector<std::vector<double>>;
+using detail::Rows;
 
 namespace {
-
 constexpr const char* kManifest = "manifest.json";
 constexpr const char* kFormat = "worldstudio.rollouts";
+}  // namespace
+
+Rows to_model_space(const std::string& embodiment, Rows rows) {
+    if (embodiment == "pico_world")
+        for (auto& r : rows)
+            for (size_t k = 0; k < r.size() && k < pico::action_scale().size(); ++k) r[k] *= pico::action_scale()[k];
+    return rows;
+}
+Rows to_raw_space(const std::string& embodiment, Rows rows) {
+    if (embodiment == "pico_world")
+        for (auto& r : rows)
+            for (size_t k = 0; k < r.size() && k < pico::action_scale().size(); ++k) r[k] /= pico::action_scale()[k];
+    return rows;
+}
+
+namespace detail {
 
 ojson read_json_file(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
@@ -85,37 +101,6 @@ double rows_mse(const Rows& a, const Rows& b) {
     return n ? s / n : std::nan("");
 }
 
-Rows read_rows(const std::string& path) { return read_action_file(path); }
-
-// Where a rollout's frames and actions come from: a Pico World episode (with its simulator states, for closed
-// loops) or a LeRobot episode.
-struct Source {
-    std::string name;  // "pico" or the dataset folder
-    int64_t episode = 0;
-    std::string camera, task;
-    double fps = 16;
-    VideoFrames frames;           // the whole episode of the camera
-    Rows actions;                 // the episode's recorded actions, raw
-    std::optional<pico::Episode> sim;
-    const Embodiment* embodiment = nullptr;
-};
-
-// The model's action space from raw actions: Pico World scales each channel to about [-1, 1] (the scale its
-// model learned); the reference applies no normalization at inference, so other embodiments' files are used as
-// they are.
-Rows to_model_space(const Source& s, Rows rows) {
-    if (s.embodiment && s.embodiment->name == "pico_world")
-        for (auto& r : rows)
-            for (size_t k = 0; k < r.size() && k < pico::action_scale().size(); ++k) r[k] *= pico::action_scale()[k];
-    return rows;
-}
-Rows to_raw(const Source& s, Rows rows) {
-    if (s.embodiment && s.embodiment->name == "pico_world")
-        for (auto& r : rows)
-            for (size_t k = 0; k < r.size() && k < pico::action_scale().size(); ++k) r[k] /= pico::action_scale()[k];
-    return rows;
-}
-
 Source open_source(const RolloutSpec& spec, int64_t frames_needed) {
     Source s;
     s.name = spec.dataset;
@@ -159,6 +144,7 @@ Source open_source(const RolloutSpec& spec, int64_t frames_needed) {
     return s;
 }
 
+namespace {
 struct Tracks {
     std::vector<std::vector<std::pair<double, double>>> objects;
     std::vector<std::pair<double, double>> gripper;
@@ -168,6 +154,7 @@ double point_error(const std::pair<double, double>& a, const std::pair<double, d
     if (a.first < 0 || b.first < 0) return std::nan("");
     return std::hypot(a.first - b.first, a.second - b.second);
 }
+}  // namespace
 
 // Per frame and whole: PSNR against the ground truth and, for Pico World pictures, the tracked objects' and the
 // gripper's distance in pixels.
@@ -204,10 +191,15 @@ ojson video_metrics(const VideoFrames& gen, const VideoFrames& truth, bool pico_
     return {{"whole", whole}, {"per_frame", per_frame}};
 }
 
+int default_chunk(const Source& s) {
+    if (s.embodiment->action_chunk_size > 0) return s.embodiment->action_chunk_size;
+    return 16;
+}
+
+}  // namespace detail
+
 // Pico World's commands that reproduce raw actions from a state: velocities are the deltas times fps; the
 // gripper closes while the predicted closedness is above what it is now.
-}  // namespace
-
 pico::Command pico_command_for(const std::vector<double>& raw, const pico::World& w, double fps, bool was_closing) {
     if (raw.size() < static_cast<size_t>(pico::kActionDim)) throw Error("a Pico World action has " + std::to_string(pico::kActionDim) + " values, not " + std::to_string(raw.size()));
     pico::Command c;
@@ -220,70 +212,125 @@ pico::Command pico_command_for(const std::vector<double>& raw, const pico::World
     return c;
 }
 
-namespace {
+namespace detail {
 
-struct ChunkOut {
-    VideoFrames video;
-    Rows actions;  // model space: predicted (policy) or commanded (forward dynamics)
-    std::string file;
-};
+Runner::Runner(std::shared_ptr<const Model> model) : session_(model, ffmpeg_media_files()) {}
 
-class Runner {
-public:
-    Runner(std::shared_ptr<const Model> model, const RunCallbacks& cb) : session_(model, ffmpeg_media_files()), cb_(cb) {}
-
-    ChunkOut chunk(const RolloutSpec& spec, const Source& src, const std::string& dir, int k, const VideoFrames& start, const Rows& model_actions,
-                   int chunk_size) {
-        char name[32];
-        std::snprintf(name, sizeof name, "chunk_%03d", k);
-        const std::string base = (fs::path(dir) / name).string();
-        write_png(base + "_start.png", start);
-        ojson job = spec.request.is_object() ? spec.request : ojson::object();
-        job["model_mode"] = spec.mode;
-        job["prompt"] = spec.prompt.empty() ? src.task : spec.prompt;
-        job["vision_path"] = base + "_start.png";
-        job["action_chunk_size"] = chunk_size;
-        job["fps"] = src.fps;
-        job["domain_name"] = src.embodiment->name;
-        job["seed"] = spec.seed + static_cast<uint32_t>(k);
-        if (spec.mode == "forward_dynamics") {
-            write_actions_json(base + "_actions.json", model_actions);
-            job["action_path"] = base + "_actions.json";
-        }
-        session_.generate(job, base + ".mp4", cb_);
-        ChunkOut out;
-        out.video = read_video(base + ".mp4");
-        out.file = fs::path(base + ".mp4").filename().string();
-        out.actions = spec.mode == "forward_dynamics" ? model_actions : read_rows(base + ".actions.json");
-        return out;
+ChunkOut Runner::chunk(const RolloutSpec& spec, const Source& src, const std::string& dir, int k, const VideoFrames& start, const Rows& model_actions,
+                       int chunk_size, const RunCallbacks& cb) {
+    char name[32];
+    std::snprintf(name, sizeof name, "chunk_%03d", k);
+    const std::string base = (fs::path(dir) / name).string();
+    write_png(base + "_start.png", start);
+    ojson job = spec.request.is_object() ? spec.request : ojson::object();
+    job["model_mode"] = spec.mode;
+    job["prompt"] = spec.prompt.empty() ? src.task : spec.prompt;
+    job["vision_path"] = base + "_start.png";
+    job["action_chunk_size"] = chunk_size;
+    job["fps"] = src.fps;
+    job["domain_name"] = src.embodiment->name;
+    job["seed"] = spec.seed + static_cast<uint32_t>(k);
+    if (spec.mode == "forward_dynamics") {
+        write_actions_json(base + "_actions.json", model_actions);
+        job["action_path"] = base + "_actions.json";
     }
-
-    // Inverse dynamics on a generated chunk: the actions it implies, against those it was meant to show.
-    Rows inverse(const RolloutSpec& spec, const Source& src, const std::string& video, int chunk_size, uint32_t seed) {
-        ojson job = spec.request.is_object() ? spec.request : ojson::object();
-        job["model_mode"] = "inverse_dynamics";
-        job["prompt"] = spec.prompt.empty() ? src.task : spec.prompt;
-        job["vision_path"] = video;
-        job["action_chunk_size"] = chunk_size;
-        job["fps"] = src.fps;
-        job["domain_name"] = src.embodiment->name;
-        job["seed"] = seed;
-        const std::string base = (fs::path(video).parent_path() / (fs::path(video).stem().string() + "_inverse")).string();
-        session_.generate(job, base, cb_);
-        return read_rows(base + ".actions.json");
-    }
-
-private:
-    Session session_;
-    const RunCallbacks& cb_;
-};
-
-int default_chunk(const Source& s) {
-    if (s.embodiment->action_chunk_size > 0) return s.embodiment->action_chunk_size;
-    return 16;
+    session_.generate(job, base + ".mp4", cb);
+    ChunkOut out;
+    out.video = read_video(base + ".mp4");
+    out.file = fs::path(base + ".mp4").filename().string();
+    out.actions = spec.mode == "forward_dynamics" ? model_actions : read_action_file(base + ".actions.json");
+    return out;
 }
 
-}  // namespace
+Rows Runner::inverse(const RolloutSpec& spec, const Source& src, const std::string& video, int chunk_size, uint32_t seed, const RunCallbacks& cb) {
+    ojson job = spec.request.is_object() ? spec.request : ojson::object();
+    job["model_mode"] = "inverse_dynamics";
+    job["prompt"] = spec.prompt.empty() ? src.task : spec.prompt;
+    job["vision_path"] = video;
+    job["action_chunk_size"] = chunk_size;
+    job["fps"] = src.fps;
+    job["domain_name"] = src.embodiment->name;
+    job["seed"] = seed;
+    const std::string base = (fs::path(video).parent_path() / (fs::path(video).stem().string() + "_inverse")).string();
+    session_.generate(job, base, cb);
+    return read_action_file(base + ".actions.json");
+}
+
+std::string Bundle::next_id() const { return "n" + std::to_string(manifest.is_null() ? 0 : manifest["nodes"].size()); }
+
+Bundle open_bundle(RolloutSpec& spec, const std::string& bundle_dir) {
+    Bundle b;
+    b.dir = bundle_dir;
+    fs::create_directories(bundle_dir);
+    b.manifest_path = (fs::path(bundle_dir) / kManifest).string();
+    if (fs::exists(b.manifest_path)) b.manifest = read_rollout_bundle(bundle_dir);
+    if (!spec.branch_of.empty()) {
+        if (b.manifest.is_null()) throw Error(bundle_dir + ": no rollout bundle to branch from");
+        for (const ojson& n : b.manifest["nodes"])
+            if (n["id"] == spec.branch_of) b.parent = n;
+        if (b.parent.is_null()) throw Error(bundle_dir + ": no node '" + spec.branch_of + "' to branch from");
+        const ojson& src = b.manifest["source"];
+        spec.dataset = src["dataset"].get<std::string>(), spec.episode = src["episode"].get<int64_t>();  // a branch rolls out its tree's episode
+        if (spec.branch_frame < 0 || spec.branch_frame >= b.parent["frames"].get<int64_t>())
+            throw Error("branch frame " + std::to_string(spec.branch_frame) + " is outside node '" + spec.branch_of + "' (" + b.parent["frames"].dump() + " frames)");
+        spec.from_frame = b.parent["start_frame"].get<int64_t>() + spec.branch_frame;
+        if (spec.camera.empty()) spec.camera = src["camera"].get<std::string>();
+    } else if (!b.manifest.is_null()) {
+        const ojson& src = b.manifest["source"];
+        if (spec.dataset != src["dataset"] || spec.episode != src["episode"].get<int64_t>())
+            throw Error(bundle_dir + ": this bundle rolls out " + src["dataset"].get<std::string>() + " episode " + src["episode"].dump() +
+                        "; give another folder for another episode");
+    }
+    return b;
+}
+
+VideoFrames start_picture(const Bundle& b, const RolloutSpec& spec, const Source& src) {
+    VideoFrames start;
+    if (!b.parent.is_null()) {
+        const VideoFrames pv = read_video((fs::path(b.dir) / b.parent["video"].get<std::string>()).string());
+        start = frame_range(pv, spec.branch_frame, 1);
+    } else {
+        start = frame_range(src.frames, spec.from_frame, 1);
+    }
+    start.fps = src.fps;
+    return start;
+}
+
+ojson make_node(const std::string& id, const Bundle& b, const RolloutSpec& spec, const Source& src, int chunk_size, int frames, const ojson& chunks,
+                const ojson& metrics) {
+    const bool branch = !b.parent.is_null();
+    return {{"id", id},
+            {"parent", branch ? b.parent["id"] : ojson()},
+            {"branch_frame", branch ? ojson(spec.branch_frame) : ojson()},
+            {"mode", spec.mode},
+            {"closed_loop", spec.closed_loop},
+            {"seed", spec.seed},
+            {"chunk_size", chunk_size},
+            {"start_frame", spec.from_frame},
+            {"frames", frames},
+            {"prompt", spec.prompt.empty() ? src.task : spec.prompt},
+            {"video", id + "/rollout.mp4"},
+            {"ground_truth", id + "/ground_truth.mp4"},
+            {"actions", id + "/actions.json"},
+            {"chunks", chunks},
+            {"request", spec.request.is_object() ? spec.request : ojson::object()},
+            {"metrics", metrics}};
+}
+
+void add_node(Bundle& b, const RolloutSpec& spec, const Source& src, const ojson& node) {
+    if (fs::exists(b.manifest_path)) b.manifest = read_rollout_bundle(b.dir);
+    else
+        b.manifest = {{"format", kFormat},
+                      {"version", 1},
+                      {"source", {{"dataset", spec.dataset}, {"episode", spec.episode}, {"camera", src.camera}, {"fps", src.fps}, {"embodiment", src.embodiment->name}}},
+                      {"nodes", ojson::array()}};
+    b.manifest["nodes"].push_back(node);
+    write_json_file(b.manifest_path, b.manifest);
+}
+
+}  // namespace detail
+
+using namespace detail;
 
 RolloutSpec rollout_spec_from_json(const ojson& j, const std::string& origin) {
     if (!j.is_object()) throw Error(origin + ": a rollout job must be a JSON object");
@@ -318,36 +365,70 @@ RolloutSpec rollout_spec_from_json(const ojson& j, const std::string& origin) {
     return s;
 }
 
+namespace {
+
+// Inverse dynamics along the source episode: chunk k reads the episode's frames [from + k chunk, from + (k + 1)
+// chunk] and predicts the actions between them; the node's video is that stretch, its actions the predictions.
+ojson run_inverse(Runner& runner, const RolloutSpec& spec, Bundle& bundle, const Source& src, int chunk_size, const Rows& recorded, const RunCallbacks& cb,
+                  const RolloutProgress& progress) {
+    const int64_t horizon = static_cast<int64_t>(spec.chunks) * chunk_size;
+    if (spec.from_frame + horizon + 1 > src.frames.count)
+        throw Error("inverse dynamics for " + std::to_string(spec.chunks) + " chunks of " + std::to_string(chunk_size) + " needs " + std::to_string(horizon + 1) +
+                    " frames from frame " + std::to_string(spec.from_frame) + "; the episode has " + std::to_string(src.frames.count - spec.from_frame));
+    const std::string id = bundle.next_id();
+    const std::string node_dir = (fs::path(bundle.dir) / id).string();
+    fs::create_directories(node_dir);
+    Rows predicted;
+    ojson chunks = ojson::array();
+    for (int k = 0; k < spec.chunks; ++k) {
+        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+        if (progress.on_chunk) progress.on_chunk(k, spec.chunks, spec.mode);
+        const int64_t first = spec.from_frame + static_cast<int64_t>(k) * chunk_size;
+        VideoFrames stretch = frame_range(src.frames, first, chunk_size + 1);
+        stretch.fps = src.fps;
+        char name[32];
+        std::snprintf(name, sizeof name, "chunk_%03d.mp4", k);
+        write_mp4((fs::path(node_dir) / name).string(), stretch, nullptr, "{}");
+        const Rows rows = runner.inverse(spec, src, (fs::path(node_dir) / name).string(), chunk_size, spec.seed + static_cast<uint32_t>(k), cb);
+        const Rows truth(recorded.begin() + std::min<size_t>(recorded.size(), static_cast<size_t>(k) * chunk_size),
+                         recorded.begin() + std::min<size_t>(recorded.size(), static_cast<size_t>(k + 1) * chunk_size));
+        chunks.push_back({{"video", id + "/" + name}, {"start_frame", first}, {"seed", spec.seed + k}, {"action_mse", number_or_null(rows_mse(rows, truth))}});
+        predicted.insert(predicted.end(), rows.begin(), rows.end());
+    }
+    VideoFrames stretch = frame_range(src.frames, spec.from_frame, horizon + 1);
+    stretch.fps = src.fps;
+    const std::string record = ojson{{"rollout", id}, {"mode", spec.mode}, {"source", spec.dataset}, {"episode", spec.episode}}.dump();
+    write_mp4((fs::path(node_dir) / "rollout.mp4").string(), stretch, nullptr, record);
+    write_mp4((fs::path(node_dir) / "ground_truth.mp4").string(), stretch, nullptr, "{}");
+    write_actions_json((fs::path(node_dir) / "actions.json").string(), predicted);
+
+    // The video is the episode's own, so its metrics are the ceiling; the actions are what is measured: whole, and
+    // per frame for the transition into it.
+    ojson metrics = video_metrics(stretch, stretch, src.embodiment->name == "pico_world");
+    metrics["whole"]["action_mse"] = number_or_null(rows_mse(predicted, recorded));
+    for (size_t f = 1; f < metrics["per_frame"].size() && f - 1 < predicted.size(); ++f)
+        metrics["per_frame"][f]["action_mse"] =
+            number_or_null(f - 1 < recorded.size() ? rows_mse({predicted[f - 1]}, {recorded[f - 1]}) : std::nan(""));
+    const ojson node = make_node(id, bundle, spec, src, chunk_size, stretch.count, chunks, metrics);
+    add_node(bundle, spec, src, node);
+    return node;
+}
+
+}  // namespace
+
 ojson run_rollout(std::shared_ptr<const Model> model, const RolloutSpec& in_spec, const std::string& bundle_dir, const RunCallbacks& cb,
                   const RolloutProgress& progress) {
     RolloutSpec spec = in_spec;
     if (spec.mode == "wam") spec.mode = "policy";
-    if (spec.mode != "forward_dynamics" && spec.mode != "policy") throw Error("rollout mode must be forward_dynamics or policy (wam) (got '" + spec.mode + "')");
+    if (spec.mode != "forward_dynamics" && spec.mode != "policy" && spec.mode != "inverse_dynamics")
+        throw Error("rollout mode must be forward_dynamics, policy (wam) or inverse_dynamics (got '" + spec.mode + "')");
     if (spec.chunks < 1 || spec.chunks > 256) throw Error("chunks must be between 1 and 256");
     if (spec.closed_loop && (spec.mode != "policy" || spec.dataset != "pico")) throw Error("a closed loop runs the policy in Pico World (--mode policy --dataset pico)");
+    if (spec.mode == "inverse_dynamics" && !spec.branch_of.empty())
+        throw Error("an inverse dynamics node reads the source episode's own video, so it does not branch from a node; give from_frame instead");
 
     // The bundle: a new one, or an existing one this node branches into.
-    fs::create_directories(bundle_dir);
-    const std::string manifest_path = (fs::path(bundle_dir) / kManifest).string();
-    ojson manifest = fs::exists(manifest_path) ? read_rollout_bundle(bundle_dir) : ojson();
-    const ojson* parent = nullptr;
-    if (!spec.branch_of.empty()) {
-        if (manifest.is_null()) throw Error(bundle_dir + ": no rollout bundle to branch from");
-        for (const ojson& n : manifest["nodes"])
-            if (n["id"] == spec.branch_of) parent = &n;
-        if (!parent) throw Error(bundle_dir + ": no node '" + spec.branch_of + "' to branch from");
-        const ojson& src = manifest["source"];
-        spec.dataset = src["dataset"].get<std::string>(), spec.episode = src["episode"].get<int64_t>();  // a branch rolls out its tree's episode
-        if (spec.branch_frame < 0 || spec.branch_frame >= (*parent)["frames"].get<int64_t>())
-            throw Error("branch frame " + std::to_string(spec.branch_frame) + " is outside node '" + spec.branch_of + "' (" + (*parent)["frames"].dump() + " frames)");
-        spec.from_frame = (*parent)["start_frame"].get<int64_t>() + spec.branch_frame;
-        if (spec.camera.empty()) spec.camera = src["camera"].get<std::string>();
-    } else if (!manifest.is_null()) {
-        const ojson& src = manifest["source"];
-        if (spec.dataset != src["dataset"] || spec.episode != src["episode"].get<int64_t>())
-            throw Error(bundle_dir + ": this bundle rolls out " + src["dataset"].get<std::string>() + " episode " + src["episode"].dump() +
-                        "; give another folder for another episode");
-    }
+    Bundle bundle = open_bundle(spec, bundle_dir);
 
     // Enough simulated frames for the whole horizon (Pico); a dataset episode has what it has.
     const int64_t chunk_guess = spec.chunk_size > 0 ? spec.chunk_size : 16;
@@ -355,28 +436,23 @@ ojson run_rollout(std::shared_ptr<const Model> model, const RolloutSpec& in_spec
     const int chunk_size = spec.chunk_size > 0 ? spec.chunk_size : default_chunk(src);
     const int64_t horizon = static_cast<int64_t>(spec.chunks) * chunk_size;
     Rows raw_actions;
-    if (!spec.actions_path.empty()) raw_actions = to_raw(src, read_action_file(spec.actions_path));
+    if (!spec.actions_path.empty()) raw_actions = to_raw_space(src.embodiment->name, read_action_file(spec.actions_path));
     else if (spec.from_frame < static_cast<int64_t>(src.actions.size()))
         raw_actions.assign(src.actions.begin() + spec.from_frame, src.actions.end());
     if (spec.mode == "forward_dynamics" && static_cast<int64_t>(raw_actions.size()) < horizon)
         throw Error("forward dynamics for " + std::to_string(spec.chunks) + " chunks of " + std::to_string(chunk_size) + " needs " + std::to_string(horizon) +
                     " actions from frame " + std::to_string(spec.from_frame) + "; there are " + std::to_string(raw_actions.size()));
     raw_actions.resize(std::min<size_t>(raw_actions.size(), static_cast<size_t>(horizon)));
-    const Rows model_actions = to_model_space(src, raw_actions);
+    const Rows model_actions = to_model_space(src.embodiment->name, raw_actions);
+
+    Runner runner(model);
+    if (spec.mode == "inverse_dynamics") return run_inverse(runner, spec, bundle, src, chunk_size, model_actions, cb, progress);
 
     // The node.
-    const std::string id = "n" + std::to_string(manifest.is_null() ? 0 : manifest["nodes"].size());
+    const std::string id = bundle.next_id();
     const std::string node_dir = (fs::path(bundle_dir) / id).string();
     fs::create_directories(node_dir);
-    Runner runner(model, cb);
-    VideoFrames start;
-    if (parent) {
-        const VideoFrames pv = read_video((fs::path(bundle_dir) / (*parent)["video"].get<std::string>()).string());
-        start = frame_range(pv, spec.branch_frame, 1);
-    } else {
-        start = frame_range(src.frames, spec.from_frame, 1);
-    }
-    start.fps = src.fps;
+    VideoFrames start = start_picture(bundle, spec, src);
     VideoFrames stitched, executed;
     Rows ran;
     ojson chunks = ojson::array();
@@ -393,12 +469,12 @@ ojson run_rollout(std::shared_ptr<const Model> model, const RolloutSpec& in_spec
         if (progress.on_chunk) progress.on_chunk(k, spec.chunks, spec.mode);
         const Rows chunk_actions(model_actions.begin() + std::min<size_t>(model_actions.size(), static_cast<size_t>(k) * chunk_size),
                                  model_actions.begin() + std::min<size_t>(model_actions.size(), static_cast<size_t>(k + 1) * chunk_size));
-        ChunkOut out = runner.chunk(spec, src, node_dir, k, start, chunk_actions, chunk_size);
+        ChunkOut out = runner.chunk(spec, src, node_dir, k, start, chunk_actions, chunk_size, cb);
         append_frames(stitched, out.video, k == 0 ? 0 : 1);  // chunk k + 1 repeats chunk k's last frame first
         ran.insert(ran.end(), out.actions.begin(), out.actions.end());
         ojson entry = {{"video", id + "/" + out.file}, {"start_frame", spec.from_frame + static_cast<int64_t>(k) * chunk_size}, {"seed", spec.seed + k}};
         if (spec.inverse_check) {
-            const Rows implied = runner.inverse(spec, src, (fs::path(node_dir) / out.file).string(), chunk_size, spec.seed + static_cast<uint32_t>(k));
+            const Rows implied = runner.inverse(spec, src, (fs::path(node_dir) / out.file).string(), chunk_size, spec.seed + static_cast<uint32_t>(k), cb);
             const double mse = rows_mse(implied, out.actions);
             inverse_mse.push_back(mse);
             entry["inverse_action_mse"] = number_or_null(mse);
@@ -406,7 +482,7 @@ ojson run_rollout(std::shared_ptr<const Model> model, const RolloutSpec& in_spec
         if (world) {
             // The simulator executes the predicted actions from the state the prediction started in.
             VideoFrames exec = world->render();
-            const Rows raw = to_raw(src, out.actions);
+            const Rows raw = to_raw_space(src.embodiment->name, out.actions);
             for (const auto& a : raw) {
                 const pico::Command c = pico_command_for(a, *world, src.fps, closing);
                 closing = c.close;
@@ -443,30 +519,8 @@ ojson run_rollout(std::shared_ptr<const Model> model, const RolloutSpec& in_spec
         metrics["whole"]["consistency_psnr"] = number_or_null(mean(consistency));
         if (src.sim->scene == "pick_place") metrics["whole"]["outcome"] = {{"task", "grasp the object"}, {"grasped", grasped}};
     }
-
-    ojson node = {{"id", id},
-                  {"parent", parent ? ojson((*parent)["id"]) : ojson()},
-                  {"branch_frame", parent ? ojson(spec.branch_frame) : ojson()},
-                  {"mode", spec.mode},
-                  {"closed_loop", spec.closed_loop},
-                  {"seed", spec.seed},
-                  {"chunk_size", chunk_size},
-                  {"start_frame", spec.from_frame},
-                  {"frames", stitched.count},
-                  {"prompt", spec.prompt.empty() ? src.task : spec.prompt},
-                  {"video", id + "/rollout.mp4"},
-                  {"ground_truth", id + "/ground_truth.mp4"},
-                  {"actions", id + "/actions.json"},
-                  {"chunks", chunks},
-                  {"request", spec.request.is_object() ? spec.request : ojson::object()},
-                  {"metrics", metrics}};
-    if (manifest.is_null())
-        manifest = {{"format", kFormat},
-                    {"version", 1},
-                    {"source", {{"dataset", spec.dataset}, {"episode", spec.episode}, {"camera", src.camera}, {"fps", src.fps}, {"embodiment", src.embodiment->name}}},
-                    {"nodes", ojson::array()}};
-    manifest["nodes"].push_back(node);
-    write_json_file(manifest_path, manifest);
+    const ojson node = make_node(id, bundle, spec, src, chunk_size, stitched.count, chunks, metrics);
+    add_node(bundle, spec, src, node);
     return node;
 }
 

@@ -1,5 +1,6 @@
 #include "worldstudio/robotics/trajectory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -8,6 +9,7 @@
 
 #include "worldstudio/core/error.h"
 #include "worldstudio/core/safetensors.h"
+#include "robotics/layout_plan.h"
 
 namespace ws::robotics {
 
@@ -68,7 +70,7 @@ IdleThresholds IdleThresholds::defaults(double fps) {
     return t;
 }
 
-int idle_frames(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds, RotationFormat rf, const IdleThresholds& th) {
+std::vector<bool> idle_mask(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds, RotationFormat rf, const IdleThresholds& th) {
     std::vector<size_t> pos, rot, grip, joint;
     for (size_t c = 0; c < kinds.size(); ++c) {
         const std::string& k = kinds[c];
@@ -80,9 +82,11 @@ int idle_frames(const std::vector<std::vector<double>>& action, const std::vecto
     }
     const size_t rw = static_cast<size_t>(rotation_width(rf));
     if (rot.size() % rw) throw Error(std::to_string(rot.size()) + " rotation columns do not split into " + rotation_format_name(rf) + " groups");
-    int total = 0, streak = 0;
-    auto close_streak = [&] {
-        if (streak >= th.min_streak) total += streak;
+    std::vector<bool> mask(action.size(), false);
+    size_t streak = 0;
+    auto close_streak = [&](size_t end) {  // the run of idle steps ending before `end`
+        if (streak >= static_cast<size_t>(std::max(th.min_streak, 0)))
+            for (size_t t = end - streak; t < end; ++t) mask[t] = true;
         streak = 0;
     };
     auto max_change = [&](const std::vector<size_t>& cols, size_t t) {
@@ -112,28 +116,20 @@ int idle_frames(const std::vector<std::vector<double>>& action, const std::vecto
         if (!grip.empty()) idle = idle && max_change(grip, t) < th.eps_g;
         if (!joint.empty()) idle = idle && max_change(joint, t) < th.joint;
         if (idle) ++streak;
-        else close_streak();
+        else close_streak(t);
     }
-    close_streak();
-    return total;
+    close_streak(action.size());
+    return mask;
 }
 
-namespace {
+int idle_frames(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds, RotationFormat rf, const IdleThresholds& th) {
+    const std::vector<bool> mask = idle_mask(action, kinds, rf, th);
+    return static_cast<int>(std::count(mask.begin(), mask.end(), true));
+}
 
-// The posed parts of a layout: a 3-wide pos group directly followed by a rot group; everything else is a plain
-// channel.
-struct LayoutPlan {
-    struct Part {
-        std::string name;
-        size_t pos_col, rot_col;
-        RotationFormat format;
-    };
-    std::vector<Part> parts;
-    std::vector<size_t> other_cols;
-    size_t width = 0;
-};
+namespace detail {
 
-LayoutPlan plan(const Embodiment& e) {
+LayoutPlan plan_layout(const Embodiment& e) {
     if (e.layout.empty()) throw Error("embodiment '" + e.name + "' has no channel layout, so its actions cannot be made from poses");
     LayoutPlan p;
     size_t col = 0;
@@ -148,20 +144,28 @@ LayoutPlan plan(const Embodiment& e) {
                 if (name.size() > std::strlen(suffix) && name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
                     name.resize(name.size() - std::strlen(suffix));
             p.parts.push_back({name, col, col + 3, f});
+            p.kinds.insert(p.kinds.end(), 3, "pos");
+            p.kinds.insert(p.kinds.end(), static_cast<size_t>(r.width), "rot");
             col += 3 + static_cast<size_t>(r.width);
             ++g;
             continue;
         }
-        for (int k = 0; k < c.width; ++k) p.other_cols.push_back(col++);
+        for (int k = 0; k < c.width; ++k) {
+            p.other_cols.push_back(col++);
+            p.other_kinds.push_back(c.kind);
+            p.kinds.push_back(c.kind);
+        }
     }
     p.width = col;
     return p;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::LayoutPlan;
 
 std::vector<std::vector<double>> Trajectory::to_actions(const Embodiment& e) const {
-    const LayoutPlan p = plan(e);
+    const LayoutPlan p = detail::plan_layout(e);
     const size_t n = steps();
     for (size_t t = 0; t < n; ++t) {
         if (!poses.empty() && poses[t].size() != p.parts.size())
@@ -184,7 +188,7 @@ std::vector<std::vector<double>> Trajectory::to_actions(const Embodiment& e) con
 }
 
 Trajectory Trajectory::from_actions(const std::vector<std::vector<double>>& rows, const Embodiment& e, double fps, const std::vector<Pose>& initial) {
-    const LayoutPlan p = plan(e);
+    const LayoutPlan p = detail::plan_layout(e);
     Trajectory t;
     t.embodiment = e.name, t.fps = fps;
     const size_t n = rows.size() + 1;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "worldstudio/core/frames.h"
 #include "worldstudio/core/pyjson.h"
 #include "worldstudio/pico/world.h"
 
@@ -22,7 +23,10 @@ struct RunCallbacks;
 namespace ws::robotics {
 
 struct RolloutSpec {
-    std::string mode = "forward_dynamics";  // forward_dynamics, policy (wam)
+    // forward_dynamics, policy (wam), or inverse_dynamics: the actions the source episode's own video implies, chunk
+    // by chunk from from_frame (the node's video is that stretch of the episode; its actions are the predicted ones,
+    // compared with the recorded actions as action_mse).
+    std::string mode = "forward_dynamics";
     int chunks = 1;
     int chunk_size = 0;         // actions a chunk; 0: the embodiment's default (Pico: 16)
     std::string dataset = "pico";  // a LeRobot folder, or "pico"
@@ -55,6 +59,44 @@ struct RolloutProgress {
 // Runs one rollout into `bundle_dir` (created, or extended with a new node); returns the node's manifest entry.
 ojson run_rollout(std::shared_ptr<const Model> model, const RolloutSpec& spec, const std::string& bundle_dir,
                   const RunCallbacks& cb, const RolloutProgress& progress = {});
+
+// Interactive play: forward dynamics one chunk at a time, each chunk's actions decided just before it runs (the
+// keys held down), from the spec's source frame or branch. finish() writes the played video, its actions, the ground
+// truth and the node (mode "forward_dynamics", "interactive": true, each chunk's "seconds") into the bundle, as
+// run_rollout does. The chunk size must be a multiple of 4 (4k + 1 frames). A play destroyed before finish()
+// removes the node folder it made.
+class InteractivePlay {
+public:
+    // Opens the source (spec.dataset / episode / from_frame, or spec.branch_of / branch_frame of bundle_dir).
+    InteractivePlay(std::shared_ptr<const Model> model, const RolloutSpec& spec, const std::string& bundle_dir);
+    ~InteractivePlay();
+    InteractivePlay(const InteractivePlay&) = delete;
+    InteractivePlay& operator=(const InteractivePlay&) = delete;
+
+    int chunk_size() const;
+    double fps() const;
+    const std::string& embodiment() const;
+    int chunks_played() const;
+    // The picture the next chunk starts from (RGB24, one frame).
+    const VideoFrames& current_frame() const;
+    struct Chunk {
+        VideoFrames video;  // chunk_size + 1 frames, the first the model's rendering of current_frame() before the call
+        double seconds = 0;  // wall time of the generation
+    };
+    // Generates one chunk from raw actions (chunk_size rows of the embodiment's raw width, finite); ws::Error otherwise.
+    Chunk step(const std::vector<std::vector<double>>& raw_actions, const RunCallbacks& cb);
+    ojson finish();  // the node; throws when nothing was played
+
+    struct State;
+
+private:
+    std::unique_ptr<State> state_;
+};
+
+// The model's action space from raw actions and back: Pico World scales each channel (the scale its model
+// learned); other embodiments' actions are used as they are (the reference normalizes none at inference).
+std::vector<std::vector<double>> to_model_space(const std::string& embodiment, std::vector<std::vector<double>> raw);
+std::vector<std::vector<double>> to_raw_space(const std::string& embodiment, std::vector<std::vector<double>> model);
 
 // The bundle's manifest (validated: every node's files present, parents known).
 ojson read_rollout_bundle(const std::string& bundle_dir);

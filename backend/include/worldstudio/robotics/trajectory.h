@@ -43,6 +43,9 @@ struct IdleThresholds {
     static IdleThresholds defaults(double fps);  // 5e-3/fps m, 1.5 deg/fps, 1e-2, 5e-3/fps rad, 3
 };
 // `kinds` per column: pos, rot, gripper, joint, reserved.
+// Per step: whether it counts as idle (idle and inside a run of at least min_streak); idle_frames counts them.
+std::vector<bool> idle_mask(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds, RotationFormat rot_format,
+                            const IdleThresholds& t);
 int idle_frames(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds, RotationFormat rot_format,
                 const IdleThresholds& t);
 
