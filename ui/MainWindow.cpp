@@ -36,6 +36,7 @@
 #include "PlayerPanel.h"
 #include "QueueController.h"
 #include "QueueView.h"
+#include "RoboticsView.h"
 #include "SettingsPanel.h"
 #include "StageView.h"
 #include "StudioHelp.h"
@@ -67,7 +68,7 @@ const char* workspaceKey(MainWindow::Workspace w) {
     return "generate";
 }
 
-bool hasStage(MainWindow::Workspace w) { return w == MainWindow::Workspace::Generate || w == MainWindow::Workspace::Robotics; }
+bool hasStage(MainWindow::Workspace w) { return w == MainWindow::Workspace::Generate; }
 
 }  // namespace
 
@@ -100,12 +101,13 @@ MainWindow::MainWindow(QWidget* parent)
     historyView_ = new HistoryView(history_.get(), this);
     model_ = new ModelView(this);
     evaluation_ = new EvaluationPanel(this);
-    for (QWidget* page : {static_cast<QWidget*>(stage_), static_cast<QWidget*>(evaluation_), static_cast<QWidget*>(historyView_),
-                          static_cast<QWidget*>(model_)})
+    robotics_ = new RoboticsView(this);
+    for (QWidget* page : {static_cast<QWidget*>(stage_), static_cast<QWidget*>(robotics_), static_cast<QWidget*>(evaluation_),
+                          static_cast<QWidget*>(historyView_), static_cast<QWidget*>(model_)})
         centre_->addWidget(page);
     setCentralWidget(centre_);
     setDockNestingEnabled(true);
-    // The inspector (right) and the queue (bottom) of the Generate and Robotics workspaces.
+    // The inspector (right) and the queue (bottom) of the Generate workspace.
     inspectorDock_ = new QDockWidget(tr("Inspector"), this);
     inspectorDock_->setObjectName("inspectorDock");
     inspectorDock_->setWidget(generate_);
@@ -152,6 +154,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(model_, &ModelView::builtinRequested, this, &MainWindow::loadDefaultModel);
     connect(model_, &ModelView::cancelRequested, this, &MainWindow::cancelModelLoad);
     connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { setStatus(m); });
+    connect(robotics_, &RoboticsView::message, this, [this](const QString& m) { setStatus(m); });
     connect(evaluation_, &EvaluationPanel::draftRequested, this, [this](const QString& key, const QString& text, const QString& mode) {
         QMetaObject::invokeMethod(worker_, [w = worker_, key, text, mode] { w->draftQuestions(key, text, mode); }, Qt::QueuedConnection);
     });
@@ -245,7 +248,7 @@ void MainWindow::buildRail() {
         QString name, tip;
     } items[] = {
         {Workspace::Generate, tr("Generate"), tr("Captions, settings, the live preview and results")},
-        {Workspace::Robotics, tr("Robotics"), tr("Action-conditioned modes: forward and inverse dynamics, policy")},
+        {Workspace::Robotics, tr("Robotics"), tr("Robot datasets, trajectory editing, rollouts on one clock, interactive play")},
         {Workspace::Evaluate, tr("Evaluate"), tr("Label Yes / No / Unclear questions on generated videos and score them")},
         {Workspace::Library, tr("Library"), tr("Every output with its generation record")},
         {Workspace::Models, tr("Models"), tr("Load a model and read its card")},
@@ -280,10 +283,10 @@ void MainWindow::applyDefaultLayout(Workspace w) {
 void MainWindow::showWorkspace(Workspace w) {
     if (workspaceShown_ && w == current_) return;
     if (workspaceShown_) layouts_[static_cast<int>(current_)] = saveState(kLayoutVersion);
-    if (workspaceShown_ && hasStage(current_)) stageModes_[static_cast<int>(current_)] = settings()->mode();
     current_ = w;
     workspaceShown_ = true;
-    QWidget* page = hasStage(w) ? static_cast<QWidget*>(stage_)
+    QWidget* page = hasStage(w)                 ? static_cast<QWidget*>(stage_)
+                    : w == Workspace::Robotics ? static_cast<QWidget*>(robotics_)
                     : w == Workspace::Evaluate ? static_cast<QWidget*>(evaluation_)
                     : w == Workspace::Library  ? static_cast<QWidget*>(historyView_)
                                                : static_cast<QWidget*>(model_);
@@ -307,10 +310,6 @@ void MainWindow::showWorkspace(Workspace w) {
     rail_->show();
     for (QAction* a : railGroup_->actions())
         if (a->data().toInt() == static_cast<int>(w)) a->setChecked(true);
-    // Robotics opens the action modes until it has its own views, Generate the artist's; each keeps the mode last used.
-    const bool robotMode = ModeNames::isRobotics(settings()->mode());
-    if ((w == Workspace::Robotics && !robotMode) || (w == Workspace::Generate && robotMode))
-        settings()->setMode(stageModes_.value(static_cast<int>(w), w == Workspace::Robotics ? "forward_dynamics" : "text2video"));
     if (w == Workspace::Library) historyView_->refresh();
 }
 
@@ -459,6 +458,7 @@ void MainWindow::cancelModelLoad() { worker_->cancel(); }
 void MainWindow::showModel(const QString& summaryJson) {
     model_->showModel(summaryJson);
     modelSummary_ = summaryJson;
+    robotics_->setModel(worker_->model());
     // The model's own defaults (size, frames, negative prompt) take over the settings and the default negative.
     const ws::ojson info = ws::ojson::parse(summaryJson.toStdString(), nullptr, false);
     generate_->setModelDefaults(info.is_object() && info.contains("generation_defaults") && info["generation_defaults"].is_object()
@@ -503,7 +503,7 @@ void MainWindow::recall(qint64 historyId) {
     const ws::ojson record = ws::ojson::parse(e.recordJson.toStdString(), nullptr, false);
     if (record.is_discarded() || !record.contains("request")) return setStatus(tr("This entry has no request to recall"));
     generate_->applyRequest(record["request"]);
-    showWorkspace(ModeNames::isRobotics(settings()->mode()) ? Workspace::Robotics : Workspace::Generate);
+    showWorkspace(Workspace::Generate);
     setStatus(tr("Recalled the caption and settings of %1 (seed %2)").arg(QFileInfo(e.file).fileName()).arg(e.seed));
 }
 

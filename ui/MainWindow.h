@@ -1,9 +1,9 @@
 #pragma once
 // The studio's main window: workspaces, one per task, switched from the rail on the left (Generate, Robotics,
-// Evaluate, Library, Models). Generate and Robotics put what the user looks at in the centre (the StageView: live
+// Evaluate, Library, Models). Generate puts what the user looks at in the centre (the StageView: live
 // preview, then the result playing in place), the inspector on the right (caption, negative prompt, settings), the
 // prompt bar on top and the queue as a strip of cards at the bottom; each workspace keeps its own dock layout, saved
-// and restored per workspace. Evaluate, Library and Models fill the centre with their views. One engine worker
+// and restored per workspace. Robotics (RoboticsView), Evaluate, Library and Models fill the centre with their views. One engine worker
 // (loading, upsampling), one persistent generation queue and one history database sit behind them; nothing here
 // blocks on the engine: every engine call runs on a worker thread and reports back queued.
 #include <QHash>
@@ -24,6 +24,7 @@ class PlayerPanel;
 class PreviewStrip;
 class QueueController;
 class QueueView;
+class RoboticsView;
 class SettingsPanel;
 class StageView;
 class QActionGroup;
@@ -80,6 +81,7 @@ public:
     PreviewStrip* preview() const;
     PlayerPanel* player() const;
     EvaluationPanel* evaluation() const { return evaluation_; }
+    RoboticsView* robotics() const { return robotics_; }
     HistoryView* library() const { return historyView_; }
     QueueView* queueView() const { return queueView_; }
     QueueController* queue() const { return queue_.get(); }
@@ -130,13 +132,13 @@ private:
     HistoryView* historyView_;
     ModelView* model_;
     EvaluationPanel* evaluation_;
+    RoboticsView* robotics_;
     QDockWidget *inspectorDock_, *queueDock_;
     QToolBar *rail_, *promptBar_;
     QActionGroup* railGroup_;
     Workspace current_ = Workspace::Generate;
     bool workspaceShown_ = false;
     QHash<int, QByteArray> layouts_;  // saveState() per workspace
-    QHash<int, QString> stageModes_;  // the mode last used in Generate and in Robotics
     QString modelSummary_;            // the loaded model's summary JSON (About, model card)
     ws::ojson sessionSettings_;       // the last session's settings, until its model is loaded again
     QString sessionModelDir_, sessionSeedPolicy_;

@@ -1,6 +1,7 @@
 // worldstudio: the studio window.
 //   worldstudio [MODEL_DIR | PROJECT.db] [--model DIR] [--enqueue REQUEST.json ...] [--no-audio]
 //               [--evaluate PROJECT.db [--annotator NAME]] [--screenshots DIR]
+//               [--benchmark [--jobs N]] [--benchmark-robotics [--rollouts N]]
 // A file given as the argument (a file manager's "open with") is an evaluation project; a folder is a model.
 // With no model given it opens the last model used, or the built-in model (made on first start).
 #include <QApplication>
@@ -30,7 +31,7 @@ int main(int argc, char** argv) {
     // the application reads them.)
     std::unique_ptr<QTemporaryDir> scratch;
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--benchmark") == 0) {
+        if (std::strcmp(argv[i], "--benchmark") == 0 || std::strcmp(argv[i], "--benchmark-robotics") == 0) {
             scratch = std::make_unique<QTemporaryDir>();
             setenv("XDG_DATA_HOME", (scratch->path() + "/data").toLocal8Bit().constData(), 1);
             setenv("XDG_CONFIG_HOME", (scratch->path() + "/config").toLocal8Bit().constData(), 1);
@@ -58,9 +59,12 @@ int main(int argc, char** argv) {
     QCommandLineOption screenshots("screenshots", "Save the user guide's pictures of each workspace to DIR, then quit.", "DIR");
     QCommandLineOption benchmark("benchmark", "Print the studio's figures (first window, UI stalls, preview cost) as JSON, then quit.");
     QCommandLineOption jobs("jobs", "Benchmark jobs with previews, and as many without (default 15).", "N", "15");
-    cli.addOptions({model, enqueue, noAudio, evaluate, annotator, screenshots, benchmark, jobs});
+    QCommandLineOption roboticsBenchmark("benchmark-robotics", "Print the Robotics workspace's figures (UI stalls while rollouts generate, play latency) as JSON, then quit.");
+    QCommandLineOption rollouts("rollouts", "Rollouts the Robotics benchmark runs (default 3).", "N", "3");
+    cli.addOptions({model, enqueue, noAudio, evaluate, annotator, screenshots, benchmark, jobs, roboticsBenchmark, rollouts});
     cli.process(app);
     if (cli.isSet(benchmark)) return runStudioBenchmark(app, sinceMain, std::max(1, cli.value(jobs).toInt()));
+    if (cli.isSet(roboticsBenchmark)) return runRoboticsBenchmark(std::max(1, cli.value(rollouts).toInt()));
 
     MainWindow w;
     if (cli.isSet(noAudio)) w.player()->setUseAudioDevice(false), w.evaluation()->player()->setUseAudioDevice(false);

@@ -15,6 +15,17 @@
 #include "PlayerPanel.h"
 #include "QueueController.h"
 #include "SettingsPanel.h"
+#include "PlayPanel.h"
+#include "VideoView.h"
+#include "RoboticsView.h"
+#include "RolloutPanel.h"
+#include "TrajectoryEditor.h"
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QCheckBox>
+#include <QKeyEvent>
+#include <QPushButton>
+#include <QUndoStack>
 
 namespace {
 
@@ -27,6 +38,76 @@ void save(MainWindow* w, const QString& dir, const QString& name) {
 
 // Runs `step` after `ms` of event processing (so repaints and queued signals land first).
 void after(int ms, MainWindow* w, std::function<void()> step) { QTimer::singleShot(ms, w, std::move(step)); }
+
+// Runs `fn` once, the next time `sender` emits `signal`.
+template <typename Sender, typename Signal, typename Fn>
+void once(Sender* sender, Signal signal, MainWindow* w, Fn fn) {
+    QObject::connect(sender, signal, w, fn, Qt::SingleShotConnection);
+}
+
+// The Robotics workspace: a Pico World set, a camera move, a 3-chunk rollout and a branch compared with the ground
+// truth, then two chunks of interactive play.
+void roboticsTour(MainWindow* w, const QString& dir, std::function<void()> then) {
+    RoboticsView* r = w->robotics();
+    w->showWorkspace(MainWindow::Workspace::Robotics);
+    once(r, &RoboticsView::episodeReady, w, [w, r, dir, then] {
+        r->editor()->moveCombo()->setCurrentIndex(r->editor()->moveCombo()->findData("truck"));
+        r->editor()->amountSpin()->setValue(0.3);
+        r->editor()->addMoveButton()->click();
+        r->editor()->selectChannel(9);
+        r->setCursor(12);
+        after(400, w, [w, r, dir, then] {
+            save(w, dir, "robotics-edit");
+            r->editor()->undoStack()->setIndex(0);
+            r->sideTabs()->setCurrentIndex(1);
+            r->setCursor(0);
+            r->rollouts()->stepsSpin()->setValue(4);
+            once(r, &RoboticsView::bundleReady, w, [w, r, dir, then] {
+                r->rollouts()->selectNode("n0");
+                r->setCursor(10);
+                r->rollouts()->branchCheck()->setChecked(true);
+                r->rollouts()->chunksSpin()->setValue(1);
+                r->rollouts()->seedSpin()->setValue(5);
+                once(r, &RoboticsView::bundleReady, w, [w, r, dir, then] {
+                    r->rollouts()->branchCheck()->setChecked(false);
+                    r->rollouts()->setCompared("n0", true);
+                    r->setCursor(14);
+                    after(500, w, [w, r, dir, then] {
+                        save(w, dir, "robotics-compare");
+                        r->sideTabs()->setCurrentIndex(2);
+                        r->setCursor(0);
+                        r->rollouts()->selectNode(QString());
+                        r->startPlay();
+                        QTimer* poll = new QTimer(w);
+                        QObject::connect(poll, &QTimer::timeout, w, [w, r, dir, then, poll] {
+                            if (!r->play()->playing() || r->play()->busy()) return;
+                            if (r->play()->chunksPlayed() < 2) {
+                                QKeyEvent press(QEvent::KeyPress, r->play()->chunksPlayed() == 0 ? Qt::Key_D : Qt::Key_Space, Qt::NoModifier);
+                                QApplication::sendEvent(r->play()->liveView(), &press);
+                                QKeyEvent release(QEvent::KeyRelease, r->play()->chunksPlayed() == 0 ? Qt::Key_D : Qt::Key_Space, Qt::NoModifier);
+                                QApplication::sendEvent(r->play()->liveView(), &release);
+                                return;
+                            }
+                            poll->deleteLater();
+                            after(800, w, [w, r, dir, then] {
+                                save(w, dir, "robotics-play");
+                                once(r, &RoboticsView::bundleReady, w, [w, r, then] {
+                                    r->sideTabs()->setCurrentIndex(1);
+                                    then();
+                                });
+                                r->stopPlay();
+                            });
+                        });
+                        poll->start(200);
+                    });
+                });
+                r->run();
+            });
+            r->run();
+        });
+    });
+    r->openPico(7, 4);
+}
 
 }  // namespace
 
@@ -73,11 +154,7 @@ void startScreenshotTour(MainWindow* w, const QString& dir) {
             w->historyList()->setCurrentRow(0);
             after(300, w, [w, dir, historyId] {
                 save(w, dir, "library");
-                w->showWorkspace(MainWindow::Workspace::Robotics);
-                w->inspectorTabs()->setCurrentIndex(2);  // the settings of the action modes
-                after(300, w, [w, dir, historyId] {
-                    save(w, dir, "robotics");
-                    w->inspectorTabs()->setCurrentIndex(0);
+                roboticsTour(w, dir, [w, dir, historyId] {
                     // Evaluate: a project with the result in it, labeled by one annotator.
                     static QTemporaryDir scratch;
                     const QString project = scratch.filePath("evaluation.db");

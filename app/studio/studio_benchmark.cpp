@@ -9,11 +9,16 @@
 #include <QJsonObject>
 #include <QLineEdit>
 #include <QTimer>
+#include <QKeyEvent>
 #include <algorithm>
 #include <cstdio>
 #include <unistd.h>
 
 #include "MainWindow.h"
+#include "PlayPanel.h"
+#include "VideoView.h"
+#include "RoboticsView.h"
+#include "RolloutPanel.h"
 #include "PlayerPanel.h"
 #include "QueueController.h"
 #include <QSpinBox>
@@ -133,4 +138,71 @@ int runStudioBenchmark(QApplication& app, const QElapsedTimer& sinceMain, int jo
     if (!ok) std::fprintf(stderr, "benchmark: %d and %d of %d jobs each way finished\n", static_cast<int>(f.withPreviews.size()),
                           static_cast<int>(f.without.size()), jobs);
     return ok ? 0 : 1;
+}
+
+int runRoboticsBenchmark(int rollouts) {
+    MainWindow w;
+    w.player()->setUseAudioDevice(false);
+    w.resize(1440, 900);
+    w.show();
+    bool ready = false;
+    QObject::connect(&w, &MainWindow::modelReady, &w, [&ready] { ready = true; });
+    w.loadDefaultModel();
+    longestStallMs([&] { return ready; }, 120000);
+    if (!ready) return std::fprintf(stderr, "benchmark: the model did not load\n"), 1;
+    RoboticsView* r = w.robotics();
+    w.showWorkspace(MainWindow::Workspace::Robotics);
+    bool episode = false;
+    QObject::connect(r, &RoboticsView::episodeReady, &w, [&episode] { episode = true; });
+    r->openPico(7, 2);
+    const double openStall = longestStallMs([&] { return episode; }, 120000);
+    // Rollouts of 3 chunks of 8 actions; the worst stall of the UI thread while each generates.
+    bool finished = false, ok = true;
+    QObject::connect(r, &RoboticsView::runFinished, &w, [&](bool good) { finished = true, ok = ok && good; });
+    bool bundle = false;
+    QObject::connect(r, &RoboticsView::bundleReady, &w, [&bundle] { bundle = true; });
+    double rolloutStall = 0;
+    QVector<double> seconds;
+    r->rollouts()->chunksSpin()->setValue(3);
+    r->rollouts()->chunkSizeSpin()->setValue(8);
+    for (int i = 0; i < rollouts; ++i) {
+        finished = bundle = false;
+        r->rollouts()->seedSpin()->setValue(i);
+        QElapsedTimer t;
+        t.start();
+        r->run();
+        const double stall = longestStallMs([&] { return finished && bundle; }, 600000);
+        seconds << t.elapsed() / 1000.0;
+        rolloutStall = std::max(rolloutStall, stall);
+        std::fprintf(stderr, "benchmark: rollout %d: %.2f s, longest UI stall %.0f ms\n", i + 1, seconds.back(), stall);
+    }
+    // Interactive play: two chunks, the latency of each and the stall while they generate.
+    PlayPanel* play = r->play();
+    r->setCursor(0);
+    r->rollouts()->selectNode(QString());
+    r->startPlay();
+    longestStallMs([&] { return play->playing() || !r->busy(); }, 120000);
+    double playStall = 0;
+    for (int i = 0; i < 2 && play->playing(); ++i) {
+        const int before = play->chunksPlayed();
+        QKeyEvent press(QEvent::KeyPress, Qt::Key_W, Qt::NoModifier), release(QEvent::KeyRelease, Qt::Key_W, Qt::NoModifier);
+        QApplication::sendEvent(play->liveView(), &press);
+        QApplication::sendEvent(play->liveView(), &release);
+        playStall = std::max(playStall, longestStallMs([&] { return play->chunksPlayed() > before && !play->busy(); }, 600000));
+    }
+    const QVector<double> latencies = play->latencies();
+    bool saved = false;
+    QObject::connect(r, &RoboticsView::playSaved, &w, [&saved] { saved = true; });
+    r->stopPlay();
+    longestStallMs([&] { return saved; }, 120000);
+    QJsonArray rs, ls;
+    for (double s : seconds) rs.append(s);
+    for (double s : latencies) ls.append(s);
+    QJsonObject out{{"longest_ui_stall_ms_opening_pico_world", openStall},
+                    {"longest_ui_stall_ms_while_a_rollout_generates", rolloutStall},
+                    {"rollout_seconds_3_chunks_of_8", rs},
+                    {"longest_ui_stall_ms_while_playing", playStall},
+                    {"play_chunk_latency_seconds", ls}};
+    std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
+    return ok && seconds.size() == rollouts && latencies.size() == 2 ? 0 : 1;
 }

@@ -8,3 +8,8 @@
 class QApplication;
 
 int runStudioBenchmark(QApplication& app, const QElapsedTimer& sinceMain, int jobs);
+
+// `worldstudio --benchmark-robotics`: the Robotics workspace's figures as JSON: the longest UI stall while Pico World
+// episodes open, while `rollouts` 3-chunk forward-dynamics rollouts generate (goal < 50 ms) and while two chunks
+// are played from the keyboard, with each rollout's time and each played chunk's latency.
+int runRoboticsBenchmark(int rollouts);

@@ -30,6 +30,7 @@
 #include "PromptCheck.h"
 #include "QueueController.h"
 #include "QueueView.h"
+#include "RoboticsView.h"
 #include "TimelineView.h"
 #include "Translations.h"
 #include "SettingsPanel.h"
@@ -114,8 +115,9 @@ private Q_SLOTS:
             w.showWorkspace(MainWindow::Workspace::Generate);
             w.queueDock()->hide();
             w.showWorkspace(MainWindow::Workspace::Robotics);
-            QVERIFY(w.queueDock()->isVisible());  // Robotics has its own layout
-            QVERIFY(w.settings()->mode() == "forward_dynamics");  // and opens the action modes
+            QVERIFY(w.robotics()->isVisible());  // its own page, without Generate's docks and prompt bar
+            QVERIFY(!w.queueDock()->isVisible() && !w.inspectorDock()->isVisible() && !w.promptToolBar()->isVisible());
+            QVERIFY(w.robotics()->width() > w.width() / 2);
             w.showWorkspace(MainWindow::Workspace::Evaluate);
             QVERIFY(w.evaluation()->isVisible());
             w.showWorkspace(MainWindow::Workspace::Generate);

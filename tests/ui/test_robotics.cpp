@@ -1,0 +1,390 @@
+// The Robotics workspace as a robotics researcher uses it, in a real window with the shipped Pico model: open the
+// shared LeRobot fixture and a Pico World set, scrub with the cameras and charts in sync, edit a camera path and an
+// action curve (undo, redo), run a 3-chunk forward-dynamics rollout, branch it at a frame, run inverse dynamics and a
+// closed-loop policy chunk, compare three rollouts with the ground truth on one clock, play two chunks from the
+// keyboard, and save and reopen the bundle. The slots run in order and build on each other. Few denoising steps:
+// this checks what the workspace does, not the pictures' quality.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTreeWidget>
+#include <QUndoStack>
+#include <QtTest>
+#include <cmath>
+
+#include "ChannelChart.h"
+#include "ClockTimeline.h"
+#include "ImageGrid.h"
+#include "MainWindow.h"
+#include "PlayPanel.h"
+#include "RoboticsView.h"
+#include "RolloutPanel.h"
+#include "TrajectoryEditor.h"
+#include "TrajectoryView3D.h"
+#include "VideoView.h"
+#include "worldstudio/model/default_model.h"
+#include "worldstudio/pico/world.h"
+#include "worldstudio/robotics/rollout.h"
+
+using namespace robotics_ui;
+
+class TestRobotics : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    std::unique_ptr<MainWindow> window_;
+    RoboticsView* view_ = nullptr;
+    QString shots_;
+
+    void shot(const QString& name) {
+        if (shots_.isEmpty()) return;
+        QTest::qWait(200);  // tiles just shown are laid out and painted first
+        window_->grab().save(shots_ + "/" + name + ".png");
+    }
+    bool runAndWait(int timeoutMs = 240000) {
+        QSignalSpy done(view_, &RoboticsView::runFinished);
+        QSignalSpy bundle(view_, &RoboticsView::bundleReady);
+        QTest::mouseClick(view_->rollouts()->runButton(), Qt::LeftButton);
+        if (!done.wait(timeoutMs) || !done.first().first().toBool()) return false;
+        return bundle.count() > 0 || bundle.wait(30000);
+    }
+    const NodeData* node(const QString& id) const {
+        for (const NodeData& n : view_->bundle()->nodes)
+            if (n.id == id) return &n;
+        return nullptr;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        if (ws::pico::shipped_model_dir().empty()) QSKIP("the shipped Pico model is not here");
+        qputenv("XDG_DATA_HOME", tmp_.filePath("data").toUtf8());
+        QSettings().clear();
+        shots_ = qEnvironmentVariable("WS_SCREENSHOT_DIR");
+        window_ = std::make_unique<MainWindow>();
+        window_->resize(1500, 950);
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QSignalSpy ready(window_.get(), &MainWindow::modelReady);
+        window_->loadModel(QString::fromStdString(ws::pico::shipped_model_dir()));
+        QVERIFY(ready.wait(120000));
+        window_->showWorkspace(MainWindow::Workspace::Robotics);
+        view_ = window_->robotics();
+        QVERIFY(view_->isVisible());
+    }
+
+    void opensTheLeRobotFixtureAndScrubsInSync() {
+        const QString fixture = QStringLiteral(WS_SOURCE_DIR "/../shared/reference/golden/lerobot/v3_small");
+        if (!QFileInfo::exists(fixture + "/meta/info.json")) QSKIP("the shared LeRobot fixture is not here");
+        QSignalSpy episode(view_, &RoboticsView::episodeReady);
+        view_->openDataset(fixture);
+        QVERIFY(episode.wait(60000));
+        QCOMPARE(view_->episodeList()->topLevelItemCount(), 3);
+        QCOMPARE(view_->dataset().embodiment, QStringLiteral("pico_world"));
+        const EpisodePtr ep = view_->episode();
+        QCOMPARE(ep->index, 0);
+        QVERIFY(ep->length > 10);
+        QCOMPARE(ep->cameras.size(), 1);
+        // Channels grouped by the embodiment's layout, state apart.
+        QStringList groups;
+        for (const Channel& c : ep->channels) groups << c.group;
+        for (const char* g : {"position", "rotation", "gripper", "state"}) QVERIFY2(groups.contains(g), g);
+        // Search by task: the list hides what does not match.
+        const QString word = view_->episodeList()->topLevelItem(0)->text(1).section(' ', 1, 1);
+        view_->episodeSearch()->setText(word);
+        int shown = 0;
+        for (int i = 0; i < 3; ++i) shown += !view_->episodeList()->topLevelItem(i)->isHidden();
+        QVERIFY(shown >= 1);
+        view_->episodeSearch()->setText("no task says this");
+        for (int i = 0; i < 3; ++i) QVERIFY(view_->episodeList()->topLevelItem(i)->isHidden());
+        view_->episodeSearch()->clear();
+        // Scrub on the clock with the mouse: the camera, the charts and the 3D view follow the one cursor.
+        ClockTimeline* clock = view_->clock();
+        QTest::mouseClick(clock, Qt::LeftButton, {}, QPoint(clock->width() * 3 / 4, clock->height() / 2));
+        const int at = view_->cursor();
+        QVERIFY2(at > ep->length / 2, qPrintable(QString::number(at)));
+        QCOMPARE(view_->channels()->cursor(), at);
+        QCOMPARE(view_->metrics()->cursor(), at);
+        const QString cam = QStringLiteral("cam:%1").arg(ep->cameras[0]);
+        QCOMPARE(view_->grid()->frame(cam), ep->frames[0][at]);
+        // Dragging on the chart scrubs too.
+        ChannelChart* chart = view_->channels();
+        QTest::mousePress(chart, Qt::LeftButton, {}, QPoint(chart->width() / 4, chart->height() / 2));
+        QTest::mouseRelease(chart, Qt::LeftButton, {}, QPoint(chart->width() / 4, chart->height() / 2));
+        QVERIFY(view_->cursor() < at);
+        QCOMPARE(view_->grid()->frame(cam), ep->frames[0][view_->cursor()]);
+        QCOMPARE(clock->cursor(), view_->cursor());
+        // A channel toggled off leaves the chart; its whole group off takes the lane away.
+        QTreeWidgetItem* state = nullptr;
+        for (int i = 0; i < view_->channelToggles()->topLevelItemCount(); ++i)
+            if (view_->channelToggles()->topLevelItem(i)->text(0) == "state") state = view_->channelToggles()->topLevelItem(i);
+        QVERIFY(state);
+        QVERIFY(chart->groups().contains("state"));
+        state->setCheckState(0, Qt::Unchecked);
+        QVERIFY(!chart->groups().contains("state"));
+        state->setCheckState(0, Qt::Checked);
+        // The 3D view has the recorded camera poses and the effector trail.
+        QCOMPARE(view_->view3d()->trails().size(), 2);
+        QCOMPARE(view_->view3d()->trails()[1].points.size(), static_cast<int>(ep->actions.size()) + 1);
+        // Hide and enlarge a camera.
+        view_->grid()->setHidden(cam, true);
+        QVERIFY(!view_->grid()->view(cam)->isVisible());
+        view_->grid()->setHidden(cam, false);
+        QVERIFY(view_->grid()->view(cam)->isVisible());
+        shot("robotics-lerobot");
+    }
+
+    void opensPicoWorldWithEvents() {
+        QSignalSpy episode(view_, &RoboticsView::episodeReady);
+        view_->openPico(7, 3);
+        QVERIFY(episode.wait(60000));
+        QCOMPARE(view_->episodeList()->topLevelItemCount(), 3);
+        const EpisodePtr ep = view_->episode();
+        QCOMPARE(ep->seed, 7);
+        QCOMPARE(ep->length, 64);
+        QCOMPARE(static_cast<int>(ep->actions.size()), 64);  // the transition out of each frame, the last one into the 65th
+        QVERIFY(ep->suggestedChunk >= 4);
+        // Its events are on the clock.
+        QCOMPARE(view_->clock()->markers().size(), ep->events.size());
+        view_->addBookmark("contact");
+        QCOMPARE(view_->clock()->markers().size(), ep->events.size() + 1);
+        // J/K/L: forward, faster, stop.
+        view_->setFocus();
+        QTest::keyClick(view_, Qt::Key_L);
+        QVERIFY(view_->isPlaying());
+        QTest::keyClick(view_, Qt::Key_L);
+        QCOMPARE(view_->shuttleSpeed(), 2.0);
+        QTest::keyClick(view_, Qt::Key_K);
+        QVERIFY(!view_->isPlaying());
+        view_->setCursor(0);
+    }
+
+    void editsACameraPathAndAnActionCurveWithUndo() {
+        TrajectoryEditor* ed = view_->editor();
+        const EpisodePtr ep = view_->episode();
+        view_->sideTabs()->setCurrentIndex(0);
+        // A dolly of 0.4 m over 24 steps from nothing: the engine's deltas move the camera along z only.
+        ed->moveCombo()->setCurrentIndex(ed->moveCombo()->findData("dolly"));
+        ed->amountSpin()->setValue(0.4);
+        ed->moveFramesSpin()->setValue(24);
+        QTest::mouseClick(ed->addMoveButton(), Qt::LeftButton);
+        QVERIFY(ed->hasEdit());
+        QCOMPARE(ed->cameraKeyCount(), 2);
+        Rows rows = ed->editedRows();
+        QCOMPARE(static_cast<int>(rows.size()), 24);
+        double dz = 0, dx = 0;
+        for (const auto& r : rows) dz += r[2], dx += std::abs(r[0]);
+        QVERIFY2(std::abs(dz - 0.4) < 1e-6, qPrintable(QString::number(dz)));
+        QVERIFY(dx < 1e-9);
+        QVERIFY2(ed->problems().isEmpty(), qPrintable(ed->problems().join("; ")));
+        // The 3D view shows the edited camera path.
+        QCOMPARE(view_->view3d()->trails().size(), 4);
+        QCOMPARE(view_->view3d()->trails()[2].frusta.size(), 25);
+        QUndoStack* undo = ed->undoStack();
+        undo->undo();
+        QCOMPARE(ed->cameraKeyCount(), 0);
+        undo->redo();
+        QCOMPARE(ed->cameraKeyCount(), 2);
+
+        // An action curve: the effector's x (channel 9) started from the recorded actions at frame 0.
+        ed->setCursor(0);
+        ed->startFromRecorded();
+        QCOMPARE(ed->cameraKeyCount(), 0);
+        ed->selectChannel(9);
+        QVector<QPointF> keys = ed->channelKeys();
+        QVERIFY(keys.size() >= 2);
+        ChannelChart* chart = view_->channels();
+        QVERIFY(chart->editableSeries() >= 0);
+        const Rows before = ed->editedRows();
+        // Drag the second key up with the mouse.
+        const QPointF from = chart->pointFor(chart->editableSeries(), keys[1].x(), keys[1].y());
+        const QPoint p = from.toPoint(), to = p - QPoint(0, 20);
+        QTest::mousePress(chart, Qt::LeftButton, {}, p);
+        QMouseEvent move(QEvent::MouseMove, QPointF(to), chart->mapToGlobal(QPointF(to)), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(chart, &move);
+        QTest::mouseRelease(chart, Qt::LeftButton, {}, to);
+        const Rows after = ed->editedRows();
+        const int step = static_cast<int>(ed->channelKeys()[1].x()) - ed->origin();
+        QVERIFY2(after[static_cast<size_t>(step)][9] > before[static_cast<size_t>(step)][9],
+                 qPrintable(QString("%1 -> %2").arg(before[step][9]).arg(after[step][9])));
+        QVERIFY(undo->canUndo());
+        undo->undo();
+        QCOMPARE(ed->editedRows()[static_cast<size_t>(step)][9], before[static_cast<size_t>(step)][9]);
+        undo->redo();
+        QCOMPARE(ed->editedRows()[static_cast<size_t>(step)][9], after[static_cast<size_t>(step)][9]);
+        // The gripper track: closing it at frame 5 sets channel 18 from there.
+        ed->setCursor(5);
+        ed->toggleGripperAtCursor();
+        const double g = ed->editedRows()[5][18];
+        QVERIFY(g == 0.0 || g == 1.0);
+        undo->undo();
+        // Files: the readable trajectory and the reference's action file.
+        QVERIFY(view_->saveTrajectory(tmp_.filePath("edit.trajectory.json")));
+        QVERIFY(view_->exportActions(tmp_.filePath("edit.actions.json")));
+        QVERIFY(QFileInfo(tmp_.filePath("edit.actions.json")).size() > 100);
+        // A chunk whose video is not 4k + 1 frames is refused in place, before any run.
+        view_->rollouts()->chunkSizeSpin()->setValue(10);
+        QVERIFY(!ed->problems().isEmpty());
+        QVERIFY(!ed->problemsLabel()->text().isEmpty());
+        view_->rollouts()->chunkSizeSpin()->setValue(8);
+        QVERIFY(ed->problems().isEmpty());
+        shot("robotics-edit");
+    }
+
+    void runsAThreeChunkForwardDynamicsRollout() {
+        RolloutPanel* r = view_->rollouts();
+        view_->sideTabs()->setCurrentIndex(1);
+        view_->setCursor(0);
+        r->modeCombo()->setCurrentIndex(r->modeCombo()->findData("forward_dynamics"));
+        r->editedCheck()->setChecked(false);
+        r->chunksSpin()->setValue(3);
+        r->chunkSizeSpin()->setValue(8);
+        r->stepsSpin()->setValue(2);
+        r->seedSpin()->setValue(1);
+        QVERIFY(runAndWait());
+        QCOMPARE(view_->bundle()->nodes.size(), 1);
+        const NodeData* n0 = node("n0");
+        QVERIFY(n0);
+        QCOMPARE(n0->frames, 25);
+        QCOMPARE(n0->video.size(), 25);
+        QCOMPARE(r->tree()->topLevelItemCount(), 1);
+        QVERIFY(!n0->summary.isEmpty());
+    }
+
+    void branchesItAtAFrame() {
+        RolloutPanel* r = view_->rollouts();
+        r->selectNode("n0");
+        view_->setCursor(10);
+        r->branchCheck()->setChecked(true);
+        r->chunksSpin()->setValue(1);
+        r->seedSpin()->setValue(2);
+        QVERIFY(runAndWait());
+        const NodeData* n1 = node("n1");
+        QVERIFY(n1);
+        QCOMPARE(n1->parent, QStringLiteral("n0"));
+        QCOMPARE(n1->branchFrame, 10);
+        QCOMPARE(n1->startFrame, 10);
+        // In the tree under its parent.
+        QCOMPARE(r->tree()->topLevelItem(0)->childCount(), 1);
+        r->branchCheck()->setChecked(false);
+    }
+
+    void runsInverseDynamicsAndAClosedLoopPolicyChunk() {
+        RolloutPanel* r = view_->rollouts();
+        view_->setCursor(0);
+        r->modeCombo()->setCurrentIndex(r->modeCombo()->findData("inverse_dynamics"));
+        r->chunksSpin()->setValue(2);
+        QVERIFY(runAndWait());
+        const NodeData* id = node("n2");
+        QVERIFY(id);
+        QCOMPARE(id->mode, QStringLiteral("inverse_dynamics"));
+        QCOMPARE(static_cast<int>(id->actions.size()), 16);
+        // Its predicted actions are drawn over the recorded ones on the same chart.
+        bool overlaid = false;
+        for (const ChannelChart::Series& s : view_->channels()->series()) overlaid = overlaid || (s.dashed && s.name.endsWith(" · n2"));
+        QVERIFY(overlaid);
+        r->modeCombo()->setCurrentIndex(r->modeCombo()->findData("closed_loop"));
+        r->chunksSpin()->setValue(1);
+        QVERIFY(runAndWait());
+        const NodeData* loop = node("n3");
+        QVERIFY(loop);
+        QVERIFY(loop->closedLoop);
+        QCOMPARE(loop->frames, 9);
+    }
+
+    void comparesThreeRolloutsWithGroundTruthOnOneClock() {
+        RolloutPanel* r = view_->rollouts();
+        for (const QString& id : {"n0", "n1", "n2", "n3"}) r->setCompared(id, id != QStringLiteral("n3"));
+        QCOMPARE(r->comparedNodes(), QStringList({"n0", "n1", "n2"}));
+        const EpisodePtr ep = view_->episode();
+        QCOMPARE(view_->grid()->keys().size(), ep->cameras.size() + 3);
+        view_->setCursor(14);
+        // Each rollout shows its own frame of this moment: n1 started at 10.
+        QCOMPARE(view_->grid()->frame("node:n0"), node("n0")->video[14]);
+        QCOMPARE(view_->grid()->frame("node:n1"), node("n1")->video[4]);
+        QCOMPARE(view_->grid()->frame(QStringLiteral("cam:%1").arg(ep->cameras[0])), ep->frames[0][14]);
+        // The clock has a lane per rollout and the ground truth; metrics curves under the video.
+        QCOMPARE(view_->clock()->tracks().size(), 4 + (view_->editor()->hasEdit() ? 1 : 0));
+        QVERIFY(view_->metrics()->series().size() >= 3);
+        // Past n1's end its tile is empty while n0 still plays.
+        view_->setCursor(20);
+        QVERIFY(view_->grid()->frame("node:n1").isNull());
+        QVERIFY(!view_->grid()->frame("node:n0").isNull());
+        // Wipe and difference of the ground truth and the selected rollout.
+        r->selectNode("n0");
+        view_->compareMode()->setCurrentIndex(1);
+        QVERIFY(view_->grid()->overlay()->wiping());
+        view_->compareMode()->setCurrentIndex(2);
+        QVERIFY(!view_->grid()->overlay()->frame().isNull());
+        view_->compareMode()->setCurrentIndex(0);
+        view_->setCursor(12);
+        shot("robotics-compare");
+    }
+
+    void playsTwoChunksFromTheKeyboard() {
+        PlayPanel* play = view_->play();
+        view_->sideTabs()->setCurrentIndex(2);
+        view_->rollouts()->selectNode(QString());
+        view_->setCursor(0);
+        QSignalSpy chunk(view_, &RoboticsView::playChunkReady);
+        QTest::mouseClick(play->startButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(play->playing(), 60000);
+        QTest::keyPress(play->liveView(), Qt::Key_W);
+        QVERIFY(chunk.wait(120000));
+        QTest::keyRelease(play->liveView(), Qt::Key_W);
+        QTRY_VERIFY_WITH_TIMEOUT(!play->busy(), 120000);  // a chunk that started while W was still held
+        const int played = play->chunksPlayed();
+        QTest::keyClick(play->liveView(), Qt::Key_Space);
+        QTRY_VERIFY_WITH_TIMEOUT(play->chunksPlayed() == played + 1 && !play->busy(), 120000);
+        QVERIFY(play->latencies().size() >= 2);
+        for (double s : play->latencies()) QVERIFY(s > 0);
+        shot("robotics-play");
+        QSignalSpy saved(view_, &RoboticsView::playSaved);
+        QSignalSpy bundle(view_, &RoboticsView::bundleReady);
+        QTest::mouseClick(play->stopButton(), Qt::LeftButton);
+        QVERIFY(saved.wait(60000));
+        QVERIFY(saved.first().first().toBool());
+        QVERIFY(bundle.count() > 0 || bundle.wait(30000));
+        const NodeData& last = view_->bundle()->nodes.back();
+        QVERIFY(last.interactive);
+        QCOMPARE(last.frames, 8 * (played + 1) + 1);
+        QCOMPARE(static_cast<int>(last.actions.size()), 8 * (played + 1));
+        QVERIFY(QFileInfo::exists(view_->bundleDir() + "/" + last.id + "/trajectory.json"));
+    }
+
+    void savesAndReopensTheBundle() {
+        const int nodes = view_->bundle()->nodes.size();
+        const QString copy = tmp_.filePath("saved-bundle");
+        QSignalSpy bundle(view_, &RoboticsView::bundleReady);
+        QVERIFY(view_->saveBundleAs(copy));
+        QVERIFY(bundle.wait(60000));
+        QCOMPARE(view_->bundleDir(), copy);
+        QCOMPARE(view_->bundle()->nodes.size(), nodes);
+        QCOMPARE(view_->bundle()->nodes[1].parent, QStringLiteral("n0"));
+        // A second save into a folder that is not empty is refused.
+        QVERIFY(!view_->saveBundleAs(copy));
+        // Reopened from disk by a fresh read.
+        bundle.clear();
+        view_->openBundle(copy);
+        QVERIFY(bundle.wait(60000));
+        QCOMPARE(view_->bundle()->nodes.size(), nodes);
+        QCOMPARE(ws::robotics::read_rollout_bundle(copy.toStdString())["nodes"].size(), static_cast<size_t>(nodes));
+    }
+
+    void badInputSaysWhatIsWrong() {
+        QSignalSpy msg(view_, &RoboticsView::message);
+        view_->openDataset(tmp_.filePath("no-such-dataset"));
+        QTRY_VERIFY_WITH_TIMEOUT(view_->lastMessage().contains("no-such-dataset"), 30000);
+        view_->openBundle(tmp_.filePath("edit.actions.json"));
+        QTRY_VERIFY_WITH_TIMEOUT(view_->lastMessage().contains("not a rollout bundle") || view_->lastMessage().contains("manifest"), 30000);
+        QVERIFY(!view_->lastMessage().contains("json.exception"));
+    }
+
+    void cleanupTestCase() { window_.reset(); }
+};
+
+QTEST_MAIN(TestRobotics)
+#include "test_robotics.moc"

@@ -1,0 +1,96 @@
+#pragma once
+// What the Robotics workspace shows, as plain values made on the robotics worker's thread: a dataset's episode
+// list, one episode's cameras (as QImages), channels (grouped by the embodiment's layout), recorded actions, poses
+// and events, and a rollout bundle's nodes with their videos and metrics. The UI thread only reads them.
+#include <QImage>
+#include <QMatrix4x4>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <QVector3D>
+#include <QVector>
+#include <memory>
+#include <vector>
+
+#include "worldstudio/core/pyjson.h"
+
+namespace robotics_ui {
+
+using Rows = std::vector<std::vector<double>>;
+
+struct EpisodeRow {
+    qint64 index = 0;
+    qint64 length = 0;  // frames
+    QString task;
+    QString success;  // "" when not known
+    qint64 seed = -1;  // Pico World's simulator seed
+};
+
+struct DatasetSummary {
+    QString source;  // a LeRobot folder or "pico"
+    QString title;   // what the browser's header says
+    bool pico = false;
+    double fps = 0;
+    QString robotType, embodiment;  // embodiment: a registry name, "" when the actions name none we know
+    QStringList cameras;
+    QVector<EpisodeRow> episodes;
+};
+
+struct Channel {
+    QString name;    // "ego_dx", "gripper_x", ...
+    QString group;   // position, rotation, gripper, joints, state, other
+    QString column;  // "action", "observation.state"
+    int index = 0;   // within the column
+    QVector<double> values;  // per frame (actions: per transition, drawn at the later frame's... start frame)
+};
+
+struct Event {
+    int frame = 0;
+    QString label, kind;  // kind: impact, gripper
+};
+
+struct EpisodeData {
+    QString source;
+    qint64 index = 0, seed = -1;
+    QString task, embodiment;
+    double fps = 0;
+    int length = 0;  // frames
+    QStringList cameras;
+    QVector<QVector<QImage>> frames;  // per camera, per frame
+    QVector<Channel> channels;
+    Rows actions;  // recorded raw actions, one row per transition
+    std::vector<QString> actionKinds;  // pos, rot, gripper, joint, reserved per action column
+    QVector<QVector3D> effectorTrail;  // from the actions, through the engine's trajectory conversion
+    QVector<QMatrix4x4> cameraPoses;
+    QVector<Event> events;
+    int suggestedChunk = 0;
+};
+
+struct NodeData {
+    QString id, parent, mode;
+    int branchFrame = -1;
+    int startFrame = 0, frames = 0;  // on the source episode's clock
+    quint32 seed = 0;
+    bool closedLoop = false, interactive = false;
+    QVector<QImage> video;
+    Rows actions;  // raw (as the episode's are), one row per transition
+    QVector<double> psnr, tracked;  // per frame, NaN where not known
+    QString summary;                // the node's whole-rollout metrics in a line
+    ws::ojson json;                 // the manifest entry
+};
+
+struct BundleData {
+    QString dir;
+    QString dataset;
+    qint64 episode = 0;
+    QVector<NodeData> nodes;
+};
+
+using EpisodePtr = std::shared_ptr<const EpisodeData>;
+using BundlePtr = std::shared_ptr<const BundleData>;
+
+}  // namespace robotics_ui
+
+Q_DECLARE_METATYPE(robotics_ui::DatasetSummary)
+Q_DECLARE_METATYPE(robotics_ui::EpisodePtr)
+Q_DECLARE_METATYPE(robotics_ui::BundlePtr)

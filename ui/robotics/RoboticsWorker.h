@@ -1,0 +1,65 @@
+#pragma once
+// The Robotics workspace's engine side, on its own thread: opens datasets (LeRobot folders, Pico World), decodes an
+// episode's cameras and channels, runs rollouts into a bundle and reads bundles back, and plays the world model
+// interactively chunk by chunk. Every call is queued onto the thread (QMetaObject::invokeMethod) and answers with a
+// queued signal; frames become QImages here, so the UI thread only paints. cancel() is safe from any thread.
+#include <QImage>
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <QVector>
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "RoboticsData.h"
+
+namespace ws {
+class Model;
+namespace robotics {
+class Dataset;
+class InteractivePlay;
+}  // namespace robotics
+}  // namespace ws
+
+class RoboticsWorker : public QObject {
+    Q_OBJECT
+public:
+    RoboticsWorker();
+    ~RoboticsWorker() override;
+    void setModel(std::shared_ptr<const ws::Model> model);
+    void cancel() { cancel_ = true; }
+
+    // Queue these onto the worker.
+    void openDataset(const QString& dir);
+    void openPico(quint64 firstSeed, int count, int frames);
+    void loadEpisode(qint64 index);
+    // `specJson`: the rollout job (robotics/rollout.h rollout_spec_from_json), run into `bundleDir`.
+    void runRollout(const QString& specJson, const QString& bundleDir);
+    void openBundle(const QString& bundleDir);
+    void startPlay(const QString& specJson, const QString& bundleDir);
+    void playChunk(const QString& controlsJson);  // {"right","down","forward","yaw","pitch","gripper_closed","move_effector"}
+    void finishPlay();
+
+Q_SIGNALS:
+    void datasetOpened(const robotics_ui::DatasetSummary& summary);
+    void episodeLoaded(const robotics_ui::EpisodePtr& episode);
+    void bundleLoaded(const robotics_ui::BundlePtr& bundle);
+    void rolloutProgress(int chunk, int chunks, int step, int steps);
+    void rolloutFinished(const QString& nodeId);
+    void playReady(const QImage& start, int chunkSize, double fps);
+    void playChunkDone(const QVector<QImage>& frames, double seconds, int chunksPlayed);
+    void playFinished(const QString& nodeId);
+    void failed(const QString& what, const QString& message);  // what: dataset, episode, rollout, bundle, play
+
+private:
+    QThread thread_;
+    mutable std::mutex mu_;
+    std::shared_ptr<const ws::Model> model_;
+    std::atomic<bool> cancel_{false};
+    std::unique_ptr<ws::robotics::Dataset> dataset_;
+    std::unique_ptr<ws::robotics::InteractivePlay> play_;
+    QString playBundle_;
+    struct PlayTrack;
+    std::unique_ptr<PlayTrack> playTrack_;  // the trajectory the keys have driven so far
+};
