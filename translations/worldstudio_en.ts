@@ -38,4 +38,48 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>PlayPanel</name>
+    <message numerus="yes">
+        <source>%n chunk(s) played; the last took %1 s.</source>
+        <translation>
+            <numerusform>%n chunk played; it took %1 s.</numerusform>
+            <numerusform>%n chunks played; the last took %1 s.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>RoboticsView</name>
+    <message numerus="yes">
+        <source>Simulating %n Pico World episode(s)…</source>
+        <translation>
+            <numerusform>Simulating %n Pico World episode…</numerusform>
+            <numerusform>Simulating %n Pico World episodes…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %n episode(s) · %2 fps%3</source>
+        <translation>
+            <numerusform>%1 · %n episode · %2 fps%3</numerusform>
+            <numerusform>%1 · %n episodes · %2 fps%3</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Bundle %1: %n rollout(s).</source>
+        <translation>
+            <numerusform>Bundle %1: %n rollout.</numerusform>
+            <numerusform>Bundle %1: %n rollouts.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>TrajectoryEditor</name>
+    <message numerus="yes">
+        <source>Editing %n step(s) from frame %1.</source>
+        <translation>
+            <numerusform>Editing %n step from frame %1.</numerusform>
+            <numerusform>Editing %n steps from frame %1.</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

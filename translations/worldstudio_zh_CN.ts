@@ -399,6 +399,17 @@
     </message>
 </context>
 <context>
+    <name>ClockTimeline</name>
+    <message>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+</context>
+<context>
     <name>EngineWorker</name>
     <message>
         <source>Loading was cancelled.</source>
@@ -720,7 +731,8 @@
     </message>
     <message numerus="yes">
         <source>Upsampled caption has %n problem(s); see below the editor</source>
-        <translation><numerusform>扩写后的描述有 %n 个问题；见编辑器下方</numerusform>
+        <translation>
+            <numerusform>扩写后的描述有 %n 个问题；见编辑器下方</numerusform>
         </translation>
     </message>
     <message>
@@ -828,6 +840,37 @@
     </message>
 </context>
 <context>
+    <name>ImageGrid</name>
+    <message>
+        <source>Hide (bring it back from Hidden)</source>
+        <translation>隐藏（可从“已隐藏”中恢复）</translation>
+    </message>
+    <message>
+        <source>Enlarge; click again to show every picture</source>
+        <translation>放大；再次点击显示全部画面</translation>
+    </message>
+    <message>
+        <source>not at this time</source>
+        <translation>此刻无画面</translation>
+    </message>
+    <message>
+        <source>Hidden (%1)</source>
+        <translation>已隐藏（%1）</translation>
+    </message>
+    <message>
+        <source>Wipe: %1 (left) | %2 (right)</source>
+        <translation>划像：%1（左）| %2（右）</translation>
+    </message>
+    <message>
+        <source>Pick two pictures of the same size</source>
+        <translation>请选择两幅尺寸相同的画面</translation>
+    </message>
+    <message>
+        <source>Difference |%1 − %2| (×4)</source>
+        <translation>差值 |%1 − %2|（×4）</translation>
+    </message>
+</context>
+<context>
     <name>KeyValueView</name>
     <message>
         <source>Property</source>
@@ -911,10 +954,6 @@
     <message>
         <source>Robotics</source>
         <translation>机器人</translation>
-    </message>
-    <message>
-        <source>Action-conditioned modes: forward and inverse dynamics, policy</source>
-        <translation>动作条件模式：正向动力学、逆向动力学与策略</translation>
     </message>
     <message>
         <source>Evaluate</source>
@@ -1035,14 +1074,6 @@
     <message>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
-    </message>
-    <message>
-        <source>&amp;Undo caption edit</source>
-        <translation>撤销描述编辑(&amp;U)</translation>
-    </message>
-    <message>
-        <source>&amp;Redo caption edit</source>
-        <translation>重做描述编辑(&amp;R)</translation>
     </message>
     <message>
         <source>&amp;Generate</source>
@@ -1222,12 +1253,14 @@
     </message>
     <message numerus="yes">
         <source>Restored %n queued job(s); they start when a model is loaded</source>
-        <translation><numerusform>已恢复 %n 个排队任务；加载模型后开始</numerusform>
+        <translation>
+            <numerusform>已恢复 %n 个排队任务；加载模型后开始</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>(%n of them interrupted and queued again)</source>
-        <translation><numerusform>（其中 %n 个曾被中断，已重新排队）</numerusform>
+        <translation>
+            <numerusform>（其中 %n 个曾被中断，已重新排队）</numerusform>
         </translation>
     </message>
     <message>
@@ -1241,6 +1274,18 @@
     <message>
         <source>Job #%1 was cancelled</source>
         <translation>任务 #%1 已取消</translation>
+    </message>
+    <message>
+        <source>Robot datasets, trajectory editing, rollouts on one clock, interactive play</source>
+        <translation>机器人数据集、轨迹编辑、同一时钟上的推演、交互式操控</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
     </message>
 </context>
 <context>
@@ -1387,6 +1432,79 @@
     <message>
         <source>Files</source>
         <translation>文件</translation>
+    </message>
+</context>
+<context>
+    <name>PlayPanel</name>
+    <message>
+        <source>Start, then click here and drive with the keys</source>
+        <translation>点击开始，然后点击此处用键盘操控</translation>
+    </message>
+    <message>
+        <source>Keys move the end effector (Tab)</source>
+        <translation>按键移动末端执行器（Tab）</translation>
+    </message>
+    <message>
+        <source>Start playing</source>
+        <translation>开始操控</translation>
+    </message>
+    <message>
+        <source>From the frame at the cursor (or the selected rollout&apos;s, when branching)</source>
+        <translation>从光标所在帧开始（分支时为所选推演的帧）</translation>
+    </message>
+    <message>
+        <source>Stop and save</source>
+        <translation>停止并保存</translation>
+    </message>
+    <message>
+        <source>W/S forward/back · A/D left/right · Q/E up/down · arrows turn · Space gripper · Tab camera/effector</source>
+        <translation>W/S 前进/后退 · A/D 左/右 · Q/E 上/下 · 方向键转向 · 空格 夹爪 · Tab 相机/执行器</translation>
+    </message>
+    <message>
+        <source>Preparing the start frame…</source>
+        <translation>正在准备起始帧…</translation>
+    </message>
+    <message>
+        <source>Playing: each key press makes a chunk of %1 actions (%2 s).</source>
+        <translation>操控中：每次按键生成一个 %1 个动作的片段（%2 秒）。</translation>
+    </message>
+    <message>
+        <source>chunk %1: %2 s for %3 frames</source>
+        <translation>片段 %1：%3 帧用时 %2 秒</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chunk(s) played; the last took %1 s.</source>
+        <translation>
+            <numerusform>已操控 %n 个片段；最后一个用时 %1 秒。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Generating chunk %1…</source>
+        <translation>正在生成片段 %1…</translation>
+    </message>
+    <message>
+        <source>Moving: %1 · keys: %2 · gripper %3</source>
+        <translation>移动：%1 · 按键：%2 · 夹爪%3</translation>
+    </message>
+    <message>
+        <source>end effector</source>
+        <translation>末端执行器</translation>
+    </message>
+    <message>
+        <source>camera</source>
+        <translation>相机</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>closed</source>
+        <translation>闭合</translation>
+    </message>
+    <message>
+        <source>open</source>
+        <translation>张开</translation>
     </message>
 </context>
 <context>
@@ -1745,6 +1863,621 @@
     </message>
 </context>
 <context>
+    <name>RoboticsView</name>
+    <message>
+        <source>No dataset open</source>
+        <translation>未打开数据集</translation>
+    </message>
+    <message>
+        <source>Search tasks</source>
+        <translation>搜索任务</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Frames</source>
+        <translation>帧</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Up/Down in the workspace moves between episodes</source>
+        <translation>在工作区中按上/下键切换片段</translation>
+    </message>
+    <message>
+        <source>Channels</source>
+        <translation>通道</translation>
+    </message>
+    <message>
+        <source>Open an episode: its state and action channels appear here</source>
+        <translation>打开一个片段后，其状态与动作通道显示在此</translation>
+    </message>
+    <message>
+        <source>Per-frame PSNR and tracked error of the ticked rollouts appear here</source>
+        <translation>勾选的推演的逐帧 PSNR 与跟踪误差显示在此</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>操控</translation>
+    </message>
+    <message>
+        <source>%1 is done.</source>
+        <translation>%1 已完成。</translation>
+    </message>
+    <message>
+        <source>Rollout %1 is done.</source>
+        <translation>推演 %1 已完成。</translation>
+    </message>
+    <message>
+        <source>Playing: click the picture and drive with the keys.</source>
+        <translation>操控中：点击画面并用键盘驾驶。</translation>
+    </message>
+    <message>
+        <source>Saved as %1 in the bundle.</source>
+        <translation>已作为 %1 保存到推演包。</translation>
+    </message>
+    <message>
+        <source>The played rollout is saved as %1.</source>
+        <translation>操控的推演已保存为 %1。</translation>
+    </message>
+    <message>
+        <source>Could not open the dataset</source>
+        <translation>无法打开数据集</translation>
+    </message>
+    <message>
+        <source>Open dataset…</source>
+        <translation>打开数据集…</translation>
+    </message>
+    <message>
+        <source>Open a LeRobot dataset folder</source>
+        <translation>打开 LeRobot 数据集文件夹</translation>
+    </message>
+    <message>
+        <source>A LeRobot v3.0, v2.1 or v2.0 folder (meta/info.json)</source>
+        <translation>LeRobot v3.0、v2.1 或 v2.0 文件夹（meta/info.json）</translation>
+    </message>
+    <message>
+        <source> Pico World seed </source>
+        <translation> Pico World 种子 </translation>
+    </message>
+    <message>
+        <source> episodes </source>
+        <translation> 片段数 </translation>
+    </message>
+    <message>
+        <source>Open Pico World</source>
+        <translation>打开 Pico World</translation>
+    </message>
+    <message>
+        <source>Simulated episodes from consecutive seeds, with their states and events</source>
+        <translation>由连续种子模拟的片段，含状态与事件</translation>
+    </message>
+    <message>
+        <source>Open bundle…</source>
+        <translation>打开推演包…</translation>
+    </message>
+    <message>
+        <source>Open a rollout bundle</source>
+        <translation>打开推演包</translation>
+    </message>
+    <message>
+        <source>Save bundle as…</source>
+        <translation>推演包另存为…</translation>
+    </message>
+    <message>
+        <source>Save the rollout bundle into an empty folder</source>
+        <translation>将推演包保存到一个空文件夹</translation>
+    </message>
+    <message>
+        <source>Save the edited trajectory</source>
+        <translation>保存编辑后的轨迹</translation>
+    </message>
+    <message>
+        <source>Trajectory JSON (*.json)</source>
+        <translation>轨迹 JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Export the edited actions</source>
+        <translation>导出编辑后的动作</translation>
+    </message>
+    <message>
+        <source>Action file (*.json)</source>
+        <translation>动作文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Undo %1</source>
+        <translation>撤销：%1</translation>
+    </message>
+    <message>
+        <source>Redo</source>
+        <translation>重做</translation>
+    </message>
+    <message>
+        <source>Redo %1</source>
+        <translation>重做：%1</translation>
+    </message>
+    <message>
+        <source>Side by side</source>
+        <translation>并排</translation>
+    </message>
+    <message>
+        <source>Wipe</source>
+        <translation>划像</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>差值</translation>
+    </message>
+    <message>
+        <source>Wipe and difference overlay the ground truth and the selected (or first ticked) rollout</source>
+        <translation>划像与差值叠加真实录像和所选（或第一个勾选的）推演</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>Seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>Space · J/K/L shuttle · I/O loop in/out · M bookmark · ←/→ step</source>
+        <translation>空格 · J/K/L 穿梭 · I/O 循环入/出点 · M 书签 · ←/→ 逐帧</translation>
+    </message>
+    <message>
+        <source>Loop</source>
+        <translation>循环</translation>
+    </message>
+    <message>
+        <source>Play round the loop range (I and O set it), or the whole clock</source>
+        <translation>在循环区间（I 和 O 设置）内或整个时钟上循环播放</translation>
+    </message>
+    <message>
+        <source>Opening %1…</source>
+        <translation>正在打开 %1…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Simulating %n Pico World episode(s)…</source>
+        <translation>
+            <numerusform>正在模拟 %n 个 Pico World 片段…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · %n episode(s) · %2 fps%3</source>
+        <translation>
+            <numerusform>%1 · %n 个片段 · %2 fps%3</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · embodiment unknown</source>
+        <translation> · 本体未知</translation>
+    </message>
+    <message>
+        <source>%1 is open.</source>
+        <translation>%1 已打开。</translation>
+    </message>
+    <message>
+        <source>Loading episode %1…</source>
+        <translation>正在加载片段 %1…</translation>
+    </message>
+    <message>
+        <source>Episode %1: %2 frames; its actions suggest chunks of %3.</source>
+        <translation>片段 %1：%2 帧；其动作建议片段长度为 %3。</translation>
+    </message>
+    <message>
+        <source>Episode %1: %2 frames.</source>
+        <translation>片段 %1：%2 帧。</translation>
+    </message>
+    <message>
+        <source>This bundle rolls out %1 episode %2; open that episode to compare with its ground truth.</source>
+        <translation>此推演包推演的是 %1 的片段 %2；打开该片段即可与其真实录像比较。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Bundle %1: %n rollout(s).</source>
+        <translation>
+            <numerusform>推演包 %1：%n 个推演。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>There is no bundle to save yet: run a rollout first.</source>
+        <translation>尚无可保存的推演包：请先运行一次推演。</translation>
+    </message>
+    <message>
+        <source>%1 is not empty; choose an empty folder.</source>
+        <translation>%1 不是空的；请选择一个空文件夹。</translation>
+    </message>
+    <message>
+        <source>Could not write %1.</source>
+        <translation>无法写入 %1。</translation>
+    </message>
+    <message>
+        <source>The bundle is saved in %1.</source>
+        <translation>推演包已保存到 %1。</translation>
+    </message>
+    <message>
+        <source>The edited actions cannot run: %1</source>
+        <translation>编辑后的动作无法运行：%1</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>Running %1 chunk(s)…</source>
+        <translation>正在运行 %1 个片段…</translation>
+    </message>
+    <message>
+        <source>Nothing was played, so nothing was saved.</source>
+        <translation>未进行操控，因此没有保存。</translation>
+    </message>
+    <message>
+        <source>The trajectory is saved in %1.</source>
+        <translation>轨迹已保存到 %1。</translation>
+    </message>
+    <message>
+        <source>Could not save the trajectory: %1</source>
+        <translation>无法保存轨迹：%1</translation>
+    </message>
+    <message>
+        <source>The actions are exported to %1.</source>
+        <translation>动作已导出到 %1。</translation>
+    </message>
+    <message>
+        <source>Could not export the actions: %1</source>
+        <translation>无法导出动作：%1</translation>
+    </message>
+    <message>
+        <source>%1 %2x</source>
+        <translation>%1 %2 倍速</translation>
+    </message>
+    <message>
+        <source>Forward</source>
+        <translation>正向</translation>
+    </message>
+    <message>
+        <source>Reverse</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>Bookmark %1</source>
+        <translation>书签 %1</translation>
+    </message>
+    <message>
+        <source>Bookmarked frame %1, but %2 cannot be written.</source>
+        <translation>已为第 %1 帧添加书签，但无法写入 %2。</translation>
+    </message>
+    <message>
+        <source>Bookmarked frame %1.</source>
+        <translation>已为第 %1 帧添加书签。</translation>
+    </message>
+    <message>
+        <source>%1 is not a list of bookmarks; they are not shown.</source>
+        <translation>%1 不是书签列表；不予显示。</translation>
+    </message>
+    <message>
+        <source>Ground truth · %1</source>
+        <translation>真实录像 · %1</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · seed %3</source>
+        <translation>%1 · %2 · 种子 %3</translation>
+    </message>
+    <message>
+        <source>%1 (edited)</source>
+        <translation>%1（已编辑）</translation>
+    </message>
+    <message>
+        <source>%1 PSNR</source>
+        <translation>%1 PSNR</translation>
+    </message>
+    <message>
+        <source>PSNR dB</source>
+        <translation>PSNR dB</translation>
+    </message>
+    <message>
+        <source>%1 tracked</source>
+        <translation>%1 跟踪</translation>
+    </message>
+    <message>
+        <source>tracked px</source>
+        <translation>跟踪 px</translation>
+    </message>
+    <message>
+        <source>recorded camera</source>
+        <translation>录制的相机</translation>
+    </message>
+    <message>
+        <source>recorded effector</source>
+        <translation>录制的执行器</translation>
+    </message>
+    <message>
+        <source>edited camera</source>
+        <translation>编辑的相机</translation>
+    </message>
+    <message>
+        <source>edited effector</source>
+        <translation>编辑的执行器</translation>
+    </message>
+    <message>
+        <source>ground truth</source>
+        <translation>真实录像</translation>
+    </message>
+    <message>
+        <source>edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>camera key</source>
+        <translation>相机关键帧</translation>
+    </message>
+    <message>
+        <source>the episode has ended</source>
+        <translation>片段已结束</translation>
+    </message>
+    <message>
+        <source>frame %1 of %2</source>
+        <translation>第 %1 帧，共 %2 帧</translation>
+    </message>
+    <message>
+        <source>starts at %1</source>
+        <translation>从 %1 开始</translation>
+    </message>
+    <message>
+        <source> · PSNR %1 dB</source>
+        <translation> · PSNR %1 dB</translation>
+    </message>
+    <message>
+        <source> · tracked %1 px</source>
+        <translation> · 跟踪 %1 px</translation>
+    </message>
+    <message>
+        <source>%1 of %2%3</source>
+        <translation>%1 / %2%3</translation>
+    </message>
+</context>
+<context>
+    <name>RoboticsWorker</name>
+    <message>
+        <source>Pico World, seeds %1–%2</source>
+        <translation>Pico World，种子 %1–%2</translation>
+    </message>
+    <message>
+        <source>state</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>gripper closes</source>
+        <translation>夹爪闭合</translation>
+    </message>
+    <message>
+        <source>gripper opens</source>
+        <translation>夹爪张开</translation>
+    </message>
+    <message>
+        <source>impact</source>
+        <translation>碰撞</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Load one in the Models workspace.</source>
+        <translation>未加载模型。请在“模型”工作区中加载。</translation>
+    </message>
+    <message>
+        <source>The rollout was stopped.</source>
+        <translation>推演已停止。</translation>
+    </message>
+    <message>
+        <source>PSNR</source>
+        <translation>PSNR</translation>
+    </message>
+    <message>
+        <source>tracked err</source>
+        <translation>跟踪误差</translation>
+    </message>
+    <message>
+        <source>action MSE</source>
+        <translation>动作 MSE</translation>
+    </message>
+    <message>
+        <source>consistency</source>
+        <translation>一致性</translation>
+    </message>
+    <message>
+        <source>grasped</source>
+        <translation>已抓取</translation>
+    </message>
+    <message>
+        <source>missed</source>
+        <translation>未抓取</translation>
+    </message>
+    <message>
+        <source>Start playing first.</source>
+        <translation>请先开始操控。</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>rotation</source>
+        <translation>旋转</translation>
+    </message>
+    <message>
+        <source>gripper</source>
+        <translation>夹爪</translation>
+    </message>
+    <message>
+        <source>joints</source>
+        <translation>关节</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+</context>
+<context>
+    <name>RolloutPanel</name>
+    <message>
+        <source>played</source>
+        <translation>操控</translation>
+    </message>
+    <message>
+        <source>policy, closed loop</source>
+        <translation>策略，闭环</translation>
+    </message>
+    <message>
+        <source>forward dynamics</source>
+        <translation>正向动力学</translation>
+    </message>
+    <message>
+        <source>inverse dynamics</source>
+        <translation>逆向动力学</translation>
+    </message>
+    <message>
+        <source>policy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>Forward dynamics</source>
+        <translation>正向动力学</translation>
+    </message>
+    <message>
+        <source>The video the actions produce, from the frame at the cursor</source>
+        <translation>从光标所在帧起，动作产生的视频</translation>
+    </message>
+    <message>
+        <source>Inverse dynamics</source>
+        <translation>逆向动力学</translation>
+    </message>
+    <message>
+        <source>The actions the episode&apos;s own video implies, plotted against the recorded ones</source>
+        <translation>由片段自身视频推断的动作，与录制的动作绘制在一起</translation>
+    </message>
+    <message>
+        <source>Policy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>The model predicts actions and video from the frame</source>
+        <translation>模型从该帧预测动作与视频</translation>
+    </message>
+    <message>
+        <source>Policy, closed loop</source>
+        <translation>策略，闭环</translation>
+    </message>
+    <message>
+        <source>Pico World executes the predicted actions; its picture starts the next chunk</source>
+        <translation>Pico World 执行预测的动作，其画面作为下一片段的起点</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Use the edited actions</source>
+        <translation>使用编辑后的动作</translation>
+    </message>
+    <message>
+        <source>Chunks</source>
+        <translation>片段数</translation>
+    </message>
+    <message>
+        <source> actions</source>
+        <translation> 个动作</translation>
+    </message>
+    <message>
+        <source>Actions per chunk; the chunk&apos;s video has one frame more, which must be 4k + 1</source>
+        <translation>每个片段的动作数；片段视频多一帧，帧数必须为 4k + 1</translation>
+    </message>
+    <message>
+        <source>Chunk size</source>
+        <translation>片段长度</translation>
+    </message>
+    <message>
+        <source>Denoising steps per chunk</source>
+        <translation>每个片段的去噪步数</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>Branch from the selected rollout</source>
+        <translation>从所选推演分支</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Rollouts</source>
+        <translation>推演</translation>
+    </message>
+    <message>
+        <source>Every run is a node; a branch sits under the rollout it started from. Tick rollouts to compare them.</source>
+        <translation>每次运行都是一个节点；分支位于其起始推演之下。勾选推演即可比较。</translation>
+    </message>
+    <message>
+        <source>Actions per chunk (the data suggests %1); the chunk&apos;s video has one frame more, which must be 4k + 1</source>
+        <translation>每个片段的动作数（数据建议 %1）；片段视频多一帧，帧数必须为 4k + 1</translation>
+    </message>
+    <message>
+        <source> · from %1 at %2</source>
+        <translation> · 自 %1 的第 %2 帧</translation>
+    </message>
+    <message>
+        <source>seed %1 · %2 frames from %3</source>
+        <translation>种子 %1 · 从 %3 起 %2 帧</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>启动中…</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>chunk %1 of %2 · step %3 of %4</source>
+        <translation>片段 %1/%2 · 步 %3/%4</translation>
+    </message>
+    <message>
+        <source>From frame %1 of episode %2.</source>
+        <translation>从片段 %2 的第 %1 帧开始。</translation>
+    </message>
+    <message>
+        <source>Open an episode first.</source>
+        <translation>请先打开一个片段。</translation>
+    </message>
+    <message>
+        <source>A branch of %1 at its frame %2 (clock frame %3).</source>
+        <translation>%1 在其第 %2 帧处的分支（时钟第 %3 帧）。</translation>
+    </message>
+</context>
+<context>
     <name>SettingsPanel</name>
     <message>
         <source>Generate sound</source>
@@ -1955,6 +2688,243 @@
     <message>
         <source>Click or drag to scrub</source>
         <translation>单击或拖动以定位播放位置</translation>
+    </message>
+</context>
+<context>
+    <name>TrajectoryEditor</name>
+    <message>
+        <source>Edit recorded actions</source>
+        <translation>编辑录制的动作</translation>
+    </message>
+    <message>
+        <source>Start from the episode&apos;s recorded actions at the cursor</source>
+        <translation>从光标处片段录制的动作开始</translation>
+    </message>
+    <message>
+        <source>Start from nothing</source>
+        <translation>从零开始</translation>
+    </message>
+    <message>
+        <source>Start at the cursor with every part held still</source>
+        <translation>从光标处开始，所有部件保持静止</translation>
+    </message>
+    <message>
+        <source> steps</source>
+        <translation> 步</translation>
+    </message>
+    <message>
+        <source>Length</source>
+        <translation>长度</translation>
+    </message>
+    <message>
+        <source>No edit yet: the runs use the recorded actions.</source>
+        <translation>尚未编辑：运行使用录制的动作。</translation>
+    </message>
+    <message>
+        <source>Camera path</source>
+        <translation>相机路径</translation>
+    </message>
+    <message>
+        <source>Metres for dolly, truck, pedestal and zoom; degrees for orbit, pan, tilt and roll</source>
+        <translation>推拉、横移、升降和变焦以米计；环绕、摇、俯仰和滚转以度计</translation>
+    </message>
+    <message>
+        <source>Add move</source>
+        <translation>添加运动</translation>
+    </message>
+    <message>
+        <source>Move</source>
+        <translation>运动</translation>
+    </message>
+    <message>
+        <source>Amount</source>
+        <translation>幅度</translation>
+    </message>
+    <message>
+        <source>Easing</source>
+        <translation>缓动</translation>
+    </message>
+    <message>
+        <source>Over</source>
+        <translation>历时</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>关键帧</translation>
+    </message>
+    <message>
+        <source>x (m)</source>
+        <translation>x（米）</translation>
+    </message>
+    <message>
+        <source>y (m)</source>
+        <translation>y（米）</translation>
+    </message>
+    <message>
+        <source>z (m)</source>
+        <translation>z（米）</translation>
+    </message>
+    <message>
+        <source>pan °</source>
+        <translation>摇 °</translation>
+    </message>
+    <message>
+        <source>tilt °</source>
+        <translation>俯仰 °</translation>
+    </message>
+    <message>
+        <source>roll °</source>
+        <translation>滚转 °</translation>
+    </message>
+    <message>
+        <source>Remove key</source>
+        <translation>删除关键帧</translation>
+    </message>
+    <message>
+        <source>Robot actions</source>
+        <translation>机器人动作</translation>
+    </message>
+    <message>
+        <source>The channel whose keys you drag on the chart (double-click adds a key, right-click removes one)</source>
+        <translation>在图表上拖动其关键帧的通道（双击添加，右键删除）</translation>
+    </message>
+    <message>
+        <source>Channel</source>
+        <translation>通道</translation>
+    </message>
+    <message>
+        <source>Open / close the gripper at the cursor</source>
+        <translation>在光标处张开/闭合夹爪</translation>
+    </message>
+    <message>
+        <source>Save trajectory…</source>
+        <translation>保存轨迹…</translation>
+    </message>
+    <message>
+        <source>The readable trajectory JSON (absolute poses and channels)</source>
+        <translation>可读的轨迹 JSON（绝对位姿与通道）</translation>
+    </message>
+    <message>
+        <source>Export actions…</source>
+        <translation>导出动作…</translation>
+    </message>
+    <message>
+        <source>The reference&apos;s action file: one row of model-space actions per step</source>
+        <translation>参考实现的动作文件：每步一行模型空间动作</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>This episode has no recorded actions of a known embodiment to edit.</source>
+        <translation>此片段没有已知本体的录制动作可供编辑。</translation>
+    </message>
+    <message>
+        <source>Open an episode of a known embodiment first.</source>
+        <translation>请先打开已知本体的片段。</translation>
+    </message>
+    <message>
+        <source>Camera %1 %2</source>
+        <translation>相机 %1 %2</translation>
+    </message>
+    <message>
+        <source>Camera key at %1</source>
+        <translation>第 %1 帧的相机关键帧</translation>
+    </message>
+    <message>
+        <source>Remove camera key</source>
+        <translation>删除相机关键帧</translation>
+    </message>
+    <message>
+        <source>Move key</source>
+        <translation>移动关键帧</translation>
+    </message>
+    <message>
+        <source>Add key</source>
+        <translation>添加关键帧</translation>
+    </message>
+    <message>
+        <source>This embodiment has no gripper channel.</source>
+        <translation>此本体没有夹爪通道。</translation>
+    </message>
+    <message>
+        <source>Start an edit first.</source>
+        <translation>请先开始编辑。</translation>
+    </message>
+    <message>
+        <source>Gripper at %1</source>
+        <translation>第 %1 帧的夹爪</translation>
+    </message>
+    <message numerus="yes">
+        <source>Editing %n step(s) from frame %1.</source>
+        <translation>
+            <numerusform>正在编辑从第 %1 帧起的 %n 步。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>frame %1 · %2</source>
+        <translation>第 %1 帧 · %2</translation>
+    </message>
+    <message>
+        <source>Suggested action chunk: %1 steps (from the actions&apos; autocorrelation)</source>
+        <translation>建议的动作片段：%1 步（来自动作的自相关）</translation>
+    </message>
+    <message>
+        <source>No chunk length to suggest: the actions do not vary.</source>
+        <translation>无可建议的片段长度：动作没有变化。</translation>
+    </message>
+    <message>
+        <source>✓ Ready to run</source>
+        <translation>✓ 可以运行</translation>
+    </message>
+    <message>
+        <source>Orbit</source>
+        <translation>环绕</translation>
+    </message>
+    <message>
+        <source>Dolly (in / out)</source>
+        <translation>推拉（前/后）</translation>
+    </message>
+    <message>
+        <source>Truck (sideways)</source>
+        <translation>横移（左右）</translation>
+    </message>
+    <message>
+        <source>Pedestal (up / down)</source>
+        <translation>升降（上/下）</translation>
+    </message>
+    <message>
+        <source>Pan</source>
+        <translation>摇</translation>
+    </message>
+    <message>
+        <source>Tilt</source>
+        <translation>俯仰</translation>
+    </message>
+    <message>
+        <source>Roll</source>
+        <translation>滚转</translation>
+    </message>
+    <message>
+        <source>Zoom</source>
+        <translation>变焦</translation>
+    </message>
+    <message>
+        <source>Linear</source>
+        <translation>线性</translation>
+    </message>
+    <message>
+        <source>Ease in</source>
+        <translation>缓入</translation>
+    </message>
+    <message>
+        <source>Ease out</source>
+        <translation>缓出</translation>
+    </message>
+    <message>
+        <source>Ease in and out</source>
+        <translation>缓入缓出</translation>
     </message>
 </context>
 </TS>

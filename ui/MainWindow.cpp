@@ -37,6 +37,7 @@
 #include "QueueController.h"
 #include "QueueView.h"
 #include "RoboticsView.h"
+#include "TrajectoryEditor.h"
 #include "SettingsPanel.h"
 #include "StageView.h"
 #include "StudioHelp.h"
@@ -362,14 +363,17 @@ void MainWindow::buildMenus() {
     action(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    // One undo for the caption editors (both views); the prompt line keeps its own (it takes Ctrl+Z first).
-    auto focusedEditor = [this] {
+    // One undo for what the workspace edits: the caption editors (both views) in Generate, the trajectory edits in
+    // Robotics. (One action, not one per workspace: two Ctrl+Z shortcuts alive at once would be ambiguous and neither
+    // would fire.) The prompt line keeps its own (it takes Ctrl+Z first).
+    auto focusedStack = [this]() -> QUndoStack* {
+        if (current_ == Workspace::Robotics) return robotics_->editor()->undoStack();
         for (QWidget* w = QApplication::focusWidget(); w; w = w->parentWidget())
-            if (w == generate_->negativeEditor()) return generate_->negativeEditor();
-        return generate_->captionEditor();
+            if (w == generate_->negativeEditor()) return generate_->negativeEditor()->undoStack();
+        return generate_->captionEditor()->undoStack();
     };
-    action(edit, tr("&Undo caption edit"), QKeySequence::Undo, [focusedEditor] { focusedEditor()->undoStack()->undo(); });
-    action(edit, tr("&Redo caption edit"), QKeySequence::Redo, [focusedEditor] { focusedEditor()->undoStack()->redo(); });
+    action(edit, tr("&Undo"), QKeySequence::Undo, [focusedStack] { focusedStack()->undo(); });
+    action(edit, tr("&Redo"), QKeySequence::Redo, [focusedStack] { focusedStack()->redo(); });
 
     QMenu* gen = menuBar()->addMenu(tr("&Generate"));
     action(gen, tr("&Upsample prompt"), QKeySequence(tr("Ctrl+U")), [this] { upsample(); });

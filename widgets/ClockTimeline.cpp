@@ -91,8 +91,18 @@ void ClockTimeline::paintEvent(QPaintEvent*) {
     // Markers: bookmarks as flags, events as ticks.
     for (const Marker& m : markers_) {
         const double x = xOf(m.frame);
-        const QColor c = m.kind == "bookmark" ? QColor(240, 190, 60) : m.kind == "impact" ? QColor(230, 90, 80) : QColor(90, 180, 240);
+        const QColor c = m.kind == "bookmark" ? QColor(240, 190, 60)
+                         : m.kind == "impact" ? QColor(230, 90, 80)
+                         : m.kind == "key"    ? QColor(250, 220, 120)
+                                              : QColor(90, 180, 240);
         p.setPen(QPen(c, 2));
+        if (m.kind == "key") {  // a keyframe: a diamond, as editors draw them
+            p.setBrush(c);
+            const QPointF d[4] = {{x, kRuler + 1}, {x + 4, kRuler + 5}, {x, kRuler + 9}, {x - 4, kRuler + 5}};
+            p.drawPolygon(d, 4);
+            p.setBrush(Qt::NoBrush);
+            continue;
+        }
         p.drawLine(QPointF(x, kRuler), QPointF(x, kRuler + kMarkers - 2));
         if (m.kind == "bookmark") p.fillRect(QRectF(x, kRuler, 7, 5), c);
     }

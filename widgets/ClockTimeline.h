@@ -18,7 +18,7 @@ public:
     struct Marker {
         int frame = 0;
         QString label;
-        QString kind;  // "bookmark", "impact", "gripper", ...
+        QString kind;  // "bookmark", "impact", "gripper", "key" (a keyframe), ...
     };
     explicit ClockTimeline(QWidget* parent = nullptr);
 

@@ -68,6 +68,8 @@ private Q_SLOTS:
         window_->resize(1500, 950);
         window_->show();
         QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        window_->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(window_.get()));  // the workspace's shortcuts need an active window
         QSignalSpy ready(window_.get(), &MainWindow::modelReady);
         window_->loadModel(QString::fromStdString(ws::pico::shipped_model_dir()));
         QVERIFY(ready.wait(120000));
@@ -89,9 +91,10 @@ private Q_SLOTS:
         QVERIFY(ep->length > 10);
         QCOMPARE(ep->cameras.size(), 1);
         // Channels grouped by the embodiment's layout, state apart.
-        QStringList groups;
-        for (const Channel& c : ep->channels) groups << c.group;
-        for (const char* g : {"position", "rotation", "gripper", "state"}) QVERIFY2(groups.contains(g), g);
+        QStringList kinds;
+        for (const Channel& c : ep->channels) kinds << c.kind;
+        for (const char* k : {"pos", "rot", "gripper", "state"}) QVERIFY2(kinds.contains(k), k);
+        QCOMPARE(kinds.count("pos"), 6);  // ego and effector translations
         // Search by task: the list hides what does not match.
         const QString word = view_->episodeList()->topLevelItem(0)->text(1).section(' ', 1, 1);
         view_->episodeSearch()->setText(word);
@@ -151,14 +154,35 @@ private Q_SLOTS:
         QCOMPARE(view_->clock()->markers().size(), ep->events.size());
         view_->addBookmark("contact");
         QCOMPARE(view_->clock()->markers().size(), ep->events.size() + 1);
-        // J/K/L: forward, faster, stop.
-        view_->setFocus();
-        QTest::keyClick(view_, Qt::Key_L);
+        // J/K/L: forward, faster, stop; Space plays and pauses, wherever the focus is in the workspace.
+        view_->episodeList()->setFocus();
+        QTest::keyClick(view_->episodeList(), Qt::Key_L);
         QVERIFY(view_->isPlaying());
-        QTest::keyClick(view_, Qt::Key_L);
+        QTest::keyClick(view_->episodeList(), Qt::Key_L);
         QCOMPARE(view_->shuttleSpeed(), 2.0);
-        QTest::keyClick(view_, Qt::Key_K);
+        QTest::keyClick(view_->episodeList(), Qt::Key_K);
         QVERIFY(!view_->isPlaying());
+        QTest::keyClick(view_->episodeList(), Qt::Key_Space);
+        QVERIFY(view_->isPlaying());
+        QTest::keyClick(view_->episodeList(), Qt::Key_Space);
+        QVERIFY(!view_->isPlaying());
+        // Typing in the search field types: its letters are not the transport's.
+        view_->episodeSearch()->setFocus();
+        QTest::keyClicks(view_->episodeSearch(), "lk");
+        QVERIFY(!view_->isPlaying());
+        QCOMPARE(view_->episodeSearch()->text(), QStringLiteral("lk"));
+        view_->episodeSearch()->clear();
+        // A loop range from I and O: playing wraps inside it.
+        view_->setCursor(4);
+        QTest::keyClick(view_->episodeList(), Qt::Key_I);
+        view_->setCursor(6);
+        QTest::keyClick(view_->episodeList(), Qt::Key_O);
+        QCOMPARE(view_->clock()->loopFirst(), 4);
+        QCOMPARE(view_->clock()->loopLast(), 6);
+        view_->setPlaying(true);
+        QTest::qWait(400);  // about six frames at 16 fps
+        view_->setPlaying(false);
+        QVERIFY(view_->cursor() >= 4 && view_->cursor() <= 6);
         view_->setCursor(0);
     }
 
@@ -173,6 +197,9 @@ private Q_SLOTS:
         QTest::mouseClick(ed->addMoveButton(), Qt::LeftButton);
         QVERIFY(ed->hasEdit());
         QCOMPARE(ed->cameraKeyCount(), 2);
+        int keyMarks = 0;  // the keys are on the clock
+        for (const ClockTimeline::Marker& m : view_->clock()->markers()) keyMarks += m.kind == "key";
+        QCOMPARE(keyMarks, 2);
         Rows rows = ed->editedRows();
         QCOMPARE(static_cast<int>(rows.size()), 24);
         double dz = 0, dx = 0;
@@ -184,6 +211,12 @@ private Q_SLOTS:
         QCOMPARE(view_->view3d()->trails().size(), 4);
         QCOMPARE(view_->view3d()->trails()[2].frusta.size(), 25);
         QUndoStack* undo = ed->undoStack();
+        // Ctrl+Z and Ctrl+Shift+Z are the window's Edit ▸ Undo / Redo, which act on the trajectory edits here.
+        view_->channels()->setFocus();
+        QTest::keyClick(view_->channels(), Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(ed->cameraKeyCount(), 0);
+        QTest::keyClick(view_->channels(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(ed->cameraKeyCount(), 2);
         undo->undo();
         QCOMPARE(ed->cameraKeyCount(), 0);
         undo->redo();
@@ -371,6 +404,9 @@ private Q_SLOTS:
         view_->openBundle(copy);
         QVERIFY(bundle.wait(60000));
         QCOMPARE(view_->bundle()->nodes.size(), nodes);
+        bool bookmark = false;  // the bookmark made before the first run came with the bundle
+        for (const ClockTimeline::Marker& m : view_->clock()->markers()) bookmark = bookmark || (m.kind == "bookmark" && m.label == "contact");
+        QVERIFY(bookmark);
         QCOMPARE(ws::robotics::read_rollout_bundle(copy.toStdString())["nodes"].size(), static_cast<size_t>(nodes));
     }
 

@@ -138,10 +138,16 @@ void PlayPanel::updateKeys() {
 }
 
 bool PlayPanel::eventFilter(QObject* watched, QEvent* event) {
-    if (watched != live_ || (event->type() != QEvent::KeyPress && event->type() != QEvent::KeyRelease)) return QWidget::eventFilter(watched, event);
+    const QEvent::Type type = event->type();
+    if (watched != live_ || (type != QEvent::KeyPress && type != QEvent::KeyRelease && type != QEvent::ShortcutOverride))
+        return QWidget::eventFilter(watched, event);
     auto* key = static_cast<QKeyEvent*>(event);
     const int k = key->key();
     if (!playing_ || !(kMoveKeys.contains(k) || k == Qt::Key_Space || k == Qt::Key_Tab)) return QWidget::eventFilter(watched, event);
+    if (type == QEvent::ShortcutOverride) {  // while playing, these keys drive; the workspace's shortcuts wait
+        event->accept();
+        return true;
+    }
     if (key->isAutoRepeat()) return true;
     if (event->type() == QEvent::KeyRelease) {
         held_.remove(k);

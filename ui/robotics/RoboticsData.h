@@ -38,7 +38,8 @@ struct DatasetSummary {
 
 struct Channel {
     QString name;    // "ego_dx", "gripper_x", ...
-    QString group;   // position, rotation, gripper, joints, state, other
+    QString kind;    // pos, rot, gripper, joint (the embodiment's layout), state, other
+    QString group;   // the lane's name, as the user reads it: position, rotation, gripper, joints, state
     QString column;  // "action", "observation.state"
     int index = 0;   // within the column
     QVector<double> values;  // per frame (actions: per transition, drawn at the later frame's... start frame)

@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFileDialog>
+#include <QFile>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -25,6 +26,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <cmath>
+#include <functional>
 
 #include "ChannelChart.h"
 #include "ClockTimeline.h"
@@ -159,7 +161,7 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
         const int first = clock_->hasLoop() ? clock_->loopFirst() : 0, last = clock_->hasLoop() ? clock_->loopLast() : clockFrames() - 1;
         int next = cursor_ + direction_;
         if (next > last || next < first) {
-            if (!clock_->hasLoop()) return setPlaying(false);
+            if (!loop_->isChecked()) return setPlaying(false);
             next = direction_ > 0 ? first : last;
         }
         setCursor(next);
@@ -296,26 +298,21 @@ void RoboticsView::buildToolbar(QToolBar* bar) {
         if (!f.isEmpty()) exportActions(f);
     });
     bar->addSeparator();
-    // Undo and redo of the trajectory edits (the step's name in the tooltip, so the toolbar keeps its width).
+    // Undo and redo of the trajectory edits (the step's name in the tooltip, so the toolbar keeps its width). Ctrl+Z
+    // is the window's Edit ▸ Undo, which acts on these edits in this workspace.
     QUndoStack* stack = editor_->undoStack();
     QAction* undo = new QAction(tr("Undo"), this);
-    undo->setShortcut(QKeySequence::Undo);
-    undo->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     undo->setObjectName("roboticsUndo");
     undo->setEnabled(false);
     connect(undo, &QAction::triggered, stack, &QUndoStack::undo);
     connect(stack, &QUndoStack::canUndoChanged, undo, &QAction::setEnabled);
     connect(stack, &QUndoStack::undoTextChanged, undo, [undo](const QString& t) { undo->setToolTip(tr("Undo %1").arg(t)); });
     QAction* redo = new QAction(tr("Redo"), this);
+    redo->setObjectName("roboticsRedo");
     redo->setEnabled(false);
     connect(redo, &QAction::triggered, stack, &QUndoStack::redo);
     connect(stack, &QUndoStack::canRedoChanged, redo, &QAction::setEnabled);
     connect(stack, &QUndoStack::redoTextChanged, redo, [redo](const QString& t) { redo->setToolTip(tr("Redo %1").arg(t)); });
-    redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::Key_Y)});
-    redo->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    redo->setObjectName("roboticsRedo");
-    addAction(undo);
-    addAction(redo);
     bar->addAction(undo);
     bar->addAction(redo);
     bar->addSeparator();
@@ -343,6 +340,32 @@ void RoboticsView::buildToolbar(QToolBar* bar) {
     QAction* playAction = bar->addAction(tr("Play"), this, [this] { setPlaying(!isPlaying()); });
     playAction->setObjectName("roboticsPlay");
     playAction->setToolTip(tr("Space · J/K/L shuttle · I/O loop in/out · M bookmark · ←/→ step"));
+    loop_ = bar->addAction(tr("Loop"));
+    loop_->setObjectName("roboticsLoop");
+    loop_->setCheckable(true);
+    loop_->setToolTip(tr("Play round the loop range (I and O set it), or the whole clock"));
+    connect(loop_, &QAction::toggled, this, [this](bool on) {
+        if (!on) clock_->setLoop(0, -1);
+    });
+    // The transport keys work anywhere in the workspace except where they are typed (text fields take their own
+    // letters first) or played (the play view takes its keys while playing).
+    const struct {
+        QKeySequence key;
+        std::function<void()> fn;
+    } keys[] = {{QKeySequence(Qt::Key_Space), [this] { setPlaying(!isPlaying()); }},
+                {QKeySequence(Qt::Key_J), [this] { shuttle(-1); }},
+                {QKeySequence(Qt::Key_K), [this] { shuttle(0); }},
+                {QKeySequence(Qt::Key_L), [this] { shuttle(1); }},
+                {QKeySequence(Qt::Key_I), [this] { setLoopIn(); }},
+                {QKeySequence(Qt::Key_O), [this] { setLoopOut(); }},
+                {QKeySequence(Qt::Key_M), [this] { addBookmark(); }}};
+    for (const auto& k : keys) {
+        auto* a = new QAction(this);
+        a->setShortcut(k.key);
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        connect(a, &QAction::triggered, this, k.fn);
+        addAction(a);
+    }
 }
 
 // ---- opening --------------------------------------------------------------------------------------------------
@@ -434,7 +457,7 @@ void RoboticsView::showEpisode(const EpisodePtr& e) {
             auto* it = new QTreeWidgetItem(g, {c.name});
             it->setFlags(it->flags() | Qt::ItemIsUserCheckable);
             // Rotations (6D columns that mostly hold still) start hidden, so the moving channels have room.
-            it->setCheckState(0, c.group == tr("rotation") ? Qt::Unchecked : Qt::Checked);
+            it->setCheckState(0, c.kind == QLatin1String("rot") ? Qt::Unchecked : Qt::Checked);
             it->setData(0, Qt::UserRole, i);
             it->setForeground(0, seriesColour(i));
         }
@@ -463,6 +486,7 @@ void RoboticsView::openBundle(const QString& dir) {
 void RoboticsView::showBundle(const BundlePtr& b) {
     bundle_ = b;
     bundleDir_ = b->dir;
+    readBookmarks();
     rollouts_->setBundle(b);
     if (!pendingSelectNode_.isEmpty()) rollouts_->selectNode(pendingSelectNode_);
     pendingSelectNode_.clear();
@@ -627,29 +651,44 @@ void RoboticsView::shuttle(int direction) {
 void RoboticsView::addBookmark(const QString& name) {
     bookmarks_.push_back({cursor_, name.isEmpty() ? tr("Bookmark %1").arg(bookmarks_.size() + 1) : name});
     rebuildClock();
+    // Kept with the episode's bundle, so they come back with it (and travel with a saved copy).
+    if (!bundleDir_.isEmpty()) {
+        ws::ojson list = ws::ojson::array();
+        for (const Bookmark& b : bookmarks_) list.push_back({{"frame", b.frame}, {"name", b.name.toStdString()}});
+        QDir().mkpath(bundleDir_);
+        QFile f(bundleDir_ + "/bookmarks.json");
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(QByteArray::fromStdString(list.dump(1))) < 0)
+            return say(tr("Bookmarked frame %1, but %2 cannot be written.").arg(cursor_).arg(f.fileName()));
+    }
     say(tr("Bookmarked frame %1.").arg(cursor_));
+}
+
+void RoboticsView::readBookmarks() {
+    bookmarks_.clear();
+    QFile f(bundleDir_ + "/bookmarks.json");
+    if (!f.open(QIODevice::ReadOnly)) return;
+    const ws::ojson list = ws::ojson::parse(f.readAll().toStdString(), nullptr, false);
+    if (!list.is_array()) return say(tr("%1 is not a list of bookmarks; they are not shown.").arg(f.fileName()));
+    for (const ws::ojson& b : list)
+        if (b.is_object() && b.contains("frame") && b["frame"].is_number_integer())
+            bookmarks_.push_back({b["frame"].get<int>(), QString::fromStdString(b.value("name", std::string()))});
 }
 
 void RoboticsView::setLoopIn() {
     clock_->setLoop(cursor_, std::max(cursor_, clock_->hasLoop() ? clock_->loopLast() : clockFrames() - 1));
+    loop_->setChecked(true);
 }
 void RoboticsView::setLoopOut() {
     clock_->setLoop(std::min(cursor_, clock_->hasLoop() ? clock_->loopFirst() : 0), cursor_);
+    loop_->setChecked(true);
 }
 
 void RoboticsView::keyPressEvent(QKeyEvent* e) {
     switch (e->key()) {
-        case Qt::Key_Space: setPlaying(!isPlaying()); return;
-        case Qt::Key_J: shuttle(-1); return;
-        case Qt::Key_K: shuttle(0); return;
-        case Qt::Key_L: shuttle(1); return;
         case Qt::Key_Left: setCursor(cursor_ - 1); return;
         case Qt::Key_Right: setCursor(cursor_ + 1); return;
         case Qt::Key_Home: setCursor(0); return;
         case Qt::Key_End: setCursor(clockFrames() - 1); return;
-        case Qt::Key_I: setLoopIn(); return;
-        case Qt::Key_O: setLoopOut(); return;
-        case Qt::Key_M: addBookmark(); return;
         case Qt::Key_Up:
         case Qt::Key_Down: {
             const int row = episodes_->indexOfTopLevelItem(episodes_->currentItem()) + (e->key() == Qt::Key_Down ? 1 : -1);
@@ -772,6 +811,7 @@ void RoboticsView::rebuildClock() {
     if (episode_)
         for (const Event& e : episode_->events) markers.push_back({e.frame, e.label, e.kind});
     for (const Bookmark& b : bookmarks_) markers.push_back({b.frame, b.name, QStringLiteral("bookmark")});
+    for (int k : editor_->cameraKeyFrames()) markers.push_back({k, tr("camera key"), QStringLiteral("key")});
     clock_->setMarkers(markers);
     chart_->setFrameCount(frames);
     metrics_->setFrameCount(frames);

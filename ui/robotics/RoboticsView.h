@@ -15,6 +15,7 @@ class ChannelChart;
 class ClockTimeline;
 class ImageGrid;
 class PlayPanel;
+class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -108,6 +109,7 @@ private:
     void rebuildClock();
     void showFrame();
     void say(const QString& text);
+    void readBookmarks();
     QString defaultBundleDir() const;
     const robotics_ui::NodeData* node(const QString& id) const;
 
@@ -131,6 +133,7 @@ private:
     QTreeWidget *episodes_, *toggles_;
     QSpinBox *picoSeed_, *picoCount_;
     QComboBox *compare_, *units_;
+    QAction* loop_;
     ImageGrid* grid_;
     TrajectoryView3D* view3d_;
     ChannelChart *chart_, *metrics_;

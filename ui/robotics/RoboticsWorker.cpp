@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <algorithm>
 #include <chrono>
@@ -41,12 +42,13 @@ QVector<QImage> toImages(const ws::VideoFrames& v) {
     return out;
 }
 
-QString groupOfKind(const std::string& kind) {
-    if (kind == "pos") return QObject::tr("position");
-    if (kind == "rot") return QObject::tr("rotation");
-    if (kind == "gripper") return QObject::tr("gripper");
-    if (kind == "joint") return QObject::tr("joints");
-    return QObject::tr("other");
+QString groupOfKind(const QString& kind) {
+    if (kind == QLatin1String("pos")) return QCoreApplication::translate("RoboticsWorker", "position");
+    if (kind == QLatin1String("rot")) return QCoreApplication::translate("RoboticsWorker", "rotation");
+    if (kind == QLatin1String("gripper")) return QCoreApplication::translate("RoboticsWorker", "gripper");
+    if (kind == QLatin1String("joint")) return QCoreApplication::translate("RoboticsWorker", "joints");
+    if (kind == QLatin1String("state")) return QCoreApplication::translate("RoboticsWorker", "state");
+    return QCoreApplication::translate("RoboticsWorker", "other");
 }
 
 // The embodiment of a dataset's actions: a registry name matching its robot type, or Pico World's 19-wide layout.
@@ -74,8 +76,8 @@ QString channelName(const wr::Feature* f, size_t k, const QString& column) {
 QString picoSuccess(const ws::pico::Episode& e) {
     if (e.scene != "pick_place") return {};
     for (const auto& g : e.gripper_states)
-        if (g.holding >= 0) return QObject::tr("grasped");
-    return QObject::tr("missed");
+        if (g.holding >= 0) return QCoreApplication::translate("RoboticsWorker", "grasped");
+    return QCoreApplication::translate("RoboticsWorker", "missed");
 }
 
 QMatrix4x4 toMatrix(const wr::Pose& p) {
@@ -188,8 +190,8 @@ void RoboticsWorker::loadEpisode(qint64 index) {
                 ch.column = QString::fromStdString(c.name);
                 ch.index = static_cast<int>(k);
                 ch.name = channelName(f, k, ch.column);
-                ch.group = action ? (k < ep->actionKinds.size() ? groupOfKind(ep->actionKinds[k].toStdString()) : tr("action"))
-                                  : tr("state");
+                ch.kind = action ? (k < ep->actionKinds.size() ? ep->actionKinds[k] : QStringLiteral("other")) : QStringLiteral("state");
+                ch.group = groupOfKind(ch.kind);
                 for (const auto& row : rows) ch.values << (k < row.size() ? row[k] : std::nan(""));
                 ep->channels << ch;
             }

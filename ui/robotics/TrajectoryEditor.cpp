@@ -4,6 +4,7 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHash>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -97,7 +98,11 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(st
     auto* cam = new QFormLayout(camBox);
     moveCombo_ = new QComboBox(camBox);
     moveCombo_->setObjectName("cameraMove");
-    for (const std::string& m : wr::camera_move_names()) moveCombo_->addItem(QString::fromStdString(m), QString::fromStdString(m));
+    const QHash<QString, QString> moveNames = {{"orbit", tr("Orbit")},   {"dolly", tr("Dolly (in / out)")}, {"truck", tr("Truck (sideways)")},
+                                               {"pedestal", tr("Pedestal (up / down)")}, {"pan", tr("Pan")}, {"tilt", tr("Tilt")},
+                                               {"roll", tr("Roll")}, {"zoom", tr("Zoom")}};
+    for (const std::string& m : wr::camera_move_names())
+        moveCombo_->addItem(moveNames.value(QString::fromStdString(m), QString::fromStdString(m)), QString::fromStdString(m));
     amount_ = new QDoubleSpinBox(camBox);
     amount_->setObjectName("cameraAmount");
     amount_->setRange(-360, 360);
@@ -106,7 +111,10 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(st
     amount_->setToolTip(tr("Metres for dolly, truck, pedestal and zoom; degrees for orbit, pan, tilt and roll"));
     easingCombo_ = new QComboBox(camBox);
     easingCombo_->setObjectName("cameraEasing");
-    for (const std::string& e : wr::easing_names()) easingCombo_->addItem(QString::fromStdString(e), QString::fromStdString(e));
+    const QHash<QString, QString> easingNames = {{"linear", tr("Linear")}, {"ease_in", tr("Ease in")}, {"ease_out", tr("Ease out")},
+                                                 {"ease_in_out", tr("Ease in and out")}};
+    for (const std::string& e : wr::easing_names())
+        easingCombo_->addItem(easingNames.value(QString::fromStdString(e), QString::fromStdString(e)), QString::fromStdString(e));
     easingCombo_->setCurrentIndex(easingCombo_->findData("ease_in_out"));
     moveFrames_ = new QSpinBox(camBox);
     moveFrames_->setObjectName("cameraMoveFrames");
@@ -225,6 +233,11 @@ bool TrajectoryEditor::hasEdit() const { return state_->active; }
 int TrajectoryEditor::origin() const { return state_->origin; }
 int TrajectoryEditor::selectedChannel() const { return state_->selected; }
 int TrajectoryEditor::cameraKeyCount() const { return static_cast<int>(state_->path.keys.size()); }
+QVector<int> TrajectoryEditor::cameraKeyFrames() const {
+    QVector<int> out;
+    for (const auto& k : state_->path.keys) out << state_->origin + k.frame;
+    return out;
+}
 
 void TrajectoryEditor::setState(const State& s) {
     *state_ = s;
@@ -504,7 +517,8 @@ void TrajectoryEditor::refresh() {
                                    : tr("No edit yet: the runs use the recorded actions."));
     keyList_->clear();
     for (const wr::CameraKey& k : s.path.keys) {
-        auto* it = new QListWidgetItem(tr("frame %1 · %2").arg(s.origin + k.frame).arg(QString::fromLatin1(wr::easing_name(k.easing))), keyList_);
+        const QString easing = easingCombo_->itemText(easingCombo_->findData(QString::fromLatin1(wr::easing_name(k.easing))));
+        auto* it = new QListWidgetItem(tr("frame %1 · %2").arg(s.origin + k.frame).arg(easing), keyList_);
         it->setData(Qt::UserRole, k.frame);
     }
     const int suggested = suggestedChunk();

@@ -45,6 +45,7 @@ public:
     void setKeyPose(int keyFrame, double tx, double ty, double tz, double yawDeg, double pitchDeg, double rollDeg);
     void removeKey(int keyFrame);
     int cameraKeyCount() const;
+    QVector<int> cameraKeyFrames() const;  // on the clock
     // Action curves: the channel being edited (a column of the rows, -1 none) and its keys on the clock.
     void selectChannel(int column);
     int selectedChannel() const;
