@@ -2254,6 +2254,10 @@
         <source>%1 of %2%3</source>
         <translation>%1 / %2%3</translation>
     </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
 </context>
 <context>
     <name>RoboticsWorker</name>

@@ -480,13 +480,17 @@ private Q_SLOTS:
         w.enqueueRequestFile(tmp_.filePath(QString(300, 'x') + ".json"));  // fails: a very long status line
         w.stage()->showFinished(1, "done", tmp_.filePath(QString(200, 'y') + ".mp4"), R"({"seed": 1, "seconds": 1})", QString());
         QStringList clipped;
-        // Every workspace, and in Generate each inspector tab (the settings form is the densest page).
+        // Every workspace, in Generate each inspector tab (the settings form is the densest page) and in Robotics each
+        // of its tabs.
         QVector<QPair<int, int>> views;
         for (int i = 0; i <= static_cast<int>(MainWindow::Workspace::Models); ++i) views.push_back({i, -1});
         for (int tab = 0; tab < w.inspectorTabs()->count(); ++tab) views.push_back({0, tab});
+        // And the Robotics workspace's tabs: Edit, Run, Play.
+        for (int tab = 0; tab < w.robotics()->sideTabs()->count(); ++tab) views.push_back({1, tab});
         for (const auto& [i, tab] : views) {
             w.showWorkspace(static_cast<MainWindow::Workspace>(i));
-            if (tab >= 0) w.inspectorTabs()->setCurrentIndex(tab);
+            if (tab >= 0 && i == 0) w.inspectorTabs()->setCurrentIndex(tab);
+            if (tab >= 0 && i == 1) w.robotics()->sideTabs()->setCurrentIndex(tab);
             QTest::qWait(50);
             QCOMPARE(w.size(), QSize(1280, 800));
             for (QWidget* c : w.findChildren<QWidget*>()) {

@@ -337,7 +337,8 @@ void RoboticsView::buildToolbar(QToolBar* bar) {
         clock_->setUnits(static_cast<ClockTimeline::Units>(units_->currentData().toInt()));
         showFrame();
     });
-    QAction* playAction = bar->addAction(tr("Play"), this, [this] { setPlaying(!isPlaying()); });
+    playAction_ = bar->addAction(tr("Play"), this, [this] { setPlaying(!isPlaying()); });
+    QAction* playAction = playAction_;
     playAction->setObjectName("roboticsPlay");
     playAction->setToolTip(tr("Space · J/K/L shuttle · I/O loop in/out · M bookmark · ←/→ step"));
     loop_ = bar->addAction(tr("Loop"));
@@ -627,6 +628,7 @@ void RoboticsView::setCursor(int frame) {
 bool RoboticsView::isPlaying() const { return timer_->isActive(); }
 
 void RoboticsView::setPlaying(bool on) {
+    playAction_->setText(on ? tr("Pause") : tr("Play"));
     if (!on) {
         timer_->stop();
         return;

@@ -133,7 +133,7 @@ private:
     QTreeWidget *episodes_, *toggles_;
     QSpinBox *picoSeed_, *picoCount_;
     QComboBox *compare_, *units_;
-    QAction* loop_;
+    QAction *loop_, *playAction_;
     ImageGrid* grid_;
     TrajectoryView3D* view3d_;
     ChannelChart *chart_, *metrics_;

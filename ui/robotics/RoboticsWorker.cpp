@@ -35,10 +35,15 @@ namespace {
 QImage toImage(const ws::VideoFrames& v, int i) {
     return QImage(v.frame(i), v.width, v.height, v.width * 3, QImage::Format_RGB888).copy();
 }
-QVector<QImage> toImages(const ws::VideoFrames& v) {
+// `fit`: the largest picture kept for display. An episode is held whole in memory (every camera, every frame, so the
+// clock can index any of them at once); display copies of large cameras are made smaller, the engine reads the
+// files themselves.
+QVector<QImage> toImages(const ws::VideoFrames& v, QSize fit = QSize(640, 480)) {
     QVector<QImage> out;
     out.reserve(v.count);
-    for (int i = 0; i < v.count; ++i) out << toImage(v, i);
+    const bool shrink = v.width > fit.width() || v.height > fit.height();
+    for (int i = 0; i < v.count; ++i)
+        out << (shrink ? toImage(v, i).scaled(fit, Qt::KeepAspectRatio, Qt::SmoothTransformation) : toImage(v, i));
     return out;
 }
 
