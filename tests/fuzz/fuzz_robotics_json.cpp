@@ -1,5 +1,6 @@
 // The robotics files a user writes or hands over: the embodiment registry, trajectory and action files, rollout jobs
-// and bundle manifests, and robotics case files. The first byte picks the parser; what follows is the file.
+// and bundle manifests, robotics case files and camera paths. The first byte picks the parser; what follows is the
+// file.
 #include <filesystem>
 #include <fstream>
 
@@ -7,12 +8,13 @@
 #include "worldstudio/core/error.h"
 #include "worldstudio/model/embodiments.h"
 #include "worldstudio/robotics/action_case.h"
+#include "worldstudio/robotics/camera_path.h"
 #include "worldstudio/robotics/rollout.h"
 #include "worldstudio/robotics/trajectory.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size < 1) return 0;
-    const int which = data[0] % 5;
+    const int which = data[0] % 6;
     const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
     try {
         switch (which) {
@@ -35,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                     return 0;  // the CLI refuses text that is not JSON before these parsers see it
                 }
                 if (which == 3) ws::robotics::rollout_spec_from_json(j, "job.json");
-                else ws::robotics::run_action_case(j);
+                else if (which == 4) ws::robotics::run_action_case(j);
+                else ws::robotics::CameraPath::from_json(j, "path.json").poses();
             }
         }
     } catch (const ws::Error&) {

@@ -417,6 +417,25 @@ private Q_SLOTS:
         view_->openBundle(tmp_.filePath("edit.actions.json"));
         QTRY_VERIFY_WITH_TIMEOUT(view_->lastMessage().contains("not a rollout bundle") || view_->lastMessage().contains("manifest"), 30000);
         QVERIFY(!view_->lastMessage().contains("json.exception"));
+        // Play with a chunk the video tokenizer cannot take: refused with the reason, nothing starts.
+        PlayPanel* play = view_->play();
+        view_->rollouts()->chunkSizeSpin()->setValue(10);
+        view_->startPlay();
+        QTRY_VERIFY_WITH_TIMEOUT(!view_->busy(), 30000);
+        QVERIFY(!play->playing());
+        QVERIFY2(view_->lastMessage().contains("10"), qPrintable(view_->lastMessage()));
+        QVERIFY(play->startButton()->isEnabled());
+        // Started and stopped before any chunk: nothing is saved, the bundle keeps its rollouts.
+        view_->rollouts()->chunkSizeSpin()->setValue(8);
+        const int nodes = view_->bundle()->nodes.size();
+        view_->startPlay();
+        QTRY_VERIFY_WITH_TIMEOUT(play->playing(), 60000);
+        view_->stopPlay();
+        QVERIFY(!play->playing());
+        QVERIFY(play->startButton()->isEnabled());
+        view_->openBundle(view_->bundleDir());
+        QTest::qWait(300);
+        QCOMPARE(view_->bundle()->nodes.size(), nodes);
     }
 
     void cleanupTestCase() { window_.reset(); }

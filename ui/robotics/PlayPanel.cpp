@@ -107,6 +107,11 @@ void PlayPanel::appendChunk(const QVector<QImage>& frames, double seconds, int c
         if (kMoveKeys.contains(k)) return requestChunk();
 }
 
+void PlayPanel::chunkFailed(const QString& message) {
+    busy_ = false;
+    state_->setText(message);
+}
+
 void PlayPanel::setStopped(const QString& message) {
     playing_ = false, busy_ = false;
     held_.clear();

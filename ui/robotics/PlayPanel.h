@@ -32,6 +32,7 @@ public:
     void setStarting();
     void setReady(const QImage& start, int chunkSize, double fps);
     void appendChunk(const QVector<QImage>& frames, double seconds, int chunksPlayed);
+    void chunkFailed(const QString& message);  // playing goes on: the next key press tries again
     void setStopped(const QString& message);
 
 Q_SIGNALS:

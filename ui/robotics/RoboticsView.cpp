@@ -203,9 +203,11 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
             rollouts_->setRunning(false, m);
             Q_EMIT runFinished(false);
         } else if (what == QLatin1String("play")) {
-            if (!play_->playing() || !playingSession_) play_->setStopped(m);
-            else play_->appendChunk({}, 0, play_->chunksPlayed());
+            const bool goesOn = play_->playing() && playingSession_;
+            if (goesOn) play_->chunkFailed(m);  // one chunk failed; playing goes on
+            else play_->setStopped(m);
             if (!playingSession_) Q_EMIT playSaved(false);
+            if (!goesOn) playingSession_ = false;
         } else if (what == QLatin1String("dataset")) {
             title_->setText(tr("Could not open the dataset"));
         }
@@ -579,7 +581,7 @@ void RoboticsView::stopPlay() {
     playingSession_ = false;
     if (play_->chunksPlayed() == 0) {
         play_->setStopped(tr("Nothing was played, so nothing was saved."));
-        queue(worker_, [w = worker_] { w->finishPlay(); });  // releases the session; its "nothing played" is expected
+        queue(worker_, [w = worker_] { w->cancelPlay(); });
         return;
     }
     busy_ = true;

@@ -355,6 +355,11 @@ void RoboticsWorker::playChunk(const QString& controlsJson) {
     }
 }
 
+void RoboticsWorker::cancelPlay() {
+    play_.reset();
+    playTrack_.reset();
+}
+
 void RoboticsWorker::finishPlay() {
     if (!play_) return;
     try {

@@ -40,6 +40,7 @@ public:
     void startPlay(const QString& specJson, const QString& bundleDir);
     void playChunk(const QString& controlsJson);  // {"right","down","forward","yaw","pitch","gripper_closed","move_effector"}
     void finishPlay();
+    void cancelPlay();  // ends a play that is not to be kept (its node folder goes with it)
 
 Q_SIGNALS:
     void datasetOpened(const robotics_ui::DatasetSummary& summary);
