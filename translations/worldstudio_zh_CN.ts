@@ -2258,6 +2258,14 @@
         <source>Pause</source>
         <translation>暂停</translation>
     </message>
+    <message>
+        <source>%1 camera</source>
+        <translation>%1 相机</translation>
+    </message>
+    <message>
+        <source>%1 effector</source>
+        <translation>%1 执行器</translation>
+    </message>
 </context>
 <context>
     <name>RoboticsWorker</name>
@@ -2336,6 +2344,14 @@
     <message>
         <source>other</source>
         <translation>其他</translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
     </message>
 </context>
 <context>

@@ -210,11 +210,12 @@ void ChannelChart::mouseMoveEvent(QMouseEvent* e) {
 }
 
 void ChannelChart::mouseReleaseEvent(QMouseEvent*) {
-    const bool edited = dragKey_ >= 0;
+    const bool edited = dragKey_ >= 0, scrubbed = scrubbing_;
     dragKey_ = -1;
     dragLanes_.clear();
-    if (edited) Q_EMIT editFinished();
     scrubbing_ = false;
+    if (edited) Q_EMIT editFinished();
+    if (scrubbed) Q_EMIT scrubFinished();
 }
 
 void ChannelChart::mouseDoubleClickEvent(QMouseEvent* e) {

@@ -45,6 +45,7 @@ public:
 
 Q_SIGNALS:
     void scrubbed(int frame);
+    void scrubFinished();  // the button that scrubbed was released
     void keyMoved(int keyIndex, int frame, double value);  // while dragging and on release
     void keyAdded(int frame, double value);
     void keyRemoved(int keyIndex);

@@ -116,3 +116,6 @@ void ClockTimeline::mousePressEvent(QMouseEvent* e) {
 void ClockTimeline::mouseMoveEvent(QMouseEvent* e) {
     if (e->buttons() & Qt::LeftButton) Q_EMIT scrubbed(frameAt(e->position().x()));
 }
+void ClockTimeline::mouseReleaseEvent(QMouseEvent* e) {
+    if (e->button() == Qt::LeftButton) Q_EMIT scrubFinished();
+}

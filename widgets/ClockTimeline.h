@@ -44,11 +44,13 @@ public:
 
 Q_SIGNALS:
     void scrubbed(int frame);
+    void scrubFinished();
 
 protected:
     void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent*) override;
     void mouseMoveEvent(QMouseEvent*) override;
+    void mouseReleaseEvent(QMouseEvent*) override;
 
 private:
     double xOf(double frame) const;

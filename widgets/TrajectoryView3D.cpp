@@ -59,17 +59,17 @@ void TrajectoryView3D::paintEvent(QPaintEvent*) {
     for (const Trail& t : trails_) {
         p.setPen(QPen(t.color, 2));
         for (int i = 1; i < t.points.size(); ++i) p.drawLine(project(t.points[i - 1]), project(t.points[i]));
-        if (!t.points.isEmpty()) {
-            const QVector3D now = t.points[std::clamp(cursor_, 0, int(t.points.size()) - 1)];
+        const int at = cursor_ - t.offset;
+        if (at >= 0 && at < t.points.size()) {
             p.setBrush(t.color);
-            p.drawEllipse(project(now), 4, 4);
+            p.drawEllipse(project(t.points[at]), 4, 4);
             p.setBrush(Qt::NoBrush);
         }
         // Frusta: every few poses and the one at the cursor, bolder.
         const int every = std::max(1, int(t.frusta.size()) / 8);
         const float s = distance_ * 0.04f;
         for (int i = 0; i < t.frusta.size(); ++i) {
-            const bool now = i == std::clamp(cursor_, 0, int(t.frusta.size()) - 1);
+            const bool now = i == at;
             if (!now && i % every != 0) continue;
             const QMatrix4x4& m = t.frusta[i];
             const QVector3D o = m.map(QVector3D(0, 0, 0));

@@ -16,11 +16,12 @@ public:
         QColor color;
         QVector<QVector3D> points;
         QVector<QMatrix4x4> frusta;  // drawn every few poses
+        int offset = 0;              // the cursor index of points[0] and frusta[0]
     };
     explicit TrajectoryView3D(QWidget* parent = nullptr);
     void setTrails(const QVector<Trail>& trails);
     const QVector<Trail>& trails() const { return trails_; }
-    void setCursor(int index);  // the point or pose shown as "now" on each trail
+    void setCursor(int index);  // the point or pose shown as "now" on each trail (index - its offset)
     QSize sizeHint() const override { return {260, 200}; }
     QSize minimumSizeHint() const override { return {120, 100}; }
 

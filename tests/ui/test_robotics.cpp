@@ -183,6 +183,16 @@ private Q_SLOTS:
         QTest::qWait(400);  // about six frames at 16 fps
         view_->setPlaying(false);
         QVERIFY(view_->cursor() >= 4 && view_->cursor() <= 6);
+        // A scrub while playing pauses, and playing resumes when the button is released.
+        view_->setPlaying(true);
+        ClockTimeline* clock = view_->clock();
+        QTest::mousePress(clock, Qt::LeftButton, {}, QPoint(clock->width() / 2, clock->height() / 2));
+        QVERIFY(!view_->isPlaying());
+        QTest::mouseRelease(clock, Qt::LeftButton, {}, QPoint(clock->width() / 2, clock->height() / 2));
+        QVERIFY(view_->isPlaying());
+        view_->setPlaying(false);
+        view_->findChild<QAction*>("roboticsLoop")->setChecked(false);
+        QVERIFY(!view_->clock()->hasLoop());
         view_->setCursor(0);
     }
 
@@ -354,6 +364,16 @@ private Q_SLOTS:
         QVERIFY(!view_->grid()->overlay()->frame().isNull());
         view_->compareMode()->setCurrentIndex(0);
         view_->setCursor(12);
+        // Their trails in 3D start where the recording is at their first frame.
+        int rolloutTrails = 0;
+        for (const TrajectoryView3D::Trail& t : view_->view3d()->trails())
+            if (t.name.startsWith("n1 ")) {
+                ++rolloutTrails;
+                QCOMPARE(t.offset, 10);
+                QCOMPARE(t.points.size(), node("n1")->frames);
+                QVERIFY((t.points.first() - view_->view3d()->trails()[t.name.endsWith("camera") ? 0 : 1].points[10]).length() < 1e-4);
+            }
+        QCOMPARE(rolloutTrails, 2);
         shot("robotics-compare");
     }
 

@@ -22,7 +22,7 @@ struct EpisodeRow {
     qint64 index = 0;
     qint64 length = 0;  // frames
     QString task;
-    QString success;  // "" when not known
+    QString success;  // "" when not known (set again when the episode is loaded and has a success column)
     qint64 seed = -1;  // Pico World's simulator seed
 };
 
@@ -61,10 +61,12 @@ struct EpisodeData {
     QVector<Channel> channels;
     Rows actions;  // recorded raw actions, one row per transition
     std::vector<QString> actionKinds;  // pos, rot, gripper, joint, reserved per action column
-    QVector<QVector3D> effectorTrail;  // from the actions, through the engine's trajectory conversion
-    QVector<QMatrix4x4> cameraPoses;
+    // Poses per frame from the recorded actions, through the engine's trajectory conversion, the first at identity.
+    QVector<QVector3D> effectorTrail;
+    QVector<QMatrix4x4> cameraPoses, effectorPoses;
     QVector<Event> events;
     int suggestedChunk = 0;
+    QString success;  // from a success column of its frames ("" when it has none)
 };
 
 struct NodeData {
@@ -76,6 +78,7 @@ struct NodeData {
     QVector<QImage> video;
     Rows actions;  // raw (as the episode's are), one row per transition
     QVector<double> psnr, tracked;  // per frame, NaN where not known
+    QVector<QMatrix4x4> cameraPoses, effectorPoses;  // from its actions, the first at identity
     QString summary;                // the node's whole-rollout metrics in a line
     ws::ojson json;                 // the manifest entry
 };

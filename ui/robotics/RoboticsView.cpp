@@ -218,9 +218,21 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
     connect(episodes_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
         if (it) selectEpisode(it->data(0, Qt::UserRole).toLongLong());
     });
-    connect(clock_, &ClockTimeline::scrubbed, this, &RoboticsView::setCursor);
-    connect(chart_, &ChannelChart::scrubbed, this, &RoboticsView::setCursor);
-    connect(metrics_, &ChannelChart::scrubbed, this, &RoboticsView::setCursor);
+    // Scrubbing pauses playback and gives it back when the button is released (as video editors do).
+    auto scrub = [this](int frame) {
+        if (isPlaying()) resumeAfterScrub_ = true, setPlaying(false);
+        setCursor(frame);
+    };
+    auto scrubbed = [this] {
+        if (resumeAfterScrub_) setPlaying(true);
+        resumeAfterScrub_ = false;
+    };
+    connect(clock_, &ClockTimeline::scrubbed, this, scrub);
+    connect(chart_, &ChannelChart::scrubbed, this, scrub);
+    connect(metrics_, &ChannelChart::scrubbed, this, scrub);
+    connect(clock_, &ClockTimeline::scrubFinished, this, scrubbed);
+    connect(chart_, &ChannelChart::scrubFinished, this, scrubbed);
+    connect(metrics_, &ChannelChart::scrubFinished, this, scrubbed);
     connect(chart_, &ChannelChart::keyMoved, editor_, &TrajectoryEditor::moveChannelKey);
     connect(chart_, &ChannelChart::editFinished, editor_, &TrajectoryEditor::finishChannelDrag);
     connect(chart_, &ChannelChart::keyAdded, editor_, &TrajectoryEditor::addChannelKey);
@@ -238,6 +250,7 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
     connect(rollouts_, &RolloutPanel::comparedChanged, this, [this] {
         rebuildTiles();
         rebuildCharts();
+        rebuildTrails();
         rebuildClock();
         showFrame();
     });
@@ -439,6 +452,10 @@ QString RoboticsView::defaultBundleDir() const {
 
 void RoboticsView::showEpisode(const EpisodePtr& e) {
     episode_ = e;
+    // What its frames say of success (LeRobot's success column) goes into the list.
+    if (!e->success.isEmpty())
+        for (int i = 0; i < episodes_->topLevelItemCount(); ++i)
+            if (episodes_->topLevelItem(i)->data(0, Qt::UserRole).toLongLong() == e->index) episodes_->topLevelItem(i)->setText(3, e->success);
     bookmarks_.clear();
     editor_->setEpisode(e);
     rollouts_->setEpisode(dataset_, e);
@@ -500,6 +517,7 @@ void RoboticsView::showBundle(const BundlePtr& b) {
         say(tr("Bundle %1: %n rollout(s).", nullptr, static_cast<int>(b->nodes.size())).arg(QDir::toNativeSeparators(b->dir)));
     rebuildTiles();
     rebuildCharts();
+    rebuildTrails();
     rebuildClock();
     showFrame();
     Q_EMIT bundleReady();
@@ -792,12 +810,41 @@ void RoboticsView::rebuildTrails() {
         for (const QMatrix4x4& m : episode_->cameraPoses) trails.back().points << m.map(QVector3D());
         trails.push_back({tr("recorded effector"), QColor(120, 190, 110), episode_->effectorTrail, {}});
     }
-    if (editor_->hasEdit()) {
-        TrajectoryView3D::Trail cam{tr("edited camera"), QColor(250, 200, 80), {}, editor_->cameraPoses()};
-        for (const QMatrix4x4& m : cam.frusta) cam.points << m.map(QVector3D());
-        trails.push_back(cam);
-        trails.push_back({tr("edited effector"), QColor(230, 120, 90), editor_->effectorTrail(), {}});
+    // An edit or a rollout starts where the recording is at its first frame: its poses (made from identity) are
+    // carried there, so all trails share one world.
+    auto anchored = [this](const QVector<QMatrix4x4>& rel, const QVector<QMatrix4x4>& recorded, int frame) {
+        const QMatrix4x4 at = episode_ && frame >= 0 && frame < recorded.size() ? recorded[frame] : QMatrix4x4();
+        QVector<QMatrix4x4> out;
+        for (const QMatrix4x4& m : rel) out << at * m;
+        return out;
+    };
+    auto points = [](const QVector<QMatrix4x4>& poses) {
+        QVector<QVector3D> out;
+        for (const QMatrix4x4& m : poses) out << m.map(QVector3D());
+        return out;
+    };
+    if (editor_->hasEdit() && episode_) {
+        const QVector<QMatrix4x4> cam = anchored(editor_->cameraPoses(), episode_->cameraPoses, editor_->origin());
+        trails.push_back({tr("edited camera"), QColor(250, 200, 80), points(cam), cam, editor_->origin()});
+        QVector<QMatrix4x4> eff;
+        for (const QVector3D& p : editor_->effectorTrail()) {
+            QMatrix4x4 m;
+            m.translate(p);
+            eff << m;
+        }
+        trails.push_back({tr("edited effector"), QColor(230, 120, 90), points(anchored(eff, episode_->effectorPoses, editor_->origin())), {}, editor_->origin()});
     }
+    int k = 0;
+    for (const QString& id : rollouts_->comparedNodes())
+        if (const NodeData* n = node(id); n && episode_) {
+            const QColor c = seriesColour(k++);
+            if (!n->cameraPoses.isEmpty()) {
+                const QVector<QMatrix4x4> cam = anchored(n->cameraPoses, episode_->cameraPoses, n->startFrame);
+                trails.push_back({tr("%1 camera").arg(id), c, points(cam), cam, n->startFrame});
+            }
+            if (!n->effectorPoses.isEmpty())
+                trails.push_back({tr("%1 effector").arg(id), c.lighter(130), points(anchored(n->effectorPoses, episode_->effectorPoses, n->startFrame)), {}, n->startFrame});
+        }
     view3d_->setTrails(trails);
 }
 

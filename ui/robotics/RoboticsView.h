@@ -121,7 +121,7 @@ private:
     int cursor_ = 0;
     double speed_ = 1;
     int direction_ = 1;
-    bool busy_ = false, playingSession_ = false;
+    bool busy_ = false, playingSession_ = false, resumeAfterScrub_ = false;
     struct Bookmark {
         int frame;
         QString name;

@@ -183,6 +183,12 @@ void RoboticsWorker::loadEpisode(qint64 index) {
         const ws::Embodiment* emb = ep->embodiment.isEmpty() ? nullptr : ws::EmbodimentRegistry::shipped().find(ep->embodiment.toStdString());
         if (emb) ep->actionKinds = kindsPerColumn(*emb);
         for (const wr::Column& c : ds.columns(index)) {
+            // LeRobot's per-frame success flag (next.success, or success / is_success in some exports).
+            if ((c.name == "next.success" || c.name == "success" || c.name == "is_success") && c.depth == 0 && c.rows() > 0) {
+                bool any = false;
+                for (int64_t r = 0; r < c.rows(); ++r) any = any || (c.is_int() ? c.integer(static_cast<size_t>(r)) != 0 : c.real(static_cast<size_t>(r)) > 0.5);
+                ep->success = any ? tr("succeeded") : tr("failed");
+            }
             const bool action = c.name == "action", state = c.name == "observation.state";
             if (!(action || state) || !c.is_real()) continue;
             const wr::Feature* f = ds.info().feature(c.name);
@@ -206,7 +212,7 @@ void RoboticsWorker::loadEpisode(qint64 index) {
             const wr::Trajectory t = wr::Trajectory::from_actions(ep->actions, *emb, ep->fps);
             for (const auto& step : t.poses) {
                 if (!step.empty()) ep->cameraPoses << toMatrix(step.front());
-                if (step.size() > 1) ep->effectorTrail << toMatrix(step[1]).map(QVector3D(0, 0, 0));
+                if (step.size() > 1) ep->effectorPoses << toMatrix(step[1]), ep->effectorTrail << ep->effectorPoses.back().map(QVector3D(0, 0, 0));
             }
             ep->suggestedChunk = wr::suggest_chunk_length(ep->actions).chunk;
         }
@@ -282,6 +288,14 @@ void RoboticsWorker::openBundle(const QString& bundleDir) {
             d.closedLoop = n.value("closed_loop", false), d.interactive = n.value("interactive", false);
             d.video = toImages(ws::read_video(dir + "/" + n["video"].get<std::string>()));
             d.actions = wr::to_raw_space(embodiment, wr::read_action_file(dir + "/" + n["actions"].get<std::string>()));
+            if (const ws::Embodiment* emb = ws::EmbodimentRegistry::shipped().find(embodiment);
+                emb && emb->raw_action_dim && !d.actions.empty() && d.actions.front().size() == static_cast<size_t>(*emb->raw_action_dim)) {
+                const double fps = manifest["source"].value("fps", 16.0);
+                for (const auto& step : wr::Trajectory::from_actions(d.actions, *emb, fps).poses) {
+                    if (!step.empty()) d.cameraPoses << toMatrix(step.front());
+                    if (step.size() > 1) d.effectorPoses << toMatrix(step[1]);
+                }
+            }
             const ws::ojson& m = metrics["nodes"][i];
             for (const ws::ojson& f : m["per_frame"]) d.psnr << numberOr(f, "psnr"), d.tracked << numberOr(f, "tracked_error");
             QStringList parts;
