@@ -2266,6 +2266,10 @@
         <source>%1 effector</source>
         <translation>%1 执行器</translation>
     </message>
+    <message>
+        <source>Open a LeRobot dataset (Open dataset…) or simulated episodes (Open Pico World) to see their cameras here</source>
+        <translation>打开 LeRobot 数据集（打开数据集…）或模拟片段（打开 Pico World），其相机画面将显示在此</translation>
+    </message>
 </context>
 <context>
     <name>RoboticsWorker</name>
@@ -2945,6 +2949,10 @@
     <message>
         <source>Ease in and out</source>
         <translation>缓入缓出</translation>
+    </message>
+    <message>
+        <source>Suggested action chunk: %1 steps (from the actions&apos; autocorrelation); the nearest the video takes: %2</source>
+        <translation>建议的动作片段：%1 步（来自动作的自相关）；视频可用的最接近值：%2</translation>
     </message>
 </context>
 </TS>

@@ -25,6 +25,13 @@ ImageGrid::ImageGrid(QWidget* parent) : QWidget(parent) {
     grid_->setContentsMargins(0, 0, 0, 0);
     grid_->setSpacing(4);
     outer->addWidget(body, 1);
+    placeholder_ = new QLabel(this);
+    placeholder_->setObjectName("gridPlaceholder");
+    placeholder_->setAlignment(Qt::AlignCenter);
+    placeholder_->setWordWrap(true);
+    placeholder_->setEnabled(false);  // drawn in the disabled (quiet) colour
+    outer->addWidget(placeholder_, 1);
+    placeholder_->hide();
     overlayBox_ = new QWidget(this);
     auto* ov = new QVBoxLayout(overlayBox_);
     ov->setContentsMargins(0, 0, 0, 0);
@@ -35,6 +42,11 @@ ImageGrid::ImageGrid(QWidget* parent) : QWidget(parent) {
     ov->addWidget(overlayCaption_);
     outer->addWidget(overlayBox_, 1);
     overlayBox_->hide();
+}
+
+void ImageGrid::setPlaceholder(const QString& text) {
+    placeholder_->setText(text);
+    placeholder_->setVisible(keys_.isEmpty() && !text.isEmpty());
 }
 
 void ImageGrid::setTiles(const QStringList& keys, const QStringList& titles) {
@@ -143,7 +155,8 @@ void ImageGrid::relayout() {
     }
     const int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(double(shown.size())))));
     for (int n = 0; n < shown.size(); ++n) grid_->addWidget(tiles_[shown[n]].box, n / cols, n % cols);
-    overlayBox_->setVisible(mode_ != Mode::Grid);
+    overlayBox_->setVisible(mode_ != Mode::Grid && !keys_.isEmpty());
+    placeholder_->setVisible(keys_.isEmpty() && !placeholder_->text().isEmpty());
     // Hidden tiles come back from a menu.
     QMenu* menu = showHidden_->menu();
     menu->clear();

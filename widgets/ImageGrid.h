@@ -32,6 +32,7 @@ public:
     QString enlarged() const { return enlarged_; }
     VideoView* view(const QString& key) const;  // the tile's picture (null when absent)
     VideoView* overlay() const { return overlay_; }
+    void setPlaceholder(const QString& text);  // shown while there is no tile
     // Per pixel |a - b| of two same-sized pictures, brightened x4 so small differences show.
     static QImage difference(const QImage& a, const QImage& b);
 
@@ -55,6 +56,7 @@ private:
     QLabel* overlayCaption_;
     QWidget* overlayBox_;
     QToolButton* showHidden_;
+    QLabel* placeholder_;
     Mode mode_ = Mode::Grid;
     QString pairA_, pairB_, enlarged_;
     QStringList hidden_;

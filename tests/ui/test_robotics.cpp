@@ -76,6 +76,8 @@ private Q_SLOTS:
         window_->showWorkspace(MainWindow::Workspace::Robotics);
         view_ = window_->robotics();
         QVERIFY(view_->isVisible());
+        // Before anything is open, the centre says what to do.
+        QVERIFY(view_->grid()->findChild<QLabel*>("gridPlaceholder")->isVisible());
     }
 
     void opensTheLeRobotFixtureAndScrubsInSync() {
@@ -86,6 +88,7 @@ private Q_SLOTS:
         QVERIFY(episode.wait(60000));
         QCOMPARE(view_->episodeList()->topLevelItemCount(), 3);
         QCOMPARE(view_->dataset().embodiment, QStringLiteral("pico_world"));
+        QVERIFY(!view_->grid()->findChild<QLabel*>("gridPlaceholder")->isVisible());
         const EpisodePtr ep = view_->episode();
         QCOMPARE(ep->index, 0);
         QVERIFY(ep->length > 10);

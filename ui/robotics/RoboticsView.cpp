@@ -105,6 +105,7 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
     auto* top = new QSplitter(Qt::Horizontal, centre);
     grid_ = new ImageGrid(top);
     grid_->setObjectName("roboticsGrid");
+    grid_->setPlaceholder(tr("Open a LeRobot dataset (Open dataset…) or simulated episodes (Open Pico World) to see their cameras here"));
     view3d_ = new TrajectoryView3D(top);
     view3d_->setObjectName("trajectory3d");
     top->addWidget(grid_);

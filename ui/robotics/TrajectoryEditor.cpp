@@ -522,8 +522,14 @@ void TrajectoryEditor::refresh() {
         it->setData(Qt::UserRole, k.frame);
     }
     const int suggested = suggestedChunk();
-    chunkLabel_->setText(suggested > 0 ? tr("Suggested action chunk: %1 steps (from the actions' autocorrelation)").arg(suggested)
-                                       : tr("No chunk length to suggest: the actions do not vary."));
+    // A chunk's video has one frame more than its actions and must be 4k + 1 frames: the nearest such chunk too.
+    const int valid = std::max(4, (suggested + 2) / 4 * 4);
+    chunkLabel_->setText(suggested <= 0 ? tr("No chunk length to suggest: the actions do not vary.")
+                         : suggested == valid
+                             ? tr("Suggested action chunk: %1 steps (from the actions' autocorrelation)").arg(suggested)
+                             : tr("Suggested action chunk: %1 steps (from the actions' autocorrelation); the nearest the video takes: %2")
+                                   .arg(suggested)
+                                   .arg(valid));
     const QStringList p = problems();
     QStringList escaped;
     for (const QString& m : p) escaped << m.toHtmlEscaped();
