@@ -71,6 +71,13 @@
             <numerusform>Bundle %1: %n rollouts.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%1: %n bookmark(s) without a frame number are left out.</source>
+        <translation>
+            <numerusform>%1: %n bookmark without a frame number is left out.</numerusform>
+            <numerusform>%1: %n bookmarks without a frame number are left out.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>TrajectoryEditor</name>

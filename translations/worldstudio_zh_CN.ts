@@ -2270,6 +2270,12 @@
         <source>Open a LeRobot dataset (Open dataset…) or simulated episodes (Open Pico World) to see their cameras here</source>
         <translation>打开 LeRobot 数据集（打开数据集…）或模拟片段（打开 Pico World），其相机画面将显示在此</translation>
     </message>
+    <message numerus="yes">
+        <source>%1: %n bookmark(s) without a frame number are left out.</source>
+        <translation>
+            <numerusform>%1：%n 个没有帧号的书签未显示。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>RoboticsWorker</name>

@@ -440,6 +440,17 @@ private Q_SLOTS:
         view_->openBundle(tmp_.filePath("edit.actions.json"));
         QTRY_VERIFY_WITH_TIMEOUT(view_->lastMessage().contains("not a rollout bundle") || view_->lastMessage().contains("manifest"), 30000);
         QVERIFY(!view_->lastMessage().contains("json.exception"));
+        // A damaged bookmarks file: the bundle opens, the bookmarks are left out, and the status says why.
+        {
+            QFile f(view_->bundleDir() + "/bookmarks.json");
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write("{\"frame\": 3}");
+        }
+        QSignalSpy reopened(view_, &RoboticsView::bundleReady);
+        view_->openBundle(view_->bundleDir());
+        QVERIFY(reopened.wait(30000));
+        QVERIFY2(view_->lastMessage().contains("not a list of bookmarks"), qPrintable(view_->lastMessage()));
+        for (const ClockTimeline::Marker& m : view_->clock()->markers()) QVERIFY(m.kind != "bookmark");
         // Play with a chunk the video tokenizer cannot take: refused with the reason, nothing starts.
         PlayPanel* play = view_->play();
         view_->rollouts()->chunkSizeSpin()->setValue(10);

@@ -6,6 +6,7 @@
 // seconds; loop range, bookmarks, events; J/K/L shuttle); on the right the trajectory editor, the runs with their
 // rollout tree, and interactive play. The frames of every source are decoded on the worker and indexed by the one
 // clock, so no camera or rollout can drift from it.
+#include <QColor>
 #include <QWidget>
 #include <memory>
 
@@ -109,7 +110,8 @@ private:
     void rebuildClock();
     void showFrame();
     void say(const QString& text);
-    void readBookmarks();
+    QString readBookmarks();  // a problem with the bundle's bookmarks.json, "" when none
+    static QColor seriesColour(int i);  // one colour per channel or rollout, the same in every chart
     QString defaultBundleDir() const;
     const robotics_ui::NodeData* node(const QString& id) const;
 

@@ -119,6 +119,16 @@ void RoboticsWorker::setModel(std::shared_ptr<const ws::Model> model) {
     model_ = std::move(model);
 }
 
+std::shared_ptr<const ws::Model> RoboticsWorker::loadedModel(const char* what) {
+    std::shared_ptr<const ws::Model> model;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        model = model_;
+    }
+    if (!model) Q_EMIT failed(what, tr("No model is loaded. Load one in the Models workspace."));
+    return model;
+}
+
 void RoboticsWorker::openDataset(const QString& dir) {
     try {
         auto ds = std::make_unique<wr::Dataset>(wr::Dataset::open(dir.toStdString()));
@@ -238,15 +248,8 @@ void RoboticsWorker::loadEpisode(qint64 index) {
 
 void RoboticsWorker::runRollout(const QString& specJson, const QString& bundleDir) {
     cancel_ = false;
-    std::shared_ptr<const ws::Model> model;
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        model = model_;
-    }
-    if (!model) {
-        Q_EMIT failed("rollout", tr("No model is loaded. Load one in the Models workspace."));
-        return;
-    }
+    const std::shared_ptr<const ws::Model> model = loadedModel("rollout");
+    if (!model) return;
     try {
         const wr::RolloutSpec spec = wr::rollout_spec_from_json(ws::ojson::parse(specJson.toStdString()), "the rollout");
         int chunk = 0;
@@ -319,15 +322,8 @@ void RoboticsWorker::openBundle(const QString& bundleDir) {
 
 void RoboticsWorker::startPlay(const QString& specJson, const QString& bundleDir) {
     cancel_ = false;
-    std::shared_ptr<const ws::Model> model;
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        model = model_;
-    }
-    if (!model) {
-        Q_EMIT failed("play", tr("No model is loaded. Load one in the Models workspace."));
-        return;
-    }
+    const std::shared_ptr<const ws::Model> model = loadedModel("play");
+    if (!model) return;
     try {
         const wr::RolloutSpec spec = wr::rollout_spec_from_json(ws::ojson::parse(specJson.toStdString()), "interactive play");
         play_ = std::make_unique<wr::InteractivePlay>(model, spec, bundleDir.toStdString());

@@ -54,6 +54,7 @@ Q_SIGNALS:
     void failed(const QString& what, const QString& message);  // what: dataset, episode, rollout, bundle, play
 
 private:
+    std::shared_ptr<const ws::Model> loadedModel(const char* what);  // null (and `failed` said why) when none
     QThread thread_;
     mutable std::mutex mu_;
     std::shared_ptr<const ws::Model> model_;

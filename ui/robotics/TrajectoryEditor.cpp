@@ -275,11 +275,16 @@ void TrajectoryEditor::startFromNothing() {
     push(s, tr("Start from nothing"));
 }
 
-Rows TrajectoryEditor::editedRows() const {
+Rows TrajectoryEditor::editedRows() const { return rows_; }
+QStringList TrajectoryEditor::problems() const { return problems_; }
+
+// The edit's rows, their problems and poses, made once per change of the edit (every change ends in refresh()).
+void TrajectoryEditor::rebuild() {
+    rows_.clear(), problems_.clear(), cameraPoses_.clear(), effectorTrail_.clear();
     const ws::Embodiment* e = embodimentOf(episode_);
-    if (!state_->active || !e) return {};
-    Rows rows = state_->base;
+    if (!state_->active || !e) return;
     try {
+        Rows rows = state_->base;
         if (!state_->path.keys.empty()) {
             std::vector<wr::Pose> poses = state_->path.poses();
             poses.resize(rows.size() + 1, poses.empty() ? wr::identity_pose() : poses.back());
@@ -287,22 +292,16 @@ Rows TrajectoryEditor::editedRows() const {
             rows = wr::camera_trajectory(*e, episode_->fps, poses, &base).to_actions(*e);
         }
         wr::apply_curves(rows, state_->curves);
-    } catch (const std::exception&) {
-        return state_->base;  // shown as a problem by problems()
-    }
-    return rows;
-}
-
-QStringList TrajectoryEditor::problems() const {
-    const ws::Embodiment* e = embodimentOf(episode_);
-    if (!state_->active || !e) return {};
-    QStringList out;
-    try {
-        for (const wr::ActionIssue& i : wr::validate_actions(editedRows(), *e, chunk_)) out << QString::fromStdString(i.message);
+        rows_ = std::move(rows);
+        for (const wr::ActionIssue& i : wr::validate_actions(rows_, *e, chunk_)) problems_ << QString::fromStdString(i.message);
+        for (const auto& step : wr::Trajectory::from_actions(rows_, *e, episode_->fps).poses) {
+            if (!step.empty()) cameraPoses_ << toMatrix(step.front());
+            if (step.size() > 1) effectorTrail_ << toMatrix(step[1]).map(QVector3D());
+        }
     } catch (const std::exception& ex) {
-        out << QString::fromStdString(ws::user_message(ex));
+        if (rows_.empty()) rows_ = state_->base;  // what can still be drawn; the run is refused by the problem
+        problems_ << QString::fromStdString(ws::user_message(ex));
     }
-    return out;
 }
 
 void TrajectoryEditor::addMove(const QString& move, double amount, const QString& easing, int frames) {
@@ -454,29 +453,8 @@ QVector<QPair<int, int>> TrajectoryEditor::idleRanges() const {
     return out;
 }
 
-QVector<QMatrix4x4> TrajectoryEditor::cameraPoses() const {
-    const ws::Embodiment* e = embodimentOf(episode_);
-    QVector<QMatrix4x4> out;
-    if (!e || !state_->active) return out;
-    try {
-        for (const auto& step : wr::Trajectory::from_actions(editedRows(), *e, episode_->fps).poses)
-            if (!step.empty()) out << toMatrix(step.front());
-    } catch (const std::exception&) {
-    }
-    return out;
-}
-
-QVector<QVector3D> TrajectoryEditor::effectorTrail() const {
-    const ws::Embodiment* e = embodimentOf(episode_);
-    QVector<QVector3D> out;
-    if (!e || !state_->active) return out;
-    try {
-        for (const auto& step : wr::Trajectory::from_actions(editedRows(), *e, episode_->fps).poses)
-            if (step.size() > 1) out << toMatrix(step[1]).map(QVector3D());
-    } catch (const std::exception&) {
-    }
-    return out;
-}
+QVector<QMatrix4x4> TrajectoryEditor::cameraPoses() const { return cameraPoses_; }
+QVector<QVector3D> TrajectoryEditor::effectorTrail() const { return effectorTrail_; }
 
 int TrajectoryEditor::suggestedChunk() const {
     const Rows rows = state_->active ? editedRows() : (episode_ ? episode_->actions : Rows());
@@ -512,6 +490,7 @@ bool TrajectoryEditor::exportActions(const QString& path, QString* error) const 
 }
 
 void TrajectoryEditor::refresh() {
+    rebuild();
     const State& s = *state_;
     originLabel_->setText(s.active ? tr("Editing %n step(s) from frame %1.", nullptr, static_cast<int>(s.base.size())).arg(s.origin)
                                    : tr("No edit yet: the runs use the recorded actions."));

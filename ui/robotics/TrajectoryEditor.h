@@ -84,7 +84,12 @@ private:
     void setState(const State& s);
     void push(const State& after, const QString& text);
     void refresh();
+    void rebuild();
     robotics_ui::EpisodePtr episode_;
+    robotics_ui::Rows rows_;  // made from the state by rebuild()
+    QStringList problems_;
+    QVector<QMatrix4x4> cameraPoses_;
+    QVector<QVector3D> effectorTrail_;
     std::unique_ptr<State> state_, dragStart_;
     QUndoStack* undo_;
     int cursor_ = 0, chunk_ = 8;
