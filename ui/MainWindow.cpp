@@ -626,6 +626,7 @@ void MainWindow::saveSession() const {
     s.setValue("session/modelDir", s.value("model/last").toString());
     s.setValue("session/annotator", evaluation_->annotator());
     if (evaluation_->project()) s.setValue("session/evaluationProject", QString::fromStdString(evaluation_->project()->path()));
+    s.setValue("session/robotics", robotics_->sessionState());
 }
 
 void MainWindow::restoreSession() {
@@ -653,6 +654,7 @@ void MainWindow::restoreSession() {
     sessionSeedPolicy_ = settings()->seedPolicy();
     const QString annotator = s.value("session/annotator").toString();
     if (!annotator.isEmpty()) evaluation_->setAnnotator(annotator);
+    robotics_->restoreSession(s.value("session/robotics").toString());
     const QString project = s.value("session/evaluationProject").toString();
     if (!project.isEmpty() && QFileInfo::exists(project) && !evaluation_->project()) evaluation_->openProject(project);
     const QString ws = s.value("session/workspace", "generate").toString();

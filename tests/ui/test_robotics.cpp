@@ -472,6 +472,26 @@ private Q_SLOTS:
         QCOMPARE(view_->bundle()->nodes.size(), nodes);
     }
 
+    void aRestartReopensTheDatasetAndEpisode() {
+        QSignalSpy episode(view_, &RoboticsView::episodeReady);
+        view_->selectEpisode(2);
+        QVERIFY(episode.wait(60000));
+        QCOMPARE(view_->episode()->seed, 9);
+        window_->close();  // saves the session
+        window_.reset();
+        window_ = std::make_unique<MainWindow>();
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        view_ = window_->robotics();
+        QCOMPARE(window_->workspace(), MainWindow::Workspace::Robotics);
+        QTRY_VERIFY_WITH_TIMEOUT(view_->episode() && view_->episode()->seed == 9, 60000);
+        QCOMPARE(view_->dataset().source, QStringLiteral("pico"));
+        QCOMPARE(view_->episodeList()->topLevelItemCount(), 3);
+        // Its bundle opens with it.
+        QTRY_VERIFY_WITH_TIMEOUT(view_->bundle() != nullptr || view_->bundleDir().endsWith("pico-seed-9"), 30000);
+        QVERIFY(view_->bundleDir().endsWith("pico-seed-9"));
+    }
+
     void cleanupTestCase() { window_.reset(); }
 };
 

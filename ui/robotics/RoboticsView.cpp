@@ -266,6 +266,33 @@ RoboticsView::~RoboticsView() {
 
 void RoboticsView::setModel(std::shared_ptr<const ws::Model> model) { worker_->setModel(std::move(model)); }
 
+QString RoboticsView::sessionState() const {
+    if (dataset_.source.isEmpty()) return pendingSession_;  // not opened since the start: keep what was saved
+    ws::ojson j = {{"source", dataset_.source.toStdString()}, {"episode", episode_ ? episode_->index : 0}};
+    if (dataset_.pico) j["first_seed"] = picoSeed_->value(), j["count"] = picoCount_->value();
+    return QString::fromStdString(j.dump());
+}
+
+void RoboticsView::restoreSession(const QString& json) {
+    pendingSession_ = json;
+    if (isVisible()) showEvent(nullptr);
+}
+
+void RoboticsView::showEvent(QShowEvent* e) {
+    if (e) QWidget::showEvent(e);
+    if (pendingSession_.isEmpty() || !dataset_.source.isEmpty()) return;
+    const ws::ojson j = ws::ojson::parse(pendingSession_.toStdString(), nullptr, false);
+    pendingSession_.clear();
+    if (!j.is_object() || !j.contains("source") || !j["source"].is_string()) return;  // damaged: start empty
+    pendingEpisode_ = j.contains("episode") && j["episode"].is_number_integer() ? j["episode"].get<int64_t>() : 0;
+    auto number = [&](const char* key, int64_t otherwise) { return j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : otherwise; };
+    const QString source = QString::fromStdString(j["source"].get<std::string>());
+    if (source == QLatin1String("pico"))
+        openPico(static_cast<quint64>(std::clamp<int64_t>(number("first_seed", 0), 0, 1000000)), static_cast<int>(std::clamp<int64_t>(number("count", 8), 1, 200)));
+    else if (QFileInfo::exists(source + "/meta/info.json"))
+        openDataset(source);
+}
+
 void RoboticsView::buildToolbar(QToolBar* bar) {
     QAction* open = bar->addAction(tr("Open dataset…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a LeRobot dataset folder"));
@@ -412,8 +439,12 @@ void RoboticsView::showDataset(const DatasetSummary& s) {
     say(tr("%1 is open.").arg(s.title));
     Q_EMIT datasetReady();
     if (!s.episodes.isEmpty()) {
-        episodes_->setCurrentItem(episodes_->topLevelItem(0));
-        selectEpisode(s.episodes.front().index);
+        // The first episode, or the one a restart brings back.
+        qint64 index = s.episodes.front().index;
+        for (const EpisodeRow& e : s.episodes)
+            if (e.index == pendingEpisode_) index = e.index;
+        pendingEpisode_ = -1;
+        selectEpisode(index);
     }
 }
 
@@ -449,7 +480,9 @@ void RoboticsView::showEpisode(const EpisodePtr& e) {
     if (!e->success.isEmpty())
         for (int i = 0; i < episodes_->topLevelItemCount(); ++i)
             if (episodes_->topLevelItem(i)->data(0, Qt::UserRole).toLongLong() == e->index) episodes_->topLevelItem(i)->setText(3, e->success);
-    bookmarks_.clear();
+    // Its bundle folder, where this episode's runs go and its bookmarks are kept (even before the first run).
+    bundleDir_ = defaultBundleDir();
+    if (const QString problem = readBookmarks(); !problem.isEmpty()) say(problem);
     editor_->setEpisode(e);
     rollouts_->setEpisode(dataset_, e);
     if (e->suggestedChunk > 0) say(tr("Episode %1: %2 frames; its actions suggest chunks of %3.").arg(e->index).arg(e->length).arg(e->suggestedChunk));
@@ -478,8 +511,7 @@ void RoboticsView::showEpisode(const EpisodePtr& e) {
         for (QTreeWidgetItem* g : groups)
             if (g->checkState(0) == Qt::Unchecked) g->setExpanded(false);
     }
-    // Its bundle: the one this episode's runs go to, reopened when it exists.
-    bundleDir_ = defaultBundleDir();
+    // Its bundle, reopened when it exists.
     bundle_.reset();
     rollouts_->setBundle(nullptr);
     if (QFileInfo::exists(bundleDir_ + "/manifest.json")) openBundle(bundleDir_);

@@ -40,6 +40,10 @@ public:
     explicit RoboticsView(QWidget* parent = nullptr);
     ~RoboticsView() override;
     void setModel(std::shared_ptr<const ws::Model> model);
+    // What a restart brings back: the open dataset (a folder, or Pico World's seeds) and the episode, as JSON. The
+    // restored dataset opens when the workspace is first shown, so a start in another workspace costs nothing.
+    QString sessionState() const;
+    void restoreSession(const QString& json);
 
     void openDataset(const QString& dir);
     void openPico(quint64 firstSeed, int count);
@@ -97,6 +101,7 @@ Q_SIGNALS:
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
+    void showEvent(QShowEvent* e) override;
 
 private:
     void buildToolbar(QToolBar* bar);
@@ -119,7 +124,8 @@ private:
     robotics_ui::DatasetSummary dataset_;
     robotics_ui::EpisodePtr episode_;
     robotics_ui::BundlePtr bundle_;
-    QString bundleDir_, lastMessage_, pendingSelectNode_;
+    QString bundleDir_, lastMessage_, pendingSelectNode_, pendingSession_;
+    qint64 pendingEpisode_ = -1;
     int cursor_ = 0;
     double speed_ = 1;
     int direction_ = 1;
