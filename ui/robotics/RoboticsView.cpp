@@ -241,11 +241,7 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
     connect(rollouts_, &RolloutPanel::runRequested, this, &RoboticsView::run);
     connect(rollouts_, &RolloutPanel::stopRequested, this, &RoboticsView::stopRun);
     connect(rollouts_, &RolloutPanel::comparedChanged, this, [this] {
-        rebuildTiles();
-        rebuildCharts();
-        rebuildTrails();
-        rebuildClock();
-        showFrame();
+        refreshAll();
     });
     connect(rollouts_, &RolloutPanel::selectionChanged, this, [this] { rebuildTiles(); showFrame(); });
     connect(rollouts_->chunkSizeSpin(), &QSpinBox::valueChanged, editor_, &TrajectoryEditor::setChunkSize);
@@ -516,11 +512,7 @@ void RoboticsView::showEpisode(const EpisodePtr& e) {
     rollouts_->setBundle(nullptr);
     if (QFileInfo::exists(bundleDir_ + "/manifest.json")) openBundle(bundleDir_);
     cursor_ = 0;
-    rebuildTiles();
-    rebuildCharts();
-    rebuildTrails();
-    rebuildClock();
-    showFrame();
+    refreshAll();
     Q_EMIT episodeReady();
 }
 
@@ -541,11 +533,7 @@ void RoboticsView::showBundle(const BundlePtr& b) {
     else
         say(tr("Bundle %1: %n rollout(s).", nullptr, static_cast<int>(b->nodes.size())).arg(QDir::toNativeSeparators(b->dir)) +
             (bookmarkProblem.isEmpty() ? QString() : QStringLiteral(" ") + bookmarkProblem));
-    rebuildTiles();
-    rebuildCharts();
-    rebuildTrails();
-    rebuildClock();
-    showFrame();
+    refreshAll();
     Q_EMIT bundleReady();
 }
 

@@ -114,6 +114,7 @@ private:
     void rebuildTrails();
     void rebuildClock();
     void showFrame();
+    void refreshAll();  // every view above, after the episode, the bundle or the ticked rollouts changed
     void say(const QString& text);
     QString readBookmarks();  // a problem with the bundle's bookmarks.json, "" when none
     static QColor seriesColour(int i);  // one colour per channel or rollout, the same in every chart

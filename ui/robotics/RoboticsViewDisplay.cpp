@@ -203,3 +203,10 @@ void RoboticsView::showFrame() {
     frameLabel_->setText(tr("%1 of %2%3").arg(clock_->label(f), clock_->label(clockFrames() - 1), events));
 }
 
+void RoboticsView::refreshAll() {
+    rebuildTiles();
+    rebuildCharts();
+    rebuildTrails();
+    rebuildClock();
+    showFrame();
+}
