@@ -2276,6 +2276,10 @@
             <numerusform>%1：%n 个没有帧号的书签未显示。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Episode %1: %2 frames; its actions suggest chunks of %3 (the nearest the video takes: %4).</source>
+        <translation>片段 %1：%2 帧；其动作建议片段长度为 %3（视频可用的最接近值：%4）。</translation>
+    </message>
 </context>
 <context>
     <name>RoboticsWorker</name>

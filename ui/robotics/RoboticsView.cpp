@@ -481,7 +481,14 @@ void RoboticsView::showEpisode(const EpisodePtr& e) {
     if (const QString problem = readBookmarks(); !problem.isEmpty()) say(problem);
     editor_->setEpisode(e);
     rollouts_->setEpisode(dataset_, e);
-    if (e->suggestedChunk > 0) say(tr("Episode %1: %2 frames; its actions suggest chunks of %3.").arg(e->index).arg(e->length).arg(e->suggestedChunk));
+    if (e->suggestedChunk > 0 && TrajectoryEditor::nearestVideoChunk(e->suggestedChunk) != e->suggestedChunk)
+        say(tr("Episode %1: %2 frames; its actions suggest chunks of %3 (the nearest the video takes: %4).")
+                .arg(e->index)
+                .arg(e->length)
+                .arg(e->suggestedChunk)
+                .arg(TrajectoryEditor::nearestVideoChunk(e->suggestedChunk)));
+    else if (e->suggestedChunk > 0)
+        say(tr("Episode %1: %2 frames; its actions suggest chunks of %3.").arg(e->index).arg(e->length).arg(e->suggestedChunk));
     else say(tr("Episode %1: %2 frames.").arg(e->index).arg(e->length));
     // The channel toggles, grouped as the embodiment lays them out.
     {

@@ -456,6 +456,8 @@ QVector<QPair<int, int>> TrajectoryEditor::idleRanges() const {
 QVector<QMatrix4x4> TrajectoryEditor::cameraPoses() const { return cameraPoses_; }
 QVector<QVector3D> TrajectoryEditor::effectorTrail() const { return effectorTrail_; }
 
+int TrajectoryEditor::nearestVideoChunk(int actions) { return std::max(4, (actions + 2) / 4 * 4); }
+
 int TrajectoryEditor::suggestedChunk() const {
     const Rows rows = state_->active ? editedRows() : (episode_ ? episode_->actions : Rows());
     try {
@@ -501,8 +503,7 @@ void TrajectoryEditor::refresh() {
         it->setData(Qt::UserRole, k.frame);
     }
     const int suggested = suggestedChunk();
-    // A chunk's video has one frame more than its actions and must be 4k + 1 frames: the nearest such chunk too.
-    const int valid = std::max(4, (suggested + 2) / 4 * 4);
+    const int valid = nearestVideoChunk(suggested);
     chunkLabel_->setText(suggested <= 0 ? tr("No chunk length to suggest: the actions do not vary.")
                          : suggested == valid
                              ? tr("Suggested action chunk: %1 steps (from the actions' autocorrelation)").arg(suggested)

@@ -60,6 +60,8 @@ public:
     QVector<QMatrix4x4> cameraPoses() const;      // the edited camera path, absolute
     QVector<QVector3D> effectorTrail() const;
     int suggestedChunk() const;
+    // The chunk nearest `actions` whose video (one frame more) has 4k + 1 frames, as the video tokenizer needs.
+    static int nearestVideoChunk(int actions);
     // Files.
     bool saveTrajectory(const QString& path, QString* error) const;
     bool exportActions(const QString& path, QString* error) const;
