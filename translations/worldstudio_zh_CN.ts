@@ -2964,5 +2964,17 @@
         <source>Suggested action chunk: %1 steps (from the actions&apos; autocorrelation); the nearest the video takes: %2</source>
         <translation>建议的动作片段：%1 步（来自动作的自相关）；视频可用的最接近值：%2</translation>
     </message>
+    <message>
+        <source>pan</source>
+        <translation>摇</translation>
+    </message>
+    <message>
+        <source>tilt</source>
+        <translation>俯仰</translation>
+    </message>
+    <message>
+        <source>roll</source>
+        <translation>滚转</translation>
+    </message>
 </context>
 </TS>

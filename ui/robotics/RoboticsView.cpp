@@ -136,6 +136,9 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
     auto* scroll = new QScrollArea(side_);
     scroll->setWidget(editor_);
     scroll->setWidgetResizable(true);
+    scroll->setObjectName("editorScroll");
+    // Only up and down: a form that needed sideways scrolling would hide its buttons (test_shell checks it fits).
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     side_->addTab(scroll, tr("Edit"));
     rollouts_ = new RolloutPanel(side_);
     side_->addTab(rollouts_, tr("Run"));

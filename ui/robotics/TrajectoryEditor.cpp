@@ -71,7 +71,7 @@ Rows stillRows(const ws::Embodiment& e, double fps, int steps) {
 
 TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(std::make_unique<State>()), undo_(new QUndoStack(this)) {
     auto* layout = new QVBoxLayout(this);
-    auto* start = new QHBoxLayout;
+    auto* start = new QVBoxLayout;  // one above the other: the column is narrow
     auto* fromRecorded = new QPushButton(tr("Edit recorded actions"), this);
     fromRecorded->setObjectName("editFromRecorded");
     fromRecorded->setToolTip(tr("Start from the episode's recorded actions at the cursor"));
@@ -133,15 +133,19 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(st
     keyList_->setMaximumHeight(90);
     cam->addRow(tr("Keys"), keyList_);
     auto* fields = new QGridLayout;
+    // Short prefixes (the axis, or the turn's name) and the unit as a suffix, so three fit side by side in any
+    // language; the tooltip says it in full.
     const QString names[6] = {tr("x (m)"), tr("y (m)"), tr("z (m)"), tr("pan °"), tr("tilt °"), tr("roll °")};
+    const QString prefixes[6] = {QStringLiteral("x "), QStringLiteral("y "), QStringLiteral("z "), tr("pan") + ' ', tr("tilt") + ' ', tr("roll") + ' '};
     for (int i = 0; i < 6; ++i) {
         keyFields_[i] = new QDoubleSpinBox(camBox);
         keyFields_[i]->setRange(i < 3 ? -100 : -360, i < 3 ? 100 : 360);
         keyFields_[i]->setDecimals(i < 3 ? 3 : 1);
         keyFields_[i]->setSingleStep(i < 3 ? 0.05 : 5);
         keyFields_[i]->setToolTip(names[i]);
-        keyFields_[i]->setPrefix(names[i].section(' ', 0, 0) + QStringLiteral(" "));
-        fields->addWidget(keyFields_[i], i / 3, i % 3);
+        keyFields_[i]->setPrefix(prefixes[i]);
+        keyFields_[i]->setSuffix(i < 3 ? QStringLiteral(" m") : QStringLiteral("°"));
+        fields->addWidget(keyFields_[i], i % 3, i / 3);  // positions left, turns right
         connect(keyFields_[i], &QDoubleSpinBox::editingFinished, this, [this] {
             QListWidgetItem* it = keyList_->currentItem();
             if (!it) return;
