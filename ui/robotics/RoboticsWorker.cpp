@@ -1,5 +1,7 @@
 #include "RoboticsWorker.h"
 
+#include "PoseMatrices.h"
+
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -83,13 +85,6 @@ QString picoSuccess(const ws::pico::Episode& e) {
     for (const auto& g : e.gripper_states)
         if (g.holding >= 0) return QCoreApplication::translate("RoboticsWorker", "grasped");
     return QCoreApplication::translate("RoboticsWorker", "missed");
-}
-
-QMatrix4x4 toMatrix(const wr::Pose& p) {
-    QMatrix4x4 m;
-    for (int r = 0; r < 4; ++r)
-        for (int c = 0; c < 4; ++c) m(r, c) = static_cast<float>(p[static_cast<size_t>(r * 4 + c)]);
-    return m;
 }
 
 double numberOr(const ws::ojson& j, const char* key) {
@@ -218,14 +213,9 @@ void RoboticsWorker::loadEpisode(qint64 index) {
             }
         }
         // Poses from the recorded deltas through the engine's conversion: the camera (first part) and the effector.
-        if (emb && !ep->actions.empty() && emb->raw_action_dim && static_cast<size_t>(*emb->raw_action_dim) == ep->actions.front().size()) {
-            const wr::Trajectory t = wr::Trajectory::from_actions(ep->actions, *emb, ep->fps);
-            for (const auto& step : t.poses) {
-                if (!step.empty()) ep->cameraPoses << toMatrix(step.front());
-                if (step.size() > 1) ep->effectorPoses << toMatrix(step[1]), ep->effectorTrail << ep->effectorPoses.back().map(QVector3D(0, 0, 0));
-            }
-            ep->suggestedChunk = wr::suggest_chunk_length(ep->actions).chunk;
-        }
+        if (emb && posesFromActions(ep->actions, *emb, ep->fps, ep->cameraPoses, ep->effectorPoses))
+            for (const QMatrix4x4& m : ep->effectorPoses) ep->effectorTrail << m.map(QVector3D(0, 0, 0));
+        if (!ep->actions.empty()) ep->suggestedChunk = wr::suggest_chunk_length(ep->actions).chunk;
         // Events: the gripper closing and opening (its channel crossing one half), Pico World's impacts.
         for (size_t k = 0; k < ep->actionKinds.size(); ++k) {
             if (ep->actionKinds[k] != "gripper") continue;
@@ -291,14 +281,8 @@ void RoboticsWorker::openBundle(const QString& bundleDir) {
             d.closedLoop = n.value("closed_loop", false), d.interactive = n.value("interactive", false);
             d.video = toImages(ws::read_video(dir + "/" + n["video"].get<std::string>()));
             d.actions = wr::to_raw_space(embodiment, wr::read_action_file(dir + "/" + n["actions"].get<std::string>()));
-            if (const ws::Embodiment* emb = ws::EmbodimentRegistry::shipped().find(embodiment);
-                emb && emb->raw_action_dim && !d.actions.empty() && d.actions.front().size() == static_cast<size_t>(*emb->raw_action_dim)) {
-                const double fps = manifest["source"].value("fps", 16.0);
-                for (const auto& step : wr::Trajectory::from_actions(d.actions, *emb, fps).poses) {
-                    if (!step.empty()) d.cameraPoses << toMatrix(step.front());
-                    if (step.size() > 1) d.effectorPoses << toMatrix(step[1]);
-                }
-            }
+            if (const ws::Embodiment* emb = ws::EmbodimentRegistry::shipped().find(embodiment))
+                posesFromActions(d.actions, *emb, manifest["source"].value("fps", 16.0), d.cameraPoses, d.effectorPoses);
             const ws::ojson& m = metrics["nodes"][i];
             for (const ws::ojson& f : m["per_frame"]) d.psnr << numberOr(f, "psnr"), d.tracked << numberOr(f, "tracked_error");
             QStringList parts;

@@ -1,5 +1,7 @@
 #include "TrajectoryEditor.h"
 
+#include "PoseMatrices.h"
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -53,13 +55,6 @@ constexpr double kPi = 3.14159265358979323846;
 
 const ws::Embodiment* embodimentOf(const EpisodePtr& ep) {
     return ep && !ep->embodiment.isEmpty() ? ws::EmbodimentRegistry::shipped().find(ep->embodiment.toStdString()) : nullptr;
-}
-
-QMatrix4x4 toMatrix(const wr::Pose& p) {
-    QMatrix4x4 m;
-    for (int r = 0; r < 4; ++r)
-        for (int c = 0; c < 4; ++c) m(r, c) = static_cast<float>(p[static_cast<size_t>(r * 4 + c)]);
-    return m;
 }
 
 // Every part held still for `steps` transitions: the engine's identity actions for the embodiment.
@@ -279,7 +274,7 @@ void TrajectoryEditor::startFromNothing() {
     push(s, tr("Start from nothing"));
 }
 
-Rows TrajectoryEditor::editedRows() const { return rows_; }
+const Rows& TrajectoryEditor::editedRows() const { return rows_; }
 QStringList TrajectoryEditor::problems() const { return problems_; }
 
 // The edit's rows, their problems and poses, made once per change of the edit (every change ends in refresh()).
@@ -298,10 +293,9 @@ void TrajectoryEditor::rebuild() {
         wr::apply_curves(rows, state_->curves);
         rows_ = std::move(rows);
         for (const wr::ActionIssue& i : wr::validate_actions(rows_, *e, chunk_)) problems_ << QString::fromStdString(i.message);
-        for (const auto& step : wr::Trajectory::from_actions(rows_, *e, episode_->fps).poses) {
-            if (!step.empty()) cameraPoses_ << toMatrix(step.front());
-            if (step.size() > 1) effectorTrail_ << toMatrix(step[1]).map(QVector3D());
-        }
+        QVector<QMatrix4x4> effector;
+        posesFromActions(rows_, *e, episode_->fps, cameraPoses_, effector);
+        for (const QMatrix4x4& m : effector) effectorTrail_ << m.map(QVector3D());
     } catch (const std::exception& ex) {
         if (rows_.empty()) rows_ = state_->base;  // what can still be drawn; the run is refused by the problem
         problems_ << QString::fromStdString(ws::user_message(ex));
@@ -439,7 +433,7 @@ QVector<QPair<int, int>> TrajectoryEditor::idleRanges() const {
     QVector<QPair<int, int>> out;
     if (!e) return out;
     const bool edit = state_->active;
-    const Rows rows = edit ? editedRows() : episode_->actions;
+    const Rows& rows = edit ? rows_ : episode_->actions;
     const int offset = edit ? state_->origin : 0;
     std::vector<bool> idle;
     try {
@@ -463,9 +457,10 @@ QVector<QVector3D> TrajectoryEditor::effectorTrail() const { return effectorTrai
 int TrajectoryEditor::nearestVideoChunk(int actions) { return std::max(4, (actions + 2) / 4 * 4); }
 
 int TrajectoryEditor::suggestedChunk() const {
-    const Rows rows = state_->active ? editedRows() : (episode_ ? episode_->actions : Rows());
+    // The episode's own suggestion was made with it (RoboticsWorker); an edit's is made here.
+    if (!state_->active) return episode_ ? episode_->suggestedChunk : 0;
     try {
-        return wr::suggest_chunk_length(rows).chunk;
+        return wr::suggest_chunk_length(rows_).chunk;
     } catch (const std::exception&) {
         return 0;
     }

@@ -38,7 +38,7 @@ public:
     void startFromNothing();
     bool hasEdit() const;
     int origin() const;  // the clock frame the edited actions start at
-    robotics_ui::Rows editedRows() const;  // raw rows, one per transition
+    const robotics_ui::Rows& editedRows() const;  // raw rows, one per transition
     QStringList problems() const;  // empty: ready to run
     // Camera path.
     void addMove(const QString& move, double amount, const QString& easing, int frames);
