@@ -54,11 +54,13 @@ Pose interpolate(const Pose& a, const Pose& b, double w) {
     return make_pose(r, {a[3] + (b[3] - a[3]) * w, a[7] + (b[7] - a[7]) * w, a[11] + (b[11] - a[11]) * w});
 }
 
-template <typename T>
-std::string names_of(const std::vector<T>& v) {
+// The index of `name` in `names`; a ws::Error naming what it is and every accepted name otherwise.
+size_t index_of(const std::vector<std::string>& names, const std::string& name, const char* what) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it != names.end()) return static_cast<size_t>(it - names.begin());
     std::string all;
-    for (const auto& n : v) all += (all.empty() ? "" : ", ") + n;
-    return all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    throw Error(std::string(what) + " must be one of " + all + " (got '" + name + "')");
 }
 
 }  // namespace
@@ -68,10 +70,7 @@ const std::vector<std::string>& camera_move_names() {
     return n;
 }
 CameraMove camera_move_from_name(const std::string& name) {
-    const auto& n = camera_move_names();
-    const auto it = std::find(n.begin(), n.end(), name);
-    if (it == n.end()) throw Error("camera move must be one of " + names_of(n) + " (got '" + name + "')");
-    return static_cast<CameraMove>(it - n.begin());
+    return static_cast<CameraMove>(index_of(camera_move_names(), name, "camera move"));
 }
 const char* camera_move_name(CameraMove m) { return camera_move_names()[static_cast<size_t>(m)].c_str(); }
 
@@ -79,12 +78,7 @@ const std::vector<std::string>& easing_names() {
     static const std::vector<std::string> n = {"linear", "ease_in", "ease_out", "ease_in_out"};
     return n;
 }
-Easing easing_from_name(const std::string& name) {
-    const auto& n = easing_names();
-    const auto it = std::find(n.begin(), n.end(), name);
-    if (it == n.end()) throw Error("easing must be one of " + names_of(n) + " (got '" + name + "')");
-    return static_cast<Easing>(it - n.begin());
-}
+Easing easing_from_name(const std::string& name) { return static_cast<Easing>(index_of(easing_names(), name, "easing")); }
 const char* easing_name(Easing e) { return easing_names()[static_cast<size_t>(e)].c_str(); }
 
 double ease(Easing e, double u) {
