@@ -125,7 +125,8 @@ PlayerPanel::~PlayerPanel() = default;
 
 void PlayerPanel::open(const QString& path, int slot) {
     QPointer<PlayerPanel> self(this);
-    QThreadPool::globalInstance()->start([self, path, slot] {
+    const quint64 ticket = ++loadTicket_[slot];
+    QThreadPool::globalInstance()->start([self, path, slot, ticket] {
         auto m = std::make_shared<PlayerMedia>();
         m->path = path;
         QString error;
@@ -150,8 +151,8 @@ void PlayerPanel::open(const QString& path, int slot) {
             error = QString::fromStdString(ws::user_message(e));
         }
         if (!self) return;
-        QMetaObject::invokeMethod(self, [self, m, error, slot] {
-            if (!self) return;
+        QMetaObject::invokeMethod(self, [self, m, error, slot, ticket] {
+            if (!self || ticket != self->loadTicket_[slot]) return;  // a newer open() or clear() superseded this load
             if (!error.isEmpty()) Q_EMIT self->failed(error);
             else self->install(slot, m);
         }, Qt::QueuedConnection);
@@ -184,6 +185,7 @@ void PlayerPanel::setBrowsingVisible(bool visible) {
 }
 
 void PlayerPanel::closeCompare() {
+    ++loadTicket_[1];
     media_[1].reset();
     columns_[1]->hide();
     titles_[0]->hide();
@@ -220,6 +222,7 @@ void PlayerPanel::showWaveform() {
 
 void PlayerPanel::clear(const QString& message) {
     pause();
+    ++loadTicket_[0];  // a load still running must not bring back what was cleared
     media_[0].reset();
     closeCompare();
     showWaveform();

@@ -82,6 +82,8 @@ private:
     void showFrame(int slot, int index);
     void showWaveform();
     std::shared_ptr<PlayerMedia> media_[2];
+    // Loads run on pool threads and may finish out of order: only the latest request per slot is installed.
+    quint64 loadTicket_[2] = {0, 0};
     std::unique_ptr<ws::PlaybackClock> clock_;
     QWidget* columns_[2];
     VideoView* views_[2];

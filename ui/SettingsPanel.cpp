@@ -433,8 +433,10 @@ void SettingsPanel::deriveControlFrom(const QString& source) {
     const QString out = StudioPaths::outputsDir() + QStringLiteral("/control-%1-%2.mp4").arg(type, QFileInfo(source).completeBaseName());
     Q_EMIT message(tr("Computing the %1 map of %2…").arg(controlType_->currentText(), source));
     // OpenCV on a pool thread; the result comes back to this widget queued.
+    // Only the latest request fills the field: two derivations may finish out of order.
     QPointer<SettingsPanel> self(this);
-    QThreadPool::globalInstance()->start([self, source, type, out] {
+    const quint64 ticket = ++controlTicket_;
+    QThreadPool::globalInstance()->start([self, source, type, out, ticket] {
         QString error;
         QImage first;
         try {
@@ -446,9 +448,9 @@ void SettingsPanel::deriveControlFrom(const QString& source) {
             error = QString::fromStdString(ws::user_message(e));
         }
         if (!self) return;
-        QMetaObject::invokeMethod(self, [self, error, first, out] {
+        QMetaObject::invokeMethod(self, [self, error, first, out, ticket] {
             SettingsPanel* panel = self;
-            if (!panel) return;
+            if (!panel || ticket != panel->controlTicket_) return;
             if (!error.isEmpty()) {
                 Q_EMIT panel->message(tr("Control map failed: %1").arg(error));
                 return;

@@ -83,6 +83,7 @@ private:
     QCheckBox* sound_;
     QLineEdit *vision_, *action_, *control_;
     QLabel *sizeLabel_, *durationLabel_, *controlPreview_;
+    quint64 controlTicket_ = 0;  // the latest control-map derivation; older ones finishing later are dropped
     QFormLayout* form_;
     QWidget *visionRow_, *actionRow_, *controlRow_;
     bool applying_ = false;

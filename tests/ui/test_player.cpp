@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QThreadPool>
 #include <QtTest>
 #include <cmath>
 
@@ -164,6 +165,40 @@ private Q_SLOTS:
         p.closeCompare();
         QVERIFY(!p.hasMedia(1));
         QVERIFY(p.playing());
+    }
+
+    void theLatestOpenWinsWhenLoadsFinishOutOfOrder() {
+        // A long clip is still decoding when a picture is opened in its place; the clip finishing last must not
+        // replace the picture (the labeling and review pages switch items faster than a clip decodes).
+        ws::VideoFrames longClip;
+        longClip.width = longClip.height = 256;
+        longClip.count = 10 * kFps;
+        longClip.fps = kFps;
+        longClip.rgb.assign(static_cast<size_t>(longClip.count) * 256 * 256 * 3, 40);
+        const QString slow = tmp_.filePath("long.mp4"), fast = tmp_.filePath("still.png");
+        ws::write_mp4(slow.toStdString(), longClip, nullptr, "{}");
+        ws::VideoFrames still;
+        still.width = still.height = 8;
+        still.count = 1;
+        still.rgb.assign(8 * 8 * 3, 200);
+        ws::write_png(fast.toStdString(), still, 0);
+        PlayerPanel p;
+        p.setUseAudioDevice(false);
+        QSignalSpy loaded(&p, &PlayerPanel::loaded);
+        p.open(slow);
+        p.open(fast);
+        QVERIFY(loaded.wait(20000));
+        QThreadPool::globalInstance()->waitForDone();
+        QCoreApplication::processEvents();
+        QCOMPARE(loaded.size(), 1);
+        QVERIFY(p.hasMedia(0));
+        QCOMPARE(p.media(0)->path, fast);
+        // Clearing drops a load still under way too.
+        p.open(slow);
+        p.clear(QStringLiteral("nothing"));
+        QThreadPool::globalInstance()->waitForDone();
+        QCoreApplication::processEvents();
+        QVERIFY(!p.hasMedia(0));
     }
 
     void deviceClockKeepsPictureAndSoundTogether() {
