@@ -75,6 +75,7 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     // The inspector: caption (form and raw JSON), negative prompt, settings.
     auto* tabs = new QTabWidget(this);
     tabs->setObjectName("inspectorTabs");
+    inspectorTabs_ = tabs;
     caption_ = new CaptionEditor(tabs);
     caption_->setObjectName("caption");
     negative_ = new CaptionEditor(tabs);
@@ -158,6 +159,14 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
         Q_EMIT message(tr("Upsampling gave no caption: %1").arg(m.section('\n', 0, 0)), raw.left(4000));
         Q_EMIT upsampleFinished(false);
     }, Qt::QueuedConnection);
+}
+
+void GenerateView::setFixedSampling(int steps) {
+    settings_->setFixedSampling(steps);
+    const int i = inspectorTabs_->indexOf(negative_);
+    inspectorTabs_->setTabEnabled(i, steps == 0);
+    inspectorTabs_->setTabToolTip(i, steps ? tr("The loaded distilled checkpoint runs one conditional pass: no negative prompt is used") : QString());
+    if (steps && inspectorTabs_->currentIndex() == i) inspectorTabs_->setCurrentIndex(0);
 }
 
 void GenerateView::setModelDefaults(const ws::ojson& defaults) {

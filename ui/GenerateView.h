@@ -14,6 +14,7 @@ class QueueController;
 class SettingsPanel;
 class QLabel;
 class QLineEdit;
+class QTabWidget;
 class QTimer;
 class QPushButton;
 
@@ -32,6 +33,8 @@ public:
     void applyRequest(const ws::ojson& request);
     // The loaded model's generation defaults (model summary JSON's "generation_defaults").
     void setModelDefaults(const ws::ojson& defaults);
+    // A distilled checkpoint (steps > 0): its settings locked and the negative prompt tab off, saying why.
+    void setFixedSampling(int steps);
     // Makes `seed` the fixed seed of the next jobs (a result's "Reuse seed").
     void reuseSeed(qint64 seed);
     // The loaded model's name, for messages ("Pico was made for 33 frames").
@@ -67,6 +70,7 @@ private:
     QLineEdit* prompt_;
     QPushButton *upsampleButton_, *cancelUpsampleButton_, *queueButton_;
     CaptionEditor *caption_, *negative_;
+    QTabWidget* inspectorTabs_ = nullptr;
     SettingsPanel* settings_;
     QWidget* promptBar_;
     QWidget* checkBar_;

@@ -470,6 +470,12 @@ void MainWindow::showModel(const QString& summaryJson) {
                                     : ws::ojson::object());
     settings()->setModelCanMakeSound(info.is_object() && info.value("sound_tokenizer", false));
     {
+        int fixedSteps = 0;  // a distilled checkpoint's own step count
+        if (info.is_object() && info.contains("format") && info["format"].contains("fixed_step_sampler"))
+            fixedSteps = static_cast<int>(info["format"]["fixed_step_sampler"]["t_list"].size());
+        generate_->setFixedSampling(fixedSteps);
+    }
+    {
         const QString name = QString::fromStdString(info.is_object() ? info.value("id", std::string()) : std::string()).section(':', 0, 0);
         generate_->setModelName(name.isEmpty() ? name : name.left(1).toUpper() + name.mid(1));
     }

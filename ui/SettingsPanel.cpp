@@ -64,7 +64,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     }
     mode_->setObjectName("mode");
     setMode("text2video");  // the artist's most common start
-    for (const char* t : {"256", "480", "720"}) tier_->addItem(QString(t) + "p", t);
+    for (const char* t : {"256", "480", "720", "768"}) tier_->addItem(QString(t) + "p", t);  // 768: the image tier of Super's T2I models
     tier_->addItem(tr("custom"), "custom");
     tier_->setObjectName("tier");
     for (QSpinBox* b : {width_, height_}) {
@@ -141,6 +141,12 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     form_->addRow(tr("Steps"), steps_);
     form_->addRow(tr("Guidance"), guidance_);
     form_->addRow(tr("Shift"), shift_);
+    fixedNote_ = new QLabel(this);
+    fixedNote_->setObjectName("fixedSamplingNote");
+    fixedNote_->setWordWrap(true);
+    fixedNote_->setStyleSheet("color: palette(placeholder-text);");
+    fixedNote_->hide();
+    form_->addRow(fixedNote_);
     auto* seedRow = new QWidget(this);
     auto* el = new QHBoxLayout(seedRow);
     el->setContentsMargins(0, 0, 0, 0);
@@ -196,6 +202,25 @@ QString SettingsPanel::seedPolicy() const { return seedPolicy_->currentData().to
 void SettingsPanel::setSeedPolicy(const QString& policy) {
     const int i = seedPolicy_->findData(policy);
     if (i >= 0) seedPolicy_->setCurrentIndex(i);
+}
+
+void SettingsPanel::setFixedSampling(int steps) {
+    fixedSteps_ = steps;
+    for (QWidget* w : std::initializer_list<QWidget*>{steps_, guidance_, shift_}) {
+        w->setEnabled(steps == 0);
+        w->setToolTip(steps ? tr("Fixed by the loaded distilled checkpoint") : QString());
+    }
+    fixedNote_->setText(steps ? tr("This distilled checkpoint samples its own %n step(s) in one conditional pass: steps, guidance and "
+                                   "shift are its own, and no negative prompt is used.", "", steps)
+                              : QString());
+    fixedNote_->setVisible(steps > 0);
+    lockFixedSampling();
+}
+
+void SettingsPanel::lockFixedSampling() {
+    if (!fixedSteps_) return;
+    steps_->setValue(fixedSteps_);
+    guidance_->setValue(1.0);
 }
 
 void SettingsPanel::setModelCanMakeSound(bool can) {
@@ -334,6 +359,7 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
     steps_->setValue(static_cast<int>(num("num_steps", steps_->value())));
     guidance_->setValue(num("guidance", guidance_->value()));
     shift_->setValue(num("shift", shift_->value()));
+    lockFixedSampling();  // a recalled base-model job does not unlock a distilled checkpoint's settings
     if (r.contains("seed")) {
         seed_->setValue(static_cast<int>(num("seed", seed_->value())));
         seedPolicy_->setCurrentIndex(0);  // a recalled seed stays as it was
@@ -376,6 +402,7 @@ ws::ojson SettingsPanel::request() const {
     r["num_steps"] = steps_->value();
     r["guidance"] = guidance_->value();
     r["shift"] = shift_->value();
+    if (fixedSteps_) r.erase("shift");  // a distilled checkpoint has none: its sigmas are fixed
     r["seed"] = seed_->value();
     r["enable_sound"] = sound_->isChecked() && canMakeSound_ && m != ws::Mode::Text2Image;
     if (visionRow_->isVisibleTo(this) && !vision_->text().isEmpty()) r["vision_path"] = vision_->text().toStdString();

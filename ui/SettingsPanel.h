@@ -35,6 +35,10 @@ public:
     // Whether the loaded model makes sound: sound is on by default and stays as the user sets it (across modes and
     // models that make sound); without a sound tokenizer it is off and not offered.
     void setModelCanMakeSound(bool can);
+    // A distilled checkpoint's fixed step count (0: none): steps, guidance and shift show its values, locked, with
+    // a line saying why; recalled requests do not unlock them.
+    void setFixedSampling(int steps);
+    int fixedSampling() const { return fixedSteps_; }
     QString templateMode() const;  // the upsampler template for the mode: t2v, t2i, i2v or v2v
     double durationSeconds() const;
     QString sizeText() const;
@@ -77,12 +81,14 @@ private:
     void updateDerived();
     void updateVisibility();
     void deriveControl();
+    void lockFixedSampling();
     QComboBox *mode_, *preset_, *tier_, *aspect_, *seedPolicy_, *controlType_;
     QSpinBox *fps_, *frames_, *steps_, *seed_, *width_, *height_;
     QDoubleSpinBox *guidance_, *shift_, *controlWeight_;
     QCheckBox* sound_;
     QLineEdit *vision_, *action_, *control_;
-    QLabel *sizeLabel_, *durationLabel_, *controlPreview_;
+    QLabel *sizeLabel_, *durationLabel_, *controlPreview_, *fixedNote_;
+    int fixedSteps_ = 0;
     quint64 controlTicket_ = 0;  // the latest control-map derivation; older ones finishing later are dropped
     QFormLayout* form_;
     QWidget *visionRow_, *actionRow_, *controlRow_;

@@ -34,7 +34,7 @@ namespace {
 // Options that take no value.
 const std::vector<std::string> kFlagOptions = {"--chat",   "--negative", "--sound",  "--sample",          "--json-object", "--free-text",
                                                "--recompute-text", "--json", "--resume", "--freeze-reasoner",
-                                               "--closed-loop", "--no-inverse-check"};
+                                               "--closed-loop", "--no-inverse-check", "--distilled", "--fp8"};
 }  // namespace
 
 Args parse(int argc, char** argv, int start) {

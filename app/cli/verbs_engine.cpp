@@ -38,6 +38,16 @@ int cmd_info(const std::string&, const Args& a) {
         std::printf("%s tensors: %zu\n", k, r[k].size());
         for (const auto& n : r[k]) std::printf("  %s\n", n.get<std::string>().c_str());
     }
+    const ojson& fmt = r["format"];
+    if (fmt.contains("fixed_step_sampler"))
+        std::printf("sampling: distilled, fixed-step SDE over sigmas %s (steps and guidance fixed by the checkpoint)\n",
+                    fmt["fixed_step_sampler"]["t_list"].dump().c_str());
+    if (fmt.contains("fp8")) {
+        const ojson& q = fmt["fp8"];
+        std::printf("weights: ModelOpt FP8 (%s); dequantized on load, W8A16 on every device%s\n",
+                    r["components"]["transformer"].value("fp8_weights", 0) ? (std::to_string(r["components"]["transformer"]["fp8_weights"].get<int>()) + " FP8 linears").c_str() : "declared",
+                    q.contains("diffusion_step_policy") ? "; the checkpoint's step policy (W8A16 at the first and last steps) is met at every step" : "");
+    }
     std::printf("components (checked as loading reads them):\n");
     for (const auto& [name, comp] : r["components"].items())
         std::printf("  %s: %s%s\n", name.c_str(), comp["ok"].get<bool>() ? "ok" : "FAILS: ",
@@ -51,6 +61,8 @@ int cmd_make_tiny(const std::string&, const Args& a) {
     int seed = to_int(a.get("--seed", "0"), "--seed");
     if (seed < 0) throw UsageError("--seed must not be negative");
     ws::make_tiny_model(a.positional[0], static_cast<uint32_t>(seed));
+    if (a.has("--distilled")) ws::write_distilled_schedule(a.positional[0], ws::distilled_t_list());
+    if (a.has("--fp8")) std::printf("quantized %d linears to FP8 E4M3\n", ws::quantize_transformer_fp8(a.positional[0]));
     std::printf("wrote %s\n", a.positional[0].c_str());
     return 0;
 }
@@ -243,7 +255,10 @@ void add_engine_verbs(std::vector<Verb>& v) {
                                     config, parameters, missing / unexpected / mis-shaped tensors, damaged files;
                                     exit 1 when any would fail to load
 )", cmd_info});
-    v.push_back({"make-tiny", R"(  make-tiny OUT_DIR [--seed N]      write a tiny random model folder (real layout)
+    v.push_back({"make-tiny", R"(  make-tiny OUT_DIR [--seed N] [--distilled] [--fp8]
+                                    write a tiny random model folder (real layout); --distilled: marked as a 4-step
+                                    student (scheduler/ with the fixed sigma list); --fp8: its transformer quantized
+                                    as ModelOpt static FP8 (F8_E4M3 weights, weight_scale, input_scale)
 )", cmd_make_tiny});
     v.push_back({"tokenize", R"(  tokenize --tokenizer FILE [--chat] (TEXT | --file FILE)
                                     print token ids, space-separated; --file: one line of ids per line of FILE

@@ -603,6 +603,56 @@ private Q_SLOTS:
         QCOMPARE(s->tierBox()->currentData().toString(), QString("custom"));
         QCOMPARE(s->sizeText(), QString("64 × 64"));
     }
+    void aDistilledCheckpointLocksItsSamplingSettings() {
+        // A 4-step student: its steps, guidance and shift are its own, the negative prompt is unused, and a
+        // recalled base-model job does not unlock them.
+        useDataDir("distilled");
+        const QString dir = tmp_.filePath("distilled-model");
+        ws::make_tiny_model(dir.toStdString(), 0);
+        ws::write_distilled_schedule(dir.toStdString(), ws::distilled_t_list());
+        MainWindow w;
+        w.player()->setUseAudioDevice(false);
+        w.show();
+        QSignalSpy ready(&w, &MainWindow::modelReady);
+        w.loadModel(dir);
+        QVERIFY(ready.wait(60000));
+        SettingsPanel* s = w.settings();
+        s->setMode("text2image");
+        QCOMPARE(s->tierBox()->currentData().toString(), QString("768"));  // the tier Text2Image-4Step was distilled at
+        QCOMPARE(s->stepsBox()->value(), 4);
+        QVERIFY(!s->stepsBox()->isEnabled());
+        auto* note = s->findChild<QLabel*>("fixedSamplingNote");
+        QVERIFY(note && note->isVisibleTo(s));
+        QVERIFY2(note->text().contains("4 step"), qPrintable(note->text()));
+        const int negativeTab = w.inspectorTabs()->indexOf(w.negativeEditor());
+        QVERIFY(!w.inspectorTabs()->isTabEnabled(negativeTab));
+        s->applyRequest({{"num_steps", 35}, {"guidance", 6.0}, {"shift", 10.0}});
+        QCOMPARE(s->stepsBox()->value(), 4);
+        ws::ojson r = s->request();
+        QCOMPARE(r["guidance"].get<double>(), 1.0);
+        QVERIFY(!r.contains("shift"));
+        w.inspectorTabs()->setCurrentIndex(w.inspectorTabs()->count() - 1);  // Settings
+        shot(&w, "distilled-settings");
+        // It generates with the checkpoint's sampler, at a size a CPU test affords.
+        s->tierBox()->setCurrentIndex(s->tierBox()->findData("custom"));
+        s->widthBox()->setValue(64);
+        s->heightBox()->setValue(64);
+        w.promptEdit()->setText("a small world");
+        QSignalSpy completed(&w, &MainWindow::jobCompleted);
+        QVERIFY(w.addToQueue() > 0);
+        QVERIFY(completed.wait(120000));
+        QCOMPARE(completed.first().at(1).toString(), QString("done"));
+        const ws::ojson rec = ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
+        QCOMPARE(rec["sampler"].get<std::string>(), std::string("fixed_step_sde"));
+        QCOMPARE(rec["num_steps"].get<int>(), 4);
+        // A base model unlocks them again.
+        QSignalSpy again(&w, &MainWindow::modelReady);
+        w.loadModel(model_);
+        QVERIFY(again.wait(60000));
+        QVERIFY(s->stepsBox()->isEnabled());
+        QVERIFY(!note->isVisibleTo(s));
+        QVERIFY(w.inspectorTabs()->isTabEnabled(negativeTab));
+    }
 };
 
 QTEST_MAIN(TestStudio)

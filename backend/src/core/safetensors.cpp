@@ -39,6 +39,8 @@ const char* dtype_name(DType d) {
         case DType::I32: return "I32";
         case DType::U8: return "U8";
         case DType::BOOL: return "BOOL";
+        case DType::F8_E4M3: return "F8_E4M3";
+        case DType::F8_E5M2: return "F8_E5M2";
     }
     return "?";
 }
@@ -48,7 +50,7 @@ size_t dtype_size(DType d) {
         case DType::F32: case DType::I32: return 4;
         case DType::F16: case DType::BF16: return 2;
         case DType::I64: return 8;
-        case DType::U8: case DType::BOOL: return 1;
+        case DType::U8: case DType::BOOL: case DType::F8_E4M3: case DType::F8_E5M2: return 1;
     }
     return 0;
 }
@@ -56,7 +58,8 @@ size_t dtype_size(DType d) {
 DType dtype_from_name(const std::string& n) {
     static const std::map<std::string, DType> names = {
         {"F32", DType::F32}, {"F16", DType::F16}, {"BF16", DType::BF16}, {"I64", DType::I64},
-        {"I32", DType::I32}, {"U8", DType::U8},   {"BOOL", DType::BOOL}};
+        {"I32", DType::I32}, {"U8", DType::U8},   {"BOOL", DType::BOOL}, {"F8_E4M3", DType::F8_E4M3},
+        {"F8_E5M2", DType::F8_E5M2}};
     auto it = names.find(n);
     if (it == names.end()) throw Error("unsupported tensor dtype '" + n + "'");
     return it->second;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "worldstudio/core/error.h"
+#include "worldstudio/core/fp8.h"
 
 namespace ws {
 
@@ -17,6 +18,7 @@ at::ScalarType to_scalar_type(DType d) {
         case DType::I32: return at::kInt;
         case DType::U8: return at::kByte;
         case DType::BOOL: return at::kBool;
+        case DType::F8_E4M3: case DType::F8_E5M2: return at::kByte;  // the raw bits (see fp8_bits)
     }
     return at::kFloat;
 }
@@ -35,9 +37,27 @@ DType from_scalar_type(at::ScalarType t) {
 }
 
 at::Tensor to_tensor(const TensorView& v) {
+    // Raw FP8 bytes taken for numbers would be silently wrong: they go through fp8_bits and a dequantization.
+    if (v.dtype == DType::F8_E4M3 || v.dtype == DType::F8_E5M2)
+        throw Error("tensor '" + v.name + "' is " + dtype_name(v.dtype) + " (FP8); it is read only as a quantized weight with its weight_scale");
     at::Tensor t = at::empty(v.shape, at::TensorOptions().dtype(to_scalar_type(v.dtype)));
     if (v.nbytes) std::memcpy(t.data_ptr(), v.data, v.nbytes);
     return t;
+}
+
+at::Tensor fp8_bits(const TensorView& v) {
+    at::Tensor t = at::empty(v.shape, at::TensorOptions().dtype(at::kByte));
+    if (v.nbytes) std::memcpy(t.data_ptr(), v.data, v.nbytes);
+    return t;
+}
+
+at::Tensor dequantize_e4m3(const at::Tensor& bits, float scale) {
+    static const at::Tensor table = [] {
+        std::vector<float> v(256);
+        for (int b = 0; b < 256; ++b) v[static_cast<size_t>(b)] = e4m3_to_float(static_cast<uint8_t>(b));
+        return at::tensor(v, at::kFloat);
+    }();
+    return at::index_select(table, 0, bits.reshape({-1}).to(at::kLong)).reshape(bits.sizes()) * scale;
 }
 
 TensorBlob to_blob(const at::Tensor& t_in) {

@@ -16,6 +16,10 @@ at::ScalarType to_scalar_type(DType d);
 DType from_scalar_type(at::ScalarType t);
 // Copies a mapped tensor into an owned CPU tensor of its own dtype.
 at::Tensor to_tensor(const TensorView& v);
+// The raw bytes of an F8_E4M3 / F8_E5M2 tensor as uint8 of its shape.
+at::Tensor fp8_bits(const TensorView& v);
+// ModelOpt's per-tensor dequantization: float32(e4m3 bits) x scale, in float32 (exact products rounded once).
+at::Tensor dequantize_e4m3(const at::Tensor& bits, float scale);
 TensorBlob to_blob(const at::Tensor& t);
 void save_tensors(const std::string& path, const std::map<std::string, at::Tensor>& tensors,
                   const std::map<std::string, std::string>& metadata = {});

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "model/model_impl.h"
+#include "model/quantized_weights.h"
 #include "worldstudio/model/pico_codec.h"
 #include "core/torch_util.h"
 #include "worldstudio/core/error.h"
@@ -196,6 +197,18 @@ void resolve_special_tokens(ModelConfig& c, const Tokenizer& t) {
 
 namespace {
 ojson read_generation_defaults(const std::string& dir);
+
+// What the checkpoint itself implies for requests, under model_index.json's defaults. A distilled student runs its
+// own steps without guidance at the tier it was distilled at: 768 for images (Text2Image-4Step), 480 for video
+// (Image2Video-4Step), at the fps its base_fps names.
+ojson checkpoint_defaults(const CheckpointFormat& format, const ModelConfig& c) {
+    ojson d = ojson::object();
+    if (!format.fixed_steps) return d;
+    d["*"] = {{"num_steps", format.fixed_steps->t_list.size()}, {"guidance", 1.0}, {"sampler", "fixed_step_sde"}, {"resolution", "480"},
+              {"fps", c.base_fps}};
+    d["text2image"] = {{"resolution", "768"}};
+    return d;
+}
 }  // namespace
 
 ojson Model::inspect(const std::string& dir) {
@@ -228,15 +241,21 @@ ojson Model::inspect(const std::string& dir) {
         });
     WeightReport r;
     std::vector<std::string> files;
+    CheckpointFormat format;
+    check("format", dir, [&] {
+        format = read_checkpoint_format(dir, f.transformer_dir);
+        return format.to_json();
+    });
     check("transformer", f.transformer_dir, [&] {
         Checkpoint ck(f.transformer_dir);
-        std::map<std::string, std::vector<int64_t>> found;
-        for (const auto& [name, view] : ck.tensors()) found[name] = view->shape;
-        r = check_weights(c, found);
+        const TransformerTensors tensors(ck, format.fp8, f.transformer_dir);
+        r = check_weights(c, tensors.shapes());
         files = ck.files();
         if (!r.ok()) throw Error(f.transformer_dir + ": the checkpoint does not match its config (" + std::to_string(r.missing.size()) +
                                  " missing, " + std::to_string(r.misshaped.size()) + " mis-shaped tensors)");
-        return ojson{{"files", files.size()}};
+        ojson out{{"files", files.size()}};
+        if (tensors.fp8_weights()) out["fp8_weights"] = tensors.fp8_weights();
+        return out;
     });
     if (!f.vae_dir.empty())
         check("vae", f.vae_dir, [&] {
@@ -271,6 +290,7 @@ ojson Model::inspect(const std::string& dir) {
                  {"unexpected", r.unexpected},
                  {"misshaped", r.misshaped},
                  {"components", components},
+                 {"format", format.to_json()},
                  {"loadable", loadable}};
 }
 
@@ -309,6 +329,8 @@ ojson read_generation_defaults(const std::string& dir) {
 }
 }  // namespace
 
+const CheckpointFormat& Model::format() const { return impl_->format; }
+
 ojson Model::generation_defaults(const std::string& mode) const { return merge_generation_defaults(impl_->generation_defaults, mode); }
 
 std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptions& options, const RunCallbacks& cb) {
@@ -317,7 +339,11 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     ModelFolder f = locate_model_folder(dir);
     impl->dir = dir;
     impl->config = read_config(f);
-    impl->generation_defaults = read_generation_defaults(dir);
+    impl->format = read_checkpoint_format(dir, f.transformer_dir);
+    impl->generation_defaults = checkpoint_defaults(impl->format, impl->config);
+    const ojson from_index = read_generation_defaults(dir);  // held: items() of a temporary would outlive it
+    for (const auto& [mode, fields] : from_index.items())
+        for (const auto& [k, v] : fields.items()) impl->generation_defaults[mode][k] = v;
     if (!f.tokenizer_path.empty()) {
         impl->tokenizer.emplace(Tokenizer::from_file(f.tokenizer_path));
         resolve_special_tokens(impl->config, *impl->tokenizer);
@@ -325,9 +351,8 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     impl->device = parse_device(options.device);
     impl->dtype = options.dtype == "auto" ? (impl->device.is_cuda() ? at::kBFloat16 : at::kFloat) : parse_dtype(options.dtype);
     Checkpoint ck(f.transformer_dir);
-    std::map<std::string, std::vector<int64_t>> found;
-    for (const auto& [name, view] : ck.tensors()) found[name] = view->shape;
-    WeightReport report = check_weights(impl->config, found);
+    const TransformerTensors tensors(ck, impl->format.fp8, f.transformer_dir);
+    WeightReport report = check_weights(impl->config, tensors.shapes());
     if (!report.ok()) throw Error(dir + ": the checkpoint does not match its config\n" + report.summary());
     if (!report.unexpected.empty() && cb.on_log) cb.on_log("ignoring " + std::to_string(report.unexpected.size()) + " unexpected tensors");
     std::map<std::string, at::Tensor> weights;
@@ -335,9 +360,12 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     int done = 0;
     for (const auto& [canon, source] : report.source_of) {
         if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-        weights[canon] = to_tensor(ck.at(source));
+        weights[canon] = tensors.read(source);  // FP8 weights dequantized here: W8A16 on every device
         if (cb.on_progress) cb.on_progress(++done, total, 0);
     }
+    if (tensors.fp8_weights() && cb.on_log)
+        cb.on_log(std::to_string(tensors.fp8_weights()) + " FP8 weights dequantized on load to " + std::string(c10::toString(impl->dtype)) +
+                  " (W8A16 at every step; this build has no FP8 matrix multiply)");
     impl->network = std::make_unique<Network>(impl->config, std::move(weights), impl->device, impl->dtype);
     std::vector<FileHash>* hashes = options.hash_files ? &impl->hashes : nullptr;
     impl->vae = load_video_codec(f, impl->config, impl->device, cb, hashes, false);
@@ -412,6 +440,7 @@ ojson Model::info() const {
                  {"vae", impl_->vae != nullptr},
                  {"sound_tokenizer", impl_->sound != nullptr},
                  {"generation_defaults", impl_->generation_defaults},
+                 {"format", impl_->format.to_json()},
                  {"files", files}};
 }
 

@@ -5,6 +5,7 @@
 #include "model/network.h"
 #include "model/audio_vae.h"
 #include "model/video_vae.h"
+#include "worldstudio/model/checkpoint_format.h"
 #include "worldstudio/model/engine.h"
 #include "worldstudio/core/tokenizer.h"
 
@@ -18,7 +19,8 @@ struct Model::Impl {
     std::unique_ptr<VideoCodec> vae;      // vae/: the Wan2.2 VAE or a Pico codec (absent: latents only)
     std::unique_ptr<SoundDecoder> sound;  // sound_tokenizer/: Oobleck or a Pico codec (absent: no sound track)
     PreviewProjection preview;
-    ojson generation_defaults = ojson::object();  // model_index.json's worldstudio_generation_defaults
+    ojson generation_defaults = ojson::object();  // the checkpoint's own, then model_index.json's worldstudio_generation_defaults
+    CheckpointFormat format;                      // distilled sampler, FP8
     std::vector<FileHash> hashes;
     at::Device device{at::kCPU};
     at::ScalarType dtype = at::kFloat;

@@ -192,9 +192,10 @@ at::Tensor Network::embed_vision_patches(const at::Tensor& patches) const {
     return at::linear(patches.to(device_, dtype_), w("vae2llm.weight"), w("vae2llm.bias"));
 }
 
-at::Tensor Network::timestep_embedding(const at::Tensor& timesteps_int) const {
-    // t = int timestep x timestep_scale (float32), sinusoid of 256 with cos first, MLP in float32.
-    at::Tensor t = timesteps_int.to(device_, at::kLong) * cfg_.timestep_scale;
+at::Tensor Network::timestep_embedding(const at::Tensor& timesteps) const {
+    // t = timestep x timestep_scale in float32, sinusoid of 256 with cos first, MLP in float32. UniPC's integer
+    // timesteps and the distilled sampler's float ones (937.5) take the same path: an integer is exact in float32.
+    at::Tensor t = timesteps.to(device_, at::kFloat) * cfg_.timestep_scale;
     const int64_t half = 128;
     at::Tensor freqs = at::exp(-std::log(10000.0) * at::arange(0, half, at::TensorOptions().dtype(at::kFloat).device(device_)) /
                                static_cast<double>(half));

@@ -48,7 +48,7 @@ public:
 
     // Embedding pieces of the packed sequence.
     at::Tensor embed_vision_patches(const at::Tensor& patches) const;            // [N, 192] -> [N, H]
-    at::Tensor timestep_embedding(const at::Tensor& timesteps_int) const;         // [n] int64 -> [n, H]
+    at::Tensor timestep_embedding(const at::Tensor& timesteps) const;             // [n] (int or float) -> [n, H]
     at::Tensor embed_sound(const at::Tensor& tokens) const;                       // [T, 64] -> [T, H]
     at::Tensor embed_action(const at::Tensor& tokens, int64_t domain) const;      // [T, A] -> [T, H]
     at::Tensor project_vision(const at::Tensor& hidden) const;                    // [N, H] -> [N, 192]

@@ -163,6 +163,24 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     if (req.enable_sound && !c.sound_gen) throw Error("this model does not generate sound (enable_sound)");
     if (mode_has_actions(req.mode) && !c.action_gen) throw Error("this model has no action tower");
     if (req.domain_id < 0 || req.domain_id >= c.num_domains) throw Error("domain_id must be in [0, " + std::to_string(c.num_domains) + ")");
+    // A distilled student fixes steps, guidance, shift and the sampler (one conditional pass, so no negative
+    // prompt): what the job asked otherwise is set aside, said in the log and kept in the record.
+    const std::optional<FixedStepSchedule>& fixed = M.format.fixed_steps;
+    ojson set_aside = ojson::object();
+    if (fixed) {
+        const int n = static_cast<int>(fixed->t_list.size());
+        if (job_in.contains("num_steps") && req.num_steps != n) set_aside["num_steps"] = req.num_steps;
+        if (job_in.contains("guidance") && req.guidance != 1.0) set_aside["guidance"] = req.guidance;
+        if (job_in.contains("shift")) set_aside["shift"] = req.shift;
+        if (job_in.contains("sampler") && req.sampler != FixedStepSdeSampler::kName) set_aside["sampler"] = req.sampler;
+        if (job_in.contains("guidance_interval") && req.guidance_interval) set_aside["guidance_interval"] = *req.guidance_interval;
+        if (req.control_guidance > 0) set_aside["control_guidance"] = req.control_guidance;
+        req.num_steps = n, req.guidance = 1.0, req.sampler = FixedStepSdeSampler::kName, req.guidance_interval.reset(), req.control_guidance = 0;
+        if (!set_aside.empty() && cb.on_log)
+            cb.on_log("this distilled checkpoint samples its own " + std::to_string(n) + " steps without guidance; set aside: " + set_aside.dump());
+    } else if (req.sampler == FixedStepSdeSampler::kName) {
+        throw Error("sampler fixed_step_sde needs a distilled checkpoint (its scheduler/scheduler_config.json names the sigmas); this model has none");
+    }
 
     // Action modes read action_chunk_size + 1 consecutive frames (no resampling) and put them on the reference's
     // canvas: resized without upscaling, padded at the bottom and right; outputs are cropped back to the content.
@@ -288,7 +306,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     std::vector<Final> finals;
     std::map<std::string, ojson> action_rows;  // per output prefix, for the reference's sample file
 
-    SigmaSchedule sched = make_sigma_schedule(req.num_steps, req.shift);
+    const SigmaSchedule sched = fixed ? SigmaSchedule{} : make_sigma_schedule(req.num_steps, req.shift);
     GenerationResult result;
     ojson outputs = ojson::array();
     int total_steps = req.num_steps * req.num_outputs;
@@ -321,15 +339,15 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         LatentState no_control = state;
         if (control_latent.defined()) no_control.vision.erase(no_control.vision.begin());
 
-        auto velocity = [&](Branch& b, const LatentState& s, int64_t ts) {
+        auto velocity = [&](Branch& b, const LatentState& s, double ts) {
             return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts).flatten();
         };
-        auto sampler = Sampler::create(req.sampler, sched);
+        std::unique_ptr<Sampler> sampler = fixed ? std::make_unique<FixedStepSdeSampler>(fixed->t_list, seed, M.device) : Sampler::create(req.sampler, sched);
         at::Tensor x = state.flatten();
         double last_preview_at = -1e9;  // seconds since the start, of the last preview made
         for (int i = 0; i < req.num_steps; ++i) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-            const int64_t ts = sched.timesteps[static_cast<size_t>(i)];
+            const double ts = sampler->timestep();
             LatentState s = state.with_flat(x);
             at::Tensor v_cond = velocity(cond, s, ts);
             at::Tensor v = v_cond;
@@ -401,7 +419,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     for (const auto& h : M.hashes) files.push_back({{"file", h.file}, {"bytes", h.bytes}, {"sha256", h.sha256}});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     result.record = ojson{{"record_version", 1},
-                          {"model", {{"id", model_->id()}, {"dir", M.dir}, {"config", c.to_json()}, {"files", files}}},
+                          {"model", {{"id", model_->id()}, {"dir", M.dir}, {"config", c.to_json()}, {"format", M.format.to_json()}, {"files", files}}},
                           {"mode", mode_name(req.mode)},
                           {"prompt_string", prompt_string},
                           {"negative_prompt_string", negative_string},
@@ -418,6 +436,17 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                           {"seconds", seconds},
                           {"preview_seconds", preview_seconds},
                           {"versions", library_versions()}};
+    if (fixed) {
+        ojson timesteps = ojson::array();
+        for (double t : fixed->t_list) timesteps.push_back(static_cast<double>(static_cast<float>(t * 1000.0)));
+        result.record["sampling"] = {{"kind", "fixed-step SDE (distilled checkpoint)"},
+                                     {"t_list", fixed->t_list},
+                                     {"timesteps", timesteps},
+                                     {"noise", "torch generator seeded with seed + step on " + M.device.str()},
+                                     {"source", fixed->source},
+                                     {"negative_prompt", "unused (one conditional pass)"},
+                                     {"set_aside", set_aside}};
+    }
     if (action_mode) {
         ojson a = {{"domain_name", req.domain_name}, {"domain_id", req.domain_id}, {"raw_action_dim", req.raw_action_dim},
                    {"action_chunk_size", req.action_chunk_size}, {"view_point", req.view_point},

@@ -320,7 +320,9 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
     if (r.negative_metadata_mode == NegativeMetadataMode::None && get<bool>(j, "negative_prompt_keep_metadata", false))
         r.negative_metadata_mode = NegativeMetadataMode::Same;
     r.sampler = get<std::string>(j, "sampler", "unipc");
-    if (r.sampler != "unipc" && r.sampler != "euler") throw Error("sampler must be unipc or euler");
+    // fixed_step_sde is what a distilled checkpoint's record says it ran; it needs that checkpoint's sigma list.
+    if (r.sampler != "unipc" && r.sampler != "euler" && r.sampler != "fixed_step_sde")
+        throw Error("sampler must be unipc or euler (fixed_step_sde: distilled checkpoints, chosen by the checkpoint)");
     r.reuse_text_kv = get<bool>(j, "reuse_text_kv", true);
     r.preview_every = get_int(j, "preview_every", 0);
     // Inputs each mode needs.

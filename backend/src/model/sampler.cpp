@@ -1,6 +1,10 @@
 #include "model/sampler.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+
 #include <cmath>
+#include <mutex>
 
 #include "worldstudio/core/error.h"
 
@@ -10,6 +14,47 @@ std::unique_ptr<Sampler> Sampler::create(const std::string& name, const SigmaSch
     if (name == "unipc" || name.empty()) return std::make_unique<FlowUniPCSampler>(s);
     if (name == "euler") return std::make_unique<EulerSampler>(s);
     throw Error("unknown sampler '" + name + "' (use unipc or euler)");
+}
+
+namespace {
+SigmaSchedule fixed_schedule(const std::vector<double>& t) {
+    SigmaSchedule s;
+    for (double v : t) s.sigmas.push_back(static_cast<float>(v));
+    s.sigmas.push_back(0.0f);
+    return s;
+}
+}  // namespace
+
+FixedStepSdeSampler::FixedStepSdeSampler(const std::vector<double>& t_list, uint64_t seed, at::Device noise_device)
+    : Sampler(fixed_schedule(t_list)), t_(t_list), seed_(seed), noise_device_(noise_device) {
+    if (t_.empty()) throw Error("the fixed-step sampler needs at least one sigma");
+    t_.push_back(0.0);
+}
+
+double FixedStepSdeSampler::timestep() const {
+    // torch.tensor(sigma * 1000) in the reference: the float64 product stored as float32.
+    return static_cast<double>(static_cast<float>(t_[static_cast<size_t>(index_)] * 1000.0));
+}
+
+at::Tensor FixedStepSdeSampler::step(const at::Tensor& v, const at::Tensor& x) {
+    if (index_ + 1 >= static_cast<int>(t_.size())) throw Error("sampler stepped past its schedule");
+    const double s = t_[static_cast<size_t>(index_)], sn = t_[static_cast<size_t>(index_) + 1];
+    // Python floats times float32 tensors: each scalar is rounded to float32 once, as here.
+    last_x0_ = x - static_cast<float>(s) * v;
+    at::Tensor next = last_x0_;
+    if (sn > 0) {
+        // torch.manual_seed(seed + step) then randn_like: a fresh generator at that seed draws the same stream.
+        at::Generator gen = noise_device_.is_cuda() ? at::globalContext().defaultGenerator(noise_device_).clone()
+                                                    : at::detail::createCPUGenerator();
+        {
+            std::lock_guard<std::mutex> lock(gen.mutex());
+            gen.set_current_seed(seed_ + static_cast<uint64_t>(index_));
+        }
+        const at::Tensor eps = at::randn(x.sizes(), gen, x.options().device(noise_device_)).to(x.device());
+        next = static_cast<float>(1.0 - sn) * last_x0_ + static_cast<float>(sn) * eps;
+    }
+    ++index_;
+    return next;
 }
 
 at::Tensor EulerSampler::step(const at::Tensor& v, const at::Tensor& x) {

@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "worldstudio/core/schedule.h"
 
@@ -16,6 +17,9 @@ public:
     virtual ~Sampler() = default;
     // One step from x at schedule index i with velocity v; returns x at index i + 1.
     virtual at::Tensor step(const at::Tensor& v, const at::Tensor& x) = 0;
+    // The timestep handed to the network at the current index, on the 0-1000 scale.
+    virtual double timestep() const { return static_cast<double>(sched_.timesteps[static_cast<size_t>(index_)]); }
+    int steps() const { return static_cast<int>(sched_.sigmas.size()) - 1; }
     // x0 estimate of the last step (for previews).
     const at::Tensor& last_x0() const { return last_x0_; }
     int index() const { return index_; }
@@ -32,6 +36,23 @@ class EulerSampler : public Sampler {
 public:
     explicit EulerSampler(SigmaSchedule s) : Sampler(std::move(s)) {}
     at::Tensor step(const at::Tensor& v, const at::Tensor& x) override;
+};
+
+// The DMD2 students' fixed-step SDE sampler (the reference's FixedStepSampler): for each sigma s of the list, with s'
+// the next (0 after the last), the network sees the float timestep s x 1000; x0 = x - s v; then x <- (1 - s') x0 + s' e
+// with fresh noise e, or x0 at the last step. e is drawn as the reference draws it: a torch generator seeded with
+// seed + step, on the device the latent lives on in the reference (the model's), shaped like the flat latent.
+class FixedStepSdeSampler : public Sampler {
+public:
+    FixedStepSdeSampler(const std::vector<double>& t_list, uint64_t seed, at::Device noise_device);
+    at::Tensor step(const at::Tensor& v, const at::Tensor& x) override;
+    double timestep() const override;
+    static constexpr const char* kName = "fixed_step_sde";
+
+private:
+    std::vector<double> t_;  // with the final 0
+    uint64_t seed_;
+    at::Device noise_device_;
 };
 
 class FlowUniPCSampler : public Sampler {

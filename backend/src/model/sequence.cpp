@@ -155,11 +155,11 @@ TextKVCache prefill_text(const Network& net, const at::Tensor& text_ids) {
 }
 
 LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, const TextKVCache* text_cache,
-                             const LatentState& state, int64_t timestep) {
+                             const LatentState& state, double timestep) {
     const ModelConfig& c = net.config();
     const int64_t p = c.patch_size;
     SequenceLayout layout = build_layout(c, text_ids.numel(), state);
-    at::Tensor temb = net.timestep_embedding(at::tensor({timestep}, at::kLong));  // [1, H]
+    at::Tensor temb = net.timestep_embedding(at::tensor({static_cast<float>(timestep)}, at::kFloat));  // [1, H]
     auto add_temb = [&](at::Tensor emb, const std::vector<bool>& clean, int64_t per_frame) {
         at::Tensor noisy = frame_mask(clean, per_frame, false).to(emb.device(), emb.scalar_type()).unsqueeze(1);
         return emb + noisy * temb;  // added only to tokens of noisy frames

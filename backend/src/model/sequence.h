@@ -75,7 +75,7 @@ at::Tensor unpatchify(const at::Tensor& patches, int64_t t, int64_t h, int64_t w
 // recompute the text stream inside the joint pass (the reference's behaviour). Returns the velocity in the
 // layout of `state` (zero on clean parts).
 LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, const TextKVCache* text_cache,
-                             const LatentState& state, int64_t timestep);
+                             const LatentState& state, double timestep);  // on the 0-1000 scale
 
 // Classifier-free guidance: v_uncond + g * (v_cond - v_uncond), optionally rescaled so that its norm does
 // not exceed the conditional one (normalize_cfg).

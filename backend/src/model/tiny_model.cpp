@@ -8,6 +8,7 @@
 
 #include "worldstudio/core/config.h"
 #include "worldstudio/core/error.h"
+#include "worldstudio/core/fp8.h"
 #include "worldstudio/core/noise.h"
 #include "worldstudio/core/safetensors.h"
 #include "worldstudio/core/weights.h"
@@ -167,6 +168,75 @@ void make_tiny_model(const std::string& out_dir, uint32_t seed) {
     write(fs::path(out_dir) / "model_index.json",
           ojson{{"_class_name", "Cosmos3OmniPipeline"}, {"transformer", {"diffusers", "Cosmos3OmniTransformer"}},
                 {"worldstudio_note", "tiny random model for tests; it produces noise"}}.dump(2) + "\n");
+}
+
+const std::vector<double>& distilled_t_list() {
+    static const std::vector<double> t{1.0, 0.9375, 0.8333333333333334, 0.625};
+    return t;
+}
+
+void write_distilled_schedule(const std::string& model_dir, const std::vector<double>& t_list) {
+    fs::create_directories(fs::path(model_dir) / "scheduler");
+    write_text(fs::path(model_dir) / "scheduler" / "scheduler_config.json",
+               ojson{{"_class_name", "FlowMatchEulerDiscreteScheduler"}, {"num_train_timesteps", 1000}, {"shift", 1.0},
+                     {"stochastic_sampling", true}, {"use_dynamic_shifting", false}, {"invert_sigmas", false},
+                     {"fixed_step_requires_explicit_sigmas", true},
+                     {"fixed_step_sampler_config", {{"sample_type", "sde"}, {"t_list", t_list}}}}.dump(2) + "\n");
+    write_text(fs::path(model_dir) / "modular_model_index.json",
+               ojson{{"_class_name", "Cosmos3DistilledModularPipeline"}, {"is_distilled", true}, {"distilled_sigmas", t_list}}.dump(2) + "\n");
+}
+
+int quantize_transformer_fp8(const std::string& model_dir) {
+    const fs::path dir = fs::path(model_dir) / "transformer";
+    std::map<std::string, TensorBlob> out;
+    int quantized = 0;
+    {
+        Checkpoint ck(dir.string());
+        for (const auto& [name, view] : ck.tensors()) {
+            TensorBlob b{view->dtype, view->shape, std::vector<uint8_t>(view->data, view->data + view->nbytes)};
+            const std::string canon = canonical_weight_name(name);
+            const bool linear = canon.rfind("layers.", 0) == 0 && canon.find("norm") == std::string::npos && view->shape.size() == 2;
+            if (!linear) {
+                out[name] = std::move(b);
+                continue;
+            }
+            if (view->dtype != DType::F32) throw Error(name + ": the FP8 test quantizer takes float32 weights");
+            std::vector<float> w(static_cast<size_t>(view->numel()));
+            std::memcpy(w.data(), view->data, view->nbytes);
+            float amax = 0;
+            for (float v : w) amax = std::max(amax, std::fabs(v));
+            const float scale = amax > 0 ? amax / kE4M3Max : 1.0f;
+            TensorBlob q{DType::F8_E4M3, view->shape, std::vector<uint8_t>(w.size())};
+            for (size_t i = 0; i < w.size(); ++i) q.bytes[i] = float_to_e4m3(w[i] / scale);
+            const std::string base = name.substr(0, name.size() - std::string("weight").size());
+            out[name] = std::move(q);
+            auto scalar = [](float v) {
+                TensorBlob s{DType::F32, {}, std::vector<uint8_t>(sizeof v)};
+                std::memcpy(s.bytes.data(), &v, sizeof v);
+                return s;
+            };
+            out[base + "weight_scale"] = scalar(scale);
+            out[base + "input_scale"] = scalar(0.05f);  // a static activation scale; W8A16 leaves it unused
+            ++quantized;
+        }
+        for (const auto& f : ck.files()) fs::remove(f);
+    }
+    write_safetensors((dir / "diffusion_pytorch_model.safetensors").string(), out, {{"format", "pt"}});
+    const std::vector<std::string> exclude = {"proj_in", "proj_out", "time_embedder*", "audio_proj_in", "audio_proj_out",
+                                              "action_proj_in", "action_proj_out", "lm_head", "embed_tokens"};
+    write_text(fs::path(model_dir) / "hf_quant_config.json",
+               ojson{{"producer", {{"name", "worldstudio test quantizer"}}},
+                     {"quantization", {{"quant_algo", "FP8"}, {"kv_cache_quant_algo", nullptr}, {"exclude_modules", exclude}}}}.dump(2) + "\n");
+    std::ifstream in(dir / "config.json");
+    ojson cfg = ojson::parse(in);
+    cfg["quantization_config"] = {{"quant_method", "modelopt"}, {"quant_algo", "FP8"},
+                                  {"runtime", {{"diffusion_step_policy", {{"schema_version", 1}, {"type", "first_last_n"},
+                                                                          {"index_space", "denoising_loop_iteration"}, {"scope", {"transformer"}},
+                                                                          {"default_mode", "native"}, {"first_steps", {{"count", 3}, {"mode", "a16"}}},
+                                                                          {"last_steps", {{"count", 3}, {"mode", "a16"}}}, {"overlap", "a16"},
+                                                                          {"reasoner", "a16"}}}}}};
+    write_text(dir / "config.json", cfg.dump(2) + "\n");
+    return quantized;
 }
 
 }  // namespace ws

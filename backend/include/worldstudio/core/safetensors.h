@@ -10,7 +10,9 @@
 
 namespace ws {
 
-enum class DType { F32, F16, BF16, I64, I32, U8, BOOL };
+// F8_E4M3 / F8_E5M2 are one-byte floats (ModelOpt FP8 checkpoints); they are read as raw bytes and decoded by
+// core/fp8.h, since the LibTorch we build with has no float8 type.
+enum class DType { F32, F16, BF16, I64, I32, U8, BOOL, F8_E4M3, F8_E5M2 };
 
 const char* dtype_name(DType d);
 size_t dtype_size(DType d);

@@ -12,6 +12,7 @@
 #include "worldstudio/core/config.h"
 #include "worldstudio/core/pyjson.h"
 #include "worldstudio/core/weights.h"
+#include "worldstudio/model/checkpoint_format.h"
 #include "worldstudio/model/media_files.h"
 
 namespace ws {
@@ -87,6 +88,8 @@ public:
     // prompt, names those. Session::generate fills a job's missing fields from them; the job's own fields win.
     // An empty object when the folder names none.
     ojson generation_defaults(const std::string& mode) const;
+    // Distilled fixed-step sampling and FP8 quantization, as the folder declares them.
+    const CheckpointFormat& format() const;
     ojson info() const;
 
     struct Impl;

@@ -4,6 +4,7 @@
 // every code path of the engine in seconds on a CPU; it makes noise, not pictures.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "worldstudio/core/config.h"
 #include "worldstudio/core/noise.h"
@@ -19,5 +20,16 @@ constexpr int kTinyModelRevision = 2;
 void write_random_transformer(const std::string& out_dir, const ModelConfig& config, NumpyRandomState& rng, bool for_training);
 // The tiny byte-level BPE tokenizer as tokenizer.json text.
 std::string tiny_tokenizer_json();
+
+// The sigma list both published 4-step students ship (the shift-5 map of 1, .75, .5, .25).
+const std::vector<double>& distilled_t_list();
+// Marks a model folder as a distilled student the way the diffusers export does: scheduler/scheduler_config.json
+// (FlowMatchEulerDiscreteScheduler with fixed_step_sampler_config) and modular_model_index.json (is_distilled).
+void write_distilled_schedule(const std::string& model_dir, const std::vector<double>& t_list);
+// Quantizes a model folder's transformer in place as ModelOpt static FP8 does: each attention and MLP linear of
+// both towers becomes F8_E4M3 with weight_scale = amax / 448 and a static input_scale; everything else (embeddings,
+// norms, projections in and out, the timestep MLP) stays as it was. Writes hf_quant_config.json and the
+// transformer config's quantization_config with a first/last-3-steps policy. Returns the number of weights quantized.
+int quantize_transformer_fp8(const std::string& model_dir);
 
 }  // namespace ws

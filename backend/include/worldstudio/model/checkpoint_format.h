@@ -1,0 +1,47 @@
+#pragma once
+// What a checkpoint folder says about how it must be run, beyond its transformer config: a distilled student's
+// fixed sigma list (scheduler/scheduler_config.json, modular_model_index.json) and ModelOpt FP8 quantization
+// (hf_quant_config.json, transformer/config.json's quantization_config). Read by Model::load and Model::inspect;
+// torch-free, so the studio reads it too.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "worldstudio/core/pyjson.h"
+
+namespace ws {
+
+// A DMD2-distilled student (Cosmos3-Super-Text2Image-4Step, -Image2Video-4Step): one network call per sigma, fresh
+// noise in between, one conditional pass. Steps, guidance, shift and the negative prompt are the checkpoint's.
+struct FixedStepSchedule {
+    std::vector<double> t_list;  // descending, in (0, 1], without the final 0 the sampler appends
+    std::string source;          // the file that named it
+};
+
+// The checkpoint's own choice of which denoising steps keep 16-bit activations (the schema vLLM-Omni, diffusers
+// and TensorRT-LLM share: quantization_config.runtime.diffusion_step_policy, type first_last_n).
+struct Fp8StepPolicy {
+    int first_a16 = 0, last_a16 = 0;  // steps from the start / from the end that run W8A16
+    bool middle_a16 = false;          // default_mode: a16 (every step) or native (W8A8)
+    bool reasoner_a16 = false;
+    bool a16_at(int step, int steps) const { return middle_a16 || step < first_a16 || step >= steps - last_a16; }
+};
+
+// ModelOpt static FP8: per-linear F8_E4M3 weights with an F32 weight_scale and a static input_scale each.
+struct Fp8Quantization {
+    std::string source;                       // hf_quant_config.json or transformer/config.json
+    std::vector<std::string> exclude_modules; // as the checkpoint names them (glob patterns)
+    std::optional<Fp8StepPolicy> step_policy;
+};
+
+struct CheckpointFormat {
+    std::optional<FixedStepSchedule> fixed_steps;
+    std::optional<Fp8Quantization> fp8;
+    ojson to_json() const;
+};
+
+// Reads the format of the folder `model_dir` whose transformer lives in `transformer_dir`. A malformed or
+// self-contradicting file is a ws::Error naming the file and the field (never a silent fallback to the base sampler).
+CheckpointFormat read_checkpoint_format(const std::string& model_dir, const std::string& transformer_dir);
+
+}  // namespace ws

@@ -1,0 +1,172 @@
+#include "worldstudio/model/checkpoint_format.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "worldstudio/core/error.h"
+
+namespace fs = std::filesystem;
+
+namespace ws {
+
+namespace {
+
+std::optional<ojson> read_optional_json(const fs::path& path) {
+    if (!fs::exists(path)) return std::nullopt;
+    std::ifstream in(path);
+    if (!in) throw Error(path.string() + ": cannot open");
+    try {
+        ojson j = ojson::parse(in);
+        if (!j.is_object()) throw Error(path.string() + ": must hold one JSON object");
+        return j;
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception&) {
+        throw Error(path.string() + ": not valid JSON");
+    }
+}
+
+std::vector<double> sigma_list(const ojson& v, const std::string& where) {
+    if (!v.is_array()) throw Error(where + " must be a list of numbers");
+    std::vector<double> t;
+    for (const auto& e : v) {
+        if (!e.is_number()) throw Error(where + " must be a list of numbers");
+        t.push_back(e.get<double>());
+    }
+    if (!t.empty() && t.back() == 0.0) t.pop_back();  // the sampler appends the final 0 itself
+    if (t.empty()) throw Error(where + " is empty; a fixed-step checkpoint needs at least one sigma");
+    for (size_t i = 0; i < t.size(); ++i) {
+        if (!std::isfinite(t[i]) || t[i] <= 0 || t[i] > 1) throw Error(where + ": every sigma must be in (0, 1]");
+        if (i && t[i] >= t[i - 1]) throw Error(where + ": the sigmas must be strictly descending");
+    }
+    return t;
+}
+
+// scheduler/scheduler_config.json, as vLLM-Omni reads it: UniPC is a base checkpoint; FlowMatchEuler with a fixed
+// t_list is a distilled one; anything else, or a list that is required but absent, is refused.
+std::optional<FixedStepSchedule> scheduler_fixed_steps(const fs::path& file) {
+    const auto j = read_optional_json(file);
+    if (!j) return std::nullopt;
+    const std::string origin = file.string();
+    const std::string cls = json_field<std::string>(*j, "_class_name", "", origin);
+    const bool required = json_field<bool>(*j, "fixed_step_requires_explicit_sigmas", false, origin);
+    const bool has_config = j->contains("fixed_step_sampler_config") && !(*j)["fixed_step_sampler_config"].is_null();
+    if (cls == "UniPCMultistepScheduler" && !has_config && !required) return std::nullopt;
+    if (cls != "FlowMatchEulerDiscreteScheduler")
+        throw Error(origin + ": _class_name '" + cls + "' is not a schedule this version runs (UniPCMultistepScheduler, or "
+                    "FlowMatchEulerDiscreteScheduler with fixed_step_sampler_config for distilled checkpoints)");
+    if (!has_config || !(*j)["fixed_step_sampler_config"].contains("t_list"))
+        throw Error(origin + (required ? ": fixed_step_requires_explicit_sigmas is set but fixed_step_sampler_config.t_list is missing"
+                                       : ": FlowMatchEulerDiscreteScheduler without fixed_step_sampler_config.t_list (no sigma list to sample with)"));
+    const ojson& f = (*j)["fixed_step_sampler_config"];
+    if (!f.is_object()) throw Error(origin + ": fixed_step_sampler_config must be an object");
+    const std::string type = json_field<std::string>(f, "sample_type", "sde", origin + ": fixed_step_sampler_config");
+    if (type != "sde") throw Error(origin + ": fixed_step_sampler_config.sample_type '" + type + "' is not supported (the students sample 'sde')");
+    return FixedStepSchedule{sigma_list(f["t_list"], origin + ": fixed_step_sampler_config.t_list"), origin};
+}
+
+std::optional<FixedStepSchedule> modular_fixed_steps(const fs::path& file) {
+    const auto j = read_optional_json(file);
+    if (!j) return std::nullopt;
+    const std::string origin = file.string();
+    if (!json_field<bool>(*j, "is_distilled", false, origin)) return std::nullopt;
+    if (!j->contains("distilled_sigmas")) throw Error(origin + ": is_distilled is true but distilled_sigmas is missing");
+    return FixedStepSchedule{sigma_list((*j)["distilled_sigmas"], origin + ": distilled_sigmas"), origin};
+}
+
+std::string mode_field(const ojson& o, const char* key, const std::string& where) {
+    const std::string m = json_field<std::string>(o, key, "", where);
+    if (m != "a16" && m != "native") throw Error(where + ": field '" + key + "' must be \"a16\" or \"native\"");
+    return m;
+}
+
+// Fail closed: a policy this version does not understand is refused, not run as something else.
+Fp8StepPolicy parse_step_policy(const ojson& p, const std::string& where) {
+    if (!p.is_object()) throw Error(where + " must be an object");
+    if (json_field<int>(p, "schema_version", 0, where) != 1) throw Error(where + ": schema_version must be 1");
+    if (json_field<std::string>(p, "type", "", where) != "first_last_n") throw Error(where + ": type must be \"first_last_n\"");
+    if (json_field<std::string>(p, "index_space", "denoising_loop_iteration", where) != "denoising_loop_iteration")
+        throw Error(where + ": index_space must be \"denoising_loop_iteration\"");
+    Fp8StepPolicy s;
+    s.middle_a16 = mode_field(p, "default_mode", where) == "a16";
+    auto window = [&](const char* key) {
+        if (!p.contains(key)) return 0;
+        const std::string w = where + "." + key;
+        if (!p[key].is_object()) throw Error(w + " must be an object with count and mode");
+        const int n = json_field<int>(p[key], "count", -1, w);
+        if (n < 0) throw Error(w + ": count must be a whole number of steps, 0 or more");
+        return mode_field(p[key], "mode", w) == "a16" ? n : 0;
+    };
+    s.first_a16 = window("first_steps");
+    s.last_a16 = window("last_steps");
+    if (p.contains("reasoner")) s.reasoner_a16 = mode_field(p, "reasoner", where) == "a16";
+    return s;
+}
+
+// Where the folder declares ModelOpt FP8. Other quantization algorithms are refused by name.
+std::optional<Fp8Quantization> fp8_quantization(const fs::path& root, const fs::path& transformer) {
+    Fp8Quantization q;
+    bool found = false;
+    for (const fs::path& file : {root / "hf_quant_config.json", transformer / "hf_quant_config.json"}) {
+        const auto j = read_optional_json(file);
+        if (!j) continue;
+        const std::string origin = file.string();
+        const ojson body = j->contains("quantization") ? (*j)["quantization"] : *j;
+        const std::string algo = json_field<std::string>(body, "quant_algo", "", origin + ": quantization");
+        if (algo != "FP8") throw Error(origin + ": quant_algo '" + algo + "' is not supported (ModelOpt per-tensor FP8 only)");
+        read_json_field(body, "exclude_modules", q.exclude_modules, origin + ": quantization");
+        q.source = origin;
+        found = true;
+        break;
+    }
+    const fs::path cfg = transformer / "config.json";
+    if (const auto j = read_optional_json(cfg); j && j->contains("quantization_config") && !(*j)["quantization_config"].is_null()) {
+        const ojson& qc = (*j)["quantization_config"];
+        const std::string origin = cfg.string() + ": quantization_config";
+        if (!qc.is_object()) throw Error(origin + " must be an object");
+        const std::string method = json_field<std::string>(qc, "quant_method", "modelopt", origin);
+        const std::string algo = json_field<std::string>(qc, "quant_algo", "FP8", origin);
+        if (method != "modelopt" || algo != "FP8")
+            throw Error(origin + ": quant_method '" + method + "' / quant_algo '" + algo + "' is not supported (ModelOpt FP8 only)");
+        if (!found) {
+            q.source = cfg.string();
+            for (const char* key : {"exclude_modules", "ignore"}) read_json_field(qc, key, q.exclude_modules, origin);
+        }
+        found = true;
+        if (qc.contains("runtime") && qc["runtime"].is_object() && qc["runtime"].contains("diffusion_step_policy"))
+            q.step_policy = parse_step_policy(qc["runtime"]["diffusion_step_policy"], origin + ".runtime.diffusion_step_policy");
+    }
+    if (!found) return std::nullopt;
+    return q;
+}
+
+}  // namespace
+
+CheckpointFormat read_checkpoint_format(const std::string& model_dir, const std::string& transformer_dir) {
+    CheckpointFormat f;
+    const fs::path root(model_dir);
+    auto from_scheduler = scheduler_fixed_steps(root / "scheduler" / "scheduler_config.json");
+    auto from_modular = modular_fixed_steps(root / "modular_model_index.json");
+    if (from_scheduler && from_modular && from_scheduler->t_list != from_modular->t_list)
+        throw Error(from_modular->source + ": distilled_sigmas differ from " + from_scheduler->source + "'s fixed_step_sampler_config.t_list");
+    f.fixed_steps = from_scheduler ? from_scheduler : from_modular;
+    f.fp8 = fp8_quantization(root, fs::path(transformer_dir));
+    return f;
+}
+
+ojson CheckpointFormat::to_json() const {
+    ojson j = ojson::object();
+    if (fixed_steps) j["fixed_step_sampler"] = {{"sample_type", "sde"}, {"t_list", fixed_steps->t_list}, {"source", fixed_steps->source}};
+    if (fp8) {
+        ojson q = {{"quant_algo", "FP8"}, {"source", fp8->source}, {"exclude_modules", fp8->exclude_modules}};
+        if (fp8->step_policy)
+            q["diffusion_step_policy"] = {{"first_a16", fp8->step_policy->first_a16}, {"last_a16", fp8->step_policy->last_a16},
+                                          {"default_mode", fp8->step_policy->middle_a16 ? "a16" : "native"},
+                                          {"reasoner", fp8->step_policy->reasoner_a16 ? "a16" : "native"}};
+        j["fp8"] = q;
+    }
+    return j;
+}
+
+}  // namespace ws

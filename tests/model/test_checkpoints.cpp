@@ -1,0 +1,402 @@
+// The checkpoints people run beside the base ones, on tiny folders made like them: distilled 4-step students
+// (fixed-step SDE sampler) and ModelOpt FP8 revisions (dequantized on load), with their bad-input cases.
+#include <c10/core/InferenceMode.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "model/model_impl.h"
+#include "model/sampler.h"
+#include "model/sequence.h"
+#include "test_support.h"
+#include "worldstudio/core/error.h"
+#include "worldstudio/core/fp8.h"
+#include "worldstudio/core/noise.h"
+#include "worldstudio/model/engine.h"
+#include "worldstudio/model/tiny_model.h"
+
+namespace fs = std::filesystem;
+using namespace ws;
+
+namespace {
+ojson read_json(const fs::path& p) {
+    std::ifstream in(p);
+    return ojson::parse(in);
+}
+void write_json(const fs::path& p, const ojson& j) { std::ofstream(p) << j.dump(2); }
+
+// Rewrites a folder's transformer tensors (raw blobs, so FP8 ones too).
+void edit_tensors(const std::string& model_dir, const std::function<void(std::map<std::string, TensorBlob>&)>& edit) {
+    const std::string file = model_dir + "/transformer/diffusion_pytorch_model.safetensors";
+    std::map<std::string, TensorBlob> blobs;
+    {
+        SafeTensorsFile f(file);
+        for (const auto& [name, v] : f.tensors()) blobs[name] = TensorBlob{v.dtype, v.shape, std::vector<uint8_t>(v.data, v.data + v.nbytes)};
+    }
+    edit(blobs);
+    write_safetensors(file, blobs);
+}
+
+std::string load_error(const std::string& dir) {
+    try {
+        LoadOptions o;
+        o.device = "cpu", o.hash_files = false;
+        Model::load(dir, o);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+}  // namespace
+
+class TestCheckpoints : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    std::string dir(const std::string& rel) { return (tmp_.path() + "/").toStdString() + rel; }
+    std::shared_ptr<const Model> load(const std::string& d) {
+        LoadOptions o;
+        o.device = "cpu";
+        return Model::load(d, o);
+    }
+    // A fresh copy of a prepared folder to damage.
+    std::string copy(const std::string& from, const std::string& to) {
+        fs::remove_all(dir(to));
+        fs::copy(dir(from), dir(to), fs::copy_options::recursive);
+        return dir(to);
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        make_tiny_model(dir("base"), 5);
+        make_tiny_model(dir("distilled"), 5);
+        write_distilled_schedule(dir("distilled"), distilled_t_list());
+    }
+
+    // --- Distilled students -------------------------------------------------------------------------------------
+
+    void aDistilledFolderIsRecognised() {
+        const ojson info = Model::inspect(dir("distilled"));
+        QVERIFY2(info["loadable"].get<bool>(), info.dump().c_str());
+        QCOMPARE(info["format"]["fixed_step_sampler"]["t_list"].get<std::vector<double>>(), distilled_t_list());
+        auto m = load(dir("distilled"));
+        QVERIFY(m->format().fixed_steps);
+        QCOMPARE(m->format().fixed_steps->t_list.size(), size_t(4));
+        // The tier and settings the students were distilled at fill what a job leaves out.
+        const ojson t2i = m->generation_defaults("text2image"), i2v = m->generation_defaults("image2video");
+        QCOMPARE(t2i["resolution"].get<std::string>(), std::string("768"));
+        QCOMPARE(i2v["resolution"].get<std::string>(), std::string("480"));
+        QCOMPARE(t2i["num_steps"].get<int>(), 4);
+        QCOMPARE(t2i["guidance"].get<double>(), 1.0);
+        QCOMPARE(i2v["fps"].get<double>(), m->config().base_fps);
+        // Only the modular index says so: still distilled.
+        const std::string only_modular = copy("distilled", "only_modular");
+        fs::remove_all(only_modular + "/scheduler");
+        QVERIFY(load(only_modular)->format().fixed_steps);
+        QVERIFY(!load(dir("base"))->format().fixed_steps);
+    }
+
+    void theFixedStepSamplerFollowsTheReferenceLoop() {
+        c10::InferenceMode guard;
+        // A made-up velocity field stands in for the network; the loop is stated again here in doubles.
+        const std::vector<double>& t = distilled_t_list();
+        const uint64_t seed = 42;
+        FixedStepSdeSampler s(t, seed, at::Device(at::kCPU));
+        at::Tensor x = at::randn({300}, at::detail::createCPUGenerator(7));
+        std::vector<double> ref(300);
+        for (int i = 0; i < 300; ++i) ref[static_cast<size_t>(i)] = x[i].item<double>();
+        const std::vector<double> timesteps = {1000.0, 937.5, static_cast<float>(0.8333333333333334 * 1000.0), 625.0};
+        for (size_t i = 0; i < t.size(); ++i) {
+            QCOMPARE(s.timestep(), timesteps[i]);
+            const at::Tensor v = 0.7 * x - 0.2;
+            x = s.step(v, x);
+            const double sn = i + 1 < t.size() ? t[i + 1] : 0.0;
+            std::vector<double> eps(300, 0.0);
+            if (sn > 0) {
+                at::Generator g = at::detail::createCPUGenerator(seed + i);  // torch.manual_seed(seed + step)
+                const at::Tensor e = at::randn({300}, g);
+                for (int k = 0; k < 300; ++k) eps[static_cast<size_t>(k)] = e[k].item<double>();
+            }
+            double worst = 0;
+            for (int k = 0; k < 300; ++k) {
+                double& r = ref[static_cast<size_t>(k)];
+                const double x0 = r - t[i] * (0.7 * r - 0.2);
+                r = sn > 0 ? (1 - sn) * x0 + sn * eps[static_cast<size_t>(k)] : x0;
+                worst = std::max(worst, std::fabs(r - x[k].item<double>()));
+            }
+            QVERIFY2(worst < 1e-5, qPrintable(QString("step %1: %2").arg(i).arg(worst)));
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, s.step(x, x));
+    }
+
+    void aDistilledGenerationIsTheLoopByHand() {
+        c10::InferenceMode guard;
+        auto m = load(dir("distilled"));
+        Session session(m);
+        // The job asks for a base model's settings: they are set aside, and said so.
+        const ojson job = {{"model_mode", "text2image"}, {"prompt", "a red cube"}, {"width", 64}, {"height", 32}, {"seed", 9},
+                           {"num_steps", 35}, {"guidance", 6.0}, {"reuse_text_kv", false}};
+        int previews = 0, total = 0;
+        std::vector<std::string> log;
+        RunCallbacks cb;
+        cb.preview_every = 1;
+        cb.on_preview = [&](const LatentPreview&) { ++previews; };
+        cb.on_progress = [&](int, int n, double) { total = n; };
+        cb.on_log = [&](const std::string& line) { log.push_back(line); };
+        const GenerationResult r = session.generate(job, dir("out/distilled_t2i"), cb);
+        QCOMPARE(previews, 4);
+        QCOMPARE(total, 4);
+        const ojson& rec = r.record;
+        QCOMPARE(rec["sampler"].get<std::string>(), std::string("fixed_step_sde"));
+        QCOMPARE(rec["num_steps"].get<int>(), 4);
+        QCOMPARE(rec["guidance"].get<double>(), 1.0);
+        QCOMPARE(rec["sampling"]["set_aside"]["num_steps"].get<int>(), 35);
+        QCOMPARE(rec["sampling"]["set_aside"]["guidance"].get<double>(), 6.0);
+        QCOMPARE(rec["sampling"]["timesteps"][1].get<double>(), 937.5);
+        QVERIFY(!log.empty() && log.back().find("set aside") != std::string::npos);
+        // The record's request runs again as it is (its sampler names the fixed-step sampler).
+        const GenerationResult again = session.generate(rec["request"], dir("out/distilled_again"), {});
+        const at::Tensor got = load_tensors(r.outputs.front()).at("video_latent");
+        QVERIFY(at::equal(got, load_tensors(again.outputs.front()).at("video_latent")));
+
+        // The loop by hand: numpy noise at the seed, the network at float timesteps sigma x 1000, x0 = x - sigma v,
+        // fresh noise from a generator at seed + step, x0 at the end.
+        const Model::Impl& M = m->impl();
+        const at::Tensor ids = packed_prompt_ids(M.config, *M.tokenizer, rec["prompt_string"].get<std::string>());
+        const std::vector<double> noise = numpy_standard_normal(9, 48 * 1 * 2 * 4);
+        at::Tensor x = at::tensor(noise, at::kDouble).to(at::kFloat).view({48, 1, 2, 4});
+        const std::vector<double>& t = distilled_t_list();
+        for (size_t i = 0; i < t.size(); ++i) {
+            LatentState s;
+            s.vision.push_back({x, {false}, rec["request"]["fps"].get<double>()});
+            const at::Tensor v = predict_velocity(*M.network, ids, nullptr, s, static_cast<float>(t[i] * 1000.0)).vision[0].x;
+            const at::Tensor x0 = x - static_cast<float>(t[i]) * v;
+            if (i + 1 == t.size()) {
+                x = x0;
+            } else {
+                at::Generator g = at::detail::createCPUGenerator(9 + i);
+                x = static_cast<float>(1 - t[i + 1]) * x0 + static_cast<float>(t[i + 1]) * at::randn({48 * 1 * 2 * 4}, g).view({48, 1, 2, 4});
+            }
+        }
+        QVERIFY2(wstest::rel_err(got, x) < 1e-6, qPrintable(QString::number(wstest::rel_err(got, x))));
+        // Another seed, another picture.
+        ojson other = job;
+        other["seed"] = 10;
+        QVERIFY(!at::equal(got, load_tensors(session.generate(other, dir("out/distilled_other"), {}).outputs.front()).at("video_latent")));
+    }
+
+    void conditioningIsPinnedAfterEveryStep() {
+        c10::InferenceMode guard;
+        auto m = load(dir("distilled"));
+        Session session(m);
+        at::manual_seed(3);
+        const at::Tensor cond = at::randn({48, 1, 2, 4});
+        save_tensors(dir("cond.safetensors"), {{"latent", cond}});
+        const ojson job = {{"model_mode", "image2video"}, {"prompt", "it rolls"}, {"width", 64}, {"height", 32}, {"num_frames", 9},
+                           {"seed", 2}, {"vision_path", dir("cond.safetensors")}};
+        std::vector<at::Tensor> frames;
+        RunCallbacks cb;
+        cb.preview_every = 1;
+        cb.on_preview = [&](const LatentPreview& p) { frames.push_back(at::tensor(p.data).view(p.shape).narrow(1, 0, 1).clone()); };
+        const GenerationResult r = session.generate(job, dir("out/distilled_i2v"), cb);
+        QCOMPARE(frames.size(), size_t(4));
+        for (const at::Tensor& f : frames) QVERIFY(at::equal(f, cond));
+        const at::Tensor v = load_tensors(r.outputs.front()).at("video_latent");
+        QVERIFY(at::equal(v.narrow(1, 0, 1), cond));
+        QVERIFY(!at::equal(v.narrow(1, 1, 1), v.narrow(1, 2, 1)));  // the rest was generated
+    }
+
+    void aBaseCheckpointRefusesTheFixedStepSampler() {
+        Session session(load(dir("base")));
+        const ojson job = {{"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 2}, {"sampler", "fixed_step_sde"}};
+        try {
+            session.generate(job, dir("out/refused"), {});
+            QFAIL("a base checkpoint ran the fixed-step sampler");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("needs a distilled checkpoint") != std::string::npos, e.what());
+        }
+    }
+
+    void badDistilledFoldersAreRefusedByName() {
+        struct Case {
+            const char* name;
+            std::function<void(const std::string&)> damage;
+            const char* expect;
+        };
+        const std::vector<Case> cases = {
+            {"no_list", [](const std::string& d) {
+                 ojson j = read_json(d + "/scheduler/scheduler_config.json");
+                 j.erase("fixed_step_sampler_config");
+                 write_json(d + "/scheduler/scheduler_config.json", j);
+             }, "fixed_step_requires_explicit_sigmas is set but fixed_step_sampler_config.t_list is missing"},
+            {"ascending", [](const std::string& d) {
+                 ojson j = read_json(d + "/scheduler/scheduler_config.json");
+                 j["fixed_step_sampler_config"]["t_list"] = {0.5, 0.9};
+                 write_json(d + "/scheduler/scheduler_config.json", j);
+                 fs::remove(d + "/modular_model_index.json");
+             }, "strictly descending"},
+            {"ode", [](const std::string& d) {
+                 ojson j = read_json(d + "/scheduler/scheduler_config.json");
+                 j["fixed_step_sampler_config"]["sample_type"] = "ode";
+                 write_json(d + "/scheduler/scheduler_config.json", j);
+             }, "sample_type 'ode' is not supported"},
+            {"class", [](const std::string& d) {
+                 ojson j = read_json(d + "/scheduler/scheduler_config.json");
+                 j["_class_name"] = "DDIMScheduler";
+                 write_json(d + "/scheduler/scheduler_config.json", j);
+             }, "_class_name 'DDIMScheduler'"},
+            {"disagree", [](const std::string& d) {
+                 ojson j = read_json(d + "/modular_model_index.json");
+                 j["distilled_sigmas"] = {1.0, 0.5};
+                 write_json(d + "/modular_model_index.json", j);
+             }, "distilled_sigmas differ"},
+            {"no_sigmas", [](const std::string& d) {
+                 fs::remove_all(d + "/scheduler");
+                 write_json(d + "/modular_model_index.json", {{"is_distilled", true}});
+             }, "is_distilled is true but distilled_sigmas is missing"},
+            {"not_json", [](const std::string& d) { std::ofstream(d + "/scheduler/scheduler_config.json") << "{\"_class_name\": "; },
+             "not valid JSON"},
+            {"out_of_range", [](const std::string& d) {
+                 ojson j = read_json(d + "/scheduler/scheduler_config.json");
+                 j["fixed_step_sampler_config"]["t_list"] = {1.5, 0.5};
+                 write_json(d + "/scheduler/scheduler_config.json", j);
+                 fs::remove(d + "/modular_model_index.json");
+             }, "every sigma must be in (0, 1]"},
+        };
+        for (const Case& c : cases) {
+            const std::string d = copy("distilled", std::string("bad_") + c.name);
+            c.damage(d);
+            const std::string e = load_error(d);
+            QVERIFY2(e.find(c.expect) != std::string::npos, qPrintable(QString("%1: %2").arg(c.name, QString::fromStdString(e))));
+            QVERIFY2(e.find(d) != std::string::npos, qPrintable(QString("%1 names no file: %2").arg(c.name, QString::fromStdString(e))));
+            const ojson info = Model::inspect(d);  // inspect reports it as a component, and does not throw
+            QVERIFY(!info["loadable"].get<bool>());
+            QVERIFY(!info["components"]["format"]["ok"].get<bool>());
+        }
+    }
+
+    // --- FP8 revisions --------------------------------------------------------------------------------------------
+
+    void anFp8RevisionGivesItsDequantizedVelocity() {
+        c10::InferenceMode guard;
+        const std::string fp8 = copy("base", "fp8");
+        const int quantized = quantize_transformer_fp8(fp8);
+        QCOMPARE(quantized, 2 * 2 * 7);  // 2 layers x 2 towers x (q, k, v, o, gate, up, down)
+        const ojson info = Model::inspect(fp8);
+        QVERIFY2(info["loadable"].get<bool>(), info.dump().c_str());
+        QCOMPARE(info["components"]["transformer"]["fp8_weights"].get<int>(), quantized);
+        QCOMPARE(info["format"]["fp8"]["diffusion_step_policy"]["first_a16"].get<int>(), 3);
+        // The float32 copy, dequantized here by the scalar decoder: weight = e4m3(bits) x weight_scale.
+        const std::string deq = copy("fp8", "fp8_dequantized");
+        edit_tensors(deq, [](std::map<std::string, TensorBlob>& t) {
+            std::map<std::string, TensorBlob> out;
+            for (auto& [name, b] : t) {
+                if (name.find("_scale") != std::string::npos) continue;
+                if (b.dtype != DType::F8_E4M3) {
+                    out[name] = b;
+                    continue;
+                }
+                const std::string base = name.substr(0, name.size() - 6);
+                float scale;
+                std::memcpy(&scale, t.at(base + "weight_scale").bytes.data(), sizeof scale);
+                TensorBlob f{DType::F32, b.shape, std::vector<uint8_t>(b.bytes.size() * 4)};
+                for (size_t i = 0; i < b.bytes.size(); ++i) {
+                    const float v = e4m3_to_float(b.bytes[i]) * scale;
+                    std::memcpy(f.bytes.data() + 4 * i, &v, 4);
+                }
+                out[name] = f;
+            }
+            t = out;
+        });
+        fs::remove(deq + "/hf_quant_config.json");
+        ojson cfg = read_json(deq + "/transformer/config.json");
+        cfg.erase("quantization_config");
+        write_json(deq + "/transformer/config.json", cfg);
+
+        std::vector<std::string> log;
+        RunCallbacks cb;
+        cb.on_log = [&](const std::string& l) { log.push_back(l); };
+        LoadOptions o;
+        o.device = "cpu";
+        auto quant = Model::load(fp8, o, cb);
+        QVERIFY(quant->format().fp8);
+        QVERIFY(!log.empty() && log.back().find("dequantized on load") != std::string::npos);
+        auto dense = load(deq), original = load(dir("base"));
+        const at::Tensor ids = packed_prompt_ids(quant->config(), *quant->impl().tokenizer, "a cube on a table");
+        at::manual_seed(4);
+        LatentState s;
+        s.vision.push_back({at::randn({48, 3, 2, 4}), {true, false, false}, 24});
+        auto velocity = [&](const Model& m) { return predict_velocity(*m.impl().network, ids, nullptr, s, 640).vision[0].x; };
+        const at::Tensor vq = velocity(*quant), vd = velocity(*dense), vo = velocity(*original);
+        QVERIFY2(wstest::rel_err(vq, vd) <= 1e-6, qPrintable(QString::number(wstest::rel_err(vq, vd))));
+        const double drift = wstest::rel_err(vq, vo);
+        qInfo("FP8 against the unquantized weights: relative velocity difference %.4f", drift);
+        QVERIFY2(drift > 0 && drift < 0.15, qPrintable(QString::number(drift)));
+        // And it generates, with its files in the record.
+        Session session(quant);
+        const GenerationResult r = session.generate({{"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 2}},
+                                                    dir("out/fp8"), {});
+        QVERIFY(at::isfinite(load_tensors(r.outputs.front()).at("video_latent")).all().item<bool>());
+        QCOMPARE(r.record["model"]["format"]["fp8"]["quant_algo"].get<std::string>(), std::string("FP8"));
+    }
+
+    void badFp8FoldersAreRefusedByName() {
+        const std::string q_name = "layers.0.self_attn.to_q.";
+        struct Case {
+            const char* name;
+            std::function<void(const std::string&)> damage;
+            const char* expect;
+        };
+        auto tensors = [](std::function<void(std::map<std::string, TensorBlob>&)> f) {
+            return [f](const std::string& d) { edit_tensors(d, f); };
+        };
+        const std::vector<Case> cases = {
+            {"no_weight_scale", tensors([&](auto& t) { t.erase(q_name + "weight_scale"); }), "has no 'layers.0.self_attn.to_q.weight_scale'"},
+            {"no_input_scale", tensors([&](auto& t) { t.erase(q_name + "input_scale"); }), "has no 'layers.0.self_attn.to_q.input_scale'"},
+            {"scale_dtype", tensors([&](auto& t) { t[q_name + "weight_scale"] = TensorBlob{DType::F16, {}, {0, 0x3C}}; }),
+             "must be one float32 number"},
+            {"scale_shape", tensors([&](auto& t) { t[q_name + "weight_scale"] = TensorBlob{DType::F32, {2}, std::vector<uint8_t>(8, 0)}; }),
+             "must be one float32 number"},
+            {"zero_scale", tensors([&](auto& t) { t[q_name + "weight_scale"] = TensorBlob{DType::F32, {}, std::vector<uint8_t>(4, 0)}; }),
+             "finite positive scale"},
+            {"e5m2", tensors([&](auto& t) { t[q_name + "weight"].dtype = DType::F8_E5M2; }), "is F8_E5M2"},
+            {"fused", tensors([&](auto& t) { t["layers.0.self_attn.qkv_proj.weight"] = t.at(q_name + "weight"); }), "is a fused projection"},
+            {"nvfp4", tensors([&](auto& t) { t[q_name + "weight_scale_2"] = t.at(q_name + "weight_scale"); }), "block-scaled format"},
+            {"undeclared", [](const std::string& d) {
+                 fs::remove(d + "/hf_quant_config.json");
+                 ojson cfg = read_json(d + "/transformer/config.json");
+                 cfg.erase("quantization_config");
+                 write_json(d + "/transformer/config.json", cfg);
+             }, "declares no quantization"},
+            {"algo", [](const std::string& d) {
+                 ojson j = read_json(d + "/hf_quant_config.json");
+                 j["quantization"]["quant_algo"] = "NVFP4";
+                 write_json(d + "/hf_quant_config.json", j);
+             }, "quant_algo 'NVFP4' is not supported"},
+            {"policy", [](const std::string& d) {
+                 ojson cfg = read_json(d + "/transformer/config.json");
+                 cfg["quantization_config"]["runtime"]["diffusion_step_policy"]["schema_version"] = 2;
+                 write_json(d + "/transformer/config.json", cfg);
+             }, "diffusion_step_policy: schema_version must be 1"},
+            {"policy_mode", [](const std::string& d) {
+                 ojson cfg = read_json(d + "/transformer/config.json");
+                 cfg["quantization_config"]["runtime"]["diffusion_step_policy"]["first_steps"]["mode"] = "fp4";
+                 write_json(d + "/transformer/config.json", cfg);
+             }, "first_steps: field 'mode' must be \"a16\" or \"native\""},
+        };
+        for (const Case& c : cases) {
+            const std::string d = copy("fp8", std::string("badfp8_") + c.name);
+            c.damage(d);
+            const std::string e = load_error(d);
+            QVERIFY2(e.find(c.expect) != std::string::npos, qPrintable(QString("%1: %2").arg(c.name, QString::fromStdString(e))));
+            QVERIFY2(e.find(d) != std::string::npos, qPrintable(QString("%1 names no folder: %2").arg(c.name, QString::fromStdString(e))));
+            QVERIFY(!Model::inspect(d)["loadable"].get<bool>());
+        }
+        // A float checkpoint that claims FP8 but holds none.
+        const std::string claims = copy("base", "claims_fp8");
+        write_json(claims + "/hf_quant_config.json", {{"quantization", {{"quant_algo", "FP8"}}}});
+        QVERIFY(load_error(claims).find("declares FP8, but no weight is F8_E4M3") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCheckpoints)
+#include "test_checkpoints.moc"
