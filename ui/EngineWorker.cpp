@@ -27,13 +27,16 @@ std::shared_ptr<const ws::Model> EngineWorker::model() const {
     return model_;
 }
 
-void EngineWorker::loadModel(const QString& dir) {
+void EngineWorker::loadModel(const QString& dir, const QString& adaptersJson) {
     cancel_ = false;
     try {
+        ws::LoadOptions options;
+        if (!adaptersJson.isEmpty())
+            options.adapters = ws::adapter_choices_from_json(ws::ojson::parse(adaptersJson.toStdString()), tr("the adapter list").toStdString());
         ws::RunCallbacks cb;
         cb.should_cancel = [this] { return cancel_.load(); };
         cb.on_progress = [this](int done, int total, double) { Q_EMIT loadProgress(done, total); };
-        auto model = ws::Model::load(dir.toStdString(), {}, cb);
+        auto model = ws::Model::load(dir.toStdString(), options, cb);
         {
             std::lock_guard<std::mutex> lock(mu_);
             model_ = model;

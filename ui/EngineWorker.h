@@ -21,7 +21,8 @@ public:
     void cancel() { cancel_ = true; }
 
     // Queue these onto the worker (QMetaObject::invokeMethod) or call them from a test's own thread.
-    void loadModel(const QString& dir);  // emits modelLoaded or failed
+    // Emits modelLoaded or failed; `adaptersJson` ([{"path", "strength"}]) names LoRA adapters to merge.
+    void loadModel(const QString& dir, const QString& adaptersJson = QString());
     void loadDefaultModel();             // makes the built-in model on first use, then loads it
     // Upsamples a short prompt with the reasoner, streaming the reply; `requestJson` gives duration/fps/size.
     void upsample(const QString& templateMode, const QString& prompt, const QString& requestJson);

@@ -151,7 +151,12 @@ MainWindow::MainWindow(QWidget* parent)
     connect(historyView_, &HistoryView::recallRequested, this, &MainWindow::recall);
     connect(historyView_, &HistoryView::playRequested, this, &MainWindow::play);
     connect(historyView_, &HistoryView::evaluateRequested, this, &MainWindow::addToEvaluation);
-    connect(model_, &ModelView::openRequested, this, &MainWindow::loadModel);
+    connect(model_, &ModelView::openRequested, this, [this](const QString& dir) { loadModel(dir); });
+    connect(model_, &ModelView::adaptersApplied, this, [this](const QString& adapters) {
+        const QString dir = QJsonDocument::fromJson(modelSummary_.toUtf8()).object()["dir"].toString();
+        if (dir.isEmpty()) return setStatus(tr("Load a model first; adapters are merged into a loaded model"));
+        loadModel(dir, adapters);
+    });
     connect(model_, &ModelView::builtinRequested, this, &MainWindow::loadDefaultModel);
     connect(model_, &ModelView::cancelRequested, this, &MainWindow::cancelModelLoad);
     connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { setStatus(m); });
@@ -446,10 +451,10 @@ bool MainWindow::addToEvaluation(qint64 historyId) {
 }
 
 
-void MainWindow::loadModel(const QString& dir) {
+void MainWindow::loadModel(const QString& dir, const QString& adaptersJson) {
     model_->showLoading();
     setStatus(tr("Loading %1 …").arg(dir));
-    QMetaObject::invokeMethod(worker_, [w = worker_, dir] { w->loadModel(dir); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(worker_, [w = worker_, dir, adaptersJson] { w->loadModel(dir, adaptersJson); }, Qt::QueuedConnection);
 }
 
 void MainWindow::loadDefaultModel() {

@@ -44,7 +44,8 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    void loadModel(const QString& dir);
+    // `adaptersJson`: LoRA adapters to merge, [{"path", "strength"}] (empty: none).
+    void loadModel(const QString& dir, const QString& adaptersJson = QString());
     void loadDefaultModel();
     void cancelModelLoad();
     void showWorkspace(Workspace w);
@@ -72,6 +73,7 @@ public:
 
     // For tests and scripting.
     KeyValueView* modelView() const;
+    ModelView* modelWorkspace() const { return model_; }
     QLineEdit* promptEdit() const;
     CaptionEditor* captionEditor() const;
     CaptionEditor* negativeEditor() const;

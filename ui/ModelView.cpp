@@ -1,6 +1,10 @@
 #include "ModelView.h"
 
+#include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QTableWidget>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -11,6 +15,20 @@
 #include <QVBoxLayout>
 
 #include "KeyValueView.h"
+
+namespace {
+QString samplingText(const QJsonObject& o) {
+    const QJsonObject fixed = o["format"].toObject()["fixed_step_sampler"].toObject();
+    if (fixed.isEmpty()) return QObject::tr("multistep (UniPC or Euler), steps and guidance as you set them");
+    QStringList sigmas;
+    for (const auto& s : fixed["t_list"].toArray()) sigmas << QString::number(s.toDouble(), 'g', 4);
+    return QObject::tr("distilled: %1 fixed steps (sigmas %2), one conditional pass").arg(fixed["t_list"].toArray().size()).arg(sigmas.join(", "));
+}
+QString weightsText(const QJsonObject& o) {
+    if (o["format"].toObject().contains("fp8")) return QObject::tr("ModelOpt FP8, dequantized on load (W8A16)");
+    return o["dtype"].toString();
+}
+}  // namespace
 
 ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     details_ = new KeyValueView(this);
@@ -25,15 +43,72 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     row->addWidget(builtin);
     row->addWidget(cancelButton_);
     row->addWidget(progress_, 1);
+    // LoRA adapters (PEFT folders), merged into the loaded weights when applied.
+    auto* box = new QGroupBox(tr("LoRA adapters"), this);
+    adapters_ = new QTableWidget(0, 2, box);
+    adapters_->setObjectName("adapters");
+    adapters_->setHorizontalHeaderLabels({tr("Adapter folder"), tr("Strength")});
+    adapters_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    adapters_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    adapters_->verticalHeader()->hide();
+    adapters_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    adapters_->setMaximumHeight(140);
+    auto* add = new QPushButton(tr("Add adapter…"), box);
+    auto* remove = new QPushButton(tr("Remove"), box);
+    applyAdapters_ = new QPushButton(tr("Apply to the model"), box);
+    applyAdapters_->setObjectName("applyAdapters");
+    applyAdapters_->setToolTip(tr("Reloads the model with these adapters merged into its weights; the files stay as they are"));
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(add);
+    buttons->addWidget(remove);
+    buttons->addStretch(1);
+    buttons->addWidget(applyAdapters_);
+    auto* bl = new QVBoxLayout(box);
+    bl->addWidget(adapters_);
+    bl->addLayout(buttons);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(row);
     layout->addWidget(details_, 1);
+    layout->addWidget(box);
+    connect(add, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("LoRA adapter folder (adapter_config.json, adapter_model.safetensors)"));
+        if (!dir.isEmpty()) addAdapter(dir);
+    });
+    connect(remove, &QPushButton::clicked, this, [this] {
+        const int r = adapters_->currentRow();
+        if (r >= 0) adapters_->removeRow(r);
+    });
+    connect(applyAdapters_, &QPushButton::clicked, this, [this] { Q_EMIT adaptersApplied(adaptersJson()); });
     connect(open, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Model folder (Hugging Face snapshot layout)"));
         if (!dir.isEmpty()) Q_EMIT openRequested(dir);
     });
     connect(builtin, &QPushButton::clicked, this, &ModelView::builtinRequested);
     connect(cancelButton_, &QPushButton::clicked, this, &ModelView::cancelRequested);
+}
+
+void ModelView::addAdapter(const QString& path, double strength) {
+    const int r = adapters_->rowCount();
+    adapters_->insertRow(r);
+    auto* item = new QTableWidgetItem(path);
+    item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+    item->setToolTip(path);
+    adapters_->setItem(r, 0, item);
+    auto* s = new QDoubleSpinBox(adapters_);
+    s->setRange(-4, 4);
+    s->setSingleStep(0.1);
+    s->setDecimals(2);
+    s->setValue(strength);
+    adapters_->setCellWidget(r, 1, s);
+}
+
+QString ModelView::adaptersJson() const {
+    QJsonArray list;
+    for (int r = 0; r < adapters_->rowCount(); ++r) {
+        const auto* s = qobject_cast<const QDoubleSpinBox*>(adapters_->cellWidget(r, 1));
+        list.append(QJsonObject{{"path", adapters_->item(r, 0)->text()}, {"strength", s ? s->value() : 1.0}});
+    }
+    return QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact));
 }
 
 void ModelView::showLoading() {
@@ -61,6 +136,15 @@ void ModelView::showModel(const QString& summaryJson) {
     QStringList files;
     for (const auto& f : o["files"].toArray())
         files << QStringLiteral("%1  %2").arg(f.toObject()["file"].toString(), f.toObject()["sha256"].toString().left(16));
+    QStringList adapters;
+    for (const auto& a : o["adapters"].toArray()) {
+        const QJsonObject e = a.toObject();
+        adapters << tr("%1 × %2 (rank %3, %4 weights)")
+                        .arg(e["path"].toString())
+                        .arg(e["strength"].toDouble(), 0, 'g', 3)
+                        .arg(e["rank"].toInt())
+                        .arg(e["modules"].toInt());
+    }
     const double params = o["parameters"].toDouble();
     const QString dtype = o["dtype"].toString();
     const double bytesPer = dtype == "float32" ? 4 : 2;
@@ -74,5 +158,11 @@ void ModelView::showModel(const QString& summaryJson) {
                        {tr("Weights in memory"), tr("about %1 MiB").arg(params * bytesPer / (1024 * 1024), 0, 'f', 1)},
                        {tr("Video VAE"), o["vae"].toBool() ? tr("yes") : tr("no (latents only)")},
                        {tr("Sound decoder"), o["sound_tokenizer"].toBool() ? tr("yes") : tr("no")},
+                       {tr("Sampling"), samplingText(o)},
+                       {tr("Weights"), weightsText(o)},
+                       {tr("LoRA adapters"), adapters.isEmpty() ? tr("none") : adapters.join('\n')},
                        {tr("Files"), files.join('\n')}});
+    // The list shows what the model carries now.
+    adapters_->setRowCount(0);
+    for (const auto& a : o["adapters"].toArray()) addAdapter(a.toObject()["path"].toString(), a.toObject()["strength"].toDouble(1.0));
 }

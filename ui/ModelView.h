@@ -6,6 +6,7 @@
 class KeyValueView;
 class QProgressBar;
 class QPushButton;
+class QTableWidget;
 
 class ModelView : public QWidget {
     Q_OBJECT
@@ -18,9 +19,16 @@ public:
     // The engine's model summary (Model::summary as JSON).
     void showModel(const QString& summaryJson);
     KeyValueView* details() const { return details_; }
+    // LoRA adapters to merge into the model: a path and a strength each, applied by reloading the model.
+    QTableWidget* adapterTable() const { return adapters_; }
+    void addAdapter(const QString& path, double strength = 1.0);
+    // [{"path", "strength"}] as LoadOptions::adapters reads it.
+    QString adaptersJson() const;
 
 Q_SIGNALS:
     void openRequested(const QString& dir);
+    // Reload the loaded model with these adapters ([{"path", "strength"}] JSON; [] removes them all).
+    void adaptersApplied(const QString& adaptersJson);
     void builtinRequested();
     void cancelRequested();
 
@@ -28,4 +36,6 @@ private:
     KeyValueView* details_;
     QProgressBar* progress_;
     QPushButton* cancelButton_;
+    QTableWidget* adapters_;
+    QPushButton* applyAdapters_;
 };

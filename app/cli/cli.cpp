@@ -109,8 +109,9 @@ ws::RunCallbacks cancel_callbacks() {
     return cb;
 }
 
-std::shared_ptr<const ws::Model> load_model(const Args& a) {
+std::shared_ptr<const ws::Model> load_model(const Args& a, const std::vector<ws::AdapterChoice>& adapters) {
     ws::LoadOptions o;
+    o.adapters = adapters;
     o.device = a.get("--device", "auto");
     o.dtype = a.get("--dtype", "auto");
     return ws::Model::load(a.has("--model") ? a.get("--model") : default_model_dir(), o, cancel_callbacks());

@@ -59,7 +59,8 @@ void add_dataset_verbs(std::vector<Verb>& verbs);   // verbs_dataset.cpp: datase
 
 // The model a verb runs on: --model DIR, else the shipped Pico model, else a tiny random model made once in the cache.
 std::string default_model_dir();
-std::shared_ptr<const ws::Model> load_model(const Args& a);
+// With `adapters`, the LoRA adapters merged into the loaded weights (a job's "adapters").
+std::shared_ptr<const ws::Model> load_model(const Args& a, const std::vector<ws::AdapterChoice>& adapters = {});
 // What a session reads and writes pictures and videos with: FFmpeg's (verbs_media.cpp), or none in the engine-only
 // build (no_media.cpp).
 ws::MediaFiles media_files();

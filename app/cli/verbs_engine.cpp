@@ -67,6 +67,27 @@ int cmd_make_tiny(const std::string&, const Args& a) {
     return 0;
 }
 
+int cmd_make_tiny_lora(const std::string&, const Args& a) {
+    if (a.positional.size() != 2) throw UsageError("make-tiny-lora needs MODEL_DIR OUT_DIR");
+    const int rank = to_int(a.get("--rank", "4"), "--rank"), seed = to_int(a.get("--seed", "0"), "--seed");
+    if (rank <= 0 || seed < 0) throw UsageError("--rank must be positive and --seed not negative");
+    const ws::ojson info = ws::Model::inspect(a.positional[0]);
+    const ws::ModelConfig c = ws::ModelConfig::from_json(info["config"], a.positional[0]);
+    ws::write_random_lora(a.positional[1], c, rank, 2.0 * rank, static_cast<uint32_t>(seed));
+    std::printf("wrote %s (rank %d, alpha %d, on the generation tower's attention)\n", a.positional[1].c_str(), rank, 2 * rank);
+    return 0;
+}
+
+int cmd_adapter_info(const std::string&, const Args& a) {
+    if (a.positional.size() != 1) throw UsageError("adapter-info needs ADAPTER_DIR");
+    const ws::ojson info = ws::Model::inspect(a.has("--model") ? a.get("--model") : default_model_dir());
+    const ws::AdapterInfo ad = ws::inspect_adapter(a.positional[0], ws::ModelConfig::from_json(info["config"], "the model's config"));
+    std::printf("adapter: %s\nrank %lld, alpha %g, scale %g\nmodules: %zu\n", ad.dir.c_str(), (long long)ad.rank, ad.alpha, ad.scale, ad.modules.size());
+    for (const auto& m : ad.modules) std::printf("  %s\n", m.c_str());
+    std::printf("sha256: %s\n", ad.sha256.c_str());
+    return 0;
+}
+
 int cmd_tokenize(const std::string&, const Args& a) {
     const bool from_file = a.has("--file");
     if (from_file ? !a.positional.empty() : a.positional.size() != 1)
@@ -182,6 +203,13 @@ int cmd_generate(const std::string&, const Args& a) {
     for (const auto& [flag, field] : num_flags)
         if (a.has(flag)) job[field] = to_double(a.get(flag), flag.c_str());
     if (a.has("--sound")) job["enable_sound"] = true;
+    if (a.options.count("--adapter")) {  // appended to the job's own, in order
+        if (!job.contains("adapters")) job["adapters"] = ojson::array();
+        for (const auto& s : a.options.at("--adapter")) {
+            const ws::AdapterChoice c = ws::parse_adapter_choice(s);
+            job["adapters"].push_back({{"path", c.path}, {"strength", c.strength}});
+        }
+    }
     if (a.options.count("--set"))
         for (const auto& kv : a.options.at("--set")) {
             size_t eq = kv.find('=');
@@ -197,9 +225,10 @@ int cmd_generate(const std::string&, const Args& a) {
         if (a.positional.empty()) throw;
         throw ws::Error(a.positional[0] + ": " + e.what());  // name the job file
     }
-    auto model = load_model(a);
+    auto model = load_model(a, ws::GenerationRequest::parse(job).adapters);
     ws::Session s(model, media_files());
     ws::RunCallbacks cb = cancel_callbacks();
+    cb.on_log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     cb.on_progress = [](int step, int total, double secs) {
         std::printf("step %d/%d  %.2fs  %.2f it/s\n", step, total, secs, secs > 0 ? step / secs : 0.0);
         std::fflush(stdout);
@@ -260,6 +289,12 @@ void add_engine_verbs(std::vector<Verb>& v) {
                                     student (scheduler/ with the fixed sigma list); --fp8: its transformer quantized
                                     as ModelOpt static FP8 (F8_E4M3 weights, weight_scale, input_scale)
 )", cmd_make_tiny});
+    v.push_back({"make-tiny-lora", R"(  make-tiny-lora MODEL_DIR OUT_DIR [--rank N] [--seed N]
+                                    write a random PEFT LoRA adapter for MODEL_DIR's generation-tower attention
+)", cmd_make_tiny_lora});
+    v.push_back({"adapter-info", R"(  adapter-info ADAPTER_DIR [--model DIR]
+                                    check a PEFT LoRA adapter against a model: rank, alpha, the weights it changes
+)", cmd_adapter_info});
     v.push_back({"tokenize", R"(  tokenize --tokenizer FILE [--chat] (TEXT | --file FILE)
                                     print token ids, space-separated; --file: one line of ids per line of FILE
                                     (a TEXT beginning with '-' goes after --)
@@ -281,7 +316,9 @@ void add_engine_verbs(std::vector<Verb>& v) {
       flags: --mode M --prompt P [--negative-prompt P] [--frames N] [--fps F] [--resolution R]
              [--aspect A] [--steps N] [--guidance G] [--shift S] [--seed N] [--sound]
              [--vision FILE] [--actions FILE] [--control FILE] [--sampler unipc|euler]
-             [--set key=json ...]
+             [--adapter LORA_DIR[:STRENGTH] ...] [--set key=json ...]
+      a distilled checkpoint samples its own steps (--steps/--guidance/--shift are set aside, said on stderr);
+      LoRA adapters (PEFT folders) are merged into the loaded weights and listed in the record
 )", cmd_generate});
     v.push_back({"velocity", R"(  velocity CASE_DIR -o OUT.safetensors [--recompute-text]
 )", cmd_case});

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "model/model_impl.h"
+#include "worldstudio/model/adapters.h"
 #include "model/sampler.h"
 #include "model/sequence.h"
 #include "test_support.h"
@@ -395,6 +396,153 @@ private Q_SLOTS:
         const std::string claims = copy("base", "claims_fp8");
         write_json(claims + "/hf_quant_config.json", {{"quantization", {{"quant_algo", "FP8"}}}});
         QVERIFY(load_error(claims).find("declares FP8, but no weight is F8_E4M3") != std::string::npos);
+    }
+    // --- LoRA adapters --------------------------------------------------------------------------------------------
+
+    void anAdapterAddsItsScaledProduct() {
+        c10::InferenceMode guard;
+        auto base = load(dir("base"));
+        write_random_lora(dir("lora"), base->config(), 4, 8.0, 1);  // scale alpha / r = 2
+        const AdapterInfo info = inspect_adapter(dir("lora"), base->config());
+        QCOMPARE(info.modules.size(), size_t(2 * 4));
+        QCOMPARE(info.scale, 2.0);
+        LoadOptions o;
+        o.device = "cpu";
+        o.adapters = {{dir("lora"), 0.5}};
+        auto tuned = Model::load(dir("base"), o);
+        // W + s (alpha / r) B A, by hand in doubles.
+        SafeTensorsFile f(dir("lora") + "/adapter_model.safetensors");
+        const at::Tensor A = to_tensor(f.at("base_model.model.layers.1.self_attn.v_proj_moe_gen.lora_A.weight")).to(at::kDouble);
+        const at::Tensor B = to_tensor(f.at("base_model.model.layers.1.self_attn.v_proj_moe_gen.lora_B.weight")).to(at::kDouble);
+        const at::Tensor W = base->impl().network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight").to(at::kDouble);
+        const at::Tensor got = tuned->impl().network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight").to(at::kDouble);
+        double worst = 0;
+        for (int64_t i = 0; i < W.size(0); ++i)
+            for (int64_t j = 0; j < W.size(1); ++j) {
+                double ba = 0;
+                for (int64_t k = 0; k < 4; ++k) ba += B[i][k].item<double>() * A[k][j].item<double>();
+                worst = std::max(worst, std::fabs(got[i][j].item<double>() - (W[i][j].item<double>() + 0.5 * 2.0 * ba)));
+            }
+        QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
+        // What it does not name stays exactly as it was: the understanding tower, the MLPs.
+        for (const char* n : {"layers.1.self_attn.v_proj.weight", "layers.0.mlp_moe_gen.up_proj.weight"})
+            QVERIFY(at::equal(tuned->impl().network->parameters().at(n), base->impl().network->parameters().at(n)));
+        // Strength 0 changes nothing; two halves make one whole.
+        o.adapters = {{dir("lora"), 0.0}};
+        auto zero = Model::load(dir("base"), o);
+        o.adapters = {{dir("lora"), 0.5}, {dir("lora"), 0.5}};
+        auto halves = Model::load(dir("base"), o);
+        o.adapters = {{dir("lora"), 1.0}};
+        auto whole = Model::load(dir("base"), o);
+        const at::Tensor ids = packed_prompt_ids(base->config(), *base->impl().tokenizer, "a cube");
+        at::manual_seed(5);
+        LatentState s;
+        s.vision.push_back({at::randn({48, 2, 2, 4}), {false, false}, 24});
+        auto velocity = [&](const Model& m) { return predict_velocity(*m.impl().network, ids, nullptr, s, 500).vision[0].x; };
+        QVERIFY(at::equal(velocity(*zero), velocity(*base)));
+        QVERIFY(wstest::rel_err(velocity(*halves), velocity(*whole)) < 1e-6);
+        QVERIFY(wstest::rel_err(velocity(*whole), velocity(*base)) > 1e-3);
+        // The record lists the adapter with its hash, and its request names it so that it runs again as it was.
+        Session session(tuned);
+        const ojson job = {{"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 2}};
+        const GenerationResult r = session.generate(job, dir("out/lora"), {});
+        QCOMPARE(r.record["model"]["adapters"][0]["sha256"].get<std::string>(), info.sha256);
+        QCOMPARE(r.record["model"]["adapters"][0]["strength"].get<double>(), 0.5);
+        QCOMPARE(r.record["request"]["adapters"][0]["path"].get<std::string>(), dir("lora"));
+        session.generate(r.record["request"], dir("out/lora_again"), {});
+        // A job that names other adapters than the model carries is refused, not run without them.
+        ojson other = job;
+        other["adapters"] = {dir("lora") + ":0.8"};
+        try {
+            session.generate(other, dir("out/lora_other"), {});
+            QFAIL("ran with other adapters than the job named");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("other than the 1 the model was loaded with") != std::string::npos, e.what());
+        }
+        // The diffusers naming of the same modules is read too.
+        const std::string diffusers = dir("lora_diffusers");
+        fs::create_directories(diffusers);
+        std::map<std::string, TensorBlob> renamed;
+        for (const auto& [name, v] : f.tensors()) {
+            std::string n = name;
+            if (const size_t at = n.find("v_proj_moe_gen"); at != std::string::npos) n.replace(at, std::string("v_proj_moe_gen").size(), "add_v_proj");
+            renamed[n] = TensorBlob{v.dtype, v.shape, std::vector<uint8_t>(v.data, v.data + v.nbytes)};
+        }
+        write_safetensors(diffusers + "/adapter_model.safetensors", renamed);
+        ojson cfg = read_json(dir("lora") + "/adapter_config.json");
+        cfg["target_modules"] = {"q_proj_moe_gen", "k_proj_moe_gen", "add_v_proj", "o_proj_moe_gen"};
+        write_json(diffusers + "/adapter_config.json", cfg);
+        o.adapters = {{diffusers, 0.5}};
+        QVERIFY(at::equal(Model::load(dir("base"), o)->impl().network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight"),
+                          tuned->impl().network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight")));
+    }
+
+    void badAdaptersAreRefusedByName() {
+        auto base = load(dir("base"));
+        const std::string good = dir("lora_for_bad");
+        write_random_lora(good, base->config(), 2, 2.0, 3);
+        const std::string key = "base_model.model.layers.0.self_attn.q_proj_moe_gen.lora_";
+        auto edit_adapter = [](const std::string& d, const std::function<void(std::map<std::string, TensorBlob>&)>& f) {
+            std::map<std::string, TensorBlob> blobs;
+            {
+                SafeTensorsFile sf(d + "/adapter_model.safetensors");
+                for (const auto& [name, v] : sf.tensors()) blobs[name] = TensorBlob{v.dtype, v.shape, std::vector<uint8_t>(v.data, v.data + v.nbytes)};
+            }
+            f(blobs);
+            write_safetensors(d + "/adapter_model.safetensors", blobs);
+        };
+        auto config = [](const std::function<void(ojson&)>& f) {
+            return [f](const std::string& d) {
+                ojson j = read_json(d + "/adapter_config.json");
+                f(j);
+                write_json(d + "/adapter_config.json", j);
+            };
+        };
+        struct Case {
+            const char* name;
+            std::function<void(const std::string&)> damage;
+            const char* expect;
+        };
+        const std::vector<Case> cases = {
+            {"shape", [&](const std::string& d) { edit_adapter(d, [&](auto& t) { t[key + "A.weight"].shape = {1, 128}; }); }, "needs lora_A [2, 64]"},
+            {"no_b", [&](const std::string& d) { edit_adapter(d, [&](auto& t) { t.erase(key + "B.weight"); }); }, "has lora_A but no lora_B"},
+            {"not_linear", [&](const std::string& d) {
+                 edit_adapter(d, [&](auto& t) { t["base_model.model.layers.9.self_attn.q_proj_moe_gen.lora_A.weight"] = t.at(key + "A.weight");
+                                                t["base_model.model.layers.9.self_attn.q_proj_moe_gen.lora_B.weight"] = t.at(key + "B.weight"); });
+             }, "is not a linear layer of this model"},
+            {"untargeted", config([](ojson& j) { j["target_modules"] = {"k_proj_moe_gen", "v_proj_moe_gen", "o_proj_moe_gen"}; }),
+             "is not among adapter_config.json's target_modules"},
+            {"stray", [&](const std::string& d) { edit_adapter(d, [&](auto& t) { t["something.weight"] = t.at(key + "A.weight"); }); }, "is not a LoRA factor"},
+            {"no_rank", config([](ojson& j) { j.erase("r"); }), "field 'r' (the rank) is missing"},
+            {"zero_rank", config([](ojson& j) { j["r"] = 0; }), "field 'r' must be a positive integer"},
+            {"ia3", config([](ojson& j) { j["peft_type"] = "IA3"; }), "peft_type 'IA3' is not supported"},
+            {"dora", config([](ojson& j) { j["use_dora"] = true; }), "use_dora (DoRA) is not supported"},
+            {"patterns", config([](ojson& j) { j["rank_pattern"] = {{"q_proj_moe_gen", 8}}; }), "rank_pattern"},
+            {"not_json", [](const std::string& d) { std::ofstream(d + "/adapter_config.json") << "{r: 4"; }, "not valid JSON"},
+            {"no_weights", [](const std::string& d) { fs::remove(d + "/adapter_model.safetensors"); }, "no adapter_model.safetensors"},
+        };
+        for (const Case& c : cases) {
+            const std::string d = dir(std::string("badlora_") + c.name);
+            fs::remove_all(d);
+            fs::copy(good, d, fs::copy_options::recursive);
+            c.damage(d);
+            LoadOptions o;
+            o.device = "cpu", o.hash_files = false;
+            o.adapters = {{d, 1.0}};
+            try {
+                Model::load(dir("base"), o);
+                QFAIL(qPrintable(QString("%1 was accepted").arg(c.name)));
+            } catch (const Error& e) {
+                const std::string m = e.what();
+                QVERIFY2(m.find(c.expect) != std::string::npos, qPrintable(QString("%1: %2").arg(c.name, m.c_str())));
+                QVERIFY2(m.find(d) != std::string::npos, qPrintable(QString("%1 names no file: %2").arg(c.name, m.c_str())));
+            }
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, inspect_adapter(dir("no_such_adapter"), base->config()));
+        QCOMPARE(parse_adapter_choice("/a/b:0.25").strength, 0.25);
+        QCOMPARE(parse_adapter_choice("/a/b").path, std::string("/a/b"));
+        QCOMPARE(parse_adapter_choice("C:/odd:name").path, std::string("C:/odd:name"));  // no number after the last colon
+        QVERIFY_THROWS_EXCEPTION(Error, adapter_choices_from_json(ojson{{{"strength", 1}}}, "job.json"));
     }
 };
 

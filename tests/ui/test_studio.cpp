@@ -14,6 +14,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QPushButton>
 #include <QSettings>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -26,6 +27,7 @@
 #include "CaptionEditor.h"
 #include "EvaluationPanel.h"
 #include "HistoryStore.h"
+#include "ModelView.h"
 #include "KeyValueView.h"
 #include "MainWindow.h"
 #include "PlayerPanel.h"
@@ -652,6 +654,48 @@ private Q_SLOTS:
         QVERIFY(s->stepsBox()->isEnabled());
         QVERIFY(!note->isVisibleTo(s));
         QVERIFY(w.inspectorTabs()->isTabEnabled(negativeTab));
+    }
+    void loraAdaptersAreAppliedFromTheModelsWorkspace() {
+        useDataDir("lora");
+        const QString adapter = tmp_.filePath("lora-adapter");
+        MainWindow w;
+        w.player()->setUseAudioDevice(false);
+        w.show();
+        QSignalSpy ready(&w, &MainWindow::modelReady);
+        w.loadModel(model_);
+        QVERIFY(ready.wait(60000));
+        ws::write_random_lora(adapter.toStdString(), ws::ModelConfig::preset("tiny"), 2, 4.0, 0);
+        w.showWorkspace(MainWindow::Workspace::Models);
+        ModelView* mv = w.modelWorkspace();
+        mv->addAdapter(adapter, 0.75);
+        QVERIFY(mv->adapterTable()->rowCount() == 1);
+        mv->findChild<QPushButton*>("applyAdapters")->click();
+        QVERIFY(ready.wait(60000));
+        QTRY_VERIFY(w.modelView()->valueOf("LoRA adapters").contains("rank 2"));
+        QCOMPARE(mv->adapterTable()->rowCount(), 1);  // the list shows what the model carries
+        shot(&w, "lora-adapters");
+        w.showWorkspace(MainWindow::Workspace::Generate);
+        w.settings()->tierBox()->setCurrentIndex(w.settings()->tierBox()->findData("custom"));
+        w.settings()->widthBox()->setValue(64);
+        w.settings()->heightBox()->setValue(64);
+        w.settings()->stepsBox()->setValue(2);
+        w.promptEdit()->setText("a tuned world");
+        QSignalSpy completed(&w, &MainWindow::jobCompleted);
+        QVERIFY(w.addToQueue() > 0);
+        QVERIFY(completed.wait(120000));
+        QCOMPARE(completed.first().at(1).toString(), QString("done"));
+        const ws::ojson rec = ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
+        QCOMPARE(rec["model"]["adapters"][0]["strength"].get<double>(), 0.75);
+        QCOMPARE(rec["request"]["adapters"][0]["path"].get<std::string>(), adapter.toStdString());
+        // A bad adapter is refused with its reason, and the model stays as it was.
+        const QString bad = tmp_.filePath("not-an-adapter");
+        QDir().mkpath(bad);
+        mv->addAdapter(bad);
+        QSignalSpy failed(&w, &MainWindow::modelFailed);
+        mv->findChild<QPushButton*>("applyAdapters")->click();
+        QVERIFY(failed.wait(60000));
+        QVERIFY2(failed.first().at(0).toString().contains("adapter_config.json"), qPrintable(failed.first().at(0).toString()));
+        QVERIFY(w.modelView()->valueOf("LoRA adapters").contains("rank 2"));
     }
 };
 

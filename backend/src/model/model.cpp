@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "model/model_impl.h"
+#include "model/lora.h"
 #include "model/quantized_weights.h"
 #include "worldstudio/model/pico_codec.h"
 #include "core/torch_util.h"
@@ -330,6 +331,7 @@ ojson read_generation_defaults(const std::string& dir) {
 }  // namespace
 
 const CheckpointFormat& Model::format() const { return impl_->format; }
+const ojson& Model::adapters() const { return impl_->adapters; }
 
 ojson Model::generation_defaults(const std::string& mode) const { return merge_generation_defaults(impl_->generation_defaults, mode); }
 
@@ -366,6 +368,10 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     if (tensors.fp8_weights() && cb.on_log)
         cb.on_log(std::to_string(tensors.fp8_weights()) + " FP8 weights dequantized on load to " + std::string(c10::toString(impl->dtype)) +
                   " (W8A16 at every step; this build has no FP8 matrix multiply)");
+    if (!options.adapters.empty()) {
+        impl->adapters = merge_adapters(weights, options.adapters, impl->config);
+        if (cb.on_log) cb.on_log("merged " + std::to_string(options.adapters.size()) + " LoRA adapter(s) into the loaded weights");
+    }
     impl->network = std::make_unique<Network>(impl->config, std::move(weights), impl->device, impl->dtype);
     std::vector<FileHash>* hashes = options.hash_files ? &impl->hashes : nullptr;
     impl->vae = load_video_codec(f, impl->config, impl->device, cb, hashes, false);
@@ -441,6 +447,7 @@ ojson Model::info() const {
                  {"sound_tokenizer", impl_->sound != nullptr},
                  {"generation_defaults", impl_->generation_defaults},
                  {"format", impl_->format.to_json()},
+                 {"adapters", impl_->adapters},
                  {"files", files}};
 }
 

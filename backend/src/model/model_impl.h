@@ -21,6 +21,7 @@ struct Model::Impl {
     PreviewProjection preview;
     ojson generation_defaults = ojson::object();  // the checkpoint's own, then model_index.json's worldstudio_generation_defaults
     CheckpointFormat format;                      // distilled sampler, FP8
+    ojson adapters = ojson::array();              // LoRA adapters merged at load, for records
     std::vector<FileHash> hashes;
     at::Device device{at::kCPU};
     at::ScalarType dtype = at::kFloat;

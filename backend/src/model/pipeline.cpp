@@ -159,6 +159,22 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             if (!job_sets(k)) job[k] = v;
     }
     GenerationRequest req = GenerationRequest::parse(job);
+    // Adapters are merged at load: a job names the ones the model must carry (the record's request does), and a job
+    // that names none runs with what the model was loaded with.
+    {
+        std::vector<AdapterChoice> loaded;
+        for (const auto& a : M.adapters) loaded.push_back({a["path"].get<std::string>(), a["strength"].get<double>()});
+        auto same = [](const std::vector<AdapterChoice>& x, const std::vector<AdapterChoice>& y) {
+            if (x.size() != y.size()) return false;
+            for (size_t i = 0; i < x.size(); ++i)
+                if (fs::path(x[i].path).lexically_normal() != fs::path(y[i].path).lexically_normal() || x[i].strength != y[i].strength) return false;
+            return true;
+        };
+        if (!job_in.contains("adapters")) req.adapters = loaded;
+        else if (!same(req.adapters, loaded))
+            throw Error("the job asks for " + std::to_string(req.adapters.size()) + " LoRA adapter(s) other than the " + std::to_string(loaded.size()) +
+                        " the model was loaded with; load the model with them (worldstudio-cli --adapter, or the studio's Models workspace)");
+    }
     if (!M.tokenizer) throw Error("the model folder has no tokenizer.json");
     if (req.enable_sound && !c.sound_gen) throw Error("this model does not generate sound (enable_sound)");
     if (mode_has_actions(req.mode) && !c.action_gen) throw Error("this model has no action tower");
@@ -419,7 +435,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     for (const auto& h : M.hashes) files.push_back({{"file", h.file}, {"bytes", h.bytes}, {"sha256", h.sha256}});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     result.record = ojson{{"record_version", 1},
-                          {"model", {{"id", model_->id()}, {"dir", M.dir}, {"config", c.to_json()}, {"format", M.format.to_json()}, {"files", files}}},
+                          {"model", {{"id", model_->id()}, {"dir", M.dir}, {"config", c.to_json()}, {"format", M.format.to_json()}, {"adapters", M.adapters}, {"files", files}}},
                           {"mode", mode_name(req.mode)},
                           {"prompt_string", prompt_string},
                           {"negative_prompt_string", negative_string},

@@ -31,7 +31,7 @@ const std::set<std::string> kFields = {
     "control_type", "control_weight", "control_guidance", "duration_template", "resolution_template",
     "inverse_duration_template", "inverse_resolution_template", "negative_metadata_mode",
     "negative_prompt_keep_metadata", "sampler", "reuse_text_kv", "preview_every", "domain_name", "view_point", "image_size",
-    "action_caption", "additional_view_description", "idle_frames", "state", "history_actions"};
+    "action_caption", "additional_view_description", "idle_frames", "state", "history_actions", "adapters"};
 // Reference fields that only concern its own serving setup or media writer; accepted and ignored.
 const std::set<std::string> kIgnored = {"sigma_max", "video_save_quality", "image_save_quality", "defaults_file",
                                         "use_ema_weights", "condition_video_keep"};
@@ -88,6 +88,16 @@ void resolve_job_paths(ojson& job, const std::string& base_dir) {
         if (std::string(k) == "negative_prompt_file" && embedded_presets().count(p)) continue;
         job[k] = (fs::path(base_dir) / p).string();
     }
+    if (job.contains("adapters") && job["adapters"].is_array())
+        for (auto& a : job["adapters"]) {
+            ojson* path = a.is_object() && a.contains("path") && a["path"].is_string() ? &a["path"] : nullptr;
+            if (a.is_string()) {  // "PATH[:STRENGTH]": the path part
+                AdapterChoice c = parse_adapter_choice(a.get<std::string>());
+                if (!fs::path(c.path).is_absolute()) a = ojson{{"path", (fs::path(base_dir) / c.path).string()}, {"strength", c.strength}};
+            } else if (path && !fs::path(path->get<std::string>()).is_absolute()) {
+                *path = (fs::path(base_dir) / path->get<std::string>()).string();
+            }
+        }
 }
 
 const char* mode_name(Mode m) {
@@ -324,6 +334,7 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
     if (r.sampler != "unipc" && r.sampler != "euler" && r.sampler != "fixed_step_sde")
         throw Error("sampler must be unipc or euler (fixed_step_sde: distilled checkpoints, chosen by the checkpoint)");
     r.reuse_text_kv = get<bool>(j, "reuse_text_kv", true);
+    if (j.contains("adapters") && !j["adapters"].is_null()) r.adapters = adapter_choices_from_json(j["adapters"], "request");
     r.preview_every = get_int(j, "preview_every", 0);
     // Inputs each mode needs.
     const bool needs_vision = r.mode == Mode::Image2Video || r.mode == Mode::Video2Video || r.mode == Mode::ForwardDynamics ||
@@ -362,6 +373,10 @@ ojson GenerationRequest::to_json() const {
                 negative_metadata_mode == NegativeMetadataMode::None ? "none"
                 : negative_metadata_mode == NegativeMetadataMode::Same ? "same" : "inverse"}};
     if (guidance_interval) j["guidance_interval"] = {(*guidance_interval)[0], (*guidance_interval)[1]};
+    if (!adapters.empty()) {
+        j["adapters"] = ojson::array();
+        for (const AdapterChoice& a : adapters) j["adapters"].push_back({{"path", a.path}, {"strength", a.strength}});
+    }
     if (!vision_path.empty()) j["vision_path"] = vision_path;
     if (!action_path.empty()) j["action_path"] = action_path, j["domain_id"] = domain_id, j["raw_action_dim"] = raw_action_dim;
     if (mode_has_actions(mode)) {

@@ -239,4 +239,23 @@ int quantize_transformer_fp8(const std::string& model_dir) {
     return quantized;
 }
 
+void write_random_lora(const std::string& out_dir, const ModelConfig& c, int64_t rank, double alpha, uint32_t seed) {
+    NumpyRandomState rng(seed);
+    const std::map<std::string, std::vector<int64_t>> shapes = expected_weights(c);
+    std::map<std::string, TensorBlob> tensors;
+    const std::vector<std::string> targets = {"q_proj_moe_gen", "k_proj_moe_gen", "v_proj_moe_gen", "o_proj_moe_gen"};
+    for (int64_t l = 0; l < c.num_layers; ++l)
+        for (const std::string& t : targets) {
+            const std::string module = "layers." + std::to_string(l) + ".self_attn." + t;
+            const std::vector<int64_t>& w = shapes.at(module + ".weight");
+            tensors["base_model.model." + module + ".lora_A.weight"] = random_blob(rng, {rank, w[1]}, 1.0 / std::sqrt(static_cast<double>(w[1])), 0.0);
+            tensors["base_model.model." + module + ".lora_B.weight"] = random_blob(rng, {w[0], rank}, 0.05, 0.0);
+        }
+    fs::create_directories(out_dir);
+    write_safetensors((fs::path(out_dir) / "adapter_model.safetensors").string(), tensors, {{"format", "pt"}});
+    write_text(fs::path(out_dir) / "adapter_config.json",
+               ojson{{"peft_type", "LORA"}, {"r", rank}, {"lora_alpha", alpha}, {"target_modules", targets}, {"bias", "none"},
+                     {"lora_dropout", 0.0}, {"base_model_name_or_path", c.name}}.dump(2) + "\n");
+}
+
 }  // namespace ws

@@ -12,6 +12,7 @@
 #include "worldstudio/core/config.h"
 #include "worldstudio/core/pyjson.h"
 #include "worldstudio/core/weights.h"
+#include "worldstudio/model/adapters.h"
 #include "worldstudio/model/checkpoint_format.h"
 #include "worldstudio/model/media_files.h"
 
@@ -56,6 +57,7 @@ struct LoadOptions {
     std::string device = "auto";  // cpu, cuda, cuda:N, auto
     std::string dtype = "auto";   // float32, bfloat16, float16, auto (float32 on CPU, bfloat16 on CUDA)
     bool hash_files = true;       // SHA-256 of tensor files for generation records
+    std::vector<AdapterChoice> adapters;  // LoRA adapters merged into the loaded weights, in this order
 };
 
 struct FileHash {
@@ -90,6 +92,8 @@ public:
     ojson generation_defaults(const std::string& mode) const;
     // Distilled fixed-step sampling and FP8 quantization, as the folder declares them.
     const CheckpointFormat& format() const;
+    // The LoRA adapters merged at load: [{path, strength, rank, alpha, scale, modules, sha256}] (empty when none).
+    const ojson& adapters() const;
     ojson info() const;
 
     struct Impl;

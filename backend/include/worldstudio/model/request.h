@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "worldstudio/model/adapters.h"
 #include "worldstudio/model/prompt.h"
 #include "worldstudio/core/pyjson.h"
 
@@ -77,6 +78,8 @@ struct GenerationRequest {
     std::string sampler = "unipc";
     bool reuse_text_kv = true;
     int preview_every = 0;
+    // LoRA adapters the model must be loaded with (loaders read them; Session::generate checks the model has them).
+    std::vector<AdapterChoice> adapters;
 
     // Latent grid of the output video.
     int latent_frames() const { return (num_frames - 1) / 4 + 1; }

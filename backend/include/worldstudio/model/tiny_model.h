@@ -31,5 +31,8 @@ void write_distilled_schedule(const std::string& model_dir, const std::vector<do
 // norms, projections in and out, the timestep MLP) stays as it was. Writes hf_quant_config.json and the
 // transformer config's quantization_config with a first/last-3-steps policy. Returns the number of weights quantized.
 int quantize_transformer_fp8(const std::string& model_dir);
+// A random PEFT LoRA adapter for `config` on the generation tower's attention (q/k/v/o_proj_moe_gen, the
+// framework's LoRA targets), keys in the framework spelling under base_model.model.; B is not zero, so it matters.
+void write_random_lora(const std::string& out_dir, const ModelConfig& config, int64_t rank, double alpha, uint32_t seed);
 
 }  // namespace ws
