@@ -80,6 +80,16 @@
     </message>
 </context>
 <context>
+    <name>SettingsPanel</name>
+    <message numerus="yes">
+        <source>This distilled checkpoint samples its own %n step(s) in one conditional pass: steps, guidance and shift are its own, and no negative prompt is used.</source>
+        <translation>
+            <numerusform>This distilled checkpoint samples its own %n step in one conditional pass: steps, guidance and shift are its own, and no negative prompt is used.</numerusform>
+            <numerusform>This distilled checkpoint samples its own %n steps in one conditional pass: steps, guidance and shift are its own, and no negative prompt is used.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>TrajectoryEditor</name>
     <message numerus="yes">
         <source>Editing %n step(s) from frame %1.</source>

@@ -431,6 +431,10 @@
         <source>Upsampling was cancelled.</source>
         <translation>扩写已取消。</translation>
     </message>
+    <message>
+        <source>the adapter list</source>
+        <translation>适配器列表</translation>
+    </message>
 </context>
 <context>
     <name>EvaluationPanel</name>
@@ -758,6 +762,10 @@
     <message>
         <source>%1. Press Generate again to queue it anyway.</source>
         <translation>%1。再次点击“生成”仍会加入队列。</translation>
+    </message>
+    <message>
+        <source>The loaded distilled checkpoint runs one conditional pass: no negative prompt is used</source>
+        <translation>已加载的蒸馏检查点只运行一次条件推理：不使用负面提示词</translation>
     </message>
 </context>
 <context>
@@ -1287,6 +1295,10 @@
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
+    <message>
+        <source>Load a model first; adapters are merged into a loaded model</source>
+        <translation>请先加载模型；适配器会合并到已加载的模型中</translation>
+    </message>
 </context>
 <context>
     <name>ModeNames</name>
@@ -1432,6 +1444,54 @@
     <message>
         <source>Files</source>
         <translation>文件</translation>
+    </message>
+    <message>
+        <source>LoRA adapters</source>
+        <translation>LoRA 适配器</translation>
+    </message>
+    <message>
+        <source>Adapter folder</source>
+        <translation>适配器文件夹</translation>
+    </message>
+    <message>
+        <source>Strength</source>
+        <translation>强度</translation>
+    </message>
+    <message>
+        <source>Add adapter…</source>
+        <translation>添加适配器…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Apply to the model</source>
+        <translation>应用到模型</translation>
+    </message>
+    <message>
+        <source>Reloads the model with these adapters merged into its weights; the files stay as they are</source>
+        <translation>重新加载模型并将这些适配器合并到其权重中；文件本身保持不变</translation>
+    </message>
+    <message>
+        <source>LoRA adapter folder (adapter_config.json, adapter_model.safetensors)</source>
+        <translation>LoRA 适配器文件夹（adapter_config.json、adapter_model.safetensors）</translation>
+    </message>
+    <message>
+        <source>%1 × %2 (rank %3, %4 weights)</source>
+        <translation>%1 × %2（秩 %3，%4 个权重）</translation>
+    </message>
+    <message>
+        <source>Sampling</source>
+        <translation>采样</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
     </message>
 </context>
 <context>
@@ -1729,6 +1789,18 @@
     <message>
         <source>text</source>
         <translation>文本</translation>
+    </message>
+    <message>
+        <source>multistep (UniPC or Euler), steps and guidance as you set them</source>
+        <translation>多步（UniPC 或 Euler），步数和引导强度按你的设置</translation>
+    </message>
+    <message>
+        <source>distilled: %1 fixed steps (sigmas %2), one conditional pass</source>
+        <translation>蒸馏：%1 个固定步（sigma %2），一次条件推理</translation>
+    </message>
+    <message>
+        <source>ModelOpt FP8, dequantized on load (W8A16)</source>
+        <translation>ModelOpt FP8，加载时反量化（W8A16）</translation>
     </message>
 </context>
 <context>
@@ -2676,6 +2748,16 @@
     <message>
         <source>Control map written to %1</source>
         <translation>控制图已写入 %1</translation>
+    </message>
+    <message>
+        <source>Fixed by the loaded distilled checkpoint</source>
+        <translation>由已加载的蒸馏检查点固定</translation>
+    </message>
+    <message numerus="yes">
+        <source>This distilled checkpoint samples its own %n step(s) in one conditional pass: steps, guidance and shift are its own, and no negative prompt is used.</source>
+        <translation>
+            <numerusform>此蒸馏检查点以一次条件推理采样其自有的 %n 步：步数、引导强度和偏移均由其决定，且不使用负面提示词。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
