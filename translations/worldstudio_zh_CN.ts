@@ -2759,6 +2759,22 @@
             <numerusform>此蒸馏检查点以一次条件推理采样其自有的 %n 步：步数、引导强度和偏移均由其决定，且不使用负面提示词。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>optional: the picture the video ends on</source>
+        <translation>可选：视频结束时的画面</translation>
+    </message>
+    <message>
+        <source>Last frame picture</source>
+        <translation>最后一帧画面</translation>
+    </message>
+    <message>
+        <source>Pinned at the last latent frame: the video goes from the condition to this picture</source>
+        <translation>固定在最后一个潜变量帧：视频从条件画面过渡到这张画面</translation>
+    </message>
+    <message>
+        <source>Last frame</source>
+        <translation>最后一帧</translation>
+    </message>
 </context>
 <context>
     <name>StageView</name>

@@ -157,6 +157,12 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     form_->addRow(QString(), sound_);
     visionRow_ = pathRow(vision_, tr("Conditioning picture or video"), this);
     form_->addRow(tr("Condition"), visionRow_);
+    lastFrame_ = new QLineEdit(this);
+    lastFrame_->setObjectName("lastFrame");
+    lastFrame_->setPlaceholderText(tr("optional: the picture the video ends on"));
+    lastFrameRow_ = pathRow(lastFrame_, tr("Last frame picture"), this);
+    lastFrameRow_->setToolTip(tr("Pinned at the last latent frame: the video goes from the condition to this picture"));
+    form_->addRow(tr("Last frame"), lastFrameRow_);
     actionRow_ = pathRow(action_, tr("Action trajectory"), this);
     form_->addRow(tr("Actions"), actionRow_);
     controlRow_ = new QWidget(this);
@@ -369,6 +375,12 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
         if (r.contains(k) && r[k].is_string()) e->setText(QString::fromStdString(r[k].get<std::string>()));
     };
     text("vision_path", vision_);
+    if (r.contains("keyframes")) {  // the studio's one keyframe: the last frame
+        lastFrame_->clear();
+        if (r["keyframes"].is_array())
+            for (const auto& k : r["keyframes"])
+                if (k.is_object() && k.contains("path") && k["path"].is_string()) lastFrame_->setText(QString::fromStdString(k["path"].get<std::string>()));
+    }
     text("action_path", action_);
     text("control_path", control_);
     if (r.contains("control_type") && r["control_type"].is_string())
@@ -406,6 +418,8 @@ ws::ojson SettingsPanel::request() const {
     r["seed"] = seed_->value();
     r["enable_sound"] = sound_->isChecked() && canMakeSound_ && m != ws::Mode::Text2Image;
     if (visionRow_->isVisibleTo(this) && !vision_->text().isEmpty()) r["vision_path"] = vision_->text().toStdString();
+    if (lastFrameRow_->isVisibleTo(this) && !lastFrame_->text().isEmpty())
+        r["keyframes"] = ws::ojson::array({{{"path", lastFrame_->text().toStdString()}, {"latent_frame", -1}}});
     if (actionRow_->isVisibleTo(this) && !action_->text().isEmpty()) r["action_path"] = action_->text().toStdString();
     if (m == ws::Mode::Transfer) {
         if (!control_->text().isEmpty()) r["control_path"] = control_->text().toStdString();
@@ -444,6 +458,7 @@ void SettingsPanel::updateVisibility() {
         if (auto* label = form_->labelForField(w)) label->setVisible(on);
     };
     show(visionRow_, m == ws::Mode::Image2Video || m == ws::Mode::Video2Video || ws::mode_has_actions(m));
+    show(lastFrameRow_, m == ws::Mode::Image2Video);
     show(actionRow_, m == ws::Mode::ForwardDynamics || m == ws::Mode::Policy);
     show(controlRow_, m == ws::Mode::Transfer);
     frames_->setEnabled(m != ws::Mode::Text2Image);

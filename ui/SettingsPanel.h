@@ -55,6 +55,7 @@ public:
     QComboBox* aspectBox() const { return aspect_; }
     QCheckBox* soundBox() const { return sound_; }
     QLineEdit* conditioningEdit() const { return vision_; }
+    QLineEdit* lastFrameEdit() const { return lastFrame_; }  // image2video: the picture pinned at the last latent frame
     QLineEdit* controlEdit() const { return control_; }
 
     // The loaded model's generation defaults (Model::info()["generation_defaults"]: {"*": {...}, MODE: {...}}):
@@ -86,12 +87,12 @@ private:
     QSpinBox *fps_, *frames_, *steps_, *seed_, *width_, *height_;
     QDoubleSpinBox *guidance_, *shift_, *controlWeight_;
     QCheckBox* sound_;
-    QLineEdit *vision_, *action_, *control_;
+    QLineEdit *vision_, *action_, *control_, *lastFrame_;
     QLabel *sizeLabel_, *durationLabel_, *controlPreview_, *fixedNote_;
     int fixedSteps_ = 0;
     quint64 controlTicket_ = 0;  // the latest control-map derivation; older ones finishing later are dropped
     QFormLayout* form_;
-    QWidget *visionRow_, *actionRow_, *controlRow_;
+    QWidget *visionRow_, *actionRow_, *controlRow_, *lastFrameRow_;
     bool applying_ = false;
     bool canMakeSound_ = true;
     ws::ojson modelDefaults_ = ws::ojson::object();

@@ -203,6 +203,7 @@ int cmd_generate(const std::string&, const Args& a) {
     for (const auto& [flag, field] : num_flags)
         if (a.has(flag)) job[field] = to_double(a.get(flag), flag.c_str());
     if (a.has("--sound")) job["enable_sound"] = true;
+    if (a.has("--last-frame")) job["keyframes"] = ojson::array({{{"path", a.get("--last-frame")}, {"latent_frame", -1}}});
     if (a.options.count("--adapter")) {  // appended to the job's own, in order
         if (!job.contains("adapters")) job["adapters"] = ojson::array();
         for (const auto& s : a.options.at("--adapter")) {
@@ -316,7 +317,9 @@ void add_engine_verbs(std::vector<Verb>& v) {
       flags: --mode M --prompt P [--negative-prompt P] [--frames N] [--fps F] [--resolution R]
              [--aspect A] [--steps N] [--guidance G] [--shift S] [--seed N] [--sound]
              [--vision FILE] [--actions FILE] [--control FILE] [--sampler unipc|euler]
-             [--adapter LORA_DIR[:STRENGTH] ...] [--set key=json ...]
+             [--last-frame FILE] [--adapter LORA_DIR[:STRENGTH] ...] [--set key=json ...]
+      --last-frame pins a picture at the last latent frame (first + last frame with --vision); any keyframes:
+      --set 'keyframes=[{"path": "k.png", "latent_frame": 2}]' 
       a distilled checkpoint samples its own steps (--steps/--guidance/--shift are set aside, said on stderr);
       LoRA adapters (PEFT folders) are merged into the loaded weights and listed in the record
 )", cmd_generate});

@@ -115,6 +115,53 @@ private Q_SLOTS:
         QVERIFY(at::equal(t.at("video_latent").select(1, 0), cond.select(1, 0)));
         QVERIFY(!at::equal(t.at("video_latent").select(1, 1), cond.select(1, 1)));
     }
+    void firstAndLastFramesArePinned() {
+        // image2video from the first picture with a second one pinned at the last latent frame (first + last frame).
+        at::manual_seed(8);
+        save_tensors(dir("last.safetensors"), {{"latent", at::randn({48, 1, 12, 20})}});
+        ojson job = base("image2video");
+        job["vision_path"] = dir("cond.safetensors");
+        job["keyframes"] = {{{"path", dir("last.safetensors")}, {"latent_frame", -1}}};
+        GenerationResult r = run(job, "fl2v");
+        auto v = latents(r).at("video_latent");
+        const at::Tensor first = load_tensors(dir("cond.safetensors")).at("latent"), last = load_tensors(dir("last.safetensors")).at("latent");
+        QVERIFY(at::equal(v.select(1, 0), first.select(1, 0)));
+        QVERIFY(at::equal(v.select(1, 2), last.select(1, 0)));
+        QVERIFY(!at::equal(v.select(1, 1), first.select(1, 1)));  // the middle is generated
+        QCOMPARE(r.record["request"]["keyframes"][0]["latent_frame"].get<int>(), 2);  // resolved from -1
+        // text2video with a keyframe only in the middle.
+        ojson mid = base("text2video");
+        mid["keyframes"] = {{{"path", dir("last.safetensors")}, {"latent_frame", 1}}};
+        QVERIFY(at::equal(latents(run(mid, "t2v_key")).at("video_latent").select(1, 1), last.select(1, 0)));
+        // Bad keyframes are refused by field.
+        auto refused = [&](ojson bad, const char* expect) {
+            try {
+                run(bad, "bad_key");
+                QFAIL(expect);
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(expect) != std::string::npos, e.what());
+            }
+        };
+        ojson out_of_range = mid;
+        out_of_range["keyframes"][0]["latent_frame"] = 3;
+        refused(out_of_range, "keyframes[0]: latent_frame 3 is outside the 3 latent frames");
+        ojson twice = mid;
+        twice["keyframes"] = {{{"path", dir("last.safetensors")}, {"latent_frame", 2}}, {{"path", dir("last.safetensors")}, {"latent_frame", -1}}};
+        refused(twice, "keyframes[1]: latent frame 2 already has a keyframe");
+        ojson no_path = mid;
+        no_path["keyframes"] = {{{"latent_frame", 0}}};
+        refused(no_path, "keyframes[0] needs a path");
+        ojson missing = mid;
+        missing["keyframes"][0]["path"] = dir("no-such.safetensors");
+        refused(missing, "no-such.safetensors");
+        ojson image = base("text2image");
+        image["keyframes"] = mid["keyframes"];
+        refused(image, "keyframes are for text2video, image2video and video2video");
+        save_tensors(dir("small.safetensors"), {{"latent", at::randn({48, 1, 6, 10})}});
+        ojson small = mid;
+        small["keyframes"][0]["path"] = dir("small.safetensors");
+        refused(small, "keyframes[0].path");
+    }
     void videoToVideoKeepsTwoFrames() {
         ojson job = base("video2video");
         job["vision_path"] = dir("cond.safetensors");

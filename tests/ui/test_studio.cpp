@@ -34,6 +34,7 @@
 #include "PreviewStrip.h"
 #include "QueueController.h"
 #include "SettingsPanel.h"
+#include "worldstudio/model/request.h"
 #include "StallMeter.h"
 #include "StudioPaths.h"
 #include "worldstudio/hue/project.h"
@@ -696,6 +697,26 @@ private Q_SLOTS:
         QVERIFY(failed.wait(60000));
         QVERIFY2(failed.first().at(0).toString().contains("adapter_config.json"), qPrintable(failed.first().at(0).toString()));
         QVERIFY(w.modelView()->valueOf("LoRA adapters").contains("rank 2"));
+    }
+    void theLastFramePictureBecomesAKeyframe() {
+        useDataDir("lastframe");
+        SettingsPanel s;
+        s.show();
+        s.setMode("text2video");
+        QVERIFY(!s.lastFrameEdit()->isVisibleTo(&s));  // image2video only
+        s.setMode("image2video");
+        QVERIFY(s.lastFrameEdit()->isVisibleTo(&s));
+        QVERIFY(!s.request().contains("keyframes"));
+        s.conditioningEdit()->setText("first.png");
+        s.lastFrameEdit()->setText("last.png");
+        const ws::ojson r = s.request();
+        QCOMPARE(r["keyframes"], ws::ojson::parse(R"([{"path": "last.png", "latent_frame": -1}])"));
+        ws::ojson job = r;
+        job["prompt"] = "p";
+        ws::GenerationRequest::parse(job);  // the engine takes it as it is
+        s.lastFrameEdit()->clear();
+        s.applyRequest(r);  // recall brings it back
+        QCOMPARE(s.lastFrameEdit()->text(), QString("last.png"));
     }
 };
 

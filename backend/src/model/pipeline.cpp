@@ -271,6 +271,18 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             cond_latent = at::cat({cond_latent, cond_latent.narrow(1, cond_latent.size(1) - 1, 1).expand({-1, T - cond_latent.size(1), -1, -1})}, 1);
         cond_latent = cond_latent.narrow(1, 0, T);
     }
+    // Keyframes: each picture encoded alone, its first latent frame pinned where the request puts it.
+    for (size_t i = 0; i < req.keyframes.size(); ++i) {
+        const auto& k = req.keyframes[i];
+        const std::string field = "keyframes[" + std::to_string(i) + "].path";
+        at::Tensor z = load_latent_file(k.path, field.c_str(), M, media_, meta.width, meta.height, req.fps, 1);
+        if (z.size(2) != H || z.size(3) != W)
+            throw Error(field + " '" + k.path + "' is " + std::to_string(z.size(3)) + "x" + std::to_string(z.size(2)) + " latent cells, the request needs " +
+                        std::to_string(W) + "x" + std::to_string(H));
+        if (!cond_latent.defined()) cond_latent = at::zeros({c.latent_channels, T, H, W}, at::kFloat);
+        cond_latent.narrow(1, k.latent_frame, 1).copy_(z.narrow(1, 0, 1));
+        clean[static_cast<size_t>(k.latent_frame)] = true;
+    }
     at::Tensor control_latent;
     if (req.mode == Mode::Transfer) {
         control_latent = load_latent_file(req.control_path, "control_path", M, media_, meta.width, meta.height, req.fps, req.num_frames);

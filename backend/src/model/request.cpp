@@ -31,7 +31,7 @@ const std::set<std::string> kFields = {
     "control_type", "control_weight", "control_guidance", "duration_template", "resolution_template",
     "inverse_duration_template", "inverse_resolution_template", "negative_metadata_mode",
     "negative_prompt_keep_metadata", "sampler", "reuse_text_kv", "preview_every", "domain_name", "view_point", "image_size",
-    "action_caption", "additional_view_description", "idle_frames", "state", "history_actions", "adapters"};
+    "action_caption", "additional_view_description", "idle_frames", "state", "history_actions", "adapters", "keyframes"};
 // Reference fields that only concern its own serving setup or media writer; accepted and ignored.
 const std::set<std::string> kIgnored = {"sigma_max", "video_save_quality", "image_save_quality", "defaults_file",
                                         "use_ema_weights", "condition_video_keep"};
@@ -88,6 +88,11 @@ void resolve_job_paths(ojson& job, const std::string& base_dir) {
         if (std::string(k) == "negative_prompt_file" && embedded_presets().count(p)) continue;
         job[k] = (fs::path(base_dir) / p).string();
     }
+    if (job.contains("keyframes") && job["keyframes"].is_array())
+        for (auto& k : job["keyframes"])
+            if (k.is_object() && k.contains("path") && k["path"].is_string() && !k["path"].get<std::string>().empty() &&
+                !fs::path(k["path"].get<std::string>()).is_absolute())
+                k["path"] = (fs::path(base_dir) / k["path"].get<std::string>()).string();
     if (job.contains("adapters") && job["adapters"].is_array())
         for (auto& a : job["adapters"]) {
             ojson* path = a.is_object() && a.contains("path") && a["path"].is_string() ? &a["path"] : nullptr;
@@ -320,6 +325,25 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
         if (k < 0 || k >= T)
             throw Error("condition_frame_indexes_vision entry " + std::to_string(k) + " is outside the " + std::to_string(T) +
                         " latent frames");
+    if (j.contains("keyframes") && !j["keyframes"].is_null()) {
+        const ojson& list = j["keyframes"];
+        if (!list.is_array()) throw Error("keyframes must be a list of {\"path\", \"latent_frame\"}");
+        if (image || mode_has_actions(r.mode) || r.mode == Mode::Transfer)
+            throw Error(std::string("keyframes are for text2video, image2video and video2video, not ") + mode_name(r.mode));
+        for (size_t i = 0; i < list.size(); ++i) {
+            const std::string where = "keyframes[" + std::to_string(i) + "]";
+            const ojson& k = list[i];
+            if (!k.is_object() || !k.contains("path") || !k["path"].is_string() || k["path"].get<std::string>().empty())
+                throw Error(where + " needs a path (a picture, or VAE latents in .safetensors)");
+            const int64_t f = json_field<int64_t>(k, "latent_frame", -1, where);
+            if (f < -T || f >= T)
+                throw Error(where + ": latent_frame " + std::to_string(f) + " is outside the " + std::to_string(T) + " latent frames (negative counts from the end)");
+            const int64_t at = f < 0 ? T + f : f;
+            for (const auto& other : r.keyframes)
+                if (other.latent_frame == at) throw Error(where + ": latent frame " + std::to_string(at) + " already has a keyframe");
+            r.keyframes.push_back({k["path"].get<std::string>(), at});
+        }
+    }
     r.templates = image ? PromptTemplates::for_image() : PromptTemplates::for_video();
     r.templates.duration = get<std::string>(j, "duration_template", r.templates.duration);
     r.templates.resolution = get<std::string>(j, "resolution_template", r.templates.resolution);
@@ -378,6 +402,10 @@ ojson GenerationRequest::to_json() const {
         for (const AdapterChoice& a : adapters) j["adapters"].push_back({{"path", a.path}, {"strength", a.strength}});
     }
     if (!vision_path.empty()) j["vision_path"] = vision_path;
+    if (!keyframes.empty()) {
+        j["keyframes"] = ojson::array();
+        for (const Keyframe& k : keyframes) j["keyframes"].push_back({{"path", k.path}, {"latent_frame", k.latent_frame}});
+    }
     if (!action_path.empty()) j["action_path"] = action_path, j["domain_id"] = domain_id, j["raw_action_dim"] = raw_action_dim;
     if (mode_has_actions(mode)) {
         j["action_chunk_size"] = action_chunk_size, j["domain_id"] = domain_id, j["view_point"] = view_point, j["action_caption"] = action_caption;

@@ -59,6 +59,13 @@ struct GenerationRequest {
     uint32_t seed = 0;
     int num_outputs = 1;
     std::vector<int64_t> condition_frame_indexes_vision;
+    // Pictures pinned at chosen latent frames (first + last frame: one at 0 or from vision_path, one at -1). Each is
+    // encoded alone (its first latent frame) and kept clean there; negative frames count from the end.
+    struct Keyframe {
+        std::string path;
+        int64_t latent_frame = 0;  // resolved: 0 .. latent_frames() - 1
+    };
+    std::vector<Keyframe> keyframes;
     bool enable_sound = false;
     std::string vision_path, action_path, control_path, control_type = "edge";
     double control_weight = 1.0, control_guidance = 0.0;
