@@ -466,7 +466,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                           {"versions", library_versions()}};
     if (fixed) {
         ojson timesteps = ojson::array();
-        for (double t : fixed->t_list) timesteps.push_back(static_cast<double>(static_cast<float>(t * 1000.0)));
+        for (double t : fixed->t_list) timesteps.push_back(FixedStepSdeSampler::network_timestep(t));
         result.record["sampling"] = {{"kind", "fixed-step SDE (distilled checkpoint)"},
                                      {"t_list", fixed->t_list},
                                      {"timesteps", timesteps},

@@ -31,10 +31,7 @@ FixedStepSdeSampler::FixedStepSdeSampler(const std::vector<double>& t_list, uint
     t_.push_back(0.0);
 }
 
-double FixedStepSdeSampler::timestep() const {
-    // torch.tensor(sigma * 1000) in the reference: the float64 product stored as float32.
-    return static_cast<double>(static_cast<float>(t_[static_cast<size_t>(index_)] * 1000.0));
-}
+double FixedStepSdeSampler::timestep() const { return network_timestep(t_[static_cast<size_t>(index_)]); }
 
 at::Tensor FixedStepSdeSampler::step(const at::Tensor& v, const at::Tensor& x) {
     if (index_ + 1 >= static_cast<int>(t_.size())) throw Error("sampler stepped past its schedule");

@@ -47,6 +47,8 @@ public:
     FixedStepSdeSampler(const std::vector<double>& t_list, uint64_t seed, at::Device noise_device);
     at::Tensor step(const at::Tensor& v, const at::Tensor& x) override;
     double timestep() const override;
+    // torch.tensor(sigma * 1000) in the reference: the float64 product stored as float32.
+    static double network_timestep(double sigma) { return static_cast<double>(static_cast<float>(sigma * 1000.0)); }
     static constexpr const char* kName = "fixed_step_sde";
 
 private:
