@@ -1299,6 +1299,10 @@
         <source>Load a model first; adapters are merged into a loaded model</source>
         <translation>请先加载模型；适配器会合并到已加载的模型中</translation>
     </message>
+    <message>
+        <source>Edge&apos;s recipe for its current weights (2026-08-25) is image → video at 832 × 480. This mode still runs, but it is not what those weights were tuned and shown for.</source>
+        <translation>Edge 当前权重（2026-08-25）的推荐配方是图像 → 视频，832 × 480。此模式仍可运行，但这些权重并非为它调校和展示。</translation>
+    </message>
 </context>
 <context>
     <name>ModeNames</name>
@@ -2774,6 +2778,54 @@
     <message>
         <source>Last frame</source>
         <translation>最后一帧</translation>
+    </message>
+    <message>
+        <source>Send a plain prompt as a JSON caption</source>
+        <translation>将纯文本提示词作为 JSON 描述发送</translation>
+    </message>
+    <message>
+        <source>× </source>
+        <translation>× </translation>
+    </message>
+    <message>
+        <source>Chunks of Frames each, one after another: each chunk after the first continues from the last frames of the one before, so the video is longer than one generation can be</source>
+        <translation>按“帧数”逐段生成：第一段之后的每一段都从上一段的最后几帧继续，因此视频可以比单次生成更长</translation>
+    </message>
+    <message>
+        <source>Latent frames each chunk carries over from the one before (1 + 4 (K − 1) video frames)</source>
+        <translation>每段从上一段承接的潜在帧数（1 + 4 (K − 1) 个视频帧）</translation>
+    </message>
+    <message>
+        <source>carrying over</source>
+        <translation>承接</translation>
+    </message>
+    <message>
+        <source>Length</source>
+        <translation>长度</translation>
+    </message>
+    <message>
+        <source>A prompt that is not JSON goes to the model as {&quot;temporal_caption&quot;: …}; some models (Edge) follow captions better than plain text</source>
+        <translation>非 JSON 的提示词以 {&quot;temporal_caption&quot;: …} 的形式发送给模型；部分模型（Edge）对结构化描述的遵循优于纯文本</translation>
+    </message>
+    <message>
+        <source>Framework (reference)</source>
+        <translation>框架（参考实现）</translation>
+    </message>
+    <message>
+        <source>Diffusers pipeline</source>
+        <translation>Diffusers 流水线</translation>
+    </message>
+    <message>
+        <source>Diffusers pipeline: its system prompt, inverse templates on the negative, no default negative and the folder&apos;s own UniPC schedule, for comparing with results made with diffusers</source>
+        <translation>Diffusers 流水线：使用其系统提示词、负面提示词的反向模板、无默认负面提示词以及模型文件夹自带的 UniPC 调度，便于与 diffusers 生成的结果对比</translation>
+    </message>
+    <message>
+        <source>Prompting</source>
+        <translation>提示方式</translation>
+    </message>
+    <message>
+        <source>one generation</source>
+        <translation>单次生成</translation>
     </message>
 </context>
 <context>

@@ -481,6 +481,13 @@ void MainWindow::showModel(const QString& summaryJson) {
         generate_->setFixedSampling(fixedSteps);
     }
     {
+        const bool edge = info.is_object() && info.contains("config") && info["config"].is_object() &&
+                          info["config"].value("backbone_type", "") == "cosmos3_edge_nemotron_dense";
+        settings()->setRecipeModes(edge ? QStringList{"image2video"} : QStringList{},
+                                   tr("Edge's recipe for its current weights (2026-08-25) is image → video at 832 × 480. "
+                                      "This mode still runs, but it is not what those weights were tuned and shown for."));
+    }
+    {
         const QString name = QString::fromStdString(info.is_object() ? info.value("id", std::string()) : std::string()).section(':', 0, 0);
         generate_->setModelName(name.isEmpty() ? name : name.left(1).toUpper() + name.mid(1));
     }

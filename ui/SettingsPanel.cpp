@@ -54,7 +54,8 @@ SettingsPanel::SettingsPanel(QWidget* parent)
       fps_(new QSpinBox(this)), frames_(new QSpinBox(this)), steps_(new QSpinBox(this)), seed_(new QSpinBox(this)),
       width_(new QSpinBox(this)), height_(new QSpinBox(this)),
       guidance_(new QDoubleSpinBox(this)), shift_(new QDoubleSpinBox(this)), controlWeight_(new QDoubleSpinBox(this)),
-      sound_(new QCheckBox(tr("Generate sound"), this)), vision_(new QLineEdit(this)), action_(new QLineEdit(this)),
+      sound_(new QCheckBox(tr("Generate sound"), this)), jsonCaption_(new QCheckBox(tr("Send a plain prompt as a JSON caption"), this)),
+      vision_(new QLineEdit(this)), action_(new QLineEdit(this)),
       control_(new QLineEdit(this)), sizeLabel_(new QLabel(this)), durationLabel_(new QLabel(this)),
       controlPreview_(new QLabel(this)), form_(new QFormLayout(this)) {
     for (const auto& m : ws::mode_names()) {
@@ -138,6 +139,33 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     fl->addWidget(frames_);
     fl->addWidget(durationLabel_, 1);
     form_->addRow(tr("Frames"), framesRow);
+    // A long video: N chunks of Frames each, every one after the first continuing from the last frames before it.
+    chunks_ = new QSpinBox(this);
+    chunks_->setObjectName("chunks");
+    chunks_->setRange(1, 100);
+    chunks_->setPrefix(tr("× "));
+    chunks_->setToolTip(tr("Chunks of Frames each, one after another: each chunk after the first continues from the last frames of "
+                           "the one before, so the video is longer than one generation can be"));
+    overlap_ = new QSpinBox(this);
+    overlap_->setObjectName("overlap");
+    overlap_->setRange(1, 8);
+    overlap_->setValue(2);
+    overlap_->setToolTip(tr("Latent frames each chunk carries over from the one before (1 + 4 (K − 1) video frames)"));
+    lengthRow_ = new QWidget(this);
+    auto* lr = new QHBoxLayout(lengthRow_);
+    lr->setContentsMargins(0, 0, 0, 0);
+    lr->addWidget(chunks_);
+    lr->addWidget(new QLabel(tr("carrying over"), lengthRow_));
+    lr->addWidget(overlap_);
+    lengthLabel_ = new QLabel(lengthRow_);
+    lengthLabel_->setObjectName("lengthLabel");
+    lr->addWidget(lengthLabel_, 1);
+    form_->addRow(tr("Length"), lengthRow_);
+    for (QSpinBox* b : {chunks_, overlap_}) connect(b, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
+    // What the user chose, kept while a shorter chunk caps the box for a while.
+    connect(overlap_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
+        if (!cappingOverlap_) overlapWanted_ = v;
+    });
     form_->addRow(tr("Steps"), steps_);
     form_->addRow(tr("Guidance"), guidance_);
     form_->addRow(tr("Shift"), shift_);
@@ -147,6 +175,12 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     fixedNote_->setStyleSheet("color: palette(placeholder-text);");
     fixedNote_->hide();
     form_->addRow(fixedNote_);
+    recipeNote_ = new QLabel(this);
+    recipeNote_->setObjectName("recipeNote");
+    recipeNote_->setWordWrap(true);
+    recipeNote_->setStyleSheet("color: palette(placeholder-text);");
+    recipeNote_->hide();
+    form_->insertRow(1, recipeNote_);  // under the mode it is about
     auto* seedRow = new QWidget(this);
     auto* el = new QHBoxLayout(seedRow);
     el->setContentsMargins(0, 0, 0, 0);
@@ -155,6 +189,17 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     el->addStretch(1);
     form_->addRow(tr("Seed"), seedRow);
     form_->addRow(QString(), sound_);
+    jsonCaption_->setObjectName("jsonCaption");
+    jsonCaption_->setToolTip(tr("A prompt that is not JSON goes to the model as {\"temporal_caption\": …}; some models (Edge) "
+                                "follow captions better than plain text"));
+    form_->addRow(QString(), jsonCaption_);
+    prompting_ = new QComboBox(this);
+    prompting_->setObjectName("prompting");
+    prompting_->addItem(tr("Framework (reference)"), "framework");
+    prompting_->addItem(tr("Diffusers pipeline"), "diffusers");
+    prompting_->setToolTip(tr("Diffusers pipeline: its system prompt, inverse templates on the negative, no default negative and the "
+                              "folder's own UniPC schedule, for comparing with results made with diffusers"));
+    form_->addRow(tr("Prompting"), prompting_);
     visionRow_ = pathRow(vision_, tr("Conditioning picture or video"), this);
     form_->addRow(tr("Condition"), visionRow_);
     lastFrame_ = new QLineEdit(this);
@@ -221,6 +266,12 @@ void SettingsPanel::setFixedSampling(int steps) {
                               : QString());
     fixedNote_->setVisible(steps > 0);
     lockFixedSampling();
+}
+
+void SettingsPanel::setRecipeModes(const QStringList& modes, const QString& note) {
+    recipeModes_ = modes;
+    recipeNote_->setText(note);
+    updateVisibility();
 }
 
 void SettingsPanel::lockFixedSampling() {
@@ -298,6 +349,7 @@ void SettingsPanel::applyPreset(int index) {
         if (model.contains("width")) r.erase("resolution");
         merge(model);
         if (mode() == "text2image") r["num_frames"] = 1;
+        if (!r.contains("json_caption_wrapper")) r["json_caption_wrapper"] = false;  // on only where the model says so
     } else {
         if (model.contains("width")) r.erase("resolution");
         merge(model);
@@ -371,6 +423,18 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
         seedPolicy_->setCurrentIndex(0);  // a recalled seed stays as it was
     }
     if (r.contains("enable_sound") && r["enable_sound"].is_boolean()) sound_->setChecked(r["enable_sound"].get<bool>());
+    if (r.contains("continuation") && r["continuation"].is_object()) {
+        chunks_->setValue(static_cast<int>(r["continuation"].value("chunks", 1)));
+        overlap_->setValue(static_cast<int>(r["continuation"].value("overlap_latent_frames", 2)));
+    } else if (r.contains("prompt")) {
+        chunks_->setValue(1);  // a recalled job (it names its prompt; presets do not) made one chunk
+    }
+    if (r.contains("prompting") && r["prompting"].is_string())
+        prompting_->setCurrentIndex(std::max(0, prompting_->findData(QString::fromStdString(r["prompting"].get<std::string>()))));
+    else if (r.contains("prompt"))
+        prompting_->setCurrentIndex(0);
+    if (r.contains("json_caption_wrapper") && r["json_caption_wrapper"].is_boolean())
+        jsonCaption_->setChecked(r["json_caption_wrapper"].get<bool>());
     auto text = [&](const char* k, QLineEdit* e) {
         if (r.contains(k) && r[k].is_string()) e->setText(QString::fromStdString(r[k].get<std::string>()));
     };
@@ -417,6 +481,12 @@ ws::ojson SettingsPanel::request() const {
     if (fixedSteps_) r.erase("shift");  // a distilled checkpoint has none: its sigmas are fixed
     r["seed"] = seed_->value();
     r["enable_sound"] = sound_->isChecked() && canMakeSound_ && m != ws::Mode::Text2Image;
+    const bool continues = m == ws::Mode::Text2Video || m == ws::Mode::Image2Video || m == ws::Mode::Video2Video;
+    if (continues && chunks_->value() > 1)
+        r["continuation"] = {{"chunks", chunks_->value()}, {"overlap_latent_frames", overlap_->value()}};
+    if (prompting_->isVisibleTo(this) && prompting_->currentData() != "framework") r["prompting"] = prompting_->currentData().toString().toStdString();
+    // Always said, so unticking it overrides a model's default of true.
+    if (!ws::mode_has_actions(m)) r["json_caption_wrapper"] = jsonCaption_->isChecked();
     if (visionRow_->isVisibleTo(this) && !vision_->text().isEmpty()) r["vision_path"] = vision_->text().toStdString();
     if (lastFrameRow_->isVisibleTo(this) && !lastFrame_->text().isEmpty())
         r["keyframes"] = ws::ojson::array({{{"path", lastFrame_->text().toStdString()}, {"latent_frame", -1}}});
@@ -445,6 +515,16 @@ void SettingsPanel::updateDerived() {
         sizeLabel_->setText(QStringLiteral("%1 × %2").arg(res.width).arg(res.height));
     }
     const int frames = ws::round_frames_to_4k1(frames_->value());
+    // The stitched length: each chunk after the first adds its frames past the ones it carries over.
+    const int latentFrames = (frames - 1) / 4 + 1;
+    const bool capping = cappingOverlap_;  // restored, not cleared: this runs again inside setValue's signal
+    cappingOverlap_ = true;
+    overlap_->setMaximum(std::max(1, latentFrames - 1));
+    overlap_->setValue(std::min(overlapWanted_, overlap_->maximum()));
+    cappingOverlap_ = capping;
+    const int carried = 1 + 4 * (overlap_->value() - 1), total = frames + (chunks_->value() - 1) * (frames - carried);
+    lengthLabel_->setText(chunks_->value() > 1 ? tr("→ %1 frames, %2 s").arg(total).arg(total / static_cast<double>(fps_->value()), 0, 'f', 1)
+                                               : tr("one generation"));
     durationLabel_->setText(frames == frames_->value()
                                 ? tr("%1 s").arg(frames / static_cast<double>(fps_->value()), 0, 'f', 2)
                                 : tr("→ %1 frames, %2 s").arg(frames).arg(frames / static_cast<double>(fps_->value()), 0, 'f', 2));
@@ -463,6 +543,10 @@ void SettingsPanel::updateVisibility() {
     show(controlRow_, m == ws::Mode::Transfer);
     frames_->setEnabled(m != ws::Mode::Text2Image);
     sound_->setEnabled(m != ws::Mode::Text2Image && canMakeSound_);
+    show(jsonCaption_, !ws::mode_has_actions(m));
+    show(lengthRow_, m == ws::Mode::Text2Video || m == ws::Mode::Image2Video || m == ws::Mode::Video2Video);
+    show(prompting_, m == ws::Mode::Text2Image || m == ws::Mode::Text2Video || m == ws::Mode::Image2Video || m == ws::Mode::Video2Video);  // action modes send the reference's own action caption
+    recipeNote_->setVisible(!recipeModes_.isEmpty() && !recipeModes_.contains(mode()) && !recipeNote_->text().isEmpty());
 }
 
 void SettingsPanel::deriveControl() {

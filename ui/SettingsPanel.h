@@ -1,6 +1,7 @@
 #pragma once
 // Generation settings: mode, size, timing, sampler, seed policy, sound, conditioning and control inputs, presets.
 // Produces the request JSON the engine reads (the reference sample JSON fields) and restores it for recall.
+#include <QStringList>
 #include <QWidget>
 
 #include "worldstudio/core/pyjson.h"
@@ -39,6 +40,9 @@ public:
     // a line saying why; recalled requests do not unlock them.
     void setFixedSampling(int steps);
     int fixedSampling() const { return fixedSteps_; }
+    // The modes the loaded model's recipe is made for (empty: all) and what to say when another mode is chosen
+    // (Edge's 2026-08-25 recipe is image to video only; the other modes still run).
+    void setRecipeModes(const QStringList& modes, const QString& note);
     QString templateMode() const;  // the upsampler template for the mode: t2v, t2i, i2v or v2v
     double durationSeconds() const;
     QString sizeText() const;
@@ -49,11 +53,15 @@ public:
     QSpinBox* seedBox() const { return seed_; }
     QComboBox* seedPolicyBox() const { return seedPolicy_; }
     QSpinBox* stepsBox() const { return steps_; }
+    QSpinBox* chunksBox() const { return chunks_; }    // a long video: chunks of Frames each, continued from one another
+    QSpinBox* overlapBox() const { return overlap_; }  // latent frames each chunk carries over
+    QComboBox* promptingBox() const { return prompting_; }  // "framework" or "diffusers"
     QComboBox* tierBox() const { return tier_; }  // 256p, 480p, 720p, then "custom" (width and height boxes)
     QSpinBox* widthBox() const { return width_; }
     QSpinBox* heightBox() const { return height_; }
     QComboBox* aspectBox() const { return aspect_; }
     QCheckBox* soundBox() const { return sound_; }
+    QCheckBox* jsonCaptionBox() const { return jsonCaption_; }  // a plain prompt sent as {"temporal_caption": ...}
     QLineEdit* conditioningEdit() const { return vision_; }
     QLineEdit* lastFrameEdit() const { return lastFrame_; }  // image2video: the picture pinned at the last latent frame
     QLineEdit* controlEdit() const { return control_; }
@@ -84,16 +92,21 @@ private:
     void deriveControl();
     void lockFixedSampling();
     QComboBox *mode_, *preset_, *tier_, *aspect_, *seedPolicy_, *controlType_;
-    QSpinBox *fps_, *frames_, *steps_, *seed_, *width_, *height_;
+    QSpinBox *fps_, *frames_, *steps_, *seed_, *width_, *height_, *chunks_, *overlap_;
+    QComboBox* prompting_;
+    QWidget* lengthRow_;
     QDoubleSpinBox *guidance_, *shift_, *controlWeight_;
-    QCheckBox* sound_;
+    QCheckBox *sound_, *jsonCaption_;
     QLineEdit *vision_, *action_, *control_, *lastFrame_;
-    QLabel *sizeLabel_, *durationLabel_, *controlPreview_, *fixedNote_;
+    QLabel *sizeLabel_, *durationLabel_, *controlPreview_, *fixedNote_, *recipeNote_, *lengthLabel_ = nullptr;
+    QStringList recipeModes_;
     int fixedSteps_ = 0;
     quint64 controlTicket_ = 0;  // the latest control-map derivation; older ones finishing later are dropped
     QFormLayout* form_;
     QWidget *visionRow_, *actionRow_, *controlRow_, *lastFrameRow_;
     bool applying_ = false;
+    bool cappingOverlap_ = false;
+    int overlapWanted_ = 2;
     bool canMakeSound_ = true;
     ws::ojson modelDefaults_ = ws::ojson::object();
 };

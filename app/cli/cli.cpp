@@ -34,7 +34,8 @@ namespace {
 // Options that take no value.
 const std::vector<std::string> kFlagOptions = {"--chat",   "--negative", "--sound",  "--sample",          "--json-object", "--free-text",
                                                "--recompute-text", "--json", "--resume", "--freeze-reasoner",
-                                               "--closed-loop", "--no-inverse-check", "--distilled", "--fp8"};
+                                               "--closed-loop", "--no-inverse-check", "--distilled", "--fp8", "--edge",
+                                               "--json-caption", "--plain-prompt"};
 }  // namespace
 
 Args parse(int argc, char** argv, int start) {

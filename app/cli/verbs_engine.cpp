@@ -38,6 +38,9 @@ int cmd_info(const std::string&, const Args& a) {
         std::printf("%s tensors: %zu\n", k, r[k].size());
         for (const auto& n : r[k]) std::printf("  %s\n", n.get<std::string>().c_str());
     }
+    if (c.value("backbone_type", "") == "cosmos3_edge_nemotron_dense")
+        std::printf("backbone: Nemotron dense (Edge)%s\n", c.value("use_und_k_norm_for_gen", false) && !c.value("qk_norm_for_text", true)
+                                                                  ? "; the generation tower reads the text keys through k_norm_und_for_gen" : "");
     const ojson& fmt = r["format"];
     if (fmt.contains("fixed_step_sampler"))
         std::printf("sampling: distilled, fixed-step SDE over sigmas %s (steps and guidance fixed by the checkpoint)\n",
@@ -60,7 +63,7 @@ int cmd_make_tiny(const std::string&, const Args& a) {
     if (a.positional.size() != 1) throw UsageError("make-tiny needs OUT_DIR");
     int seed = to_int(a.get("--seed", "0"), "--seed");
     if (seed < 0) throw UsageError("--seed must not be negative");
-    ws::make_tiny_model(a.positional[0], static_cast<uint32_t>(seed));
+    ws::make_tiny_model(a.positional[0], static_cast<uint32_t>(seed), a.has("--edge"));
     if (a.has("--distilled")) ws::write_distilled_schedule(a.positional[0], ws::distilled_t_list());
     if (a.has("--fp8")) std::printf("quantized %d linears to FP8 E4M3\n", ws::quantize_transformer_fp8(a.positional[0]));
     std::printf("wrote %s\n", a.positional[0].c_str());
@@ -193,7 +196,8 @@ int cmd_generate(const std::string&, const Args& a) {
     }
     const std::map<std::string, std::string> text_flags = {{"--mode", "model_mode"}, {"--prompt", "prompt"},
         {"--negative-prompt", "negative_prompt"}, {"--resolution", "resolution"}, {"--aspect", "aspect_ratio"},
-        {"--vision", "vision_path"}, {"--actions", "action_path"}, {"--control", "control_path"}, {"--sampler", "sampler"}};
+        {"--vision", "vision_path"}, {"--actions", "action_path"}, {"--control", "control_path"}, {"--sampler", "sampler"},
+        {"--prompting", "prompting"}};
     for (const auto& [flag, field] : text_flags)
         if (a.has(flag)) job[field] = a.get(flag);
     const std::map<std::string, std::string> int_flags = {{"--frames", "num_frames"}, {"--steps", "num_steps"}, {"--seed", "seed"}};
@@ -203,6 +207,14 @@ int cmd_generate(const std::string&, const Args& a) {
     for (const auto& [flag, field] : num_flags)
         if (a.has(flag)) job[field] = to_double(a.get(flag), flag.c_str());
     if (a.has("--sound")) job["enable_sound"] = true;
+    if (a.has("--json-caption") && a.has("--plain-prompt")) throw UsageError("--json-caption and --plain-prompt exclude each other");
+    if (a.has("--json-caption")) job["json_caption_wrapper"] = true;
+    if (a.has("--overlap") && !a.has("--chunks")) throw UsageError("--overlap goes with --chunks");
+    if (a.has("--chunks")) {
+        job["continuation"] = {{"chunks", to_int(a.get("--chunks"), "--chunks")}};
+        if (a.has("--overlap")) job["continuation"]["overlap_latent_frames"] = to_int(a.get("--overlap"), "--overlap");
+    }
+    if (a.has("--plain-prompt")) job["json_caption_wrapper"] = false;
     if (a.has("--last-frame")) job["keyframes"] = ojson::array({{{"path", a.get("--last-frame")}, {"latent_frame", -1}}});
     if (a.options.count("--adapter")) {  // appended to the job's own, in order
         if (!job.contains("adapters")) job["adapters"] = ojson::array();
@@ -285,10 +297,11 @@ void add_engine_verbs(std::vector<Verb>& v) {
                                     config, parameters, missing / unexpected / mis-shaped tensors, damaged files;
                                     exit 1 when any would fail to load
 )", cmd_info});
-    v.push_back({"make-tiny", R"(  make-tiny OUT_DIR [--seed N] [--distilled] [--fp8]
+    v.push_back({"make-tiny", R"(  make-tiny OUT_DIR [--seed N] [--distilled] [--fp8] [--edge]
                                     write a tiny random model folder (real layout); --distilled: marked as a 4-step
                                     student (scheduler/ with the fixed sigma list); --fp8: its transformer quantized
-                                    as ModelOpt static FP8 (F8_E4M3 weights, weight_scale, input_scale)
+                                    as ModelOpt static FP8 (F8_E4M3 weights, weight_scale, input_scale); --edge:
+                                    shaped as Cosmos3-Edge (ReLU² MLP, the generator's own text-key norm, no sound)
 )", cmd_make_tiny});
     v.push_back({"make-tiny-lora", R"(  make-tiny-lora MODEL_DIR OUT_DIR [--rank N] [--seed N]
                                     write a random PEFT LoRA adapter for MODEL_DIR's generation-tower attention
@@ -317,7 +330,13 @@ void add_engine_verbs(std::vector<Verb>& v) {
       flags: --mode M --prompt P [--negative-prompt P] [--frames N] [--fps F] [--resolution R]
              [--aspect A] [--steps N] [--guidance G] [--shift S] [--seed N] [--sound]
              [--vision FILE] [--actions FILE] [--control FILE] [--sampler unipc|euler]
-             [--last-frame FILE] [--adapter LORA_DIR[:STRENGTH] ...] [--set key=json ...]
+             [--last-frame FILE] [--adapter LORA_DIR[:STRENGTH] ...] [--json-caption | --plain-prompt]
+             [--chunks N [--overlap K]] [--prompting framework|diffusers] [--set key=json ...]
+      --chunks N makes a long video of N chunks of --frames each, every chunk after the first continuing from the
+      last K latent frames (default 2) of the one before (OUT.mp4; the chunks are kept in OUT.chunks/);
+      --prompting diffusers prompts and samples as the diffusers pipeline does (its system prompt, inverse negative
+      templates, "" as the default negative, the folder's UniPC schedule), for comparing against it;
+      --json-caption sends a plain prompt as {"temporal_caption": ...} (Edge's default; --plain-prompt turns it off);
       --last-frame pins a picture at the last latent frame (first + last frame with --vision); any keyframes:
       --set 'keyframes=[{"path": "k.png", "latent_frame": 2}]' 
       a distilled checkpoint samples its own steps (--steps/--guidance/--shift are set aside, said on stderr);

@@ -10,6 +10,7 @@
 #include "worldstudio/model/request.h"
 #include "worldstudio/pico/bench.h"
 #include "worldstudio/pico/model.h"
+#include "worldstudio/pico/seams.h"
 #include "worldstudio/pico/train.h"
 #include "worldstudio/pico/world.h"
 
@@ -180,6 +181,27 @@ int cmd_pico_bench(const std::string&, const Args& a) {
     return 0;
 }
 
+int cmd_seam_bench(const std::string&, const Args& a) {
+    if (!a.positional.empty()) throw UsageError("seam-bench takes only options");
+    ws::pico::SeamBenchOptions o;
+    o.episodes = to_int(a.get("--episodes", "4"), "--episodes");
+    o.chunks = to_int(a.get("--chunks", "3"), "--chunks");
+    o.overlap_latent_frames = to_int(a.get("--overlap", "2"), "--overlap");
+    o.steps = to_int(a.get("--steps", "20"), "--steps");
+    if (o.episodes < 1 || o.episodes > 1000) throw UsageError("--episodes must be between 1 and 1000");
+    if (o.chunks < 2 || o.chunks > 100) throw UsageError("--chunks must be between 2 and 100");
+    if (o.steps < 1 || o.steps > 1000) throw UsageError("--steps must be between 1 and 1000");
+    const int seed = to_int(a.get("--seed", std::to_string(o.seed)), "--seed");
+    if (seed < 0) throw UsageError("--seed must not be negative");
+    o.seed = static_cast<uint64_t>(seed);
+    ws::RunCallbacks cb;
+    cb.should_cancel = [] { return g_interrupted.load(); };
+    const ojson r = ws::pico::run_seam_bench(a.has("--model") ? a.get("--model") : default_model_dir(), o, cb);
+    if (a.has("--json")) std::printf("%s\n", r.dump(2).c_str());
+    else std::printf("%s", ws::pico::seam_bench_table(r).c_str());
+    return 0;
+}
+
 int cmd_sim(const std::string&, const Args& a) {
     if (!a.positional.empty()) throw UsageError("sim takes only options");
     const int episodes = to_int(a.need("--episodes"), "--episodes");
@@ -237,6 +259,10 @@ void add_pico_verbs(std::vector<Verb>& v) {
                                     inverse_dynamics, sound (for a given video); --free-text upsamples without the JSON constraint;
                                     --seed: the first episode's seed (default 2000000)
 )", cmd_pico_bench});
+    v.push_back({"seam-bench", R"(  seam-bench [--model DIR] [--episodes N] [--chunks N] [--overlap K] [--steps N] [--seed S] [--json]
+                                    long videos by continuation on held-out Pico World prompts: the frame-to-frame
+                                    change (mean |Δ|, PSNR) across each seam against the change inside the chunks
+)", cmd_seam_bench});
     v.push_back({"sim", R"(  sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
                                     actions, impacts, questions with answers), seeds S .. S+N-1

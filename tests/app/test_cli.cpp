@@ -125,6 +125,24 @@ private Q_SLOTS:
         auto t = cli({"tokenize", "--tokenizer", model + "/tokenizer.json", "--chat", "hi"});
         QCOMPARE(t.code, 0);
         QVERIFY(t.out.startsWith("257 "));
+        // An Edge-shaped folder, a long video from chunks, the diffusers path; options that do not go together.
+        const QString edge = tmp_.filePath("tiny_edge");
+        QCOMPARE(cli({"make-tiny", edge, "--edge"}).code, 0);
+        auto ei = cli({"info", edge});
+        QVERIFY2(ei.code == 0 && ei.out.contains("backbone: Nemotron dense (Edge); the generation tower reads the text keys through k_norm_und_for_gen"),
+                 ei.out.constData());
+        auto lg = cli({"generate", "--model", model, "--mode", "text2video", "--prompt", "a ball", "--set", "width=64", "--set", "height=32",
+                       "--frames", "9", "--steps", "1", "--chunks", "2", "--overlap", "1", "--prompting", "diffusers", "-o", tmp_.filePath("out/long.mp4")});
+        QVERIFY2(lg.code == 0, lg.err.constData());
+        QVERIFY(lg.out.contains("step 2/2"));
+        const ws::ojson rec = ws::ojson::parse(read(tmp_.filePath("out/long.json")).toStdString());
+        QCOMPARE(rec["continuation"]["frames"].get<int>(), 17);  // 9 + (9 - 1)
+        QCOMPARE(rec["prompting"]["path"].get<std::string>(), std::string("diffusers"));
+        auto lone = cli({"generate", "--model", model, "--prompt", "x", "--overlap", "2", "-o", tmp_.filePath("out/x.mp4")});
+        QCOMPARE(lone.code, 2);
+        QVERIFY(lone.err.contains("--overlap goes with --chunks"));
+        auto both = cli({"generate", "--model", model, "--prompt", "x", "--json-caption", "--plain-prompt", "-o", tmp_.filePath("out/x.mp4")});
+        QCOMPARE(both.code, 2);
     }
 
     // A reference case's `condition_frame_indexes: null` (as the reference writes it for text2image) means no

@@ -1,5 +1,6 @@
 // The checkpoints people run beside the base ones, on tiny folders made like them: distilled 4-step students
-// (fixed-step SDE sampler) and ModelOpt FP8 revisions (dequantized on load), with their bad-input cases.
+// (fixed-step SDE sampler), ModelOpt FP8 revisions (dequantized on load), LoRA adapters and the refreshed Edge, with
+// their bad-input cases.
 #include <c10/core/InferenceMode.h>
 
 #include <filesystem>
@@ -13,7 +14,9 @@
 #include "worldstudio/core/error.h"
 #include "worldstudio/core/fp8.h"
 #include "worldstudio/core/noise.h"
+#include "worldstudio/core/schedule.h"
 #include "worldstudio/model/engine.h"
+#include "worldstudio/model/prompt.h"
 #include "worldstudio/model/tiny_model.h"
 
 namespace fs = std::filesystem;
@@ -94,6 +97,7 @@ private Q_SLOTS:
         make_tiny_model(dir("base"), 5);
         make_tiny_model(dir("distilled"), 5);
         write_distilled_schedule(dir("distilled"), distilled_t_list());
+        make_tiny_model(dir("edge"), 5, /*edge=*/true);
     }
 
     // --- Distilled students -------------------------------------------------------------------------------------
@@ -529,6 +533,168 @@ private Q_SLOTS:
         QCOMPARE(parse_adapter_choice("/a/b").path, std::string("/a/b"));
         QCOMPARE(parse_adapter_choice("C:/odd:name").path, std::string("C:/odd:name"));  // no number after the last colon
         QVERIFY_THROWS_EXCEPTION(Error, adapter_choices_from_json(ojson{{{"strength", 1}}}, "job.json"));
+    }
+    // --- Edge (2026-08-25 weights and recipe) -------------------------------------------------------------------
+
+    void anEdgeFolderTakesItsRefreshedRecipe() {
+        const ojson info = Model::inspect(dir("edge"));
+        QVERIFY2(info["loadable"].get<bool>(), info.dump().c_str());
+        QCOMPARE(info["config"]["backbone_type"].get<std::string>(), std::string("cosmos3_edge_nemotron_dense"));
+        auto m = load(dir("edge"));
+        QVERIFY(m->config().und_k_norm_for_gen());
+        QVERIFY(!m->config().sound_gen);
+        // The recipe: 832x480 (the 480 tier at 16:9), 121 frames, 20 steps, guidance 6, shift 12, captions.
+        const ojson i2v = m->generation_defaults("image2video"), t2i = m->generation_defaults("text2image");
+        QCOMPARE(i2v["resolution"].get<std::string>(), std::string("480"));
+        QCOMPARE(i2v["aspect_ratio"].get<std::string>(), std::string("16,9"));
+        QCOMPARE(i2v["num_frames"].get<int>(), 121);
+        QCOMPARE(i2v["num_steps"].get<int>(), 20);
+        QCOMPARE(i2v["guidance"].get<double>(), 6.0);
+        QCOMPARE(i2v["shift"].get<double>(), 12.0);
+        QVERIFY(i2v["json_caption_wrapper"].get<bool>());
+        QCOMPARE(t2i["resolution"].get<std::string>(), std::string("480"));
+        QVERIFY(!t2i.contains("shift") && !t2i.contains("num_frames"));  // the engine's own image settings
+        QVERIFY(!load(dir("base"))->generation_defaults("image2video").contains("json_caption_wrapper"));
+
+        // A plain prompt goes as the caption {"temporal_caption": ...} with the caption's metadata keys; the job's own
+        // settings win over the recipe; json_caption_wrapper false sends the plain text.
+        c10::InferenceMode guard;
+        Session session(m);
+        ojson job = {{"model_mode", "text2video"}, {"prompt", " a red cube rolls. "}, {"width", 64}, {"height", 32},
+                     {"num_frames", 5}, {"num_steps", 2}, {"seed", 3}};
+        const GenerationResult r = session.generate(job, dir("out/edge_t2v"), {});
+        const ojson caption = ojson::parse(r.record["prompt_string"].get<std::string>());
+        QCOMPARE(caption["temporal_caption"].get<std::string>(), std::string("a red cube rolls."));
+        QCOMPARE(caption["resolution"]["W"].get<int>(), 64);
+        QVERIFY(caption.contains("duration") && caption.contains("fps"));
+        QVERIFY(r.record["request"]["json_caption_wrapper"].get<bool>());
+        QCOMPARE(r.record["request"]["num_steps"].get<int>(), 2);
+        QCOMPARE(r.record["request"]["guidance"].get<double>(), 6.0);
+        job["json_caption_wrapper"] = false;
+        const GenerationResult plain = session.generate(job, dir("out/edge_plain"), {});
+        QVERIFY2(plain.record["prompt_string"].get<std::string>().rfind("a red cube rolls. The video is", 0) == 0,
+                 plain.record["prompt_string"].get<std::string>().c_str());
+        QVERIFY(!at::equal(load_tensors(r.outputs.front()).at("video_latent"), load_tensors(plain.outputs.front()).at("video_latent")));
+        // A JSON caption is sent as it is, with its keys.
+        job["json_caption_wrapper"] = true;
+        job["prompt"] = R"({"subjects": [{"description": "a cube"}]})";
+        const ojson json_prompt = ojson::parse(session.generate(job, dir("out/edge_json"), {}).record["prompt_string"].get<std::string>());
+        QVERIFY(!json_prompt.contains("temporal_caption") && json_prompt.contains("subjects"));
+        const std::string quoted = "{\"temporal_caption\": \"sun \\\"set\\\"\"}";  // {"temporal_caption": "sun \"set\""}
+        QCOMPARE(wrap_plain_prompt_as_caption("sun \"set\""), quoted);
+    }
+
+    void badEdgeFoldersAreRefusedByName() {
+        auto config = [](const std::function<void(ojson&)>& f) {
+            return [f](const std::string& d) {
+                ojson j = read_json(d + "/transformer/config.json");
+                f(j);
+                write_json(d + "/transformer/config.json", j);
+            };
+        };
+        const std::vector<Damage> cases = {
+            {"no_gen_key_norm", [](const std::string& d) { edit_tensors(d, [](auto& t) { t.erase("layers.1.self_attn.k_norm_und_for_gen.weight"); }); },
+             "diffusers #14246"},
+            {"backbone", config([](ojson& j) { j["backbone_type"] = "mamba_hybrid"; }), "backbone_type 'mamba_hybrid' is unknown"},
+            {"text_qk_norm", config([](ojson& j) { j["qk_norm_for_text"] = true; }), "layers.0.self_attn.q_norm.weight"},
+            {"flag_type", config([](ojson& j) { j["use_und_k_norm_for_gen"] = "yes"; }), "use_und_k_norm_for_gen"},
+        };
+        expectRefusals(dir("edge"), "bad_edge_", cases, load_error);
+    }
+    // --- The diffusers path (prompting "diffusers") ---------------------------------------------------------------
+
+    void theDiffusersPathPromptsAndSamplesAsDiffusersDoes() {
+        c10::InferenceMode guard;
+        auto m = load(dir("base"));
+        Session session(m);
+        const std::string caption = R"({"subjects": [{"description": "a cube"}]})";
+        ojson job = {{"model_mode", "text2video"}, {"prompt", caption}, {"width", 64}, {"height", 32}, {"num_frames", 5},
+                     {"num_steps", 3}, {"seed", 4}, {"prompting", "diffusers"}, {"shift", 7.0}};
+        const GenerationResult r = session.generate(job, dir("out/diffusers_path"), {});
+        const ojson& rec = r.record;
+        // Templates appended to the JSON text itself; the absent negative is "" with the inverse sentences.
+        QCOMPARE(rec["prompt_string"].get<std::string>(),
+                 caption + ". The video is 0.2 seconds long and is of 24 FPS. This video is of 32x64 resolution.");
+        QCOMPARE(rec["negative_prompt_string"].get<std::string>(),
+                 std::string("The video is not 0.2 seconds long and is not of 24 FPS. This video is not of 32x64 resolution."));
+        QCOMPARE(rec["prompting"]["path"].get<std::string>(), std::string("diffusers"));
+        QCOMPARE(rec["prompting"]["system_prompt"].get<std::string>(),
+                 std::string("You are a helpful assistant who will generate videos from a give prompt."));
+        // No scheduler file: the base export's Karras flow sigmas; the job's shift is set aside.
+        QCOMPARE(rec["prompting"]["timesteps"].get<std::vector<int64_t>>(), make_karras_flow_schedule(3, 0.147, 200.0).timesteps);
+        QCOMPARE(rec["prompting"]["set_aside"]["shift"].get<double>(), 7.0);
+        QCOMPARE(rec["request"]["prompting"].get<std::string>(), std::string("diffusers"));
+        // The system turn is in the tokens: the framework path with the same strings gives another video.
+        const Model::Impl& M = m->impl();
+        const at::Tensor with = packed_prompt_ids(M.config, *M.tokenizer, "x", diffusers_system_prompt(false));
+        QVERIFY(with.size(0) > packed_prompt_ids(M.config, *M.tokenizer, "x").size(0) + 20);
+        ojson framework = job;
+        framework.erase("prompting");
+        const ojson frec = session.generate(framework, dir("out/framework_path"), {}).record;
+        QCOMPARE(frec["prompting"]["path"].get<std::string>(), std::string("framework"));
+        QVERIFY(frec["prompt_string"] != rec["prompt_string"]);
+        // The record's request runs again as it was.
+        QVERIFY(at::equal(load_tensors(r.outputs.front()).at("video_latent"),
+                          load_tensors(session.generate(rec["request"], dir("out/diffusers_again"), {}).outputs.front()).at("video_latent")));
+
+        // A folder that ships a UniPC without Karras and turns the system prompt off (as Edge's export does).
+        const std::string edge_like = copy("base", "diffusers_flow");
+        fs::create_directories(edge_like + "/scheduler");
+        write_json(edge_like + "/scheduler/scheduler_config.json",
+                   {{"_class_name", "Cosmos3EdgeUniPCMultistepScheduler"}, {"use_karras_sigmas", false}, {"use_flow_sigmas", true},
+                    {"prediction_type", "flow_prediction"}, {"flow_shift", 3.0}});
+        ojson index = read_json(edge_like + "/model_index.json");
+        index["default_use_system_prompt"] = false, index["use_native_flow_schedule"] = true;
+        write_json(edge_like + "/model_index.json", index);
+        Session s2(load(edge_like));
+        ojson image = job;
+        image["model_mode"] = "text2image", image["num_frames"] = 1, image["prompt"] = "a cube.";
+        const ojson rec2 = s2.generate(image, dir("out/diffusers_flow"), {}).record;
+        QCOMPARE(rec2["prompting"]["system_prompt"].get<std::string>(), std::string());
+        QCOMPARE(rec2["prompting"]["timesteps"].get<std::vector<int64_t>>(), make_shifted_flow_schedule(3, 3.0, true).timesteps);
+        QCOMPARE(rec2["prompt_string"].get<std::string>(), std::string("a cube. This image is of 32x64 resolution."));
+    }
+
+    void badDiffusersPathInputsAreRefusedByName() {
+        auto scheduler = [](const ojson& j) {
+            return [j](const std::string& d) {
+                fs::create_directories(d + "/scheduler");
+                write_json(d + "/scheduler/scheduler_config.json", j);
+            };
+        };
+        const ojson unipc = {{"_class_name", "UniPCMultistepScheduler"}, {"use_karras_sigmas", true}, {"use_flow_sigmas", true}};
+        auto with = [&](const char* k, const ojson& v) { ojson j = unipc; j[k] = v; return j; };
+        const std::vector<Damage> cases = {
+            {"order", scheduler(with("solver_order", 3)), "only UniPC order 2"},
+            {"not_flow", scheduler(with("use_flow_sigmas", false)), "use_flow_sigmas is false"},
+            {"epsilon", scheduler(with("prediction_type", "epsilon")), "prediction_type must be flow_prediction"},
+            {"sigmas", scheduler(with("sigma_min", 300.0)), "0 < sigma_min < sigma_max"},
+            {"final", scheduler(with("final_sigmas_type", "sigma_min")), "final_sigmas_type must be zero"},
+            {"index_type", [](const std::string& d) {
+                 ojson j = read_json(d + "/model_index.json");
+                 j["default_use_system_prompt"] = "no";
+                 write_json(d + "/model_index.json", j);
+             }, "default_use_system_prompt"},
+        };
+        expectRefusals(dir("base"), "bad_diffusers_", cases, load_error);
+        Session session(load(dir("base")));
+        auto refused = [&](const ojson& job, const char* expect) {
+            try {
+                session.generate(job, dir("out/bad_diffusers"), {});
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(expect) != std::string::npos, e.what());
+                return;
+            }
+            QFAIL(qPrintable(QString("accepted: ") + job.dump().c_str()));
+        };
+        const ojson job = {{"model_mode", "text2image"}, {"prompt", "p"}, {"width", 64}, {"height", 32}, {"num_steps", 1}};
+        ojson bad = job;
+        bad["prompting"] = "comfyui";
+        refused(bad, "prompting must be framework or diffusers");
+        bad["prompting"] = "diffusers", bad["sampler"] = "euler";
+        refused(bad, "leave sampler out or make it unipc");
+        bad = job, bad["prompting"] = "diffusers", bad["model_mode"] = "transfer";
+        refused(bad, "prompting diffusers is for text2image");
     }
 };
 

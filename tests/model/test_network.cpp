@@ -136,6 +136,70 @@ private Q_SLOTS:
         QVERIFY(a.action->x.narrow(1, 7, 57).abs().max().item<double>() == 0.0);  // past raw_action_dim: zeroed
         QVERIFY(a.sound->x.abs().max().item<double>() > 0);
     }
+    // Edge: the text tower has no QK-norm and its keys reach generation queries through k_norm_und_for_gen, which
+    // the text's own causal attention never reads. Checked against the framework's layer written out plainly.
+    void edgeGenerationReadsTheTextKeysThroughItsOwnNorm() {
+        c10::InferenceMode guard;
+        ModelConfig c = ModelConfig::preset("tiny");
+        c.hidden_act = "relu2", c.backbone = "nemotron_dense", c.qk_norm_for_text = false, c.use_und_k_norm_for_gen = true;
+        c.num_layers = 1, c.sound_gen = false;
+        const auto shapes = expected_weights(c);
+        QVERIFY(shapes.count("layers.0.self_attn.k_norm_und_for_gen.weight"));
+        QVERIFY(!shapes.count("layers.0.self_attn.q_norm.weight") && !shapes.count("layers.0.self_attn.k_norm.weight"));
+        QVERIFY(shapes.count("layers.0.self_attn.k_norm_moe_gen.weight") && !shapes.count("layers.0.mlp.gate_proj.weight"));
+        std::map<std::string, at::Tensor> w;
+        at::manual_seed(11);
+        for (const auto& [name, shape] : shapes) {
+            const bool norm = name.find("norm") != std::string::npos;
+            w[name] = norm ? 1.0 + 0.3 * at::randn(shape) : at::randn(shape) * 0.3;
+        }
+        const Network net(c, w, at::Device(at::kCPU), at::kFloat);
+        const int64_t L = 7, N = 5, d = c.head_dim, kv = c.num_kv_heads, heads = c.num_heads;
+        const at::Tensor ids = at::arange(L, at::kLong) * 11 % c.vocab_size;
+        const at::Tensor tpos = at::arange(L, at::kFloat).unsqueeze(0).expand({3, L}).contiguous();
+        const GenTokens gen{at::randn({N, c.hidden_size}), at::randn({3, N}) * 3 + 20};
+        TextKVCache cache;
+        const at::Tensor text_out = net.forward_text(net.embed_text(ids), tpos, cache);
+        const at::Tensor got = net.forward_gen(gen, cache);
+
+        auto rms = [&](const at::Tensor& x, const at::Tensor& g) { return g * (x * at::rsqrt(x.pow(2).mean(-1, true) + c.rms_norm_eps)); };
+        auto rope = [](const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+            const int64_t h = x.size(-1) / 2;
+            return x * cos.unsqueeze(1) + at::cat({-x.narrow(-1, h, h), x.narrow(-1, 0, h)}, -1) * sin.unsqueeze(1);
+        };
+        auto W = [&](const std::string& n) { return w.at("layers.0." + n + ".weight"); };
+        const auto [tc, ts] = net.rope(tpos);
+        const auto [gc, gs] = net.rope(gen.positions);
+        const at::Tensor th = rms(net.embed_text(ids), W("input_layernorm"));
+        const at::Tensor k_raw = at::linear(th, W("self_attn.k_proj")).view({L, kv, d});
+        const at::Tensor k_text = rope(rms(k_raw, W("self_attn.k_norm_und_for_gen")), tc, ts);
+        const at::Tensor v_text = at::linear(th, W("self_attn.v_proj")).view({L, kv, d});
+        const at::Tensor gh = rms(gen.hidden, W("input_layernorm_moe_gen"));
+        const at::Tensor q = rope(rms(at::linear(gh, W("self_attn.q_proj_moe_gen")).view({N, heads, d}), W("self_attn.q_norm_moe_gen")), gc, gs);
+        const at::Tensor k = rope(rms(at::linear(gh, W("self_attn.k_proj_moe_gen")).view({N, kv, d}), W("self_attn.k_norm_moe_gen")), gc, gs);
+        const at::Tensor v = at::linear(gh, W("self_attn.v_proj_moe_gen")).view({N, kv, d});
+        const at::Tensor K = at::cat({k_text, k}, 0).repeat_interleave(heads / kv, 1), V = at::cat({v_text, v}, 0).repeat_interleave(heads / kv, 1);
+        const at::Tensor p = at::softmax(at::einsum("nhd,mhd->hnm", {q, K}) / std::sqrt(static_cast<double>(d)), -1);
+        at::Tensor x = gen.hidden + at::linear(at::einsum("hnm,mhd->nhd", {p, V}).reshape({N, heads * d}), W("self_attn.o_proj_moe_gen"));
+        x = x + at::linear(at::relu(at::linear(rms(x, W("post_attention_layernorm_moe_gen")), W("mlp_moe_gen.up_proj"))).pow(2),
+                           W("mlp_moe_gen.down_proj"));
+        const at::Tensor expected = rms(x, w.at("norm_moe_gen.weight"));
+        QVERIFY2(wstest::rel_err(got, expected) <= 1e-5, qPrintable(QString::number(wstest::rel_err(got, expected))));
+        // The joint pass agrees with the reused keys.
+        QVERIFY(wstest::rel_err(net.forward_joint(net.embed_text(ids), tpos, gen), got) <= 1e-5);
+
+        // Another k_norm_und_for_gen changes what generation sees and nothing of the text's own path.
+        auto w2 = w;
+        w2["layers.0.self_attn.k_norm_und_for_gen.weight"] = w.at("layers.0.self_attn.k_norm_und_for_gen.weight") * 2.5;
+        const Network net2(c, w2, at::Device(at::kCPU), at::kFloat);
+        TextKVCache cache2;
+        QVERIFY(at::equal(net2.forward_text(net2.embed_text(ids), tpos, cache2), text_out));
+        QVERIFY(wstest::rel_err(net2.forward_gen(gen, cache2), got) > 1e-3);
+        // A cache without the normed keys is refused, not silently read raw.
+        TextKVCache raw = cache;
+        raw.k_for_gen.clear();
+        QVERIFY_THROWS_EXCEPTION(Error, net.forward_gen(gen, raw));
+    }
     void patchifyRoundTrip() {
         at::Tensor x = at::randn({48, 2, 5, 7});
         at::Tensor p = patchify(x, 2);

@@ -169,6 +169,76 @@ private Q_SLOTS:
         auto cond = load_tensors(dir("cond.safetensors")).at("latent");
         QVERIFY(at::equal(v.narrow(1, 0, 2), cond.narrow(1, 0, 2)));
     }
+    // A long video as three chunks of 9 frames, each later one conditioned on the last 2 latent frames (5 pixel
+    // frames) of the one before: 9 + 4 + 4 = 17 frames, no frame twice, sound carried on and decoded once.
+    void aContinuedVideoIsStitchedFromItsChunks() {
+        ojson job = base("text2video");
+        job["enable_sound"] = true, job["num_steps"] = 2;
+        job["continuation"] = {{"chunks", 3}, {"overlap_latent_frames", 2}};
+        int last_step = 0, last_total = 0;
+        std::vector<int> steps;
+        RunCallbacks cb;
+        cb.on_progress = [&](int step, int total, double) { steps.push_back(step), last_step = step, last_total = total; };
+        const GenerationResult r = run(job, "long.mp4", cb);
+        QCOMPARE(last_step, 6);
+        QCOMPARE(last_total, 6);
+        QVERIFY(std::is_sorted(steps.begin(), steps.end()));
+        const ojson& k = r.record["continuation"];
+        QCOMPARE(k["frames"].get<int>(), 17);
+        QCOMPARE(k["seams"].get<std::vector<int>>(), std::vector<int>({9, 13}));
+        QCOMPARE(k["chunks"].size(), size_t(3));
+        QCOMPARE(k["chunks"][2]["seed"].get<int>(), 13);
+        QCOMPARE(k["chunks"][1]["start_frame"].get<int>(), 4);
+        QCOMPARE(r.record["request"]["continuation"]["chunks"].get<int>(), 3);
+        const std::string folder = dir("out/long.chunks/");
+        // Each later chunk starts from its condition exactly, and carries the sound on from the stitched track.
+        for (int i = 1; i < 3; ++i) {
+            const auto chunk = load_tensors(folder + "chunk_" + std::to_string(i) + ".safetensors");
+            const at::Tensor cond = load_tensors(folder + "chunk_" + std::to_string(i) + "_condition.safetensors").at("latent");
+            QCOMPARE(cond.size(1), int64_t(2));
+            QVERIFY(at::equal(chunk.at("video_latent").narrow(1, 0, 2), cond));
+            const at::Tensor pinned = load_tensors(folder + "chunk_" + std::to_string(i) + "_sound.safetensors").at("sound_latent");
+            QVERIFY(at::equal(chunk.at("sound_latent").narrow(1, 0, pinned.size(1)), pinned));
+            const auto prev = load_tensors(folder + "chunk_" + std::to_string(i - 1) + ".safetensors");
+            const int64_t start = k["chunks"][i]["sound_start_latent"].get<int64_t>() - k["chunks"][i - 1]["sound_start_latent"].get<int64_t>();
+            QVERIFY(at::equal(prev.at("sound_latent").narrow(1, start, pinned.size(1)), pinned));
+            const ojson chunk_record = ojson::parse(std::ifstream(folder + "chunk_" + std::to_string(i) + ".json"));
+            QCOMPARE(chunk_record["mode"].get<std::string>(), std::string("video2video"));
+        }
+        // The one file: 17 frames and 17 / 24 s of sound.
+        const VideoFrames v = read_video(dir("out/long.mp4"));
+        QCOMPARE(v.count, 17);
+        const AudioClip a = read_audio(dir("out/long.mp4"));
+        QVERIFY2(std::abs(a.frames() / 48000.0 - 17 / 24.0) < 0.03, qPrintable(QString::number(a.frames() / 48000.0)));
+        QVERIFY(read_embedded_record(dir("out/long.mp4")).find("\"continuation\"") != std::string::npos);
+
+        // Refused by field, before anything runs.
+        auto refused = [&](const ojson& bad, const std::string& out, const char* expect) {
+            try {
+                run(bad, out);
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(expect) != std::string::npos, e.what());
+                return;
+            }
+            QFAIL(qPrintable(QString("accepted: ") + bad.dump().c_str()));
+        };
+        ojson bad = job;
+        bad["continuation"]["overlap_latent_frames"] = 3;
+        refused(bad, "bad_long.mp4", "fewer than the chunk's 3 latent frames");
+        bad = job, bad["continuation"]["chunks"] = 0;
+        refused(bad, "bad_long.mp4", "chunks must be from 1 to 100");
+        bad = job, bad["model_mode"] = "text2image";
+        refused(bad, "bad_long.mp4", "continuation is for text2video");
+        bad = job, bad["num_outputs"] = 2;
+        refused(bad, "bad_long.mp4", "num_outputs must be 1");
+        bad = job, bad["continuation"] = 3;
+        refused(bad, "bad_long.mp4", "continuation must be an object");
+        refused(job, "latents_only", "name the output OUT.mp4");
+        bad = base("text2video"), bad["sound_path"] = dir("cond.safetensors");
+        refused(bad, "bad_sound.mp4", "needs enable_sound");
+        bad["enable_sound"] = true;
+        refused(bad, "bad_sound.mp4", "has no tensor named 'sound_latent'");
+    }
     void transferWithControlGuidance() {
         ojson job = base("transfer");
         job["control_path"] = dir("control.safetensors");

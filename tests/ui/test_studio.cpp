@@ -656,6 +656,70 @@ private Q_SLOTS:
         QVERIFY(!note->isVisibleTo(s));
         QVERIFY(w.inspectorTabs()->isTabEnabled(negativeTab));
     }
+    void anEdgeModelTakesItsRecipeAndALongVideoIsOneResult() {
+        // Edge's refreshed recipe fills the settings, the note says which mode it is for, plain prompts go as
+        // captions; three chunks make one video; a base model puts it all back.
+        useDataDir("edge");
+        const QString dir = tmp_.filePath("edge-model");
+        ws::make_tiny_model(dir.toStdString(), 0, /*edge=*/true);
+        MainWindow w;
+        w.player()->setUseAudioDevice(false);
+        w.show();
+        QSignalSpy ready(&w, &MainWindow::modelReady);
+        w.loadModel(dir);
+        QVERIFY(ready.wait(60000));
+        SettingsPanel* s = w.settings();
+        s->setMode("image2video");
+        QCOMPARE(s->tierBox()->currentData().toString(), QString("480"));
+        QCOMPARE(s->aspectBox()->currentData().toString(), QString("16,9"));
+        QCOMPARE(s->framesBox()->value(), 121);
+        QCOMPARE(s->stepsBox()->value(), 20);
+        QVERIFY(s->jsonCaptionBox()->isChecked());
+        auto* note = s->findChild<QLabel*>("recipeNote");
+        QVERIFY(note && !note->isVisibleTo(s));
+        s->setMode("text2video");
+        QVERIFY(note->isVisibleTo(s));
+        QVERIFY2(note->text().contains("image → video"), qPrintable(note->text()));
+        // A long video: three chunks of 9 frames, two latent frames carried over: 9 + 4 + 4 frames.
+        s->tierBox()->setCurrentIndex(s->tierBox()->findData("custom"));
+        s->widthBox()->setValue(64);
+        s->heightBox()->setValue(32);
+        s->framesBox()->setValue(9);
+        s->stepsBox()->setValue(2);
+        s->chunksBox()->setValue(3);
+        QVERIFY(s->chunksBox()->isVisibleTo(s));
+        QCOMPARE(s->overlapBox()->value(), 2);
+        QCOMPARE(s->overlapBox()->maximum(), 2);  // fewer than the chunk's 3 latent frames
+        auto* length = s->findChild<QLabel*>("lengthLabel");
+        QVERIFY(length);
+        QVERIFY2(length->text().contains("17 frames"), qPrintable(length->text()));
+        ws::ojson r = s->request();
+        QCOMPARE(r["continuation"]["chunks"].get<int>(), 3);
+        QVERIFY(r["json_caption_wrapper"].get<bool>());
+        QVERIFY(!r.contains("prompting"));
+        w.inspectorTabs()->setCurrentIndex(w.inspectorTabs()->count() - 1);  // Settings
+        shot(&w, "edge-long-video-settings");
+        w.promptEdit()->setText("a red ball rolls");
+        QSignalSpy completed(&w, &MainWindow::jobCompleted);
+        QVERIFY(w.addToQueue() > 0);
+        QVERIFY(completed.wait(180000));
+        QCOMPARE(completed.first().at(1).toString(), QString("done"));
+        const ws::ojson rec = ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
+        QCOMPARE(rec["continuation"]["frames"].get<int>(), 17);
+        QVERIFY(ws::ojson::parse(rec["prompt_string"].get<std::string>()).contains("temporal_caption"));
+        // Recall puts the chunks back; the diffusers path is one choice away.
+        s->chunksBox()->setValue(1);
+        s->applyRequest(rec["request"]);
+        QCOMPARE(s->chunksBox()->value(), 3);
+        s->promptingBox()->setCurrentIndex(s->promptingBox()->findData("diffusers"));
+        QCOMPARE(s->request()["prompting"].get<std::string>(), std::string("diffusers"));
+        // A base model: no recipe note, no caption wrapping.
+        QSignalSpy again(&w, &MainWindow::modelReady);
+        w.loadModel(model_);
+        QVERIFY(again.wait(60000));
+        QVERIFY(!note->isVisibleTo(s));
+        QVERIFY(!s->jsonCaptionBox()->isChecked());
+    }
     void loraAdaptersAreAppliedFromTheModelsWorkspace() {
         useDataDir("lora");
         const QString adapter = tmp_.filePath("lora-adapter");

@@ -7,8 +7,9 @@ namespace ws {
 int64_t ModelConfig::parameter_count() const {
     const int64_t H = hidden_size, q = num_heads * head_dim, kv = num_kv_heads * head_dim;
     const int64_t mlp = (hidden_act == "relu2" ? 2 : 3) * H * intermediate_size;
-    const int64_t attn = H * q + 2 * H * kv + q * H + 2 * head_dim;
-    const int64_t layer = 2 * (attn + mlp + 2 * H);
+    const int64_t attn = H * q + 2 * H * kv + q * H;
+    const int64_t qk_norms = 2 * head_dim * (qk_norm_for_text ? 2 : 1) + (und_k_norm_for_gen() ? head_dim : 0);
+    const int64_t layer = 2 * (attn + mlp + 2 * H) + qk_norms;
     int64_t n = num_layers * layer + vocab_size * H * (tie_word_embeddings ? 1 : 2) + 2 * H;
     n += (patch_latent_dim() + 1) * H + (H + 1) * patch_latent_dim() + (256 + 1) * H + (H + 1) * H;
     if (sound_gen) n += 2 * sound_dim * H + H + sound_dim + H;
@@ -40,6 +41,19 @@ ModelConfig ModelConfig::from_json(const ojson& j_in, const std::string& origin)
     if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) read_json_field(j["rope_scaling"], "mrope_section", c.mrope_section, origin);
     read_json_field(j, "rms_norm_eps", c.rms_norm_eps, origin);
     read_json_field(j, "hidden_act", c.hidden_act, origin);
+    // The diffusers Edge export names its backbone; a config without the name is Edge's when its MLP is ReLU².
+    std::string backbone_type = c.hidden_act == "relu2" ? "cosmos3_edge_nemotron_dense" : "";
+    read_json_field(j, "backbone_type", backbone_type, origin);
+    if (backbone_type == "cosmos3_edge_nemotron_dense") {
+        c.backbone = "nemotron_dense";
+        // Edge.yaml's values, for exports written by a converter that could not pass them on.
+        c.qk_norm_for_text = false;
+        c.use_und_k_norm_for_gen = true;
+    } else if (!backbone_type.empty() && backbone_type != "qwen3_vl") {
+        throw Error(origin + ": backbone_type '" + backbone_type + "' is unknown (known: cosmos3_edge_nemotron_dense)");
+    }
+    read_json_field(j, "qk_norm_for_text", c.qk_norm_for_text, origin);
+    read_json_field(j, "use_und_k_norm_for_gen", c.use_und_k_norm_for_gen, origin);
     read_json_field(j, "latent_channel", c.latent_channels, origin);
     read_json_field(j, "latent_patch_size", c.patch_size, origin);
     read_json_field(j, "base_fps", c.base_fps, origin);
@@ -81,6 +95,7 @@ void ModelConfig::validate(const std::string& origin) const {
     int64_t s = mrope_section[0] + mrope_section[1] + mrope_section[2];
     if (s != head_dim / 2) throw bad("mrope_section must sum to head_dim / 2");
     if (hidden_act != "silu" && hidden_act != "relu2") throw bad("hidden_act must be silu or relu2");
+    if (backbone != "qwen3_vl" && backbone != "nemotron_dense") throw bad("backbone must be qwen3_vl or nemotron_dense");
     if (latent_channels <= 0 || patch_size <= 0) throw bad("latent sizes must be positive");
 }
 
@@ -97,6 +112,9 @@ ojson ModelConfig::to_json() const {
                  {"rope_scaling", {{"mrope_interleaved", true}, {"mrope_section", mrope_section}, {"rope_type", "default"}}},
                  {"rms_norm_eps", rms_norm_eps},
                  {"hidden_act", hidden_act},
+                 {"backbone_type", backbone == "nemotron_dense" ? "cosmos3_edge_nemotron_dense" : "qwen3_vl"},
+                 {"qk_norm_for_text", qk_norm_for_text},
+                 {"use_und_k_norm_for_gen", use_und_k_norm_for_gen},
                  {"latent_channel", latent_channels},
                  {"latent_patch_size", patch_size},
                  {"patch_latent_dim", patch_latent_dim()},
@@ -135,6 +153,7 @@ ModelConfig ModelConfig::preset(const std::string& n) {
         // sources we hold; these are the 2B-class dimensions and are replaced by the checkpoint's config.json.
         c.hidden_size = 2048, c.num_layers = 28, c.num_heads = 16, c.num_kv_heads = 8, c.intermediate_size = 6144;
         c.vocab_size = 131072, c.hidden_act = "relu2", c.rope_theta = 1e8, c.rms_norm_eps = 1e-5;
+        c.backbone = "nemotron_dense", c.qk_norm_for_text = false, c.use_und_k_norm_for_gen = true;
         c.sound_gen = false;
         c.special = {2, 3, 4};  // replaced by the snapshot's tokenizer ids on load
         return c;

@@ -96,13 +96,17 @@ std::map<std::string, std::vector<int64_t>> expected_weights(const ModelConfig& 
             w[p + "self_attn.k_proj" + s + ".weight"] = {kv, H};
             w[p + "self_attn.v_proj" + s + ".weight"] = {kv, H};
             w[p + "self_attn.o_proj" + s + ".weight"] = {H, q};
-            w[p + "self_attn.q_norm" + s + ".weight"] = {c.head_dim};
-            w[p + "self_attn.k_norm" + s + ".weight"] = {c.head_dim};
+            if (!s.empty() || c.qk_norm_for_text) {
+                w[p + "self_attn.q_norm" + s + ".weight"] = {c.head_dim};
+                w[p + "self_attn.k_norm" + s + ".weight"] = {c.head_dim};
+            }
             const std::string mlp = s.empty() ? "mlp." : "mlp_moe_gen.";
             if (c.hidden_act == "silu") w[p + mlp + "gate_proj.weight"] = {I, H};
             w[p + mlp + "up_proj.weight"] = {I, H};
             w[p + mlp + "down_proj.weight"] = {H, I};
         }
+        // Same name in the framework and diffusers spellings.
+        if (c.und_k_norm_for_gen()) w[p + "self_attn.k_norm_und_for_gen.weight"] = {c.head_dim};
     }
     w["vae2llm.weight"] = {H, P};
     w["vae2llm.bias"] = {H};
@@ -173,6 +177,12 @@ std::string WeightReport::summary(size_t max_items) const {
     list("missing tensors", missing);
     list("mis-shaped tensors", misshaped);
     list("unexpected tensors", unexpected);
+    for (const std::string& m : missing)
+        if (m.find(".k_norm_und_for_gen.") != std::string::npos) {
+            o << "the generation tower's norm of the text keys (k_norm_und_for_gen, config use_und_k_norm_for_gen) is missing:"
+                 " loaders older than diffusers #14246 dropped it; export the Edge snapshot again, or download it afresh\n";
+            break;
+        }
     return o.str();
 }
 

@@ -52,10 +52,12 @@ std::optional<FixedStepSchedule> scheduler_fixed_steps(const fs::path& file) {
     const std::string cls = json_field<std::string>(*j, "_class_name", "", origin);
     const bool required = json_field<bool>(*j, "fixed_step_requires_explicit_sigmas", false, origin);
     const bool has_config = j->contains("fixed_step_sampler_config") && !(*j)["fixed_step_sampler_config"].is_null();
-    if (cls == "UniPCMultistepScheduler" && !has_config && !required) return std::nullopt;
+    // Edge's export names its own UniPC class (the native flow grid); both are base schedules.
+    if ((cls == "UniPCMultistepScheduler" || cls == "Cosmos3EdgeUniPCMultistepScheduler") && !has_config && !required) return std::nullopt;
     if (cls != "FlowMatchEulerDiscreteScheduler")
         throw Error(origin + ": _class_name '" + cls + "' is not a schedule this version runs (UniPCMultistepScheduler, or "
-                    "FlowMatchEulerDiscreteScheduler with fixed_step_sampler_config for distilled checkpoints)");
+                    "Cosmos3EdgeUniPCMultistepScheduler, or FlowMatchEulerDiscreteScheduler with fixed_step_sampler_config for "
+                    "distilled checkpoints)");
     if (!has_config || !(*j)["fixed_step_sampler_config"].contains("t_list"))
         throw Error(origin + (required ? ": fixed_step_requires_explicit_sigmas is set but fixed_step_sampler_config.t_list is missing"
                                        : ": FlowMatchEulerDiscreteScheduler without fixed_step_sampler_config.t_list (no sigma list to sample with)"));
@@ -141,7 +143,49 @@ std::optional<Fp8Quantization> fp8_quantization(const fs::path& root, const fs::
     return q;
 }
 
+DiffusersPipelineConfig diffusers_config(const fs::path& root) {
+    DiffusersPipelineConfig d;
+    if (const auto j = read_optional_json(root / "model_index.json")) {
+        const std::string origin = (root / "model_index.json").string();
+        read_json_field(*j, "default_use_system_prompt", d.use_system_prompt, origin);
+        read_json_field(*j, "use_native_flow_schedule", d.native_flow_schedule, origin);
+    }
+    const fs::path file = root / "scheduler" / "scheduler_config.json";
+    const auto j = read_optional_json(file);
+    if (!j) return d;
+    const std::string origin = file.string(), cls = json_field<std::string>(*j, "_class_name", "", origin);
+    if (cls != "UniPCMultistepScheduler" && cls != "Cosmos3EdgeUniPCMultistepScheduler") return d;  // a distilled student's
+    d.scheduler_source = origin;
+    d.karras = json_field<bool>(*j, "use_karras_sigmas", false, origin);
+    if (!json_field<bool>(*j, "use_flow_sigmas", cls == "Cosmos3EdgeUniPCMultistepScheduler", origin))
+        throw Error(origin + ": use_flow_sigmas is false; a rectified-flow model needs flow sigmas");
+    if (json_field<std::string>(*j, "prediction_type", "flow_prediction", origin) != "flow_prediction")
+        throw Error(origin + ": prediction_type must be flow_prediction");
+    for (const char* k : {"use_exponential_sigmas", "use_beta_sigmas", "use_dynamic_shifting"})
+        if (json_field<bool>(*j, k, false, origin)) throw Error(origin + ": " + k + " is not supported");
+    if (json_field<std::string>(*j, "final_sigmas_type", "zero", origin) != "zero") throw Error(origin + ": final_sigmas_type must be zero");
+    if (json_field<int>(*j, "solver_order", 2, origin) != 2 || json_field<std::string>(*j, "solver_type", "bh2", origin) != "bh2" ||
+        !json_field<bool>(*j, "predict_x0", true, origin))
+        throw Error(origin + ": only UniPC order 2, bh2, predicting x0 is supported (solver_order, solver_type, predict_x0)");
+    // null means "from the training table" in diffusers; for flow sigmas that is the base export's values here.
+    if (j->contains("sigma_min") && !(*j)["sigma_min"].is_null()) read_json_field(*j, "sigma_min", d.sigma_min, origin);
+    if (j->contains("sigma_max") && !(*j)["sigma_max"].is_null()) read_json_field(*j, "sigma_max", d.sigma_max, origin);
+    read_json_field(*j, "flow_shift", d.flow_shift, origin);
+    if (!(d.sigma_min > 0 && d.sigma_max > d.sigma_min && std::isfinite(d.sigma_max)))
+        throw Error(origin + ": sigma_min and sigma_max must satisfy 0 < sigma_min < sigma_max");
+    if (!(d.flow_shift > 0 && std::isfinite(d.flow_shift))) throw Error(origin + ": flow_shift must be positive");
+    return d;
+}
+
 }  // namespace
+
+ojson DiffusersPipelineConfig::to_json() const {
+    ojson j = {{"use_system_prompt", use_system_prompt}, {"scheduler", "UniPCMultistepScheduler"},
+               {"source", scheduler_source.empty() ? "the base export's scheduler (no scheduler/scheduler_config.json)" : scheduler_source}};
+    if (karras) j["karras_sigmas"] = {{"sigma_min", sigma_min}, {"sigma_max", sigma_max}, {"rho", 7.0}};
+    else j["flow_shift"] = flow_shift, j["grid"] = native_flow_schedule ? "linspace(0.999, 0)" : "linspace(1, 1/1000)";
+    return j;
+}
 
 CheckpointFormat read_checkpoint_format(const std::string& model_dir, const std::string& transformer_dir) {
     CheckpointFormat f;
@@ -152,6 +196,7 @@ CheckpointFormat read_checkpoint_format(const std::string& model_dir, const std:
         throw Error(from_modular->source + ": distilled_sigmas differ from " + from_scheduler->source + "'s fixed_step_sampler_config.t_list");
     f.fixed_steps = from_scheduler ? from_scheduler : from_modular;
     f.fp8 = fp8_quantization(root, fs::path(transformer_dir));
+    f.diffusers = diffusers_config(root);
     return f;
 }
 

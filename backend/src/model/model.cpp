@@ -202,12 +202,22 @@ ojson read_generation_defaults(const std::string& dir);
 // What the checkpoint itself implies for requests, under model_index.json's defaults. A distilled student runs its
 // own steps without guidance at the tier it was distilled at: 768 for images (Text2Image-4Step), 480 for video
 // (Image2Video-4Step), at the fps its base_fps names.
+// Edge follows its 2026-08-25 recipe (new generator weights; the cookbook is image-to-video only): 832x480,
+// 121 frames, 20 steps, guidance 6, shift 12 for the video modes, and plain prompts sent as a JSON caption, which
+// Edge follows better than plain text. Text to image keeps the engine's own steps at Edge's 480 tier.
 ojson checkpoint_defaults(const CheckpointFormat& format, const ModelConfig& c) {
     ojson d = ojson::object();
+    if (c.backbone == "nemotron_dense") {
+        d["*"] = {{"json_caption_wrapper", true}};
+        for (const char* mode : {"text2video", "image2video", "video2video"})
+            d[mode] = {{"resolution", "480"}, {"aspect_ratio", "16,9"}, {"num_frames", 121}, {"num_steps", 20}, {"guidance", 6.0}, {"shift", 12.0}};
+        d["text2image"] = {{"resolution", "480"}};
+    }
     if (!format.fixed_steps) return d;
-    d["*"] = {{"num_steps", format.fixed_steps->t_list.size()}, {"guidance", 1.0}, {"sampler", "fixed_step_sde"}, {"resolution", "480"},
-              {"fps", c.base_fps}};
-    d["text2image"] = {{"resolution", "768"}};
+    const ojson fixed{{"num_steps", format.fixed_steps->t_list.size()}, {"guidance", 1.0}, {"sampler", "fixed_step_sde"},
+                      {"resolution", "480"}, {"fps", c.base_fps}};  // held: items() of a temporary would outlive it
+    for (const auto& [k, v] : fixed.items()) d["*"][k] = v;
+    d["text2image"]["resolution"] = "768";
     return d;
 }
 }  // namespace

@@ -27,8 +27,11 @@ Network::Network(ModelConfig config, std::map<std::string, at::Tensor> weights, 
             t.k = w(p + "self_attn.k_proj" + s + ".weight");
             t.v = w(p + "self_attn.v_proj" + s + ".weight");
             t.o = w(p + "self_attn.o_proj" + s + ".weight");
-            t.q_norm = w(p + "self_attn.q_norm" + s + ".weight");
-            t.k_norm = w(p + "self_attn.k_norm" + s + ".weight");
+            if (!s.empty() || cfg_.qk_norm_for_text) {
+                t.q_norm = w(p + "self_attn.q_norm" + s + ".weight");
+                t.k_norm = w(p + "self_attn.k_norm" + s + ".weight");
+            }
+            if (s.empty() && cfg_.und_k_norm_for_gen()) t.k_norm_for_gen = w(p + "self_attn.k_norm_und_for_gen.weight");
             if (cfg_.hidden_act == "silu") t.gate = w(p + mlp + "gate_proj.weight");
             t.up = w(p + mlp + "up_proj.weight");
             t.down = w(p + mlp + "down_proj.weight");
@@ -52,6 +55,8 @@ at::Tensor Network::rms_norm(const at::Tensor& x, const at::Tensor& weight) cons
     at::Tensor h = x.to(at::kFloat);
     at::Tensor var = h.pow(2).mean(-1, true);
     h = h * at::rsqrt(var + cfg_.rms_norm_eps);
+    // Qwen3-VL casts back before the weight; Nemotron scales in float32 and casts after (equal in float32).
+    if (cfg_.backbone == "nemotron_dense") return (weight.to(at::kFloat) * h).to(x.scalar_type());
     return weight * h.to(x.scalar_type());
 }
 
@@ -81,15 +86,21 @@ at::Tensor rotate_half(const at::Tensor& x) {
 }
 }  // namespace
 
+at::Tensor Network::rope_apply(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const {
+    return x * cos.unsqueeze(1) + rotate_half(x) * sin.unsqueeze(1);
+}
+
 void Network::qkv(const Tower& t, const at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, at::Tensor& q,
-                  at::Tensor& k, at::Tensor& v) const {
+                  at::Tensor& k, at::Tensor& v, at::Tensor* k_for_gen) const {
     const int64_t n = h.size(0), d = cfg_.head_dim;
-    q = rms_norm(at::linear(h, t.q).view({n, cfg_.num_heads, d}), t.q_norm);
-    k = rms_norm(at::linear(h, t.k).view({n, cfg_.num_kv_heads, d}), t.k_norm);
+    q = at::linear(h, t.q).view({n, cfg_.num_heads, d});
+    k = at::linear(h, t.k).view({n, cfg_.num_kv_heads, d});
     v = at::linear(h, t.v).view({n, cfg_.num_kv_heads, d});
-    at::Tensor c = cos.unsqueeze(1), s = sin.unsqueeze(1);
-    q = q * c + rotate_half(q) * s;
-    k = k * c + rotate_half(k) * s;
+    if (t.q_norm.defined()) q = rms_norm(q, t.q_norm), k = rms_norm(k, t.k_norm);
+    // The framework norms the (already k_norm'ed, here raw) keys before RoPE, with the text positions.
+    if (k_for_gen && t.k_norm_for_gen.defined()) *k_for_gen = rope_apply(rms_norm(k, t.k_norm_for_gen), cos, sin);
+    q = rope_apply(q, cos, sin);
+    k = rope_apply(k, cos, sin);
 }
 
 at::Tensor Network::attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t causal_offset) const {
@@ -131,11 +142,15 @@ at::Tensor Network::attend(const at::Tensor& q, const at::Tensor& k, const at::T
 
 void Network::text_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, TextKVCache& cache) const {
     const Tower& t = layers_[l].und;
-    at::Tensor q, k, v;
-    qkv(t, rms_norm(h, t.in_norm), cos, sin, q, k, v);
+    at::Tensor q, k, v, k_for_gen;
+    qkv(t, rms_norm(h, t.in_norm), cos, sin, q, k, v, &k_for_gen);
     const int64_t past = cache.k[l].defined() ? cache.k[l].size(0) : 0;
     cache.k[l] = past ? at::cat({cache.k[l], k}, 0) : k;
     cache.v[l] = past ? at::cat({cache.v[l], v}, 0) : v;
+    if (k_for_gen.defined()) {
+        if (cache.k_for_gen.size() != cache.k.size()) cache.k_for_gen.resize(cache.k.size());
+        cache.k_for_gen[l] = past ? at::cat({cache.k_for_gen[l], k_for_gen}, 0) : k_for_gen;
+    }
     h = h + at::linear(attend(q, cache.k[l], cache.v[l], past), t.o);
     h = h + mlp(t, rms_norm(h, t.post_norm));
 }
@@ -171,7 +186,9 @@ at::Tensor Network::forward_gen(const GenTokens& gen, const TextKVCache& text) c
     if (text.k.size() != layers_.size()) throw Error("text K/V cache does not match the network's layer count");
     auto [cos, sin] = rope(gen.positions);
     at::Tensor h = gen.hidden;
-    for (size_t l = 0; l < layers_.size(); ++l) gen_layer(l, h, cos, sin, text.k[l], text.v[l]);
+    if (cfg_.und_k_norm_for_gen() && text.k_for_gen.size() != layers_.size())
+        throw Error("text K/V cache lacks the generation tower's normed keys (k_norm_und_for_gen)");
+    for (size_t l = 0; l < layers_.size(); ++l) gen_layer(l, h, cos, sin, text.keys_for_gen(l), text.v[l]);
     return rms_norm(h, w("norm_moe_gen.weight"));
 }
 
@@ -183,7 +200,7 @@ at::Tensor Network::forward_joint(const at::Tensor& text_hidden, const at::Tenso
     at::Tensor th = text_hidden, gh = gen.hidden;
     for (size_t l = 0; l < layers_.size(); ++l) {
         text_layer(l, th, tcos, tsin, cache);
-        gen_layer(l, gh, gcos, gsin, cache.k[l], cache.v[l]);
+        gen_layer(l, gh, gcos, gsin, cache.keys_for_gen(l), cache.v[l]);
     }
     return rms_norm(gh, w("norm_moe_gen.weight"));
 }

@@ -11,10 +11,13 @@
 
 namespace ws {
 
-// Per-layer post-RoPE keys and values of the text stream: [kv_heads, L, head_dim] each.
+// Per-layer post-RoPE keys and values of the text stream: [L, kv_heads, head_dim] each. k is what the text's own
+// causal attention reads; k_for_gen, held only by a model with und_k_norm_for_gen (Edge), is the same keys through
+// the generation tower's own norm, which is what generation tokens read.
 struct TextKVCache {
-    std::vector<at::Tensor> k, v;
-    int64_t length() const { return k.empty() || !k[0].defined() ? 0 : k[0].size(1); }
+    std::vector<at::Tensor> k, v, k_for_gen;
+    int64_t length() const { return k.empty() || !k[0].defined() ? 0 : k[0].size(0); }
+    const at::Tensor& keys_for_gen(size_t layer) const { return k_for_gen.empty() ? k[layer] : k_for_gen[layer]; }
 };
 
 // Inputs of the generation stream, already embedded.
@@ -60,20 +63,24 @@ public:
 
 private:
     struct Tower {
-        at::Tensor in_norm, post_norm, q, k, v, o, q_norm, k_norm, gate, up, down;
+        // q_norm/k_norm are undefined where the tower has no QK-norm (Edge's text tower); k_norm_for_gen is the
+        // text tower's extra key norm read only by generation queries (undefined unless und_k_norm_for_gen).
+        at::Tensor in_norm, post_norm, q, k, v, o, q_norm, k_norm, k_norm_for_gen, gate, up, down;
     };
     struct Layer {
         Tower und, gen;
     };
     at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& w) const;
     at::Tensor mlp(const Tower& t, const at::Tensor& x) const;
-    // q [n, heads, d], k/v [n, kv, d] after norms and RoPE.
+    // q [n, heads, d], k/v [n, kv, d] after norms and RoPE; k_for_gen (when asked for and the tower has that norm)
+    // the keys through k_norm_for_gen, then RoPE.
     void qkv(const Tower& t, const at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, at::Tensor& q,
-             at::Tensor& k, at::Tensor& v) const;
+             at::Tensor& k, at::Tensor& v, at::Tensor* k_for_gen = nullptr) const;
     at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t causal_offset) const;
     void text_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, TextKVCache& cache) const;
     void gen_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& text_k,
                    const at::Tensor& text_v) const;
+    at::Tensor rope_apply(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const;
     const at::Tensor& w(const std::string& name) const;
 
     ModelConfig cfg_;

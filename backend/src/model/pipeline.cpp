@@ -11,6 +11,7 @@
 #include "model/preview.h"
 #include "model/sampler.h"
 #include "model/sequence.h"
+#include "worldstudio/model/prompt.h"
 #include "core/torch_util.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/core/noise.h"
@@ -159,6 +160,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             if (!job_sets(k)) job[k] = v;
     }
     GenerationRequest req = GenerationRequest::parse(job);
+    if (req.continuation) return generate_continued(job, req, out_prefix, cb);
     // Adapters are merged at load: a job names the ones the model must carry (the record's request does), and a job
     // that names none runs with what the model was loaded with.
     {
@@ -230,8 +232,9 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     }
 
     // Exact strings sent to the tokenizer: the reference's action caption for the action modes, else the prompt
-    // with its duration and resolution sentences.
+    // with its duration and resolution sentences (as the framework or, on request, as the diffusers pipeline writes them).
     const PromptMetadata meta = req.metadata();
+    const bool diffusers_path = req.prompting == "diffusers";
     std::string prompt_string;
     if (action_mode && req.action_caption != "video") {
         ActionCaption a;
@@ -248,11 +251,15 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         a.idle_frames = req.idle_frames;
         prompt_string = action_caption(a);
     } else {
-        prompt_string = format_prompt(req.prompt, meta, req.templates);
+        const std::string prompt = req.json_caption_wrapper ? wrap_plain_prompt_as_caption(req.prompt) : req.prompt;
+        prompt_string = diffusers_path ? format_prompt_diffusers(prompt, meta, req.templates, false) : format_prompt(prompt, meta, req.templates);
     }
-    const std::string negative_string = format_negative_prompt(req.negative_prompt, meta, req.templates, req.negative_metadata_mode);
-    Branch cond{packed_prompt_ids(c, *M.tokenizer, prompt_string), {}, false},
-        uncond{packed_prompt_ids(c, *M.tokenizer, negative_string), {}, false};
+    const std::string negative_string = diffusers_path ? format_prompt_diffusers(req.negative_prompt, meta, req.templates, true)
+                                                       : format_negative_prompt(req.negative_prompt, meta, req.templates, req.negative_metadata_mode);
+    // The diffusers pipeline puts its system turn before both prompts, unless the folder says not to (Edge).
+    const std::string system_prompt = diffusers_path && M.format.diffusers.use_system_prompt ? diffusers_system_prompt(meta.num_frames == 1) : "";
+    Branch cond{packed_prompt_ids(c, *M.tokenizer, prompt_string, system_prompt), {}, false},
+        uncond{packed_prompt_ids(c, *M.tokenizer, negative_string, system_prompt), {}, false};
 
     const int64_t T = req.latent_frames(), H = meta.height / c.spatial_compression, W = meta.width / c.spatial_compression;
     std::vector<bool> clean = clean_flags(static_cast<int>(T), req.condition_frame_indexes_vision);
@@ -311,6 +318,16 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         }
     }
     const int64_t n_sound = static_cast<int64_t>(std::ceil(static_cast<double>(static_cast<int64_t>(req.num_frames / req.fps * 48000)) / 1920.0));
+    at::Tensor pinned_sound;  // [sound_dim, m]: the first m sound latents, kept clean
+    if (!req.sound_path.empty()) {
+        SafeTensorsFile f(req.sound_path);
+        if (!f.contains("sound_latent")) throw Error("sound_path '" + req.sound_path + "' has no tensor named 'sound_latent'");
+        pinned_sound = to_tensor(f.at("sound_latent")).to(at::kFloat);
+        if (pinned_sound.dim() != 2 || pinned_sound.size(0) != c.sound_dim || pinned_sound.size(1) < 1 || pinned_sound.size(1) > n_sound)
+            throw Error("sound_path '" + req.sound_path + "': sound_latent must be [" + std::to_string(c.sound_dim) + ", m] with m from 1 to the " +
+                        std::to_string(n_sound) + " latents of this clip");
+        if (!at::isfinite(pinned_sound).all().item<bool>()) throw Error("sound_path '" + req.sound_path + "' holds NaN or infinite values");
+    }
 
     const bool use_cfg = req.guidance != 1.0;
     const bool use_control_guidance = req.mode == Mode::Transfer && req.control_guidance > 0;
@@ -334,7 +351,14 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     std::vector<Final> finals;
     std::map<std::string, ojson> action_rows;  // per output prefix, for the reference's sample file
 
-    const SigmaSchedule sched = fixed ? SigmaSchedule{} : make_sigma_schedule(req.num_steps, req.shift);
+    // The diffusers path samples with the UniPC schedule the folder ships; the request's shift is then set aside.
+    const DiffusersPipelineConfig& dcfg = M.format.diffusers;
+    const SigmaSchedule sched = fixed            ? SigmaSchedule{}
+                                : !diffusers_path ? make_sigma_schedule(req.num_steps, req.shift)
+                                : dcfg.karras     ? make_karras_flow_schedule(req.num_steps, dcfg.sigma_min, dcfg.sigma_max)
+                                                  : make_shifted_flow_schedule(req.num_steps, dcfg.flow_shift, dcfg.native_flow_schedule);
+    if (diffusers_path && !fixed && req.sampler != "unipc")
+        throw Error("prompting diffusers samples with the folder's UniPC schedule: leave sampler out or make it unipc");
     GenerationResult result;
     ojson outputs = ojson::array();
     int total_steps = req.num_steps * req.num_outputs;
@@ -361,7 +385,13 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             a.start_frame_offset = (req.state ? 0 : 1) - static_cast<int64_t>(req.history_actions.size());
             state.action = a;
         }
-        if (req.enable_sound) state.sound = SoundLatent{numpy_noise(seed, {c.sound_dim, n_sound}), std::vector<bool>(static_cast<size_t>(n_sound), false), c.sound_latent_fps};
+        if (req.enable_sound) {
+            state.sound = SoundLatent{numpy_noise(seed, {c.sound_dim, n_sound}), std::vector<bool>(static_cast<size_t>(n_sound), false), c.sound_latent_fps};
+            if (pinned_sound.defined()) {
+                state.sound->x.narrow(1, 0, pinned_sound.size(1)).copy_(pinned_sound);
+                std::fill(state.sound->clean.begin(), state.sound->clean.begin() + pinned_sound.size(1), true);
+            }
+        }
         const at::Tensor clean_mask = state.clean_mask_flat();
         const at::Tensor clean_values = state.flatten() * clean_mask;
         LatentState no_control = state;
@@ -464,6 +494,18 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                           {"seconds", seconds},
                           {"preview_seconds", preview_seconds},
                           {"versions", library_versions()}};
+    if (diffusers_path) {
+        ojson p = {{"path", "diffusers"}, {"system_prompt", system_prompt}, {"negative_templates", "inverse"},
+                   {"json_prompts", "templates appended as text (no metadata keys)"}};
+        if (!fixed) {
+            p["scheduler"] = dcfg.to_json();
+            p["timesteps"] = sched.timesteps;
+            if (job_in.contains("shift")) p["set_aside"] = {{"shift", req.shift}};
+        }
+        result.record["prompting"] = p;
+    } else {
+        result.record["prompting"] = {{"path", "framework"}};
+    }
     if (fixed) {
         ojson timesteps = ojson::array();
         for (double t : fixed->t_list) timesteps.push_back(FixedStepSdeSampler::network_timestep(t));

@@ -92,6 +92,28 @@ std::string format_prompt(const std::string& prompt, const PromptMetadata& meta,
     return append_sentences(prompt, meta, t.duration, t.resolution, false);
 }
 
+std::string format_prompt_diffusers(const std::string& prompt, const PromptMetadata& meta, const PromptTemplates& t, bool negative) {
+    auto append = [](std::string base, const std::string& sentence) {
+        while (!base.empty() && base.back() == '.') base.pop_back();
+        return base.empty() ? sentence : base + ". " + sentence;
+    };
+    std::string p = prompt;
+    const std::string& duration = negative ? t.inverse_duration : t.duration;
+    const std::string& resolution = negative ? t.inverse_resolution : t.resolution;
+    if (meta.is_video() && !duration.empty()) p = append(p, render_template(duration, meta));
+    if (!resolution.empty()) p = append(p, render_template(resolution, meta));
+    return p;
+}
+
+std::string diffusers_system_prompt(bool image) {
+    return std::string("You are a helpful assistant who will generate ") + (image ? "images" : "videos") + " from a give prompt.";
+}
+
+std::string wrap_plain_prompt_as_caption(const std::string& prompt) {
+    if (parse_json_caption(prompt, nullptr)) return prompt;
+    return python_json_dumps(ojson{{"temporal_caption", py_strip(prompt)}});
+}
+
 std::string format_negative_prompt(const std::string& negative, const PromptMetadata& meta, const PromptTemplates& t,
                                    NegativeMetadataMode mode) {
     switch (mode) {

@@ -31,7 +31,8 @@ const std::set<std::string> kFields = {
     "control_type", "control_weight", "control_guidance", "duration_template", "resolution_template",
     "inverse_duration_template", "inverse_resolution_template", "negative_metadata_mode",
     "negative_prompt_keep_metadata", "sampler", "reuse_text_kv", "preview_every", "domain_name", "view_point", "image_size",
-    "action_caption", "additional_view_description", "idle_frames", "state", "history_actions", "adapters", "keyframes"};
+    "action_caption", "additional_view_description", "idle_frames", "state", "history_actions", "adapters", "keyframes",
+    "json_caption_wrapper", "sound_path", "continuation", "prompting"};
 // Reference fields that only concern its own serving setup or media writer; accepted and ignored.
 const std::set<std::string> kIgnored = {"sigma_max", "video_save_quality", "image_save_quality", "defaults_file",
                                         "use_ema_weights", "condition_video_keep"};
@@ -81,7 +82,7 @@ std::string get_string_or_number(const ojson& j, const char* key, const std::str
 
 void resolve_job_paths(ojson& job, const std::string& base_dir) {
     if (base_dir.empty() || !job.is_object()) return;
-    for (const char* k : {"prompt_path", "vision_path", "action_path", "control_path", "negative_prompt_file"}) {
+    for (const char* k : {"prompt_path", "vision_path", "action_path", "control_path", "negative_prompt_file", "sound_path"}) {
         if (!job.contains(k) || !job[k].is_string()) continue;
         const std::string p = job[k].get<std::string>();
         if (p.empty() || fs::path(p).is_absolute()) continue;
@@ -229,6 +230,14 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
     r.mode = mode_from_name(get<std::string>(job, "model_mode", mode_name(kDefaultMode)));
     ojson merged = mode_defaults(r.mode);
     for (auto it = job.begin(); it != job.end(); ++it) merged[it.key()] = it.value();
+    r.prompting = get<std::string>(job, "prompting", "framework");
+    if (r.prompting != "framework" && r.prompting != "diffusers") throw Error("prompting must be framework or diffusers (got '" + r.prompting + "')");
+    if (r.prompting == "diffusers") {
+        if (r.mode != Mode::Text2Image && r.mode != Mode::Text2Video && r.mode != Mode::Image2Video && r.mode != Mode::Video2Video)
+            throw Error(std::string("prompting diffusers is for text2image, text2video, image2video and video2video, not ") + mode_name(r.mode));
+        // The diffusers pipeline has no built-in negative: an absent one is "".
+        if (!job.contains("negative_prompt_file")) merged.erase("negative_prompt_file");
+    }
     const ojson& j = merged;
     r.name = get<std::string>(j, "name", "");
     if (j.contains("prompt_path") && !j["prompt_path"].is_null()) {
@@ -353,6 +362,11 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
     // The reference promotes mode none to same when negative_prompt_keep_metadata is set.
     if (r.negative_metadata_mode == NegativeMetadataMode::None && get<bool>(j, "negative_prompt_keep_metadata", false))
         r.negative_metadata_mode = NegativeMetadataMode::Same;
+    r.json_caption_wrapper = get<bool>(j, "json_caption_wrapper", false);
+    r.sound_path = get<std::string>(j, "sound_path", "");
+    if (!r.sound_path.empty() && !r.enable_sound) throw Error("sound_path pins sound latents: it needs enable_sound");
+    if (!r.sound_path.empty() && fs::path(r.sound_path).extension() != ".safetensors")
+        throw Error("sound_path '" + r.sound_path + "' must be sound latents in .safetensors (tensor sound_latent)");
     r.sampler = get<std::string>(j, "sampler", "unipc");
     // fixed_step_sde is what a distilled checkpoint's record says it ran; it needs that checkpoint's sigma list.
     if (r.sampler != "unipc" && r.sampler != "euler" && r.sampler != "fixed_step_sde")
@@ -360,6 +374,23 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
     r.reuse_text_kv = get<bool>(j, "reuse_text_kv", true);
     if (j.contains("adapters") && !j["adapters"].is_null()) r.adapters = adapter_choices_from_json(j["adapters"], "request");
     r.preview_every = get_int(j, "preview_every", 0);
+    if (j.contains("continuation") && !j["continuation"].is_null()) {
+        const ojson& k = j["continuation"];
+        if (!k.is_object()) throw Error("continuation must be an object {\"chunks\": N, \"overlap_latent_frames\": K}");
+        Continuation c;
+        c.chunks = static_cast<int>(json_field<int64_t>(k, "chunks", 1, "continuation"));
+        c.overlap_latent_frames = static_cast<int>(json_field<int64_t>(k, "overlap_latent_frames", 2, "continuation"));
+        if (c.chunks < 1 || c.chunks > 100) throw Error("continuation: chunks must be from 1 to 100");
+        if (r.mode != Mode::Text2Video && r.mode != Mode::Image2Video && r.mode != Mode::Video2Video)
+            throw Error(std::string("continuation is for text2video, image2video and video2video, not ") + mode_name(r.mode));
+        if (c.overlap_latent_frames < 1 || c.overlap_latent_frames >= r.latent_frames())
+            throw Error("continuation: overlap_latent_frames must be at least 1 and fewer than the chunk's " + std::to_string(r.latent_frames()) +
+                        " latent frames");
+        if (r.num_outputs != 1) throw Error("continuation makes one video: num_outputs must be 1");
+        if (!r.keyframes.empty()) throw Error("continuation does not take keyframes (each chunk starts from the last one's frames)");
+        if (!r.sound_path.empty()) throw Error("continuation carries the sound on itself: leave sound_path out");
+        if (c.chunks > 1) r.continuation = c;
+    }
     // Inputs each mode needs.
     const bool needs_vision = r.mode == Mode::Image2Video || r.mode == Mode::Video2Video || r.mode == Mode::ForwardDynamics ||
                               r.mode == Mode::InverseDynamics || r.mode == Mode::Policy;
@@ -397,11 +428,15 @@ ojson GenerationRequest::to_json() const {
                 negative_metadata_mode == NegativeMetadataMode::None ? "none"
                 : negative_metadata_mode == NegativeMetadataMode::Same ? "same" : "inverse"}};
     if (guidance_interval) j["guidance_interval"] = {(*guidance_interval)[0], (*guidance_interval)[1]};
+    j["json_caption_wrapper"] = json_caption_wrapper;  // always: a model's default (Edge: true) must not change a re-run
+    if (prompting != "framework") j["prompting"] = prompting;
     if (!adapters.empty()) {
         j["adapters"] = ojson::array();
         for (const AdapterChoice& a : adapters) j["adapters"].push_back({{"path", a.path}, {"strength", a.strength}});
     }
     if (!vision_path.empty()) j["vision_path"] = vision_path;
+    if (!sound_path.empty()) j["sound_path"] = sound_path;
+    if (continuation) j["continuation"] = {{"chunks", continuation->chunks}, {"overlap_latent_frames", continuation->overlap_latent_frames}};
     if (!keyframes.empty()) {
         j["keyframes"] = ojson::array();
         for (const Keyframe& k : keyframes) j["keyframes"].push_back({{"path", k.path}, {"latent_frame", k.latent_frame}});

@@ -64,7 +64,9 @@ SequenceLayout build_layout(const ModelConfig& c, int64_t text_len_with_specials
 at::Tensor packed_text_ids(const ModelConfig& c, const std::vector<int64_t>& prompt_ids);
 // A formatted prompt string (format_prompt / format_negative_prompt) as the generator reads it: the chat
 // template's user turn, tokenized, then packed. Generation and training both go through here.
-at::Tensor packed_prompt_ids(const ModelConfig& c, const Tokenizer& tokenizer, const std::string& formatted_prompt);
+// With a system_prompt, a system turn goes before the user turn (the diffusers pipeline's prompting).
+at::Tensor packed_prompt_ids(const ModelConfig& c, const Tokenizer& tokenizer, const std::string& formatted_prompt,
+                             const std::string& system_prompt = "");
 
 // Patchify [C, T, H, W] -> [T * ceil(H/p) * ceil(W/p), p*p*C] (zero pad to even, channel fastest).
 at::Tensor patchify(const at::Tensor& latent, int64_t p);

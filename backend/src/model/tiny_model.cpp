@@ -120,9 +120,13 @@ void write_random_transformer(const std::string& out_dir, const ModelConfig& c, 
     write_text(fs::path(out_dir) / "transformer" / "config.json", cfg.dump(2) + "\n");
 }
 
-void make_tiny_model(const std::string& out_dir, uint32_t seed) {
+void make_tiny_model(const std::string& out_dir, uint32_t seed, bool edge) {
     ModelConfig c = ModelConfig::preset("tiny");
-    c.name = "tiny";
+    c.name = edge ? "tiny-edge" : "tiny";
+    if (edge) {
+        c.hidden_act = "relu2", c.backbone = "nemotron_dense", c.qk_norm_for_text = false, c.use_und_k_norm_for_gen = true;
+        c.sound_gen = false;
+    }
     NumpyRandomState rng(seed);
     write_random_transformer(out_dir, c, rng, false);
     auto random_blob = [&](const std::vector<int64_t>& shape, double std, double offset) { return ws::random_blob(rng, shape, std, offset); };
@@ -152,6 +156,14 @@ void make_tiny_model(const std::string& out_dir, uint32_t seed) {
                 {"z_dim", vc.z_dim}, {"dim_mult", vc.dim_mult}, {"num_res_blocks", vc.num_res_blocks},
                 {"temperal_downsample", vc.temporal_downsample}, {"patch_size", 2}, {"is_residual", true},
                 {"latents_mean", mean}, {"latents_std", stdv}}.dump(2) + "\n");
+    ojson index{{"_class_name", "Cosmos3OmniPipeline"}, {"transformer", {"diffusers", "Cosmos3OmniTransformer"}},
+                {"worldstudio_note", "tiny random model for tests; it produces noise"}};
+    if (edge) {
+        // What the framework converter writes into an Edge export's model_index.
+        index["default_use_system_prompt"] = false, index["use_native_flow_schedule"] = true;
+        write(fs::path(out_dir) / "model_index.json", index.dump(2) + "\n");
+        return;
+    }
     AudioVAEConfig ac;
     ac.dec_dim = 8;
     std::map<std::string, TensorBlob> snd;
@@ -165,9 +177,7 @@ void make_tiny_model(const std::string& out_dir, uint32_t seed) {
           ojson{{"sampling_rate", 48000}, {"stereo", true}, {"hop_size", 1920}, {"dec_dim", ac.dec_dim}, {"dec_c_mults", ac.c_mults},
                 {"dec_strides", ac.strides}, {"vocoder_input_dim", 64}, {"activation", "snakebeta"}, {"snake_logscale", true},
                 {"causal", false}, {"dec_use_tanh_at_final", false}}.dump(2) + "\n");
-    write(fs::path(out_dir) / "model_index.json",
-          ojson{{"_class_name", "Cosmos3OmniPipeline"}, {"transformer", {"diffusers", "Cosmos3OmniTransformer"}},
-                {"worldstudio_note", "tiny random model for tests; it produces noise"}}.dump(2) + "\n");
+    write(fs::path(out_dir) / "model_index.json", index.dump(2) + "\n");
 }
 
 const std::vector<double>& distilled_t_list() {

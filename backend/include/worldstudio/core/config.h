@@ -28,6 +28,14 @@ struct ModelConfig {
     std::vector<int64_t> mrope_section{24, 20, 20};
     double rms_norm_eps = 1e-6;
     std::string hidden_act = "silu";  // "silu" (gated) or "relu2" (Edge)
+    // "qwen3_vl" (Nano, Super) or "nemotron_dense" (Edge: its RMSNorm scales in float32 before the cast back).
+    std::string backbone = "qwen3_vl";
+    // Edge's text tower has no QK-norm; its generation tower then reads the text keys through a norm of its own
+    // (k_norm_und_for_gen), which the text's causal attention never sees. The framework builds that norm only when
+    // both hold, so und_k_norm_for_gen() is the rule the network and the weight list follow.
+    bool qk_norm_for_text = true;
+    bool use_und_k_norm_for_gen = false;
+    bool und_k_norm_for_gen() const { return use_und_k_norm_for_gen && !qk_norm_for_text; }
     int64_t latent_channels = 48;
     int64_t patch_size = 2;
     double base_fps = 24;

@@ -133,6 +133,8 @@ struct ReasonerSampling {
 };
 
 // One run's state on a loaded model. Cheap to create; not shared between threads.
+struct GenerationRequest;
+
 class Session {
 public:
     // `media` reads conditioning pictures and videos and writes MP4 / PNG outputs; without it the session works
@@ -160,6 +162,9 @@ public:
                                        const RunCallbacks& cb);
 
 private:
+    // A request with a continuation: its chunks one after another, stitched (continuation.cpp).
+    GenerationResult generate_continued(const ojson& job, const GenerationRequest& request, const std::string& out_prefix,
+                                        const RunCallbacks& cb);
     std::shared_ptr<const Model> model_;
     MediaFiles media_;
 };

@@ -39,6 +39,15 @@ std::string render_template(const std::string& tmpl, const PromptMetadata& meta)
 bool parse_json_caption(const std::string& text, ojson* out);
 
 std::string format_prompt(const std::string& prompt, const PromptMetadata& meta, const PromptTemplates& t);
+// The diffusers pipeline's prompt string: the duration sentence (videos) and the resolution sentence appended as
+// text to any prompt, JSON or not (trailing '.' stripped, ". " between, a sentence alone for an empty prompt); the
+// negative gets the inverse sentences. No metadata keys go into JSON prompts on this path.
+std::string format_prompt_diffusers(const std::string& prompt, const PromptMetadata& meta, const PromptTemplates& t, bool negative);
+// Its system prompts (the typo is the pipeline's own), for images and for videos.
+std::string diffusers_system_prompt(bool image);
+
+// A plain prompt as the JSON caption {"temporal_caption": prompt} (stripped); a JSON caption comes back unchanged.
+std::string wrap_plain_prompt_as_caption(const std::string& prompt);
 std::string format_negative_prompt(const std::string& negative, const PromptMetadata& meta, const PromptTemplates& t,
                                    NegativeMetadataMode mode);
 

@@ -66,6 +66,22 @@ struct GenerationRequest {
         int64_t latent_frame = 0;  // resolved: 0 .. latent_frames() - 1
     };
     std::vector<Keyframe> keyframes;
+    // Sound latents (.safetensors, tensor sound_latent [sound_dim, m]) pinned as the first m latents of the sound
+    // track: how a continued chunk carries its predecessor's sound on.
+    std::string sound_path;
+    // A long video as `chunks` generations of num_frames each: every chunk after the first is conditioned on the
+    // previous chunk's last `overlap_latent_frames` latent frames (its last 1 + 4 (k - 1) frames, decoded and
+    // encoded again so they start a latent sequence as a video does), and those frames are not repeated.
+    struct Continuation {
+        int chunks = 1;
+        int overlap_latent_frames = 2;
+        int overlap_frames() const { return 1 + 4 * (overlap_latent_frames - 1); }
+    };
+    std::optional<Continuation> continuation;
+    // Pixel frames of the stitched video: the first chunk's, then each later chunk's past its overlap.
+    int total_frames() const {
+        return continuation ? num_frames + (continuation->chunks - 1) * (num_frames - continuation->overlap_frames()) : num_frames;
+    }
     bool enable_sound = false;
     std::string vision_path, action_path, control_path, control_type = "edge";
     double control_weight = 1.0, control_guidance = 0.0;
@@ -81,6 +97,13 @@ struct GenerationRequest {
     std::vector<std::vector<double>> history_actions;
     std::optional<std::vector<double>> state;
     NegativeMetadataMode negative_metadata_mode = NegativeMetadataMode::Same;
+    // A plain prompt goes to the model as the JSON caption {"temporal_caption": prompt} (then gets the caption's
+    // metadata keys). Edge's default: it follows captions better than plain text. A JSON prompt is left as it is.
+    bool json_caption_wrapper = false;
+    // "framework" (the reference's prompting and sampling, the default) or "diffusers": the diffusers pipeline's
+    // prompting (its system prompt, templates appended as text to plain and JSON prompts alike, inverse templates on
+    // the negative, "" as the default negative) and the UniPC schedule the folder ships, for comparing against it.
+    std::string prompting = "framework";
     PromptTemplates templates;
     std::string sampler = "unipc";
     bool reuse_text_kv = true;

@@ -11,7 +11,9 @@
 
 namespace ws {
 
-void make_tiny_model(const std::string& out_dir, uint32_t seed = 0);
+// edge: shaped as Cosmos3-Edge is (the Nemotron dense backbone: ReLU² MLP, no QK-norm in the text tower, the
+// generation tower's own norm of the text keys, no sound), with the Edge export's model_index keys.
+void make_tiny_model(const std::string& out_dir, uint32_t seed = 0, bool edge = false);
 // Bumped whenever make_tiny_model writes something different, so cached default models are rebuilt.
 constexpr int kTinyModelRevision = 2;
 // transformer/ (config.json and one safetensors file in diffusers names) with random weights for `config`, drawn

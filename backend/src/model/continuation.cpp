@@ -1,0 +1,176 @@
+// Session::generate for a request with a continuation: a long video as chunks generated one after another.
+//
+// Each chunk after the first is a video2video generation conditioned on the previous chunk's last frames. Those
+// frames are taken as pixels (decoded, rounded to 8 bits as they are shown) and encoded again, because a latent
+// sequence starts with a one-frame latent: a latent from the middle of the previous chunk stands for four frames
+// and cannot open a chunk. The overlap frames appear once: crossfaded from the earlier chunk's to the later one's
+// (its VAE's reconstruction of them differs a little), so no frame is repeated and the hand-over is gradual.
+//
+// Sound goes on in latent space: a chunk's first sound latents are pinned to the previous chunk's at the chunk's
+// start time, and the stitched latents are decoded once, so the waveform has no seam. A chunk's sound starts at
+// the nearest sound latent (1/25 s) to its first frame: at most 20 ms off its picture, never adding up.
+#include <c10/core/InferenceMode.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "core/torch_util.h"
+#include "model/model_impl.h"
+#include "worldstudio/core/error.h"
+#include "worldstudio/core/safetensors.h"
+#include "worldstudio/model/request.h"
+
+namespace fs = std::filesystem;
+
+namespace ws {
+
+namespace {
+
+// Decoded VAE output [3, T, H, W] as the writer quantizes it: clamp((1 + x) / 2) x 255, truncated.
+at::Tensor to_bytes(const at::Tensor& decoded) {
+    return (((decoded.to(at::kFloat) + 1) / 2).clamp(0, 1) * 255).to(at::kByte);
+}
+
+}  // namespace
+
+GenerationResult Session::generate_continued(const ojson& job, const GenerationRequest& req, const std::string& out_prefix,
+                                             const RunCallbacks& cb) {
+    c10::InferenceMode guard;
+    const auto t_start = std::chrono::steady_clock::now();
+    const Model::Impl& M = model_->impl();
+    const ModelConfig& c = M.config;
+    const GenerationRequest::Continuation& k = *req.continuation;
+    if (fs::path(out_prefix).extension() != ".mp4")
+        throw Error("a continued video is stitched from decoded chunks: name the output OUT.mp4");
+    if (!M.vae) throw Error("continuation encodes each chunk's last frames again: the model folder needs its vae/");
+    if (!media_.can_write()) throw Error("this build writes no .mp4 files, which continuation makes");
+    if (req.enable_sound && !M.sound) throw Error("continuation with sound decodes the stitched sound: the model folder needs its sound_tokenizer/");
+    const std::string base = (fs::path(out_prefix).parent_path() / fs::path(out_prefix).stem()).string();
+    const fs::path chunk_dir = base + ".chunks";
+    fs::create_directories(chunk_dir);
+
+    const int P = k.overlap_frames(), N = k.chunks;
+    const double sound_rate = c.sound_latent_fps;
+    at::Tensor video;                     // the stitched video so far, uint8 [3, T, H, W]
+    at::Tensor last_chunk;                // the previous chunk's whole decoded video, uint8 [3, F, H, W]
+    at::Tensor sound;                     // [sound_dim, n]: the stitched sound latents
+    std::vector<int> seams;               // the stitched video's first frame of each later chunk
+    ojson chunks = ojson::array();
+    ojson first_record;
+    int frames_so_far = 0;
+    for (int i = 0; i < N; ++i) {
+        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+        ojson chunk = job;
+        chunk.erase("continuation");
+        chunk["seed"] = static_cast<uint64_t>(req.seed) + static_cast<uint64_t>(i);
+        // Every chunk runs with the first one's resolved settings: a later chunk is a video2video job, whose mode
+        // defaults (negative prompt, steps, guidance) must not creep in.
+        chunk.erase("negative_prompt_file");
+        chunk["negative_prompt"] = req.negative_prompt;
+        for (const char* field : {"resolution", "aspect_ratio", "image_size"}) chunk.erase(field);
+        const PromptMetadata meta = req.metadata();
+        chunk["width"] = meta.width, chunk["height"] = meta.height, chunk["fps"] = req.fps, chunk["num_frames"] = req.num_frames;
+        chunk["num_steps"] = req.num_steps, chunk["guidance"] = req.guidance, chunk["shift"] = req.shift, chunk["sampler"] = req.sampler;
+        const int start_frame = i == 0 ? 0 : frames_so_far - P;  // where this chunk's frame 0 sits in the whole video
+        // Its sound starts at the sound latent nearest its first frame.
+        const int64_t sound_start = static_cast<int64_t>(std::llround(start_frame / req.fps * sound_rate));
+        if (i > 0) {
+            // The previous chunk's last P frames, as the viewer sees them, start this chunk.
+            const at::Tensor tail = last_chunk.narrow(1, last_chunk.size(1) - P, P).to(at::kFloat) / 127.5 - 1;
+            const std::string cond = (chunk_dir / ("chunk_" + std::to_string(i) + "_condition.safetensors")).string();
+            save_tensors(cond, {{"latent", M.vae->encode(tail).to(at::kCPU, at::kFloat).contiguous()}}, {});
+            chunk["model_mode"] = "video2video";
+            chunk["vision_path"] = cond;
+            std::vector<int64_t> idx(static_cast<size_t>(k.overlap_latent_frames));
+            for (size_t j = 0; j < idx.size(); ++j) idx[j] = static_cast<int64_t>(j);
+            chunk["condition_frame_indexes_vision"] = idx;
+            chunk.erase("keyframes");
+            if (req.enable_sound) {
+                const int64_t carried = std::min<int64_t>(sound.size(1) - sound_start, static_cast<int64_t>(std::floor(P / req.fps * sound_rate)));
+                if (carried > 0) {
+                    const std::string pinned = (chunk_dir / ("chunk_" + std::to_string(i) + "_sound.safetensors")).string();
+                    save_tensors(pinned, {{"sound_latent", sound.narrow(1, sound_start, carried).contiguous()}}, {});
+                    chunk["sound_path"] = pinned;
+                }
+            }
+        }
+        RunCallbacks chunk_cb = cb;  // progress and previews over all chunks
+        chunk_cb.on_progress = [&, i](int step, int total, double) {
+            if (cb.on_progress)
+                cb.on_progress(i * total + step, N * total, std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
+        };
+        chunk_cb.on_preview = [&, i](const LatentPreview& p) {
+            if (!cb.on_preview) return;
+            LatentPreview q = p;
+            q.step = i * p.total + p.step, q.total = N * p.total;
+            cb.on_preview(q);
+        };
+        const std::string prefix = (chunk_dir / ("chunk_" + std::to_string(i))).string();
+        const GenerationResult r = generate(chunk, prefix, chunk_cb);
+        if (i == 0) first_record = r.record;
+        const auto latents = load_tensors(prefix + ".safetensors");
+        const at::Tensor pixels = to_bytes(M.vae->decode(latents.at("video_latent")).to(at::kCPU));
+        if (i == 0) {
+            video = pixels.clone();
+        } else {
+            // The overlap frames are in both chunks: the earlier chunk's as they were, this chunk's as its VAE
+            // gives them back. A crossfade from one to the other over the overlap hides the difference.
+            const int64_t T = video.size(1);
+            const at::Tensor w = (at::arange(1, P + 1, at::kFloat) / (P + 1)).view({1, P, 1, 1});
+            const at::Tensor blended = (1 - w) * video.narrow(1, T - P, P).to(at::kFloat) + w * pixels.narrow(1, 0, P).to(at::kFloat);
+            video.narrow(1, T - P, P).copy_(blended.round().clamp(0, 255).to(at::kByte));
+            video = at::cat({video, pixels.narrow(1, P, pixels.size(1) - P)}, 1);
+            seams.push_back(frames_so_far);
+        }
+        last_chunk = pixels;
+        frames_so_far = static_cast<int>(video.size(1));
+        if (req.enable_sound && latents.count("sound_latent")) {
+            const at::Tensor s = latents.at("sound_latent");
+            sound = i == 0 ? s : at::cat({sound.narrow(1, 0, std::min<int64_t>(sound_start, sound.size(1))), s}, 1);
+        }
+        chunks.push_back({{"index", i}, {"seed", r.record["seed"]}, {"start_frame", start_frame}, {"sound_start_latent", sound_start},
+                          {"record", fs::path(prefix + ".json").filename().string()}, {"latents", fs::path(prefix + ".safetensors").filename().string()}});
+    }
+
+    // One video: every chunk's frames, and the stitched sound decoded once.
+    const at::Tensor all = video.permute({1, 2, 3, 0}).contiguous();  // [T, H, W, 3]
+    VideoFrames frames;
+    frames.count = static_cast<int>(all.size(0)), frames.height = static_cast<int>(all.size(1)), frames.width = static_cast<int>(all.size(2));
+    frames.fps = req.fps;
+    frames.rgb.assign(all.data_ptr<uint8_t>(), all.data_ptr<uint8_t>() + all.numel());
+    AudioClip clip;
+    if (sound.defined()) {
+        at::Tensor wave = M.sound->decode(sound).clamp(-1, 1);
+        const int64_t n = std::min<int64_t>(wave.size(1), static_cast<int64_t>(frames.count / req.fps * 48000));
+        wave = wave.narrow(1, 0, n).t().contiguous();
+        clip.samples.assign(wave.data_ptr<float>(), wave.data_ptr<float>() + wave.numel());
+    }
+    GenerationResult result;
+    result.record = first_record;
+    result.record["request"] = req.to_json();
+    result.record["continuation"] = {{"chunks", chunks},
+                                     {"overlap_latent_frames", k.overlap_latent_frames},
+                                     {"overlap_frames", P},
+                                     {"frames", frames.count},
+                                     {"seams", seams},
+                                     {"folder", chunk_dir.filename().string()},
+                                     {"conditioning", "each later chunk: video2video on the previous chunk's last frames, decoded to 8 bits and "
+                                                      "encoded again; its sound latents pinned from the stitched sound at its start"},
+                                     {"stitching", "the overlap frames crossfaded from the earlier chunk to the later one; the sound latents "
+                                                   "stitched and decoded once"}};
+    result.record["outputs"] = ojson::array({{{"video", fs::path(base + ".mp4").filename().string()}, {"seed", req.seed}}});
+    result.record["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    for (const auto& [name, version] : media_.versions.items()) result.record["versions"][name] = version;
+    const std::string record_text = result.record.dump(2);
+    media_.write_video(base + ".mp4", frames, clip.frames() > 0 ? &clip : nullptr, record_text);
+    result.outputs.push_back(base + ".mp4");
+    std::ofstream rec(base + ".json");
+    rec << record_text << "\n";
+    if (!rec) throw Error(base + ".json: cannot write the generation record");
+    result.outputs.push_back(base + ".json");
+    return result;
+}
+
+}  // namespace ws
