@@ -2,6 +2,29 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AdapterList</name>
+    <message>
+        <source>Adapter folder</source>
+        <translation>适配器文件夹</translation>
+    </message>
+    <message>
+        <source>Strength</source>
+        <translation>强度</translation>
+    </message>
+    <message>
+        <source>Add adapter…</source>
+        <translation>添加适配器…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>LoRA adapter folder (adapter_config.json, adapter_model.safetensors)</source>
+        <translation>LoRA 适配器文件夹（adapter_config.json、adapter_model.safetensors）</translation>
+    </message>
+</context>
+<context>
     <name>CaptionEditor</name>
     <message>
         <source>Form</source>
@@ -1454,32 +1477,12 @@
         <translation>LoRA 适配器</translation>
     </message>
     <message>
-        <source>Adapter folder</source>
-        <translation>适配器文件夹</translation>
-    </message>
-    <message>
-        <source>Strength</source>
-        <translation>强度</translation>
-    </message>
-    <message>
-        <source>Add adapter…</source>
-        <translation>添加适配器…</translation>
-    </message>
-    <message>
-        <source>Remove</source>
-        <translation>移除</translation>
-    </message>
-    <message>
         <source>Apply to the model</source>
         <translation>应用到模型</translation>
     </message>
     <message>
         <source>Reloads the model with these adapters merged into its weights; the files stay as they are</source>
         <translation>重新加载模型并将这些适配器合并到其权重中；文件本身保持不变</translation>
-    </message>
-    <message>
-        <source>LoRA adapter folder (adapter_config.json, adapter_model.safetensors)</source>
-        <translation>LoRA 适配器文件夹（adapter_config.json、adapter_model.safetensors）</translation>
     </message>
     <message>
         <source>%1 × %2 (rank %3, %4 weights)</source>
@@ -2826,6 +2829,26 @@
     <message>
         <source>one generation</source>
         <translation>单次生成</translation>
+    </message>
+    <message>
+        <source>The model&apos;s adapters</source>
+        <translation>模型的适配器</translation>
+    </message>
+    <message>
+        <source>Untick to give this job adapters of its own: they are applied on the fly, beside the loaded weights, and the model stays as it is</source>
+        <translation>取消勾选可为此任务单独指定适配器：它们在运行时叠加在已加载的权重之上，模型本身保持不变</translation>
+    </message>
+    <message>
+        <source>LoRA</source>
+        <translation>LoRA</translation>
+    </message>
+    <message>
+        <source>The model&apos;s adapters (none)</source>
+        <translation>模型的适配器（无）</translation>
+    </message>
+    <message>
+        <source>The model&apos;s adapters (%1)</source>
+        <translation>模型的适配器（%1）</translation>
     </message>
 </context>
 <context>

@@ -1,9 +1,7 @@
 #include "ModelView.h"
 
-#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QGroupBox>
-#include <QHeaderView>
 #include <QTableWidget>
 #include <QHBoxLayout>
 #include <QJsonArray>
@@ -14,6 +12,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "AdapterList.h"
 #include "KeyValueView.h"
 
 namespace {
@@ -45,39 +44,17 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     row->addWidget(progress_, 1);
     // LoRA adapters (PEFT folders), merged into the loaded weights when applied.
     auto* box = new QGroupBox(tr("LoRA adapters"), this);
-    adapters_ = new QTableWidget(0, 2, box);
-    adapters_->setObjectName("adapters");
-    adapters_->setHorizontalHeaderLabels({tr("Adapter folder"), tr("Strength")});
-    adapters_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    adapters_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    adapters_->verticalHeader()->hide();
-    adapters_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    adapters_->setMaximumHeight(140);
-    auto* add = new QPushButton(tr("Add adapter…"), box);
-    auto* remove = new QPushButton(tr("Remove"), box);
+    adapters_ = new AdapterList(box);
     applyAdapters_ = new QPushButton(tr("Apply to the model"), box);
     applyAdapters_->setObjectName("applyAdapters");
     applyAdapters_->setToolTip(tr("Reloads the model with these adapters merged into its weights; the files stay as they are"));
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(add);
-    buttons->addWidget(remove);
-    buttons->addStretch(1);
-    buttons->addWidget(applyAdapters_);
     auto* bl = new QVBoxLayout(box);
     bl->addWidget(adapters_);
-    bl->addLayout(buttons);
+    bl->addWidget(applyAdapters_, 0, Qt::AlignRight);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(row);
     layout->addWidget(details_, 1);
     layout->addWidget(box);
-    connect(add, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("LoRA adapter folder (adapter_config.json, adapter_model.safetensors)"));
-        if (!dir.isEmpty()) addAdapter(dir);
-    });
-    connect(remove, &QPushButton::clicked, this, [this] {
-        const int r = adapters_->currentRow();
-        if (r >= 0) adapters_->removeRow(r);
-    });
     connect(applyAdapters_, &QPushButton::clicked, this, [this] { Q_EMIT adaptersApplied(adaptersJson()); });
     connect(open, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Model folder (Hugging Face snapshot layout)"));
@@ -87,29 +64,11 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     connect(cancelButton_, &QPushButton::clicked, this, &ModelView::cancelRequested);
 }
 
-void ModelView::addAdapter(const QString& path, double strength) {
-    const int r = adapters_->rowCount();
-    adapters_->insertRow(r);
-    auto* item = new QTableWidgetItem(path);
-    item->setFlags(item->flags() & ~Qt::ItemIsEditable);
-    item->setToolTip(path);
-    adapters_->setItem(r, 0, item);
-    auto* s = new QDoubleSpinBox(adapters_);
-    s->setRange(-4, 4);
-    s->setSingleStep(0.1);
-    s->setDecimals(2);
-    s->setValue(strength);
-    adapters_->setCellWidget(r, 1, s);
-}
+QTableWidget* ModelView::adapterTable() const { return adapters_->table(); }
 
-QString ModelView::adaptersJson() const {
-    QJsonArray list;
-    for (int r = 0; r < adapters_->rowCount(); ++r) {
-        const auto* s = qobject_cast<const QDoubleSpinBox*>(adapters_->cellWidget(r, 1));
-        list.append(QJsonObject{{"path", adapters_->item(r, 0)->text()}, {"strength", s ? s->value() : 1.0}});
-    }
-    return QString::fromUtf8(QJsonDocument(list).toJson(QJsonDocument::Compact));
-}
+void ModelView::addAdapter(const QString& path, double strength) { adapters_->addAdapter(path, strength); }
+
+QString ModelView::adaptersJson() const { return QString::fromUtf8(QJsonDocument(adapters_->adapters()).toJson(QJsonDocument::Compact)); }
 
 void ModelView::showLoading() {
     progress_->setVisible(true);
@@ -163,6 +122,7 @@ void ModelView::showModel(const QString& summaryJson) {
                        {tr("LoRA adapters"), adapters.isEmpty() ? tr("none") : adapters.join('\n')},
                        {tr("Files"), files.join('\n')}});
     // The list shows what the model carries now.
-    adapters_->setRowCount(0);
-    for (const auto& a : o["adapters"].toArray()) addAdapter(a.toObject()["path"].toString(), a.toObject()["strength"].toDouble(1.0));
+    QJsonArray carried;
+    for (const auto& a : o["adapters"].toArray()) carried.append(QJsonObject{{"path", a.toObject()["path"]}, {"strength", a.toObject()["strength"]}});
+    adapters_->setAdapters(carried);
 }

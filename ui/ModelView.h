@@ -3,6 +3,7 @@
 // loaded model's config, parameters, device, dtype, weight memory and file hashes.
 #include <QWidget>
 
+class AdapterList;
 class KeyValueView;
 class QProgressBar;
 class QPushButton;
@@ -20,7 +21,7 @@ public:
     void showModel(const QString& summaryJson);
     KeyValueView* details() const { return details_; }
     // LoRA adapters to merge into the model: a path and a strength each, applied by reloading the model.
-    QTableWidget* adapterTable() const { return adapters_; }
+    QTableWidget* adapterTable() const;
     void addAdapter(const QString& path, double strength = 1.0);
     // [{"path", "strength"}] as LoadOptions::adapters reads it.
     QString adaptersJson() const;
@@ -36,6 +37,6 @@ private:
     KeyValueView* details_;
     QProgressBar* progress_;
     QPushButton* cancelButton_;
-    QTableWidget* adapters_;
+    AdapterList* adapters_;
     QPushButton* applyAdapters_;
 };

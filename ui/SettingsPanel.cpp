@@ -7,6 +7,8 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPointer>
@@ -17,6 +19,7 @@
 #include <QThreadPool>
 #include <QToolButton>
 
+#include "AdapterList.h"
 #include "ModeNames.h"
 #include "StudioPaths.h"
 #include "worldstudio/core/error.h"
@@ -200,6 +203,28 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     prompting_->setToolTip(tr("Diffusers pipeline: its system prompt, inverse templates on the negative, no default negative and the "
                               "folder's own UniPC schedule, for comparing with results made with diffusers"));
     form_->addRow(tr("Prompting"), prompting_);
+    // LoRA for this job: the model's adapters, or a list of its own (applied on the fly, nothing reloads).
+    auto* loraRow = new QWidget(this);
+    auto* ll = new QVBoxLayout(loraRow);
+    ll->setContentsMargins(0, 0, 0, 0);
+    useModelAdapters_ = new QCheckBox(tr("The model's adapters"), loraRow);
+    useModelAdapters_->setObjectName("modelAdapters");
+    useModelAdapters_->setChecked(true);
+    useModelAdapters_->setToolTip(tr("Untick to give this job adapters of its own: they are applied on the fly, beside the loaded "
+                                     "weights, and the model stays as it is"));
+    jobAdapters_ = new AdapterList(loraRow);
+    jobAdapters_->setObjectName("jobAdapters");
+    jobAdapters_->setVisible(false);
+    ll->addWidget(useModelAdapters_);
+    ll->addWidget(jobAdapters_);
+    form_->addRow(tr("LoRA"), loraRow);
+    connect(useModelAdapters_, &QCheckBox::toggled, this, [this](bool model) {
+        if (!model && jobAdapters_->adapters().isEmpty())  // start from what the model carries
+            jobAdapters_->setAdapters(QJsonDocument::fromJson(QByteArray::fromStdString(modelAdapters_.dump())).array());
+        jobAdapters_->setVisible(!model);
+        Q_EMIT changed();
+    });
+    connect(jobAdapters_, &AdapterList::changed, this, &SettingsPanel::changed);
     visionRow_ = pathRow(vision_, tr("Conditioning picture or video"), this);
     form_->addRow(tr("Condition"), visionRow_);
     lastFrame_ = new QLineEdit(this);
@@ -272,6 +297,15 @@ void SettingsPanel::setRecipeModes(const QStringList& modes, const QString& note
     recipeModes_ = modes;
     recipeNote_->setText(note);
     updateVisibility();
+}
+
+void SettingsPanel::setModelAdapters(const ws::ojson& adapters) {
+    modelAdapters_ = ws::ojson::array();
+    if (adapters.is_array())
+        for (const auto& a : adapters)
+            if (a.is_object() && a.contains("path")) modelAdapters_.push_back({{"path", a["path"]}, {"strength", a.value("strength", 1.0)}});
+    const QString n = QString::number(modelAdapters_.size());
+    useModelAdapters_->setText(modelAdapters_.empty() ? tr("The model's adapters (none)") : tr("The model's adapters (%1)").arg(n));
 }
 
 void SettingsPanel::lockFixedSampling() {
@@ -433,6 +467,17 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
         prompting_->setCurrentIndex(std::max(0, prompting_->findData(QString::fromStdString(r["prompting"].get<std::string>()))));
     else if (r.contains("prompt"))
         prompting_->setCurrentIndex(0);
+    if (r.contains("adapters") && r["adapters"].is_array()) {
+        // A recalled job's adapters: the model's when they are what it carries, else the job's own.
+        ws::ojson named = ws::ojson::array();
+        for (const auto& a : r["adapters"])
+            if (a.is_object() && a.contains("path")) named.push_back({{"path", a["path"]}, {"strength", a.value("strength", 1.0)}});
+        const bool model = named == modelAdapters_;
+        if (!model) jobAdapters_->setAdapters(QJsonDocument::fromJson(QByteArray::fromStdString(named.dump())).array());
+        useModelAdapters_->setChecked(model);
+    } else if (r.contains("prompt")) {
+        useModelAdapters_->setChecked(true);
+    }
     if (r.contains("json_caption_wrapper") && r["json_caption_wrapper"].is_boolean())
         jsonCaption_->setChecked(r["json_caption_wrapper"].get<bool>());
     auto text = [&](const char* k, QLineEdit* e) {
@@ -485,6 +530,8 @@ ws::ojson SettingsPanel::request() const {
     if (continues && chunks_->value() > 1)
         r["continuation"] = {{"chunks", chunks_->value()}, {"overlap_latent_frames", overlap_->value()}};
     if (prompting_->isVisibleTo(this) && prompting_->currentData() != "framework") r["prompting"] = prompting_->currentData().toString().toStdString();
+    if (!useModelAdapters_->isChecked())  // the job's own, [] for none
+        r["adapters"] = ws::ojson::parse(QJsonDocument(jobAdapters_->adapters()).toJson(QJsonDocument::Compact).toStdString());
     // Always said, so unticking it overrides a model's default of true.
     if (!ws::mode_has_actions(m)) r["json_caption_wrapper"] = jsonCaption_->isChecked();
     if (visionRow_->isVisibleTo(this) && !vision_->text().isEmpty()) r["vision_path"] = vision_->text().toStdString();

@@ -6,6 +6,7 @@
 
 #include "worldstudio/core/pyjson.h"
 
+class AdapterList;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -43,6 +44,11 @@ public:
     // The modes the loaded model's recipe is made for (empty: all) and what to say when another mode is chosen
     // (Edge's 2026-08-25 recipe is image to video only; the other modes still run).
     void setRecipeModes(const QStringList& modes, const QString& note);
+    // The adapters the loaded model carries (Model::info()["adapters"]): a job uses them unless it names its own,
+    // which the engine applies on the fly.
+    void setModelAdapters(const ws::ojson& adapters);
+    QCheckBox* modelAdaptersBox() const { return useModelAdapters_; }  // checked: the job uses the model's adapters
+    AdapterList* jobAdapters() const { return jobAdapters_; }
     QString templateMode() const;  // the upsampler template for the mode: t2v, t2i, i2v or v2v
     double durationSeconds() const;
     QString sizeText() const;
@@ -96,7 +102,9 @@ private:
     QComboBox* prompting_;
     QWidget* lengthRow_;
     QDoubleSpinBox *guidance_, *shift_, *controlWeight_;
-    QCheckBox *sound_, *jsonCaption_;
+    QCheckBox *sound_, *jsonCaption_, *useModelAdapters_;
+    AdapterList* jobAdapters_;
+    ws::ojson modelAdapters_ = ws::ojson::array();  // [{"path", "strength"}]
     QLineEdit *vision_, *action_, *control_, *lastFrame_;
     QLabel *sizeLabel_, *durationLabel_, *controlPreview_, *fixedNote_, *recipeNote_, *lengthLabel_ = nullptr;
     QStringList recipeModes_;

@@ -457,15 +457,12 @@ private Q_SLOTS:
         QCOMPARE(r.record["model"]["adapters"][0]["strength"].get<double>(), 0.5);
         QCOMPARE(r.record["request"]["adapters"][0]["path"].get<std::string>(), dir("lora"));
         session.generate(r.record["request"], dir("out/lora_again"), {});
-        // A job that names other adapters than the model carries is refused, not run without them.
+        // A job that names another strength runs with it (on the fly, aJobCarriesItsOwnAdapters), not the loaded one.
         ojson other = job;
         other["adapters"] = {dir("lora") + ":0.8"};
-        try {
-            session.generate(other, dir("out/lora_other"), {});
-            QFAIL("ran with other adapters than the job named");
-        } catch (const Error& e) {
-            QVERIFY2(std::string(e.what()).find("other than the 1 the model was loaded with") != std::string::npos, e.what());
-        }
+        const GenerationResult stronger = session.generate(other, dir("out/lora_other"), {});
+        QCOMPARE(stronger.record["job_adapters"]["adapters"][0]["strength"].get<double>(), 0.8);
+        QVERIFY(!at::equal(load_tensors(stronger.outputs.front()).at("video_latent"), load_tensors(r.outputs.front()).at("video_latent")));
         // The diffusers naming of the same modules is read too.
         const std::string diffusers = dir("lora_diffusers");
         fs::create_directories(diffusers);
@@ -482,6 +479,39 @@ private Q_SLOTS:
         o.adapters = {{diffusers, 0.5}};
         QVERIFY(at::equal(Model::load(dir("base"), o)->impl().network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight"),
                           tuned->impl().network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight")));
+    }
+
+    // A job that names other adapters than the model was loaded with gets them on the fly: the same picture as a
+    // model loaded with them merged, and naming none on a model loaded with one gives the base model's picture.
+    void aJobCarriesItsOwnAdapters() {
+        c10::InferenceMode guard;
+        auto base = load(dir("base"));
+        const std::string lora = dir("lora_per_job");
+        write_random_lora(lora, base->config(), 2, 4.0, 7);
+        const ojson job = {{"model_mode", "text2image"}, {"prompt", "a red cube"}, {"width", 64}, {"height", 32}, {"num_steps", 2}, {"seed", 3},
+                           {"adapters", ojson::array({{{"path", lora}, {"strength", 0.7}}})}};
+        Session on_base(base);
+        const GenerationResult fly = on_base.generate(job, dir("out/lora_fly"), {});
+        QCOMPARE(fly.record["job_adapters"]["adapters"][0]["strength"].get<double>(), 0.7);
+        QCOMPARE(fly.record["request"]["adapters"][0]["path"].get<std::string>(), lora);
+        LoadOptions o;
+        o.device = "cpu", o.adapters = {{lora, 0.7}};
+        auto merged = Model::load(dir("base"), o);
+        Session on_merged(merged);
+        const GenerationResult m = on_merged.generate(job, dir("out/lora_merged"), {});
+        QVERIFY(!m.record.contains("job_adapters"));  // the model carries them: nothing on the fly
+        const at::Tensor a = load_tensors(fly.outputs.front()).at("video_latent"), b = load_tensors(m.outputs.front()).at("video_latent");
+        QVERIFY2(wstest::rel_err(a, b) < 1e-5, qPrintable(QString::number(wstest::rel_err(a, b))));
+        ojson none = job;
+        none["adapters"] = ojson::array();
+        const at::Tensor plain = load_tensors(on_base.generate(none, dir("out/lora_none_base"), {}).outputs.front()).at("video_latent");
+        const at::Tensor taken_out = load_tensors(on_merged.generate(none, dir("out/lora_taken_out"), {}).outputs.front()).at("video_latent");
+        QVERIFY2(wstest::rel_err(taken_out, plain) < 1e-5, qPrintable(QString::number(wstest::rel_err(taken_out, plain))));
+        QVERIFY(wstest::rel_err(a, plain) > 1e-3);  // the adapter matters
+        // A job's adapter that is not there is refused by its path.
+        ojson missing = job;
+        missing["adapters"] = ojson::array({{{"path", dir("no_such_lora")}, {"strength", 1.0}}});
+        QVERIFY_THROWS_EXCEPTION(Error, on_base.generate(missing, dir("out/lora_missing"), {}));
     }
 
     void badAdaptersAreRefusedByName() {

@@ -18,12 +18,14 @@
 #include <QSettings>
 #include <QSqlDatabase>
 #include <QSqlQuery>
+#include <QDoubleSpinBox>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QUndoStack>
 #include <QtTest>
 
+#include "AdapterList.h"
 #include "CaptionEditor.h"
 #include "EvaluationPanel.h"
 #include "HistoryStore.h"
@@ -761,6 +763,34 @@ private Q_SLOTS:
         QVERIFY(failed.wait(60000));
         QVERIFY2(failed.first().at(0).toString().contains("adapter_config.json"), qPrintable(failed.first().at(0).toString()));
         QVERIFY(w.modelView()->valueOf("LoRA adapters").contains("rank 2"));
+        // Per job: the settings start from the model's adapters; a job with its own strength runs on the fly and
+        // comes back on recall; the model keeps what it carries.
+        w.showWorkspace(MainWindow::Workspace::Generate);
+        SettingsPanel* s = w.settings();
+        QVERIFY(s->modelAdaptersBox()->isChecked());
+        QVERIFY2(s->modelAdaptersBox()->text().contains("(1)"), qPrintable(s->modelAdaptersBox()->text()));
+        QVERIFY(!s->request().contains("adapters"));
+        s->modelAdaptersBox()->setChecked(false);
+        QVERIFY(s->jobAdapters()->isVisibleTo(s));
+        QCOMPARE(s->jobAdapters()->adapters().size(), 1);  // starts from the model's
+        auto* strength = qobject_cast<QDoubleSpinBox*>(s->jobAdapters()->table()->cellWidget(0, 1));
+        QVERIFY(strength);
+        strength->setValue(0.25);
+        QCOMPARE(s->request()["adapters"][0]["strength"].get<double>(), 0.25);
+        w.inspectorTabs()->setCurrentIndex(w.inspectorTabs()->count() - 1);  // Settings
+        shot(&w, "lora-per-job");
+        QSignalSpy done(&w, &MainWindow::jobCompleted);
+        QVERIFY(w.addToQueue() > 0);
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.first().at(1).toString(), QString("done"));
+        const ws::ojson own = ws::ojson::parse(w.history()->get(done.first().at(2).toLongLong()).recordJson.toStdString());
+        QCOMPARE(own["job_adapters"]["adapters"][0]["strength"].get<double>(), 0.25);
+        QCOMPARE(own["model"]["adapters"][0]["strength"].get<double>(), 0.75);
+        s->modelAdaptersBox()->setChecked(true);
+        s->applyRequest(own["request"]);
+        QVERIFY(!s->modelAdaptersBox()->isChecked());
+        s->applyRequest(rec["request"]);  // made with what the model carries
+        QVERIFY(s->modelAdaptersBox()->isChecked());
     }
     void theLastFramePictureBecomesAKeyframe() {
         useDataDir("lastframe");

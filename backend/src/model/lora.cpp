@@ -193,4 +193,27 @@ ojson merge_adapters(std::map<std::string, at::Tensor>& weights, const std::vect
     return record;
 }
 
+AdapterDeltas adapter_deltas(const std::vector<AdapterChoice>& add, const std::vector<AdapterChoice>& take_out, const ModelConfig& c,
+                             ojson* record) {
+    AdapterDeltas out;
+    if (record) *record = ojson::array();
+    auto collect = [&](const AdapterChoice& choice, double sign) {
+        if (!std::isfinite(choice.strength)) throw Error(choice.path + ": the adapter's strength must be a finite number");
+        const LoadedAdapter a = load_adapter(choice.path, c);
+        SafeTensorsFile f(a.info.weights_file);
+        for (const auto& [canon, ab] : a.keys)
+            out[canon].push_back({to_tensor(f.at(ab.first)).to(at::kFloat).clone(), to_tensor(f.at(ab.second)).to(at::kFloat).clone(),
+                                  sign * choice.strength * a.info.scale});
+        if (record && sign > 0) {
+            ojson entry = a.info.to_json();
+            entry["path"] = choice.path;
+            entry["strength"] = choice.strength;
+            record->push_back(entry);
+        }
+    };
+    for (const AdapterChoice& a : take_out) collect(a, -1);
+    for (const AdapterChoice& a : add) collect(a, +1);
+    return out;
+}
+
 }  // namespace ws

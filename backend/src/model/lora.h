@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/network.h"
 #include "worldstudio/model/adapters.h"
 
 namespace ws {
@@ -13,5 +14,10 @@ namespace ws {
 // Adds strength x scale x B A to the canonical weights each adapter names, in float32 (weights of another dtype
 // become float32 copies). Returns each adapter's record entry (path, strength, rank, alpha, modules, sha256).
 ojson merge_adapters(std::map<std::string, at::Tensor>& weights, const std::vector<AdapterChoice>& adapters, const ModelConfig& config);
+
+// The same adapters as low-rank factors for Network::with_adapters (float32, CPU): each of `add` at its strength,
+// each of `take_out` (adapters merged at load) at minus its strength. Fills *record with `add`'s entries.
+AdapterDeltas adapter_deltas(const std::vector<AdapterChoice>& add, const std::vector<AdapterChoice>& take_out, const ModelConfig& config,
+                             ojson* record);
 
 }  // namespace ws

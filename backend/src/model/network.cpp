@@ -23,18 +23,18 @@ Network::Network(ModelConfig config, std::map<std::string, at::Tensor> weights, 
             const std::string mlp = s.empty() ? "mlp." : "mlp_moe_gen.";
             t.in_norm = w(p + "input_layernorm" + s + ".weight");
             t.post_norm = w(p + "post_attention_layernorm" + s + ".weight");
-            t.q = w(p + "self_attn.q_proj" + s + ".weight");
-            t.k = w(p + "self_attn.k_proj" + s + ".weight");
-            t.v = w(p + "self_attn.v_proj" + s + ".weight");
-            t.o = w(p + "self_attn.o_proj" + s + ".weight");
+            t.q.w = w(p + "self_attn.q_proj" + s + ".weight");
+            t.k.w = w(p + "self_attn.k_proj" + s + ".weight");
+            t.v.w = w(p + "self_attn.v_proj" + s + ".weight");
+            t.o.w = w(p + "self_attn.o_proj" + s + ".weight");
             if (!s.empty() || cfg_.qk_norm_for_text) {
                 t.q_norm = w(p + "self_attn.q_norm" + s + ".weight");
                 t.k_norm = w(p + "self_attn.k_norm" + s + ".weight");
             }
             if (s.empty() && cfg_.und_k_norm_for_gen()) t.k_norm_for_gen = w(p + "self_attn.k_norm_und_for_gen.weight");
-            if (cfg_.hidden_act == "silu") t.gate = w(p + mlp + "gate_proj.weight");
-            t.up = w(p + mlp + "up_proj.weight");
-            t.down = w(p + mlp + "down_proj.weight");
+            if (cfg_.hidden_act == "silu") t.gate.w = w(p + mlp + "gate_proj.weight");
+            t.up.w = w(p + mlp + "up_proj.weight");
+            t.down.w = w(p + mlp + "down_proj.weight");
             return t;
         };
         layers_.push_back({tower(""), tower("_moe_gen")});
@@ -60,9 +60,41 @@ at::Tensor Network::rms_norm(const at::Tensor& x, const at::Tensor& weight) cons
     return weight * h.to(x.scalar_type());
 }
 
+at::Tensor Network::Linear::operator()(const at::Tensor& x) const {
+    at::Tensor y = at::linear(x, w);
+    for (const LowRankDelta& d : lora) y = y + d.k * at::linear(at::linear(x, d.A), d.B);
+    return y;
+}
+
+Network Network::with_adapters(const AdapterDeltas& deltas) const {
+    Network n = *this;  // tensor handles: the weights are shared
+    size_t applied = 0;
+    for (size_t l = 0; l < n.layers_.size(); ++l) {
+        const std::string p = "layers." + std::to_string(l) + ".";
+        for (const std::string s : {"", "_moe_gen"}) {
+            Tower& t = s.empty() ? n.layers_[l].und : n.layers_[l].gen;
+            const std::string mlp = s.empty() ? "mlp." : "mlp_moe_gen.";
+            const std::pair<std::string, Linear*> linears[] = {
+                {p + "self_attn.q_proj" + s + ".weight", &t.q}, {p + "self_attn.k_proj" + s + ".weight", &t.k},
+                {p + "self_attn.v_proj" + s + ".weight", &t.v}, {p + "self_attn.o_proj" + s + ".weight", &t.o},
+                {p + mlp + "gate_proj.weight", &t.gate},        {p + mlp + "up_proj.weight", &t.up},
+                {p + mlp + "down_proj.weight", &t.down}};
+            for (const auto& [name, lin] : linears) {
+                const auto it = deltas.find(name);
+                if (it == deltas.end() || !lin->w.defined()) continue;
+                for (const LowRankDelta& d : it->second)
+                    lin->lora.push_back({d.A.to(device_, dtype_), d.B.to(device_, dtype_), d.k});
+                ++applied;
+            }
+        }
+    }
+    if (applied != deltas.size()) throw Error("an adapter names a weight that is no linear of this network's layers");
+    return n;
+}
+
 at::Tensor Network::mlp(const Tower& t, const at::Tensor& x) const {
-    if (cfg_.hidden_act == "relu2") return at::linear(at::relu(at::linear(x, t.up)).pow(2), t.down);
-    return at::linear(at::silu(at::linear(x, t.gate)) * at::linear(x, t.up), t.down);
+    if (cfg_.hidden_act == "relu2") return t.down(at::relu(t.up(x)).pow(2));
+    return t.down(at::silu(t.gate(x)) * t.up(x));
 }
 
 std::pair<at::Tensor, at::Tensor> Network::rope(const at::Tensor& positions) const {
@@ -93,9 +125,9 @@ at::Tensor Network::rope_apply(const at::Tensor& x, const at::Tensor& cos, const
 void Network::qkv(const Tower& t, const at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, at::Tensor& q,
                   at::Tensor& k, at::Tensor& v, at::Tensor* k_for_gen) const {
     const int64_t n = h.size(0), d = cfg_.head_dim;
-    q = at::linear(h, t.q).view({n, cfg_.num_heads, d});
-    k = at::linear(h, t.k).view({n, cfg_.num_kv_heads, d});
-    v = at::linear(h, t.v).view({n, cfg_.num_kv_heads, d});
+    q = t.q(h).view({n, cfg_.num_heads, d});
+    k = t.k(h).view({n, cfg_.num_kv_heads, d});
+    v = t.v(h).view({n, cfg_.num_kv_heads, d});
     if (t.q_norm.defined()) q = rms_norm(q, t.q_norm), k = rms_norm(k, t.k_norm);
     // The framework norms the (already k_norm'ed, here raw) keys before RoPE, with the text positions.
     if (k_for_gen && t.k_norm_for_gen.defined()) *k_for_gen = rope_apply(rms_norm(k, t.k_norm_for_gen), cos, sin);
@@ -151,7 +183,7 @@ void Network::text_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const a
         if (cache.k_for_gen.size() != cache.k.size()) cache.k_for_gen.resize(cache.k.size());
         cache.k_for_gen[l] = past ? at::cat({cache.k_for_gen[l], k_for_gen}, 0) : k_for_gen;
     }
-    h = h + at::linear(attend(q, cache.k[l], cache.v[l], past), t.o);
+    h = h + t.o(attend(q, cache.k[l], cache.v[l], past));
     h = h + mlp(t, rms_norm(h, t.post_norm));
 }
 
@@ -161,7 +193,7 @@ void Network::gen_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at
     at::Tensor q, k, v;
     qkv(t, rms_norm(h, t.in_norm), cos, sin, q, k, v);
     // Generation tokens see [text; generation] without a mask.
-    h = h + at::linear(attend(q, at::cat({text_k, k}, 0), at::cat({text_v, v}, 0), -1), t.o);
+    h = h + t.o(attend(q, at::cat({text_k, k}, 0), at::cat({text_v, v}, 0), -1));
     h = h + mlp(t, rms_norm(h, t.post_norm));
 }
 

@@ -21,6 +21,13 @@ struct TextKVCache {
 };
 
 // Inputs of the generation stream, already embedded.
+// One adapter's low-rank change of one linear, applied on the fly: y = W x + k B (A x).
+struct LowRankDelta {
+    at::Tensor A, B;  // [r, in], [out, r]
+    double k = 1;     // strength x the adapter's scale (negative: taking a merged adapter back out)
+};
+using AdapterDeltas = std::map<std::string, std::vector<LowRankDelta>>;  // by canonical weight name
+
 struct GenTokens {
     at::Tensor hidden;     // [N, H] in the network dtype
     at::Tensor positions;  // [3, N] float32
@@ -61,11 +68,21 @@ public:
     // cos/sin [n, head_dim] for MRoPE positions [3, n].
     std::pair<at::Tensor, at::Tensor> rope(const at::Tensor& positions) const;
 
+    // A network sharing these weights whose linears also apply `deltas` on the fly (a job's own LoRA adapters on a
+    // model loaded with others): cheap, no weight is copied. Throws on a name that is no linear of a layer.
+    Network with_adapters(const AdapterDeltas& deltas) const;
+
 private:
+    struct Linear {
+        at::Tensor w;
+        std::vector<LowRankDelta> lora;  // empty but for a job's own adapters
+        at::Tensor operator()(const at::Tensor& x) const;
+    };
     struct Tower {
         // q_norm/k_norm are undefined where the tower has no QK-norm (Edge's text tower); k_norm_for_gen is the
         // text tower's extra key norm read only by generation queries (undefined unless und_k_norm_for_gen).
-        at::Tensor in_norm, post_norm, q, k, v, o, q_norm, k_norm, k_norm_for_gen, gate, up, down;
+        at::Tensor in_norm, post_norm, q_norm, k_norm, k_norm_for_gen;
+        Linear q, k, v, o, gate, up, down;
     };
     struct Layer {
         Tower und, gen;

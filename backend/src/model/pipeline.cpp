@@ -5,8 +5,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "model/conditioning.h"
+#include "model/lora.h"
 #include "model/model_impl.h"
 #include "model/preview.h"
 #include "model/sampler.h"
@@ -138,7 +140,6 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     double preview_seconds = 0;  // spent making live previews (in the record: what they cost this run)
     const Model::Impl& M = model_->impl();
     const ModelConfig& c = M.config;
-    const Network& net = *M.network;
     // The model's own defaults fill what the job leaves out. Fields that say one thing two ways count as one: a
     // job naming a negative prompt file or a resolution tier keeps the model's negative prompt or size out.
     // A job that names no mode gets the defaults of the mode it will run in (kDefaultMode).
@@ -161,8 +162,10 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     }
     GenerationRequest req = GenerationRequest::parse(job);
     if (req.continuation) return generate_continued(job, req, out_prefix, cb);
-    // Adapters are merged at load: a job names the ones the model must carry (the record's request does), and a job
-    // that names none runs with what the model was loaded with.
+    // Adapters are merged at load; a job that names none runs with those, and a job that names others (the record's
+    // request of an earlier run, a job of its own) gets them on the fly without reloading.
+    std::optional<AdapterDeltas> job_adapters;
+    ojson job_adapter_record;
     {
         std::vector<AdapterChoice> loaded;
         for (const auto& a : M.adapters) loaded.push_back({a["path"].get<std::string>(), a["strength"].get<double>()});
@@ -174,9 +177,12 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         };
         if (!job_in.contains("adapters")) req.adapters = loaded;
         else if (!same(req.adapters, loaded))
-            throw Error("the job asks for " + std::to_string(req.adapters.size()) + " LoRA adapter(s) other than the " + std::to_string(loaded.size()) +
-                        " the model was loaded with; load the model with them (worldstudio-cli --adapter, or the studio's Models workspace)");
+            // The job's own adapters, applied on the fly: the loaded ones taken back out, the job's put in.
+            job_adapters = adapter_deltas(req.adapters, loaded, c, &job_adapter_record);
     }
+    std::optional<Network> job_network;
+    if (job_adapters) job_network.emplace(M.network->with_adapters(*job_adapters));
+    const Network& net = job_network ? *job_network : *M.network;
     if (!M.tokenizer) throw Error("the model folder has no tokenizer.json");
     if (req.enable_sound && !c.sound_gen) throw Error("this model does not generate sound (enable_sound)");
     if (mode_has_actions(req.mode) && !c.action_gen) throw Error("this model has no action tower");
@@ -494,6 +500,9 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                           {"seconds", seconds},
                           {"preview_seconds", preview_seconds},
                           {"versions", library_versions()}};
+    if (job_adapters)
+        result.record["job_adapters"] = {{"applied", "on the fly, as low-rank products beside the loaded weights (the model's own adapters taken out)"},
+                                         {"adapters", job_adapter_record}};
     if (diffusers_path) {
         ojson p = {{"path", "diffusers"}, {"system_prompt", system_prompt}, {"negative_templates", "inverse"},
                    {"json_prompts", "templates appended as text (no metadata keys)"}};

@@ -430,10 +430,9 @@ ojson GenerationRequest::to_json() const {
     if (guidance_interval) j["guidance_interval"] = {(*guidance_interval)[0], (*guidance_interval)[1]};
     j["json_caption_wrapper"] = json_caption_wrapper;  // always: a model's default (Edge: true) must not change a re-run
     if (prompting != "framework") j["prompting"] = prompting;
-    if (!adapters.empty()) {
-        j["adapters"] = ojson::array();
-        for (const AdapterChoice& a : adapters) j["adapters"].push_back({{"path", a.path}, {"strength", a.strength}});
-    }
+    // Always, [] for none: a re-run on a model loaded with adapters must not take them up.
+    j["adapters"] = ojson::array();
+    for (const AdapterChoice& a : adapters) j["adapters"].push_back({{"path", a.path}, {"strength", a.strength}});
     if (!vision_path.empty()) j["vision_path"] = vision_path;
     if (!sound_path.empty()) j["sound_path"] = sound_path;
     if (continuation) j["continuation"] = {{"chunks", continuation->chunks}, {"overlap_latent_frames", continuation->overlap_latent_frames}};
