@@ -14,9 +14,9 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include "core/torch_util.h"
+#include "model/media_out.h"
 #include "model/model_impl.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/core/safetensors.h"
@@ -25,15 +25,6 @@
 namespace fs = std::filesystem;
 
 namespace ws {
-
-namespace {
-
-// Decoded VAE output [3, T, H, W] as the writer quantizes it: clamp((1 + x) / 2) x 255, truncated.
-at::Tensor to_bytes(const at::Tensor& decoded) {
-    return (((decoded.to(at::kFloat) + 1) / 2).clamp(0, 1) * 255).to(at::kByte);
-}
-
-}  // namespace
 
 GenerationResult Session::generate_continued(const ojson& job, const GenerationRequest& req, const std::string& out_prefix,
                                              const RunCallbacks& cb) {
@@ -111,7 +102,7 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
         const GenerationResult r = generate(chunk, prefix, chunk_cb);
         if (i == 0) first_record = r.record;
         const auto latents = load_tensors(prefix + ".safetensors");
-        const at::Tensor pixels = to_bytes(M.vae->decode(latents.at("video_latent")).to(at::kCPU));
+        const at::Tensor pixels = quantize_for_display(M.vae->decode(latents.at("video_latent")));
         if (i == 0) {
             video = pixels.clone();
         } else {
@@ -135,18 +126,8 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
     }
 
     // One video: every chunk's frames, and the stitched sound decoded once.
-    const at::Tensor all = video.permute({1, 2, 3, 0}).contiguous();  // [T, H, W, 3]
-    VideoFrames frames;
-    frames.count = static_cast<int>(all.size(0)), frames.height = static_cast<int>(all.size(1)), frames.width = static_cast<int>(all.size(2));
-    frames.fps = req.fps;
-    frames.rgb.assign(all.data_ptr<uint8_t>(), all.data_ptr<uint8_t>() + all.numel());
-    AudioClip clip;
-    if (sound.defined()) {
-        at::Tensor wave = M.sound->decode(sound).clamp(-1, 1);
-        const int64_t n = std::min<int64_t>(wave.size(1), static_cast<int64_t>(frames.count / req.fps * 48000));
-        wave = wave.narrow(1, 0, n).t().contiguous();
-        clip.samples.assign(wave.data_ptr<float>(), wave.data_ptr<float>() + wave.numel());
-    }
+    const VideoFrames frames = to_video_frames(video, req.fps);
+    const AudioClip clip = sound.defined() ? decode_sound_clip(*M.sound, sound, frames.count / req.fps) : AudioClip{};
     GenerationResult result;
     result.record = first_record;
     result.record["request"] = req.to_json();
@@ -166,10 +147,7 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
     const std::string record_text = result.record.dump(2);
     media_.write_video(base + ".mp4", frames, clip.frames() > 0 ? &clip : nullptr, record_text);
     result.outputs.push_back(base + ".mp4");
-    std::ofstream rec(base + ".json");
-    rec << record_text << "\n";
-    if (!rec) throw Error(base + ".json: cannot write the generation record");
-    result.outputs.push_back(base + ".json");
+    write_record_file(base, record_text, result);
     return result;
 }
 

@@ -9,6 +9,7 @@
 
 #include "model/conditioning.h"
 #include "model/lora.h"
+#include "model/media_out.h"
 #include "model/model_impl.h"
 #include "model/preview.h"
 #include "model/sampler.h"
@@ -545,13 +546,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     if (want_media)
         for (const Final& f : finals) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-            const at::Tensor decoded = M.vae->decode(f.state.vision.back().x);  // [3, T, H, W], raw
-            // As the reference's writer: clamp((1 + x) / 2) x 255, truncated to uint8.
-            at::Tensor pixels = (((decoded.to(at::kFloat) + 1) / 2).clamp(0, 1) * 255).to(at::kByte).permute({1, 2, 3, 0}).contiguous();
-            VideoFrames frames;
-            frames.count = static_cast<int>(pixels.size(0)), frames.height = static_cast<int>(pixels.size(1)), frames.width = static_cast<int>(pixels.size(2));
-            frames.fps = req.fps;
-            frames.rgb.assign(pixels.data_ptr<uint8_t>(), pixels.data_ptr<uint8_t>() + pixels.numel());
+            VideoFrames frames = to_video_frames(quantize_for_display(M.vae->decode(f.state.vision.back().x)), req.fps);
             if (canvas) {
                 // The padding is not part of the picture. H.264 in yuv420p takes even sizes only, so an odd content
                 // side keeps one padding row or column (the record's image_size has the exact content).
@@ -564,21 +559,12 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                 result.outputs.push_back(f.prefix + ".png");
                 continue;
             }
-            AudioClip clip;
-            if (f.state.sound && M.sound) {
-                at::Tensor wave = M.sound->decode(f.state.sound->x).clamp(-1, 1);
-                const int64_t n = std::min<int64_t>(wave.size(1), static_cast<int64_t>(req.num_frames / req.fps * 48000));
-                wave = wave.narrow(1, 0, n).t().contiguous();
-                clip.samples.assign(wave.data_ptr<float>(), wave.data_ptr<float>() + wave.numel());
-            }
+            const AudioClip clip = f.state.sound && M.sound ? decode_sound_clip(*M.sound, f.state.sound->x, req.num_frames / req.fps) : AudioClip{};
             media_.write_video(f.prefix + ".mp4", frames, clip.frames() > 0 ? &clip : nullptr, record_text);
             result.outputs.push_back(f.prefix + ".mp4");
             if (action_mode) write_reference_sample(f.prefix, req, result.record, action_rows.count(f.prefix) ? &action_rows[f.prefix] : nullptr);
         }
-    std::ofstream rec(base + ".json");
-    rec << record_text << "\n";
-    if (!rec) throw Error(base + ".json: cannot write the generation record");
-    result.outputs.push_back(base + ".json");
+    write_record_file(base, record_text, result);
     return result;
 }
 
