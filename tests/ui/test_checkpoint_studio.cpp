@@ -23,32 +23,18 @@
 #include "ModelView.h"
 #include "PlayerPanel.h"
 #include "SettingsPanel.h"
+#include "studio_window.h"
 #include "worldstudio/model/tiny_model.h"
 
-namespace {
-
-void shot(QWidget* w, const QString& name) {
-    const QString dir = qEnvironmentVariable("WS_SCREENSHOT_DIR");
-    if (dir.isEmpty()) return;
-    QCoreApplication::processEvents();
-    QTest::qWait(100);
-    QVERIFY(w->grab().save(dir + "/" + name + ".png"));
-}
-
-}  // namespace
+using studio_test::openModel;
+using studio_test::shot;
 
 class TestCheckpointStudio : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
     QString model_;
 
-    void useDataDir(const QString& name) {
-        qputenv("XDG_DATA_HOME", tmp_.filePath(name).toUtf8());
-        qputenv("XDG_CONFIG_HOME", tmp_.filePath(name + "-config").toUtf8());
-        // Qt reads the settings' folder once per process: start each test from empty settings instead.
-        QSettings().clear();
-        QSettings().sync();
-    }
+    void useDataDir(const QString& name) { studio_test::useDataDir(tmp_, name); }
 
 private Q_SLOTS:
     void initTestCase() {
@@ -66,11 +52,7 @@ private Q_SLOTS:
         ws::make_tiny_model(dir.toStdString(), 0);
         ws::write_distilled_schedule(dir.toStdString(), ws::distilled_t_list());
         MainWindow w;
-        w.player()->setUseAudioDevice(false);
-        w.show();
-        QSignalSpy ready(&w, &MainWindow::modelReady);
-        w.loadModel(dir);
-        QVERIFY(ready.wait(60000));
+        QVERIFY(openModel(w, dir));
         SettingsPanel* s = w.settings();
         s->setMode("text2image");
         QCOMPARE(s->tierBox()->currentData().toString(), QString("768"));  // the tier Text2Image-4Step was distilled at
@@ -115,11 +97,7 @@ private Q_SLOTS:
         const QString dir = tmp_.filePath("edge-model");
         ws::make_tiny_model(dir.toStdString(), 0, /*edge=*/true);
         MainWindow w;
-        w.player()->setUseAudioDevice(false);
-        w.show();
-        QSignalSpy ready(&w, &MainWindow::modelReady);
-        w.loadModel(dir);
-        QVERIFY(ready.wait(60000));
+        QVERIFY(openModel(w, dir));
         SettingsPanel* s = w.settings();
         s->setMode("image2video");
         QCOMPARE(s->tierBox()->currentData().toString(), QString("480"));
@@ -176,18 +154,15 @@ private Q_SLOTS:
         useDataDir("lora");
         const QString adapter = tmp_.filePath("lora-adapter");
         MainWindow w;
-        w.player()->setUseAudioDevice(false);
-        w.show();
-        QSignalSpy ready(&w, &MainWindow::modelReady);
-        w.loadModel(model_);
-        QVERIFY(ready.wait(60000));
+        QVERIFY(openModel(w, model_));
         ws::write_random_lora(adapter.toStdString(), ws::ModelConfig::preset("tiny"), 2, 4.0, 0);
         w.showWorkspace(MainWindow::Workspace::Models);
         ModelView* mv = w.modelWorkspace();
         mv->addAdapter(adapter, 0.75);
         QVERIFY(mv->adapterTable()->rowCount() == 1);
+        QSignalSpy applied(&w, &MainWindow::modelReady);
         mv->findChild<QPushButton*>("applyAdapters")->click();
-        QVERIFY(ready.wait(60000));
+        QVERIFY(applied.wait(60000));
         QTRY_VERIFY(w.modelView()->valueOf("LoRA adapters").contains("rank 2"));
         QCOMPARE(mv->adapterTable()->rowCount(), 1);  // the list shows what the model carries
         shot(&w, "lora-adapters");

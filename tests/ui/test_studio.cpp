@@ -37,6 +37,7 @@
 #include "worldstudio/model/request.h"
 #include "StallMeter.h"
 #include "StudioPaths.h"
+#include "studio_window.h"
 #include "worldstudio/hue/project.h"
 #include "worldstudio/media/media.h"
 #include "worldstudio/pico/model.h"
@@ -44,13 +45,7 @@
 
 namespace {
 
-void shot(QWidget* w, const QString& name) {
-    const QString dir = qEnvironmentVariable("WS_SCREENSHOT_DIR");
-    if (dir.isEmpty()) return;
-    QCoreApplication::processEvents();
-    QTest::qWait(100);
-    QVERIFY(w->grab().save(dir + "/" + name + ".png"));
-}
+using studio_test::shot;
 
 QString readFile(const QString& path) {
     QFile f(path);
@@ -64,13 +59,7 @@ class TestStudio : public QObject {
     QTemporaryDir tmp_;
     QString model_;
 
-    void useDataDir(const QString& name) {
-        qputenv("XDG_DATA_HOME", tmp_.filePath(name).toUtf8());
-        qputenv("XDG_CONFIG_HOME", tmp_.filePath(name + "-config").toUtf8());
-        // Qt reads the settings' folder once per process: start each test from empty settings instead.
-        QSettings().clear();
-        QSettings().sync();
-    }
+    void useDataDir(const QString& name) { studio_test::useDataDir(tmp_, name); }
 
 private Q_SLOTS:
     void initTestCase() {

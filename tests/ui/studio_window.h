@@ -1,0 +1,41 @@
+#pragma once
+// What the studio's window tests share: screenshots for looking at, a data folder of its own per test, and a
+// window with a model loaded.
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "MainWindow.h"
+#include "PlayerPanel.h"
+
+namespace studio_test {
+
+// Saves the widget as $WS_SCREENSHOT_DIR/<name>.png when that variable is set.
+inline void shot(QWidget* w, const QString& name) {
+    const QString dir = qEnvironmentVariable("WS_SCREENSHOT_DIR");
+    if (dir.isEmpty()) return;
+    QCoreApplication::processEvents();
+    QTest::qWait(100);
+    QVERIFY(w->grab().save(dir + "/" + name + ".png"));
+}
+
+// XDG data and config folders under `tmp` named for the test, and empty settings (Qt reads the settings' folder
+// once per process, so the settings are cleared rather than moved).
+inline void useDataDir(const QTemporaryDir& tmp, const QString& name) {
+    qputenv("XDG_DATA_HOME", tmp.filePath(name).toUtf8());
+    qputenv("XDG_CONFIG_HOME", tmp.filePath(name + "-config").toUtf8());
+    QSettings().clear();
+    QSettings().sync();
+}
+
+// Shows `w` without an audio device and loads the model folder `dir`; false when it did not load in a minute.
+inline bool openModel(MainWindow& w, const QString& dir) {
+    w.player()->setUseAudioDevice(false);
+    w.show();
+    QSignalSpy ready(&w, &MainWindow::modelReady);
+    w.loadModel(dir);
+    return ready.wait(60000);
+}
+
+}  // namespace studio_test
