@@ -458,6 +458,10 @@
         <source>the adapter list</source>
         <translation>适配器列表</translation>
     </message>
+    <message>
+        <source>the memory settings</source>
+        <translation>内存设置</translation>
+    </message>
 </context>
 <context>
     <name>EvaluationPanel</name>
@@ -1326,6 +1330,10 @@
         <source>Edge&apos;s recipe for its current weights (2026-08-25) is image → video at 832 × 480. This mode still runs, but it is not what those weights were tuned and shown for.</source>
         <translation>Edge 当前权重（2026-08-25）的推荐配方是图像 → 视频，832 × 480。此模式仍可运行，但这些权重并非为它调校和展示。</translation>
     </message>
+    <message>
+        <source>The memory settings apply to the next model you load</source>
+        <translation>内存设置将用于下一次加载的模型</translation>
+    </message>
 </context>
 <context>
     <name>ModeNames</name>
@@ -1499,6 +1507,54 @@
     <message>
         <source>none</source>
         <translation>无</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Split the towers: the text tower only for reading the prompt</source>
+        <translation>拆分双塔：文本塔仅用于读取提示词</translation>
+    </message>
+    <message>
+        <source>The understanding tower reads the prompt, then leaves memory before the generation tower denoises; it is read again for the next prompt. The result is the same, bit for bit</source>
+        <translation>理解塔读取提示词后即离开内存，然后生成塔开始去噪；下一个提示词时会重新读取。结果逐位相同</translation>
+    </message>
+    <message>
+        <source> MiB</source>
+        <translation> MiB</translation>
+    </message>
+    <message>
+        <source>Device memory for the weights: layers that do not fit stay in host memory and are copied in one at a time; the VAE plans its decode within what is left</source>
+        <translation>权重可用的设备内存：放不下的层保留在主机内存中，逐层复制到设备；VAE 在剩余内存内规划解码</translation>
+    </message>
+    <message>
+        <source>the free memory</source>
+        <translation>可用内存</translation>
+    </message>
+    <message>
+        <source>from the budget</source>
+        <translation>按预算</translation>
+    </message>
+    <message>
+        <source>Layers kept on the device for good; the others are streamed in before they run</source>
+        <translation>常驻设备的层数；其余层在运行前逐层传入</translation>
+    </message>
+    <message>
+        <source>Reloads the model with these settings; later loads use them too</source>
+        <translation>以这些设置重新加载模型；之后的加载也会使用它们</translation>
+    </message>
+    <message>
+        <source>Memory budget</source>
+        <translation>内存预算</translation>
+    </message>
+    <message>
+        <source>Resident layers</source>
+        <translation>常驻层数</translation>
+    </message>
+    <message>
+        <source>Memory plan</source>
+        <translation>内存方案</translation>
     </message>
 </context>
 <context>
@@ -1808,6 +1864,26 @@
     <message>
         <source>ModelOpt FP8, dequantized on load (W8A16)</source>
         <translation>ModelOpt FP8，加载时反量化（W8A16）</translation>
+    </message>
+    <message>
+        <source>towers split, both kept (the budget holds them)</source>
+        <translation>双塔拆分，两者均保留（预算足够容纳）</translation>
+    </message>
+    <message>
+        <source>towers split: text %1 MiB for the prompt, generation %2 MiB for denoising</source>
+        <translation>双塔拆分：文本塔 %1 MiB 用于提示词，生成塔 %2 MiB 用于去噪</translation>
+    </message>
+    <message>
+        <source>both towers on the device</source>
+        <translation>两个塔均在设备上</translation>
+    </message>
+    <message>
+        <source>%1 of %2 layers resident, the rest streamed</source>
+        <translation>%2 层中 %1 层常驻，其余逐层传入</translation>
+    </message>
+    <message>
+        <source>budget %1 MiB</source>
+        <translation>预算 %1 MiB</translation>
     </message>
 </context>
 <context>
@@ -2849,6 +2925,42 @@
     <message>
         <source>The model&apos;s adapters (%1)</source>
         <translation>模型的适配器（%1）</translation>
+    </message>
+    <message>
+        <source>Reuse steps that change little</source>
+        <translation>复用变化很小的步</translation>
+    </message>
+    <message>
+        <source>The framework&apos;s diffusion cache (SeaCache): a step whose noisy picture changed little since the last full step reuses the model&apos;s last change instead of running it. Faster; close to, not equal to, the uncached result</source>
+        <translation>框架的扩散缓存（SeaCache）：若某步的含噪画面自上一次完整计算以来变化很小，则复用模型上一次的变化而不重新计算。更快；结果接近但不等于未缓存的结果</translation>
+    </message>
+    <message>
+        <source>threshold </source>
+        <translation>阈值 </translation>
+    </message>
+    <message>
+        <source>Higher skips more steps (faster, further from the uncached result); 0.35 is the framework&apos;s default</source>
+        <translation>越高跳过的步越多（更快，但与未缓存结果差距更大）；0.35 为框架默认值</translation>
+    </message>
+    <message>
+        <source>Step cache</source>
+        <translation>步缓存</translation>
+    </message>
+    <message>
+        <source> MiB</source>
+        <translation> MiB</translation>
+    </message>
+    <message>
+        <source>the model&apos;s budget</source>
+        <translation>模型的预算</translation>
+    </message>
+    <message>
+        <source>Memory for decoding (and encoding) the video: it is cut into fewer frames at a time and then into tiles to fit. The model&apos;s budget: what its memory budget leaves, or one latent frame at a time</source>
+        <translation>视频解码（及编码）可用的内存：先减少每次处理的帧数，再切分成图块以适应预算。模型的预算：模型内存预算剩余的部分，或每次一个潜变量帧</translation>
+    </message>
+    <message>
+        <source>VAE memory</source>
+        <translation>VAE 内存</translation>
     </message>
 </context>
 <context>

@@ -31,6 +31,8 @@ void EngineWorker::loadModel(const QString& dir, const QString& adaptersJson) {
     cancel_ = false;
     try {
         ws::LoadOptions options;
+        if (!memoryJson_.isEmpty())
+            options.memory = ws::MemoryOptions::from_json(ws::ojson::parse(memoryJson_.toStdString()), tr("the memory settings").toStdString());
         if (!adaptersJson.isEmpty())
             options.adapters = ws::adapter_choices_from_json(ws::ojson::parse(adaptersJson.toStdString()), tr("the adapter list").toStdString());
         ws::RunCallbacks cb;
@@ -48,6 +50,8 @@ void EngineWorker::loadModel(const QString& dir, const QString& adaptersJson) {
         Q_EMIT failed(QString::fromStdString(ws::user_message(e)));
     }
 }
+
+void EngineWorker::setMemoryOptions(const QString& memoryJson) { memoryJson_ = memoryJson; }
 
 void EngineWorker::loadDefaultModel() {
     // The shipped Pico model; without it, a tiny random model made in the data folder on first start.

@@ -23,7 +23,9 @@ public:
     // Queue these onto the worker (QMetaObject::invokeMethod) or call them from a test's own thread.
     // Emits modelLoaded or failed; `adaptersJson` ([{"path", "strength"}]) names LoRA adapters to merge.
     void loadModel(const QString& dir, const QString& adaptersJson = QString());
-    void loadDefaultModel();             // makes the built-in model on first use, then loads it
+    void loadDefaultModel();
+    // Memory options (MemoryOptions JSON: tower_split, resident_layers, budget_mb) for every later load.
+    void setMemoryOptions(const QString& memoryJson);             // makes the built-in model on first use, then loads it
     // Upsamples a short prompt with the reasoner, streaming the reply; `requestJson` gives duration/fps/size.
     void upsample(const QString& templateMode, const QString& prompt, const QString& requestJson);
     // Drafts HUE questions for a prompt (hue_questions.h); emits questionsDrafted with a JSON array of
@@ -46,4 +48,5 @@ private:
     mutable std::mutex mu_;
     std::shared_ptr<const ws::Model> model_;
     std::atomic<bool> cancel_{false};
+    QString memoryJson_;  // used on the worker thread only
 };

@@ -157,6 +157,12 @@ MainWindow::MainWindow(QWidget* parent)
         if (dir.isEmpty()) return setStatus(tr("Load a model first; adapters are merged into a loaded model"));
         loadModel(dir, adapters);
     });
+    connect(model_, &ModelView::memoryApplied, this, [this](const QString& memory) {
+        QMetaObject::invokeMethod(worker_, [w = worker_, memory] { w->setMemoryOptions(memory); }, Qt::QueuedConnection);
+        const QString dir = QJsonDocument::fromJson(modelSummary_.toUtf8()).object()["dir"].toString();
+        if (dir.isEmpty()) return setStatus(tr("The memory settings apply to the next model you load"));
+        loadModel(dir, model_->adaptersJson());
+    });
     connect(model_, &ModelView::builtinRequested, this, &MainWindow::loadDefaultModel);
     connect(model_, &ModelView::cancelRequested, this, &MainWindow::cancelModelLoad);
     connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { setStatus(m); });

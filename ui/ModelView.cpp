@@ -1,6 +1,8 @@
 #include "ModelView.h"
 
+#include <QCheckBox>
 #include <QFileDialog>
+#include <QFormLayout>
 #include <QGroupBox>
 #include <QTableWidget>
 #include <QHBoxLayout>
@@ -10,6 +12,7 @@
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 #include "AdapterList.h"
@@ -26,6 +29,22 @@ QString samplingText(const QJsonObject& o) {
 QString weightsText(const QJsonObject& o) {
     if (o["format"].toObject().contains("fp8")) return QObject::tr("ModelOpt FP8, dequantized on load (W8A16)");
     return o["dtype"].toString();
+}
+QString memoryText(const QJsonObject& m) {
+    const QJsonObject r = m["resident_layers"].toObject();
+    const int layers = m["layers"].toInt();
+    QStringList parts;
+    if (m["tower_split"].toBool())
+        parts << (m["keep_towers"].toBool() ? QObject::tr("towers split, both kept (the budget holds them)")
+                                            : QObject::tr("towers split: text %1 MiB for the prompt, generation %2 MiB for denoising")
+                                                  .arg(m["text_tower_mib"].toDouble(), 0, 'f', 1)
+                                                  .arg(m["generation_tower_mib"].toDouble(), 0, 'f', 1));
+    else
+        parts << QObject::tr("both towers on the device");
+    if (r["generation"].toInt() < layers || r["text"].toInt() < layers)
+        parts << QObject::tr("%1 of %2 layers resident, the rest streamed").arg(r["generation"].toInt()).arg(layers);
+    if (m["budget_mib"].toDouble() > 0) parts << QObject::tr("budget %1 MiB").arg(m["budget_mib"].toDouble(), 0, 'f', 0);
+    return parts.join("; ");
 }
 }  // namespace
 
@@ -51,10 +70,51 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     auto* bl = new QVBoxLayout(box);
     bl->addWidget(adapters_);
     bl->addWidget(applyAdapters_, 0, Qt::AlignRight);
+    // Memory: how the weights use the device, for the GPUs people have (applied by reloading the model).
+    auto* memory = new QGroupBox(tr("Memory"), this);
+    memory->setObjectName("memorySettings");
+    towerSplit_ = new QCheckBox(tr("Split the towers: the text tower only for reading the prompt"), memory);
+    towerSplit_->setObjectName("towerSplit");
+    towerSplit_->setToolTip(tr("The understanding tower reads the prompt, then leaves memory before the generation tower denoises; "
+                               "it is read again for the next prompt. The result is the same, bit for bit"));
+    budget_ = new QSpinBox(memory);
+    budget_->setObjectName("memoryBudget");
+    budget_->setRange(0, 4 * 1024 * 1024);
+    budget_->setSingleStep(1024);
+    budget_->setSuffix(tr(" MiB"));
+    budget_->setSpecialValueText(tr("none"));
+    budget_->setToolTip(tr("Device memory for the weights: layers that do not fit stay in host memory and are copied in one at a "
+                           "time; the VAE plans its decode within what is left"));
+    autoBudget_ = new QCheckBox(tr("the free memory"), memory);
+    autoBudget_->setObjectName("autoBudget");
+    resident_ = new QSpinBox(memory);
+    resident_->setObjectName("residentLayers");
+    resident_->setRange(-1, 1024);
+    resident_->setValue(-1);
+    resident_->setSpecialValueText(tr("from the budget"));
+    resident_->setToolTip(tr("Layers kept on the device for good; the others are streamed in before they run"));
+    auto* applyMemory = new QPushButton(tr("Apply to the model"), memory);
+    applyMemory->setObjectName("applyMemory");
+    applyMemory->setToolTip(tr("Reloads the model with these settings; later loads use them too"));
+    auto* budgetRow = new QHBoxLayout;
+    budgetRow->addWidget(budget_);
+    budgetRow->addWidget(autoBudget_);
+    budgetRow->addStretch(1);
+    auto* mf = new QFormLayout;
+    mf->setFieldGrowthPolicy(QFormLayout::FieldsStayAtSizeHint);
+    mf->addRow(QString(), towerSplit_);
+    mf->addRow(tr("Memory budget"), budgetRow);
+    mf->addRow(tr("Resident layers"), resident_);
+    auto* ml = new QVBoxLayout(memory);
+    ml->addLayout(mf);
+    ml->addWidget(applyMemory, 0, Qt::AlignRight);
+    connect(autoBudget_, &QCheckBox::toggled, budget_, [this](bool on) { budget_->setEnabled(!on); });
+    connect(applyMemory, &QPushButton::clicked, this, [this] { Q_EMIT memoryApplied(memoryJson()); });
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(row);
     layout->addWidget(details_, 1);
     layout->addWidget(box);
+    layout->addWidget(memory);
     connect(applyAdapters_, &QPushButton::clicked, this, [this] { Q_EMIT adaptersApplied(adaptersJson()); });
     connect(open, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Model folder (Hugging Face snapshot layout)"));
@@ -69,6 +129,13 @@ QTableWidget* ModelView::adapterTable() const { return adapters_->table(); }
 void ModelView::addAdapter(const QString& path, double strength) { adapters_->addAdapter(path, strength); }
 
 QString ModelView::adaptersJson() const { return QString::fromUtf8(QJsonDocument(adapters_->adapters()).toJson(QJsonDocument::Compact)); }
+
+QString ModelView::memoryJson() const {
+    const QJsonObject o{{"tower_split", towerSplit_->isChecked()},
+                        {"resident_layers", resident_->value()},
+                        {"budget_mb", autoBudget_->isChecked() ? QJsonValue("auto") : QJsonValue(budget_->value())}};
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
 
 void ModelView::showLoading() {
     progress_->setVisible(true);
@@ -115,6 +182,7 @@ void ModelView::showModel(const QString& summaryJson) {
                        {tr("Device"), o["device"].toString()},
                        {tr("Dtype"), dtype},
                        {tr("Weights in memory"), tr("about %1 MiB").arg(params * bytesPer / (1024 * 1024), 0, 'f', 1)},
+                       {tr("Memory plan"), memoryText(o["memory"].toObject())},
                        {tr("Video VAE"), o["vae"].toBool() ? tr("yes") : tr("no (latents only)")},
                        {tr("Sound decoder"), o["sound_tokenizer"].toBool() ? tr("yes") : tr("no")},
                        {tr("Sampling"), samplingText(o)},

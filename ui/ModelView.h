@@ -5,6 +5,8 @@
 
 class AdapterList;
 class KeyValueView;
+class QCheckBox;
+class QSpinBox;
 class QProgressBar;
 class QPushButton;
 class QTableWidget;
@@ -25,11 +27,20 @@ public:
     void addAdapter(const QString& path, double strength = 1.0);
     // [{"path", "strength"}] as LoadOptions::adapters reads it.
     QString adaptersJson() const;
+    // Memory settings, used by every load from here on: the tower split, a memory budget (MiB, or the free memory)
+    // and the layers kept on the device (-1: from the budget).
+    QCheckBox* towerSplitBox() const { return towerSplit_; }
+    QSpinBox* memoryBudgetBox() const { return budget_; }
+    QCheckBox* autoBudgetBox() const { return autoBudget_; }
+    QSpinBox* residentLayersBox() const { return resident_; }
+    QString memoryJson() const;  // MemoryOptions as JSON
 
 Q_SIGNALS:
     void openRequested(const QString& dir);
     // Reload the loaded model with these adapters ([{"path", "strength"}] JSON; [] removes them all).
     void adaptersApplied(const QString& adaptersJson);
+    // Reload the loaded model with these memory settings (MemoryOptions JSON).
+    void memoryApplied(const QString& memoryJson);
     void builtinRequested();
     void cancelRequested();
 
@@ -39,4 +50,6 @@ private:
     QPushButton* cancelButton_;
     AdapterList* adapters_;
     QPushButton* applyAdapters_;
+    QCheckBox *towerSplit_, *autoBudget_;
+    QSpinBox *budget_, *resident_;
 };

@@ -203,6 +203,42 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     prompting_->setToolTip(tr("Diffusers pipeline: its system prompt, inverse templates on the negative, no default negative and the "
                               "folder's own UniPC schedule, for comparing with results made with diffusers"));
     form_->addRow(tr("Prompting"), prompting_);
+    // Speed and memory of this job: the framework's step cache, and the VAE's own memory budget.
+    auto* cacheRow = new QWidget(this);
+    auto* cacheLayout = new QHBoxLayout(cacheRow);
+    cacheLayout->setContentsMargins(0, 0, 0, 0);
+    stepCache_ = new QCheckBox(tr("Reuse steps that change little"), cacheRow);
+    stepCache_->setObjectName("stepCache");
+    stepCache_->setToolTip(tr("The framework's diffusion cache (SeaCache): a step whose noisy picture changed little since the last "
+                              "full step reuses the model's last change instead of running it. Faster; close to, not equal to, the "
+                              "uncached result"));
+    stepCacheThreshold_ = new QDoubleSpinBox(cacheRow);
+    stepCacheThreshold_->setObjectName("stepCacheThreshold");
+    stepCacheThreshold_->setRange(0.0, 5.0);
+    stepCacheThreshold_->setSingleStep(0.05);
+    stepCacheThreshold_->setValue(0.35);
+    stepCacheThreshold_->setPrefix(tr("threshold "));
+    stepCacheThreshold_->setToolTip(tr("Higher skips more steps (faster, further from the uncached result); 0.35 is the framework's default"));
+    stepCacheThreshold_->setEnabled(false);
+    cacheLayout->addWidget(stepCache_);
+    cacheLayout->addWidget(stepCacheThreshold_);
+    cacheLayout->addStretch(1);
+    form_->addRow(tr("Step cache"), cacheRow);
+    connect(stepCache_, &QCheckBox::toggled, stepCacheThreshold_, &QWidget::setEnabled);
+    vaeBudget_ = new QSpinBox(this);
+    vaeBudget_->setObjectName("vaeBudget");
+    vaeBudget_->setRange(0, 4 * 1024 * 1024);
+    vaeBudget_->setSingleStep(512);
+    vaeBudget_->setSuffix(tr(" MiB"));
+    vaeBudget_->setSpecialValueText(tr("the model's budget"));
+    vaeBudget_->setToolTip(tr("Memory for decoding (and encoding) the video: it is cut into fewer frames at a time and then into "
+                              "tiles to fit. The model's budget: what its memory budget leaves, or one latent frame at a time"));
+    auto* vaeRow = new QWidget(this);
+    auto* vl = new QHBoxLayout(vaeRow);
+    vl->setContentsMargins(0, 0, 0, 0);
+    vl->addWidget(vaeBudget_);
+    vl->addStretch(1);
+    form_->addRow(tr("VAE memory"), vaeRow);
     // LoRA for this job: the model's adapters, or a list of its own (applied on the fly, nothing reloads).
     auto* loraRow = new QWidget(this);
     auto* ll = new QVBoxLayout(loraRow);
@@ -478,6 +514,15 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
     } else if (r.contains("prompt")) {
         useModelAdapters_->setChecked(true);
     }
+    if (r.contains("step_cache")) {
+        const ws::ojson& k = r["step_cache"];
+        stepCache_->setChecked(k.is_object() || (k.is_boolean() && k.get<bool>()));
+        stepCacheThreshold_->setValue(k.is_object() && k.contains("threshold") && k["threshold"].is_number() ? k["threshold"].get<double>() : 0.35);
+    } else if (r.contains("prompt")) {
+        stepCache_->setChecked(false);  // a recalled job that did not ask for it
+    }
+    if (r.contains("vae_budget_mb") && r["vae_budget_mb"].is_number()) vaeBudget_->setValue(static_cast<int>(r["vae_budget_mb"].get<double>()));
+    else if (r.contains("prompt")) vaeBudget_->setValue(0);
     if (r.contains("json_caption_wrapper") && r["json_caption_wrapper"].is_boolean())
         jsonCaption_->setChecked(r["json_caption_wrapper"].get<bool>());
     auto text = [&](const char* k, QLineEdit* e) {
@@ -532,6 +577,8 @@ ws::ojson SettingsPanel::request() const {
     if (prompting_->isVisibleTo(this) && prompting_->currentData() != "framework") r["prompting"] = prompting_->currentData().toString().toStdString();
     if (!useModelAdapters_->isChecked())  // the job's own, [] for none
         r["adapters"] = ws::ojson::parse(QJsonDocument(jobAdapters_->adapters()).toJson(QJsonDocument::Compact).toStdString());
+    if (stepCache_->isChecked()) r["step_cache"] = {{"threshold", stepCacheThreshold_->value()}};
+    if (vaeBudget_->value() > 0) r["vae_budget_mb"] = vaeBudget_->value();
     // Always said, so unticking it overrides a model's default of true.
     if (!ws::mode_has_actions(m)) r["json_caption_wrapper"] = jsonCaption_->isChecked();
     if (visionRow_->isVisibleTo(this) && !vision_->text().isEmpty()) r["vision_path"] = vision_->text().toStdString();

@@ -68,6 +68,9 @@ public:
     QComboBox* aspectBox() const { return aspect_; }
     QCheckBox* soundBox() const { return sound_; }
     QCheckBox* jsonCaptionBox() const { return jsonCaption_; }  // a plain prompt sent as {"temporal_caption": ...}
+    QCheckBox* stepCacheBox() const { return stepCache_; }                  // the framework's step cache (SeaCache)
+    QDoubleSpinBox* stepCacheThresholdBox() const { return stepCacheThreshold_; }
+    QSpinBox* vaeBudgetBox() const { return vaeBudget_; }                   // MiB for the VAE; 0 = the model's budget
     QLineEdit* conditioningEdit() const { return vision_; }
     QLineEdit* lastFrameEdit() const { return lastFrame_; }  // image2video: the picture pinned at the last latent frame
     QLineEdit* controlEdit() const { return control_; }
@@ -102,7 +105,9 @@ private:
     QComboBox* prompting_;
     QWidget* lengthRow_;
     QDoubleSpinBox *guidance_, *shift_, *controlWeight_;
-    QCheckBox *sound_, *jsonCaption_, *useModelAdapters_;
+    QCheckBox *sound_, *jsonCaption_, *useModelAdapters_, *stepCache_;
+    QDoubleSpinBox* stepCacheThreshold_;
+    QSpinBox* vaeBudget_;
     AdapterList* jobAdapters_;
     ws::ojson modelAdapters_ = ws::ojson::array();  // [{"path", "strength"}]
     QLineEdit *vision_, *action_, *control_, *lastFrame_;

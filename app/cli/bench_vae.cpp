@@ -9,23 +9,15 @@
 #include <sstream>
 #include <string>
 
+#include "bench_util.h"
 #include "model/audio_vae.h"
 #include "model/video_vae.h"
 #include "worldstudio/core/noise.h"
 
-namespace {
-long peak_rss_kb() {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
-    return -1;
-}
-}  // namespace
+using cli::peak_rss_kb;
 
-// One measurement: prints "frames seconds peak_kb".
-int bench_vae_one(int latent_frames, int tile, int latent_h, int latent_w) {
-    c10::InferenceMode guard;
+namespace {
+ws::VideoVAE bench_vae() {
     ws::VideoVAEConfig c;
     c.base_dim = 8, c.decoder_base_dim = 32;  // a small-width configuration of the real structure
     std::map<std::string, at::Tensor> w;
@@ -36,37 +28,63 @@ int bench_vae_one(int latent_frames, int tile, int latent_h, int latent_w) {
         for (size_t i = 1; i < shape.size(); ++i) fan *= shape[i];
         w[name] = gamma ? at::ones(shape) : at::randn(shape) / std::sqrt(static_cast<double>(std::max<int64_t>(fan, 1)));
     }
-    ws::VideoVAE vae(c, w, at::zeros({48}), at::ones({48}), at::Device(at::kCPU), at::kFloat);
+    return ws::VideoVAE(c, w, at::zeros({48}), at::ones({48}), at::Device(at::kCPU), at::kFloat);
+}
+ws::CodecPlan plan_for(int mode, int latent_frames) {
+    // 0 plain: the whole clip through the decoder at once; 1 chunked: one latent frame at a time; 2 tiled 8/2.
+    return mode == 0 ? ws::CodecPlan{std::max(1, latent_frames - 1), 0, 0, 0} : mode == 1 ? ws::CodecPlan{1, 0, 0, 0} : ws::CodecPlan{1, 8, 2, 0};
+}
+}  // namespace
+
+// One measurement: prints "frames seconds peak_kb baseline_kb estimate_bytes".
+int bench_vae_one(int latent_frames, int mode, int latent_h, int latent_w) {
+    c10::InferenceMode guard;
+    ws::VideoVAE vae = bench_vae();
     at::Tensor z = at::randn({48, latent_frames, latent_h, latent_w});
+    const ws::CodecPlan plan = plan_for(mode, latent_frames);
     const long before = peak_rss_kb();
     auto t0 = std::chrono::steady_clock::now();
-    at::Tensor v = tile > 0 ? vae.decode_tiled(z, tile, std::max(1, tile / 4)) : vae.decode(z);
+    at::Tensor v = vae.decode(z, plan);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%lld %.3f %ld %ld\n", static_cast<long long>(v.size(1)), secs, peak_rss_kb(), before);
+    std::printf("%lld %.3f %ld %ld %lld\n", static_cast<long long>(v.size(1)), secs, peak_rss_kb(), before,
+                static_cast<long long>(vae.decode_peak_bytes(latent_frames, latent_h, latent_w, plan)));
     return 0;
 }
 
 int bench_vae_main(const std::string& self, int latent_h, int latent_w) {
     std::printf("video VAE decode (decoder width 32, latent %dx%d -> %dx%d pixels, CPU float32)\n", latent_h, latent_w, latent_h * 16, latent_w * 16);
-    std::printf("%-14s %-8s %-10s %-14s %-14s\n", "latent frames", "frames", "seconds", "peak RSS MiB", "over baseline");
-    for (int tile : {0, 8})
-        for (int t : {1, 2, 4, 8, 16}) {
+    std::printf("%-10s %-14s %-8s %-10s %-14s %-14s %-14s\n", "decode", "latent frames", "frames", "seconds", "peak RSS MiB", "over baseline",
+                "estimate MiB");
+    const char* names[] = {"plain", "chunked", "tiled 8/2"};
+    for (int mode : {0, 1, 2})
+        for (int t : {2, 4, 8, 16}) {
             std::ostringstream cmd;
-            cmd << "'" << self << "' bench-vae-one " << t << " " << tile << " " << latent_h << " " << latent_w;
-            FILE* p = popen(cmd.str().c_str(), "r");
-            char buf[256] = {0};
-            std::string out;
-            while (p && fgets(buf, sizeof(buf), p)) out += buf;
-            if (p) pclose(p);
-            long long frames = 0;
+            cmd << "'" << self << "' bench-vae-one " << t << " " << mode << " " << latent_h << " " << latent_w;
+            const std::string out = cli::run_child(cmd.str());
+            long long frames = 0, estimate = 0;
             double secs = 0;
             long peak = 0, base = 0;
-            if (std::sscanf(out.c_str(), "%lld %lf %ld %ld", &frames, &secs, &peak, &base) != 4) {
+            if (std::sscanf(out.c_str(), "%lld %lf %ld %ld %lld", &frames, &secs, &peak, &base, &estimate) != 5) {
                 std::printf("measurement failed: %s\n", out.c_str());
                 return 1;
             }
-            std::printf("%-14d %-8lld %-10.3f %-14.1f %-14.1f%s\n", t, frames, secs, peak / 1024.0, (peak - base) / 1024.0,
-                        tile ? "  (tiled 8/2)" : "");
+            std::printf("%-10s %-14d %-8lld %-10.3f %-14.1f %-14.1f %-14.1f\n", names[mode], t, frames, secs, peak / 1024.0, (peak - base) / 1024.0,
+                        estimate / 1048576.0);
         }
+    // The tiles' error against the untiled decode (the middle attention and the convolutions at the seams see one
+    // tile at a time), on 4 latent frames, for a few overlaps.
+    c10::InferenceMode guard;
+    ws::VideoVAE vae = bench_vae();
+    at::manual_seed(1);
+    const at::Tensor z = at::randn({48, 4, latent_h, latent_w});
+    const at::Tensor whole = vae.decode(z, ws::CodecPlan{1, 0, 0, 0});
+    const double range = (whole.max() - whole.min()).item<double>();
+    std::printf("\ntiled decode against untiled (4 latent frames, output range %.2f):\n%-10s %-10s %-14s %-14s\n", range, "tile", "overlap",
+                "max abs error", "PSNR dB");
+    for (const auto& [tile, overlap] : std::vector<std::pair<int, int>>{{8, 0}, {8, 2}, {8, 4}, {12, 3}}) {
+        const at::Tensor t = vae.decode(z, ws::CodecPlan{1, tile, overlap, 0});
+        const double mse = (t - whole).pow(2).mean().item<double>();
+        std::printf("%-10d %-10d %-14.4f %-14.1f\n", tile, overlap, (t - whole).abs().max().item<double>(), 10 * std::log10(range * range / mse));
+    }
     return 0;
 }

@@ -35,7 +35,7 @@ namespace {
 const std::vector<std::string> kFlagOptions = {"--chat",   "--negative", "--sound",  "--sample",          "--json-object", "--free-text",
                                                "--recompute-text", "--json", "--resume", "--freeze-reasoner",
                                                "--closed-loop", "--no-inverse-check", "--distilled", "--fp8", "--edge",
-                                               "--json-caption", "--plain-prompt"};
+                                               "--json-caption", "--plain-prompt", "--tower-split", "--step-cache"};
 }  // namespace
 
 Args parse(int argc, char** argv, int start) {
@@ -115,6 +115,12 @@ std::shared_ptr<const ws::Model> load_model(const Args& a, const std::vector<ws:
     o.adapters = adapters;
     o.device = a.get("--device", "auto");
     o.dtype = a.get("--dtype", "auto");
+    o.memory.tower_split = a.has("--tower-split");
+    if (a.has("--resident-layers")) o.memory.resident_layers = to_int(a.get("--resident-layers"), "--resident-layers");
+    if (o.memory.resident_layers < -1) throw UsageError("--resident-layers must be a layer count");
+    if (a.has("--memory-budget"))
+        o.memory.budget_mb = a.get("--memory-budget") == "auto" ? -1 : to_int(a.get("--memory-budget"), "--memory-budget");
+    if (o.memory.budget_mb < -1) throw UsageError("--memory-budget must be a number of MiB or auto");
     return ws::Model::load(a.has("--model") ? a.get("--model") : default_model_dir(), o, cancel_callbacks());
 }
 

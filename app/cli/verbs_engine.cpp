@@ -18,7 +18,12 @@ namespace fs = std::filesystem;
 // bench.cpp, bench_vae.cpp
 int bench_main(const std::string& model_dir, const std::string& tokenizer_path, const std::string& js_dir);
 int bench_vae_main(const std::string& self, int latent_h, int latent_w);
-int bench_vae_one(int latent_frames, int tile, int latent_h, int latent_w);
+int bench_vae_one(int latent_frames, int mode, int latent_h, int latent_w);
+// bench_memory.cpp
+int bench_memory_main(const std::string& self, const std::string& pico_dir);
+int bench_memory_one(const std::string& dir, bool split, int resident, const std::string& out);
+int bench_steps_main();
+int bench_step_cache_main(const std::string& model_dir, int steps);
 
 namespace cli {
 
@@ -215,6 +220,11 @@ int cmd_generate(const std::string&, const Args& a) {
         if (a.has("--overlap")) job["continuation"]["overlap_latent_frames"] = to_int(a.get("--overlap"), "--overlap");
     }
     if (a.has("--plain-prompt")) job["json_caption_wrapper"] = false;
+    if (a.has("--step-cache-threshold") && !a.has("--step-cache")) throw UsageError("--step-cache-threshold goes with --step-cache");
+    if (a.has("--step-cache"))
+        job["step_cache"] = a.has("--step-cache-threshold") ? ojson{{"threshold", to_double(a.get("--step-cache-threshold"), "--step-cache-threshold")}}
+                                                            : ojson(true);
+    if (a.has("--vae-budget")) job["vae_budget_mb"] = to_int(a.get("--vae-budget"), "--vae-budget");
     if (a.has("--last-frame")) job["keyframes"] = ojson::array({{{"path", a.get("--last-frame")}, {"latent_frame", -1}}});
     if (a.options.count("--adapter")) {  // appended to the job's own, in order
         if (!job.contains("adapters")) job["adapters"] = ojson::array();
@@ -286,8 +296,23 @@ int cmd_bench_vae(const std::string&, const Args& a) {
 }
 
 int cmd_bench_vae_one(const std::string&, const Args& a) {  // internal: one measurement in its own process
-    if (a.positional.size() != 4) throw UsageError("bench-vae-one T TILE H W");
+    if (a.positional.size() != 4) throw UsageError("bench-vae-one T MODE H W");
     return bench_vae_one(to_int(a.positional[0], "T"), to_int(a.positional[1], "TILE"), to_int(a.positional[2], "H"), to_int(a.positional[3], "W"));
+}
+
+int cmd_bench_memory(const std::string&, const Args& a) {
+    return bench_memory_main(fs::canonical("/proc/self/exe").string(), a.has("--model") ? a.get("--model") : default_model_dir());
+}
+
+int cmd_bench_memory_one(const std::string&, const Args& a) {  // internal: one measurement in its own process
+    if (a.positional.size() != 4) throw UsageError("bench-memory-one DIR SPLIT RESIDENT OUT");
+    return bench_memory_one(a.positional[0], a.positional[1] == "1", to_int(a.positional[2], "RESIDENT"), a.positional[3]);
+}
+
+int cmd_bench_steps(const std::string&, const Args&) { return bench_steps_main(); }
+
+int cmd_bench_step_cache(const std::string&, const Args& a) {
+    return bench_step_cache_main(a.has("--model") ? a.get("--model") : default_model_dir(), to_int(a.get("--steps", "20"), "--steps"));
 }
 
 }  // namespace
@@ -332,6 +357,8 @@ void add_engine_verbs(std::vector<Verb>& v) {
              [--vision FILE] [--actions FILE] [--control FILE] [--sampler unipc|euler]
              [--last-frame FILE] [--adapter LORA_DIR[:STRENGTH] ...] [--json-caption | --plain-prompt]
              [--chunks N [--overlap K]] [--prompting framework|diffusers] [--set key=json ...]
+             [--tower-split] [--memory-budget MIB|auto] [--resident-layers N] [--vae-budget MIB]
+             [--step-cache [--step-cache-threshold X]]
       --chunks N makes a long video of N chunks of --frames each, every chunk after the first continuing from the
       last K latent frames (default 2) of the one before (OUT.mp4; the chunks are kept in OUT.chunks/);
       --prompting diffusers prompts and samples as the diffusers pipeline does (its system prompt, inverse negative
@@ -340,7 +367,10 @@ void add_engine_verbs(std::vector<Verb>& v) {
       --last-frame pins a picture at the last latent frame (first + last frame with --vision); any keyframes:
       --set 'keyframes=[{"path": "k.png", "latent_frame": 2}]' 
       a distilled checkpoint samples its own steps (--steps/--guidance/--shift are set aside, said on stderr);
-      LoRA adapters (PEFT folders) are merged into the loaded weights and listed in the record
+      LoRA adapters (PEFT folders) are merged into the loaded weights and listed in the record;
+      memory: --tower-split reads the text tower for the prefill only, --resident-layers N keeps N layers on the
+      device and streams the rest, --memory-budget chooses them (and leaves the rest to the VAE), --vae-budget
+      chunks and tiles the VAE to fit; --step-cache reuses the generation stream on steps that change little
 )", cmd_generate});
     v.push_back({"velocity", R"(  velocity CASE_DIR -o OUT.safetensors [--recompute-text]
 )", cmd_case});
@@ -357,12 +387,25 @@ void add_engine_verbs(std::vector<Verb>& v) {
                                     fit the linear latent->RGB preview projection and store it beside the model
 )", cmd_fit_preview});
     v.push_back({"bench-vae", R"(  bench-vae [--latent-height H] [--latent-width W]
-                                    video VAE decode time and peak memory against frame count, plain and tiled
+                                    video VAE decode time, peak memory and its estimate against frame count, plain
+                                    (whole clip), chunked and tiled, and the tiles' error against the untiled decode
 )", cmd_bench_vae});
     v.push_back({"bench", R"(  bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
                                     print engine figures (tokenizer, text K/V reuse, reasoner)
 )", cmd_bench});
-    v.push_back({"bench-vae-one", "", cmd_bench_vae_one});  // internal, unlisted
+    v.push_back({"bench-memory", R"(  bench-memory [--model DIR]
+                                    peak memory and time of load + generate with both towers, the tower split and
+                                    layerwise offload, on a random hidden-1024 8-layer model and on DIR (Pico)
+)", cmd_bench_memory});
+    v.push_back({"bench-step-cache", R"(  bench-step-cache [--model DIR] [--steps N]
+                                    the diffusion cache (SeaCache) at several thresholds: speedup and PSNR against
+                                    the uncached videos
+)", cmd_bench_step_cache});
+    v.push_back({"bench-steps", R"(  bench-steps             seconds per denoising step against vision tokens and prompt length, with and
+                                    without CFG, and the attention (quadratic) share of a step
+)", cmd_bench_steps});
+    v.push_back({"bench-vae-one", "", cmd_bench_vae_one});        // internal, unlisted
+    v.push_back({"bench-memory-one", "", cmd_bench_memory_one});  // internal, unlisted
 }
 
 }  // namespace cli

@@ -143,6 +143,22 @@ private Q_SLOTS:
         QVERIFY(lone.err.contains("--overlap goes with --chunks"));
         auto both = cli({"generate", "--model", model, "--prompt", "x", "--json-caption", "--plain-prompt", "-o", tmp_.filePath("out/x.mp4")});
         QCOMPARE(both.code, 2);
+        // The memory and speed options reach the engine and the record; bad values are usage errors.
+        auto mem = cli({"generate", "--model", model, "--prompt", "a ball", "--resolution", "256", "--frames", "5", "--steps", "3", "--tower-split",
+                        "--resident-layers", "1", "--step-cache", "--step-cache-threshold", "0.5", "--vae-budget", "64", "-o", tmp_.filePath("out/mem")});
+        QVERIFY2(mem.code == 0, mem.err.constData());
+        const ws::ojson mr = ws::ojson::parse(read(tmp_.filePath("out/mem.json")).toStdString());
+        QCOMPARE(mr["memory"]["tower_split"].get<bool>(), true);
+        QCOMPARE(mr["memory"]["resident_layers"]["generation"].get<int>(), 1);
+        QCOMPARE(mr["step_cache"]["threshold"].get<double>(), 0.5);
+        QCOMPARE(mr["request"]["vae_budget_mb"].get<int>(), 64);
+        for (const QStringList& bad : {QStringList{"--memory-budget", "lots"}, QStringList{"--resident-layers", "-4"},
+                                       QStringList{"--step-cache-threshold", "0.3"}, QStringList{"--step-cache", "--step-cache-threshold", "x"}}) {
+            auto r = cli(QStringList{"generate", "--model", model, "--prompt", "x", "-o", tmp_.filePath("out/bad")} + bad);
+            QVERIFY2(r.code == 2, qPrintable(bad.join(' ') + ": " + QString::fromUtf8(r.err)));
+        }
+        auto badCache = cli({"generate", "--model", model, "--prompt", "x", "--set", "step_cache={\"speed\": 1}", "-o", tmp_.filePath("out/bad")});
+        QVERIFY2(badCache.code == 1 && badCache.err.contains("step_cache has no field 'speed'"), badCache.err.constData());
     }
 
     // A reference case's `condition_frame_indexes: null` (as the reference writes it for text2image) means no

@@ -1,6 +1,6 @@
 // The checkpoints people run beside the base ones, in the studio's window: a distilled student's locked sampling,
 // LoRA adapters (merged from the Models workspace, or a job's own from the settings) and Edge's refreshed recipe
-// with a long video by continuation. Screenshots go to $WS_SCREENSHOT_DIR when set.
+// with a long video by continuation, and the memory and speed settings. Screenshots go to $WS_SCREENSHOT_DIR when set.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -216,6 +216,58 @@ private Q_SLOTS:
         QVERIFY(!s->modelAdaptersBox()->isChecked());
         s->applyRequest(rec["request"]);  // made with what the model carries
         QVERIFY(s->modelAdaptersBox()->isChecked());
+    }
+    void memorySettingsReachTheEngineAndTheRecord() {
+        // The Models workspace's memory settings reload the model; the settings' step cache and VAE memory go with
+        // the job; the record says what ran, and a recalled job brings its settings back.
+        useDataDir("memory");
+        MainWindow w;
+        QVERIFY(openModel(w, model_));
+        w.showWorkspace(MainWindow::Workspace::Models);
+        ModelView* mv = w.modelWorkspace();
+        QVERIFY2(w.modelView()->valueOf("Memory plan").contains("both towers"), qPrintable(w.modelView()->valueOf("Memory plan")));
+        mv->towerSplitBox()->setChecked(true);
+        mv->residentLayersBox()->setValue(0);
+        QSignalSpy reloaded(&w, &MainWindow::modelReady);
+        mv->findChild<QPushButton*>("applyMemory")->click();
+        QVERIFY(reloaded.wait(60000));
+        const QString plan = w.modelView()->valueOf("Memory plan");
+        QVERIFY2(plan.contains("split") && plan.contains("0 of 2 layers"), qPrintable(plan));
+        shot(&w, "memory-settings");
+        w.showWorkspace(MainWindow::Workspace::Generate);
+        SettingsPanel* s = w.settings();
+        s->tierBox()->setCurrentIndex(s->tierBox()->findData("custom"));
+        s->widthBox()->setValue(64);
+        s->heightBox()->setValue(64);
+        s->stepsBox()->setValue(4);
+        QVERIFY(!s->stepCacheThresholdBox()->isEnabled());
+        s->stepCacheBox()->setChecked(true);
+        QVERIFY(s->stepCacheThresholdBox()->isEnabled());
+        s->stepCacheThresholdBox()->setValue(0.5);
+        s->vaeBudgetBox()->setValue(64);
+        QCOMPARE(s->request()["step_cache"]["threshold"].get<double>(), 0.5);
+        w.inspectorTabs()->setCurrentIndex(w.inspectorTabs()->count() - 1);  // Settings
+        shot(&w, "memory-job-settings");
+        w.promptEdit()->setText("a frugal world");
+        QSignalSpy completed(&w, &MainWindow::jobCompleted);
+        QVERIFY(w.addToQueue() > 0);
+        QVERIFY(completed.wait(120000));
+        QCOMPARE(completed.first().at(1).toString(), QString("done"));
+        const ws::ojson rec = ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
+        QCOMPARE(rec["memory"]["tower_split"].get<bool>(), true);
+        QCOMPARE(rec["memory"]["resident_layers"]["generation"].get<int>(), 0);
+        QVERIFY(rec["memory"]["streamed_layer_copies"].get<int>() > 0);
+        QCOMPARE(rec["step_cache"]["threshold"].get<double>(), 0.5);
+        QCOMPARE(rec["request"]["vae_budget_mb"].get<int>(), 64);
+        QVERIFY2(rec["memory"].contains("vae_decode"), rec["memory"].dump().c_str());
+        // A new job starts clean; the recalled one brings its cache and budget back.
+        s->applyRequest({{"prompt", "another"}});
+        QVERIFY(!s->stepCacheBox()->isChecked());
+        QCOMPARE(s->vaeBudgetBox()->value(), 0);
+        s->applyRequest(rec["request"]);
+        QVERIFY(s->stepCacheBox()->isChecked());
+        QCOMPARE(s->stepCacheThresholdBox()->value(), 0.5);
+        QCOMPARE(s->vaeBudgetBox()->value(), 64);
     }
 };
 

@@ -172,7 +172,8 @@ ojson AdapterInfo::to_json() const {
 
 AdapterInfo inspect_adapter(const std::string& path, const ModelConfig& config) { return load_adapter(path, config).info; }
 
-ojson merge_adapters(std::map<std::string, at::Tensor>& weights, const std::vector<AdapterChoice>& adapters, const ModelConfig& c) {
+ojson merge_adapters(std::map<std::string, at::Tensor>& weights, const std::vector<AdapterChoice>& adapters, const ModelConfig& c,
+                     bool only_present) {
     ojson record = ojson::array();
     for (const AdapterChoice& choice : adapters) {
         if (!std::isfinite(choice.strength)) throw Error(choice.path + ": the adapter's strength must be a finite number");
@@ -180,6 +181,7 @@ ojson merge_adapters(std::map<std::string, at::Tensor>& weights, const std::vect
         SafeTensorsFile f(a.info.weights_file);
         const double k = choice.strength * a.info.scale;
         for (const auto& [canon, ab] : a.keys) {
+            if (only_present && !weights.count(canon)) continue;
             at::Tensor& w = weights.at(canon);
             const at::Tensor A = to_tensor(f.at(ab.first)).to(at::kFloat), B = to_tensor(f.at(ab.second)).to(at::kFloat);
             // W + k B A in float32 on a private copy (a mapped or shared weight is never written through).

@@ -13,7 +13,9 @@ namespace ws {
 
 // Adds strength x scale x B A to the canonical weights each adapter names, in float32 (weights of another dtype
 // become float32 copies). Returns each adapter's record entry (path, strength, rank, alpha, modules, sha256).
-ojson merge_adapters(std::map<std::string, at::Tensor>& weights, const std::vector<AdapterChoice>& adapters, const ModelConfig& config);
+// With `only_present`, weights missing from the map are left out (one tower of a tower split is merged at a time).
+ojson merge_adapters(std::map<std::string, at::Tensor>& weights, const std::vector<AdapterChoice>& adapters, const ModelConfig& config,
+                     bool only_present = false);
 
 // The same adapters as low-rank factors for Network::with_adapters (float32, CPU): each of `add` at its strength,
 // each of `take_out` (adapters merged at load) at minus its strength. Fills *record with `add`'s entries.

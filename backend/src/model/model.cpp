@@ -9,6 +9,7 @@
 
 #include "model/model_impl.h"
 #include "model/lora.h"
+#include "model/memory.h"
 #include "model/quantized_weights.h"
 #include "worldstudio/model/pico_codec.h"
 #include "core/torch_util.h"
@@ -342,6 +343,7 @@ ojson read_generation_defaults(const std::string& dir) {
 
 const CheckpointFormat& Model::format() const { return impl_->format; }
 const ojson& Model::adapters() const { return impl_->adapters; }
+const ojson& Model::memory_plan() const { return impl_->memory_plan; }
 
 ojson Model::generation_defaults(const std::string& mode) const { return merge_generation_defaults(impl_->generation_defaults, mode); }
 
@@ -367,22 +369,72 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     WeightReport report = check_weights(impl->config, tensors.shapes());
     if (!report.ok()) throw Error(dir + ": the checkpoint does not match its config\n" + report.summary());
     if (!report.unexpected.empty() && cb.on_log) cb.on_log("ignoring " + std::to_string(report.unexpected.size()) + " unexpected tensors");
-    std::map<std::string, at::Tensor> weights;
-    const int total = static_cast<int>(report.source_of.size());
-    int done = 0;
-    for (const auto& [canon, source] : report.source_of) {
-        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-        weights[canon] = tensors.read(source);  // FP8 weights dequantized here: W8A16 on every device
-        if (cb.on_progress) cb.on_progress(++done, total, 0);
+    const MemoryPlan plan = plan_memory(options.memory, impl->config, tensors.shapes(), impl->dtype, impl->device);
+    impl->memory_plan = plan.to_json();
+    impl->memory_plan["options"] = options.memory.to_json();
+    if (plan.budget_bytes > 0) impl->vae_budget_bytes = std::max<int64_t>(0, plan.budget_bytes - plan.denoise_weight_bytes());
+    if (options.memory.any() && cb.on_log)
+        cb.on_log("memory: " + std::string(plan.tower_split ? "tower split" : "both towers") + ", " +
+                  std::to_string(plan.resident_generation) + " of " + std::to_string(plan.layers) + " generation layers resident");
+    // The weights of one tower (or both), read from the checkpoint, FP8 dequantized and the load's adapters merged.
+    const std::string transformer_dir = f.transformer_dir;
+    const std::optional<Fp8Quantization> fp8 = impl->format.fp8;
+    const std::map<std::string, std::string> source_of = report.source_of;
+    const std::map<std::string, std::vector<int64_t>> load_shapes = tensors.shapes();
+    const ModelConfig config = impl->config;
+    const std::vector<AdapterChoice> adapters = options.adapters;
+    auto read_weights = [=](Towers which, const RunCallbacks* progress, ojson* adapter_record) {
+        Checkpoint again(transformer_dir);
+        const TransformerTensors from(again, fp8, transformer_dir);
+        std::map<std::string, at::Tensor> weights;
+        const int total = static_cast<int>(source_of.size());
+        int done = 0;
+        for (const auto& [canon, source] : source_of) {
+            if (progress && progress->should_cancel && progress->should_cancel()) throw Cancelled();
+            const bool text = is_text_tower_weight(canon);
+            if (which == Towers::both || text == (which == Towers::text)) {
+                const auto shape = from.shapes().find(source);
+                if (shape == from.shapes().end() || shape->second != load_shapes.at(source))
+                    throw Error(transformer_dir + ": '" + source + "' changed since the model was loaded; load the model again");
+                weights[canon] = from.read(source);  // FP8 weights dequantized here: W8A16 on every device
+            }
+            if (progress && progress->on_progress) progress->on_progress(++done, total, 0);
+        }
+        if (!adapters.empty()) {
+            ojson record = merge_adapters(weights, adapters, config, /*only_present=*/which != Towers::both);
+            if (adapter_record) *adapter_record = record;
+        }
+        return weights;
+    };
+    if (!plan.tower_split) {
+        impl->network = std::make_unique<Network>(impl->config, read_weights(Towers::both, &cb, &impl->adapters), impl->device, impl->dtype,
+                                                  Towers::both, LayerPlacement{plan.resident_generation});
+        if (!options.adapters.empty() && cb.on_log)
+            cb.on_log("merged " + std::to_string(options.adapters.size()) + " LoRA adapter(s) into the loaded weights");
+    } else {
+        // Each tower is read when a run first needs it; the load itself only checks the checkpoint.
+        const at::Device device = impl->device;
+        const at::ScalarType dtype = impl->dtype;
+        const bool host_copy = device.is_cuda();
+        auto slot = [&](Towers which, int64_t resident) {
+            return std::make_unique<TowerSlot>([=] { return read_weights(which, nullptr, nullptr); },
+                                               [=](std::map<std::string, at::Tensor> w) {
+                                                   return std::make_shared<const Network>(config, std::move(w), device, dtype, which,
+                                                                                          LayerPlacement{resident});
+                                               },
+                                               plan.keep_towers, host_copy);
+        };
+        impl->text_tower = slot(Towers::text, plan.resident_text);
+        impl->generation_tower = slot(Towers::generation, plan.resident_generation);
+        // The adapters are checked now (a bad file fails the load, not the first run) and merged as each tower is read.
+        std::map<std::string, at::Tensor> none;
+        if (!options.adapters.empty()) impl->adapters = merge_adapters(none, options.adapters, impl->config, /*only_present=*/true);
+        const int total = static_cast<int>(source_of.size());
+        if (cb.on_progress) cb.on_progress(total, total, 0);
     }
     if (tensors.fp8_weights() && cb.on_log)
         cb.on_log(std::to_string(tensors.fp8_weights()) + " FP8 weights dequantized on load to " + std::string(c10::toString(impl->dtype)) +
                   " (W8A16 at every step; this build has no FP8 matrix multiply)");
-    if (!options.adapters.empty()) {
-        impl->adapters = merge_adapters(weights, options.adapters, impl->config);
-        if (cb.on_log) cb.on_log("merged " + std::to_string(options.adapters.size()) + " LoRA adapter(s) into the loaded weights");
-    }
-    impl->network = std::make_unique<Network>(impl->config, std::move(weights), impl->device, impl->dtype);
     std::vector<FileHash>* hashes = options.hash_files ? &impl->hashes : nullptr;
     impl->vae = load_video_codec(f, impl->config, impl->device, cb, hashes, false);
     impl->sound = load_sound_decoder(f, impl->config, impl->device, cb, hashes, false);
@@ -458,6 +510,7 @@ ojson Model::info() const {
                  {"generation_defaults", impl_->generation_defaults},
                  {"format", impl_->format.to_json()},
                  {"adapters", impl_->adapters},
+                 {"memory", impl_->memory_plan},
                  {"files", files}};
 }
 

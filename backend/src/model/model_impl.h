@@ -1,5 +1,7 @@
 #pragma once
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "model/network.h"
@@ -11,10 +13,39 @@
 
 namespace ws {
 
+// One tower of a model loaded with the tower split: built when a run asks for it and released when the last run
+// holding it lets go, unless `keep` (the memory budget holds both towers). On CUDA the first read is kept in pinned
+// host memory, so later builds copy from there; on the CPU, where the host is the device, they read the checkpoint.
+class TowerSlot {
+public:
+    using Reader = std::function<std::map<std::string, at::Tensor>()>;
+    using Builder = std::function<std::shared_ptr<const Network>(std::map<std::string, at::Tensor>)>;
+    TowerSlot(Reader read, Builder build, bool keep_on_device, bool keep_host_copy)
+        : read_(std::move(read)), build_(std::move(build)), keep_(keep_on_device), host_copy_(keep_host_copy) {}
+    // The tower's network; *built says whether this call had to build it.
+    std::shared_ptr<const Network> acquire(bool* built = nullptr) const;
+
+private:
+    Reader read_;
+    Builder build_;
+    bool keep_, host_copy_;
+    mutable std::mutex mutex_;
+    mutable std::weak_ptr<const Network> live_;
+    mutable std::shared_ptr<const Network> kept_;
+    mutable std::map<std::string, at::Tensor> host_;
+};
+
 struct Model::Impl {
     ModelConfig config;
     std::string dir;
+    // Both towers, for good; null with the tower split, where text_tower and generation_tower hand them out.
     std::unique_ptr<Network> network;
+    std::unique_ptr<TowerSlot> text_tower, generation_tower;
+    ojson memory_plan = ojson::object();
+    int64_t vae_budget_bytes = 0;  // what the budget leaves the VAE (0 = no budget)
+    // The network for the text stream (prefill, reasoner) and for denoising: the whole network, or a tower.
+    std::shared_ptr<const Network> text_network(bool* built = nullptr) const;
+    std::shared_ptr<const Network> generation_network(bool* built = nullptr) const;
     std::optional<Tokenizer> tokenizer;
     std::unique_ptr<VideoCodec> vae;      // vae/: the Wan2.2 VAE or a Pico codec (absent: latents only)
     std::unique_ptr<SoundDecoder> sound;  // sound_tokenizer/: Oobleck or a Pico codec (absent: no sound track)

@@ -8,14 +8,32 @@
 
 namespace ws {
 
-Network::Network(ModelConfig config, std::map<std::string, at::Tensor> weights, at::Device device, at::ScalarType dtype)
-    : cfg_(std::move(config)), device_(device), dtype_(dtype) {
+bool is_text_tower_weight(const std::string& n) {
+    if (n == "embed_tokens.weight" || n == "norm.weight" || n == "lm_head.weight") return true;
+    if (n.rfind("layers.", 0) != 0) return false;
+    return n.find("_moe_gen") == std::string::npos;  // k_norm_und_for_gen included: the prefill applies it
+}
+
+int64_t weight_layer(const std::string& n) {
+    if (n.rfind("layers.", 0) != 0) return -1;
+    return std::stoll(n.substr(7, n.find('.', 7) - 7));
+}
+
+Network::Network(ModelConfig config, std::map<std::string, at::Tensor> weights, at::Device device, at::ScalarType dtype, Towers towers,
+                 LayerPlacement placement)
+    : cfg_(std::move(config)), device_(device), dtype_(dtype), towers_(towers) {
+    resident_ = placement.resident_layers < 0 ? cfg_.num_layers : std::min<int64_t>(cfg_.num_layers, placement.resident_layers);
+    const bool text = towers_ != Towers::generation, gen = towers_ != Towers::text;
     for (auto& [name, t] : weights) {
+        if (is_text_tower_weight(name) ? !text : !gen) continue;  // the other tower's: not this network's
         // The timestep MLP runs in float32 in the reference; everything else in the network dtype.
         const bool keep_fp32 = name.rfind("time_embedder.", 0) == 0;
-        weights_[name] = t.to(device_, keep_fp32 ? at::kFloat : dtype_).contiguous();
+        const bool streamed = weight_layer(name) >= resident_;
+        at::Tensor x = t.to(streamed ? at::Device(at::kCPU) : device_, keep_fp32 ? at::kFloat : dtype_).contiguous();
+        if (streamed && device_.is_cuda() && !x.is_pinned()) x = x.pin_memory();  // so the copies to the device can be asynchronous
+        weights_[name] = x;
     }
-    if (cfg_.tie_word_embeddings && !weights_.count("lm_head.weight")) weights_["lm_head.weight"] = weights_.at("embed_tokens.weight");
+    if (text && cfg_.tie_word_embeddings && !weights_.count("lm_head.weight")) weights_["lm_head.weight"] = weights_.at("embed_tokens.weight");
     for (int64_t l = 0; l < cfg_.num_layers; ++l) {
         const std::string p = "layers." + std::to_string(l) + ".";
         auto tower = [&](const std::string& s) {
@@ -37,13 +55,60 @@ Network::Network(ModelConfig config, std::map<std::string, at::Tensor> weights, 
             t.down.w = w(p + mlp + "down_proj.weight");
             return t;
         };
-        layers_.push_back({tower(""), tower("_moe_gen")});
+        layers_.push_back({text ? tower("") : Tower{}, gen ? tower("_moe_gen") : Tower{}});
     }
     // HF default RoPE: 1 / theta^(arange(0, d, 2) / d), in float32.
     const int64_t d = cfg_.head_dim;
     inv_freq_ = (1.0 / at::pow(cfg_.rope_theta, at::arange(0, d, 2, at::kLong).to(at::kFloat) / static_cast<double>(d)))
                     .to(device_);
 }
+
+void Network::require(Towers needed, const char* what) const {
+    const bool text = towers_ != Towers::generation, gen = towers_ != Towers::text;
+    if ((needed != Towers::generation && !text) || (needed != Towers::text && !gen))
+        throw Error(std::string(what) + " needs the " +
+                    (needed == Towers::both ? "understanding and generation towers" : needed == Towers::text ? "understanding tower" : "generation tower") +
+                    ", which this network does not hold (tower split)");
+}
+
+Network::Tower Network::to_device(const Tower& host) const {
+    // Pinned host memory lets the copy run asynchronously; on the CPU it is a plain copy (the same control flow).
+    auto copy = [&](const at::Tensor& x) {
+        if (!x.defined()) return x;
+        return device_.is_cpu() ? x.clone() : x.to(device_, /*non_blocking=*/true);
+    };
+    auto linear = [&](const Linear& l) { return Linear{copy(l.w), l.lora}; };
+    Tower t{copy(host.in_norm), copy(host.post_norm), copy(host.q_norm), copy(host.k_norm), copy(host.k_norm_for_gen),
+            linear(host.q), linear(host.k), linear(host.v), linear(host.o), linear(host.gate), linear(host.up), linear(host.down)};
+    streamed_->fetch_add(1);
+    return t;
+}
+
+// Layer weights for one pass of one tower: a resident layer's own, or a streamed layer's device copy, made when the
+// previous layer's work has been queued (prefetch) and dropped when the pass moves on (so at most two are held).
+class Network::LayerStream {
+public:
+    LayerStream(const Network& n, bool gen) : n_(n), gen_(gen) {}
+    const Tower& at(size_t l) {
+        if (static_cast<int64_t>(l) < n_.resident_) return tower(l);
+        if (next_at_ == static_cast<int64_t>(l)) current_ = std::move(next_);
+        else current_ = n_.to_device(tower(l));
+        next_ = Tower{}, next_at_ = -1;
+        return current_;
+    }
+    // Called once layer l's work is queued: starts the copy of layer l + 1.
+    void prefetch_after(size_t l) {
+        const size_t n = l + 1;
+        if (n < n_.layers_.size() && static_cast<int64_t>(n) >= n_.resident_) next_ = n_.to_device(tower(n)), next_at_ = static_cast<int64_t>(n);
+    }
+
+private:
+    const Tower& tower(size_t l) const { return gen_ ? n_.layers_[l].gen : n_.layers_[l].und; }
+    const Network& n_;
+    bool gen_;
+    Tower current_, next_;
+    int64_t next_at_ = -1;
+};
 
 const at::Tensor& Network::w(const std::string& name) const {
     auto it = weights_.find(name);
@@ -88,6 +153,9 @@ Network Network::with_adapters(const AdapterDeltas& deltas) const {
             }
         }
     }
+    // The other tower's deltas are the other network's (tower split).
+    for (const auto& [name, d] : deltas)
+        if (is_text_tower_weight(name) ? towers_ == Towers::generation : towers_ == Towers::text) ++applied;
     if (applied != deltas.size()) throw Error("an adapter names a weight that is no linear of this network's layers");
     return n;
 }
@@ -172,8 +240,7 @@ at::Tensor Network::attend(const at::Tensor& q, const at::Tensor& k, const at::T
     return out.transpose(0, 1).reshape({n, cfg_.num_heads * cfg_.head_dim});
 }
 
-void Network::text_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, TextKVCache& cache) const {
-    const Tower& t = layers_[l].und;
+void Network::text_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, TextKVCache& cache) const {
     at::Tensor q, k, v, k_for_gen;
     qkv(t, rms_norm(h, t.in_norm), cos, sin, q, k, v, &k_for_gen);
     const int64_t past = cache.k[l].defined() ? cache.k[l].size(0) : 0;
@@ -187,9 +254,8 @@ void Network::text_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const a
     h = h + mlp(t, rms_norm(h, t.post_norm));
 }
 
-void Network::gen_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& text_k,
+void Network::gen_layer(const Tower& t, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& text_k,
                         const at::Tensor& text_v) const {
-    const Tower& t = layers_[l].gen;
     at::Tensor q, k, v;
     qkv(t, rms_norm(h, t.in_norm), cos, sin, q, k, v);
     // Generation tokens see [text; generation] without a mask.
@@ -198,6 +264,7 @@ void Network::gen_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at
 }
 
 at::Tensor Network::embed_text(const at::Tensor& ids) const {
+    require(Towers::text, "embedding text");
     const int64_t vocab = cfg_.vocab_size;
     if (ids.numel() && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= vocab))
         throw Error("token id outside the model's vocabulary of " + std::to_string(vocab));
@@ -205,34 +272,50 @@ at::Tensor Network::embed_text(const at::Tensor& ids) const {
 }
 
 at::Tensor Network::forward_text(const at::Tensor& hidden, const at::Tensor& positions, TextKVCache& cache) const {
+    require(Towers::text, "the text stream");
     if (cache.k.empty()) cache.k.resize(layers_.size()), cache.v.resize(layers_.size());
     auto [cos, sin] = rope(positions);
     at::Tensor h = hidden;
-    for (size_t l = 0; l < layers_.size(); ++l) text_layer(l, h, cos, sin, cache);
+    LayerStream layers(*this, false);
+    for (size_t l = 0; l < layers_.size(); ++l) {
+        text_layer(layers.at(l), l, h, cos, sin, cache);
+        layers.prefetch_after(l);
+    }
     return rms_norm(h, w("norm.weight"));
 }
 
-at::Tensor Network::lm_head(const at::Tensor& normed_hidden) const { return at::linear(normed_hidden, w("lm_head.weight")); }
+at::Tensor Network::lm_head(const at::Tensor& normed_hidden) const {
+    require(Towers::text, "the language-model head");
+    return at::linear(normed_hidden, w("lm_head.weight"));
+}
 
 at::Tensor Network::forward_gen(const GenTokens& gen, const TextKVCache& text) const {
+    require(Towers::generation, "the generation stream");
     if (text.k.size() != layers_.size()) throw Error("text K/V cache does not match the network's layer count");
     auto [cos, sin] = rope(gen.positions);
     at::Tensor h = gen.hidden;
     if (cfg_.und_k_norm_for_gen() && text.k_for_gen.size() != layers_.size())
         throw Error("text K/V cache lacks the generation tower's normed keys (k_norm_und_for_gen)");
-    for (size_t l = 0; l < layers_.size(); ++l) gen_layer(l, h, cos, sin, text.keys_for_gen(l), text.v[l]);
+    LayerStream layers(*this, true);
+    for (size_t l = 0; l < layers_.size(); ++l) {
+        gen_layer(layers.at(l), h, cos, sin, text.keys_for_gen(l), text.v[l]);
+        layers.prefetch_after(l);
+    }
     return rms_norm(h, w("norm_moe_gen.weight"));
 }
 
 at::Tensor Network::forward_joint(const at::Tensor& text_hidden, const at::Tensor& text_positions, const GenTokens& gen) const {
+    require(Towers::both, "the joint pass (reuse_text_kv off)");
     TextKVCache cache;
     cache.k.resize(layers_.size()), cache.v.resize(layers_.size());
     auto [tcos, tsin] = rope(text_positions);
     auto [gcos, gsin] = rope(gen.positions);
     at::Tensor th = text_hidden, gh = gen.hidden;
+    LayerStream und(*this, false), gen_layers(*this, true);
     for (size_t l = 0; l < layers_.size(); ++l) {
-        text_layer(l, th, tcos, tsin, cache);
-        gen_layer(l, gh, gcos, gsin, cache.keys_for_gen(l), cache.v[l]);
+        text_layer(und.at(l), l, th, tcos, tsin, cache);
+        gen_layer(gen_layers.at(l), gh, gcos, gsin, cache.keys_for_gen(l), cache.v[l]);
+        und.prefetch_after(l), gen_layers.prefetch_after(l);
     }
     return rms_norm(gh, w("norm_moe_gen.weight"));
 }

@@ -3,7 +3,9 @@
 // latents) sharing one attention. Internal to the backend (uses ATen); the public engine API hides it.
 #include <ATen/ATen.h>
 
+#include <atomic>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,22 @@ struct LowRankDelta {
 };
 using AdapterDeltas = std::map<std::string, std::vector<LowRankDelta>>;  // by canonical weight name
 
+// Which towers a network holds. A model with the tower split holds the generation tower (and the latent
+// embeddings and heads) for the whole run and a text-only network just for the prefill (model_impl.h).
+enum class Towers { both, text, generation };
+// Whether a canonical weight belongs to the understanding (text) tower: the text embedding, each layer's
+// understanding-tower weights (k_norm_und_for_gen included: it is applied at the prefill), the final norm, lm_head.
+bool is_text_tower_weight(const std::string& canonical_name);
+// The layer a canonical weight belongs to ("layers.N."), or -1 for the embeddings, heads and final norms.
+int64_t weight_layer(const std::string& canonical_name);
+
+// Where a network's layer weights live: the first `resident_layers` on the device for good, the rest in host memory
+// (pinned on CUDA), each copied to the device just before its layer runs, the next layer's copy started while this
+// one computes, and dropped after. On the CPU the copy is a real copy too, so the control flow is the one a GPU runs.
+struct LayerPlacement {
+    int64_t resident_layers = -1;  // -1 = every layer resident
+};
+
 struct GenTokens {
     at::Tensor hidden;     // [N, H] in the network dtype
     at::Tensor positions;  // [3, N] float32
@@ -37,13 +55,20 @@ class Network {
 public:
     // `weights` uses canonical names (see weights.h); tensors are moved to `device`/`dtype`
     // (the timestep MLP stays float32, as in the reference).
-    Network(ModelConfig config, std::map<std::string, at::Tensor> weights, at::Device device, at::ScalarType dtype);
+    Network(ModelConfig config, std::map<std::string, at::Tensor> weights, at::Device device, at::ScalarType dtype,
+            Towers towers = Towers::both, LayerPlacement placement = {});
 
     const ModelConfig& config() const { return cfg_; }
     // The weights by canonical name (tensors share storage with the network: training updates them in place).
     const std::map<std::string, at::Tensor>& parameters() const { return weights_; }
     at::Device device() const { return device_; }
     at::ScalarType dtype() const { return dtype_; }
+    Towers towers() const { return towers_; }
+    // Layers kept on the device; the others are streamed (layer_count() when nothing is).
+    int64_t resident_layers() const { return resident_; }
+    int64_t layer_count() const { return static_cast<int64_t>(layers_.size()); }
+    // Layer copies made to the device since the network was built (shared by its with_adapters views).
+    int64_t streamed_layer_copies() const { return streamed_->load(); }
 
     at::Tensor embed_text(const at::Tensor& ids) const;  // [L] int64 -> [L, H]
     // Runs the text stream over `hidden` ([n, H], positions [3, n]) after what `cache` holds (causal),
@@ -94,15 +119,22 @@ private:
     void qkv(const Tower& t, const at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, at::Tensor& q,
              at::Tensor& k, at::Tensor& v, at::Tensor* k_for_gen = nullptr) const;
     at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t causal_offset) const;
-    void text_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, TextKVCache& cache) const;
-    void gen_layer(size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& text_k,
+    void text_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, TextKVCache& cache) const;
+    void gen_layer(const Tower& t, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& text_k,
                    const at::Tensor& text_v) const;
+    // One pass over the layers of one tower: layer l's weights, resident or streamed (the next one prefetched).
+    class LayerStream;
+    Tower to_device(const Tower& host) const;
+    void require(Towers needed, const char* what) const;
     at::Tensor rope_apply(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const;
     const at::Tensor& w(const std::string& name) const;
 
     ModelConfig cfg_;
     at::Device device_;
     at::ScalarType dtype_;
+    Towers towers_ = Towers::both;
+    int64_t resident_ = 0;
+    std::shared_ptr<std::atomic<int64_t>> streamed_ = std::make_shared<std::atomic<int64_t>>(0);
     std::map<std::string, at::Tensor> weights_;
     std::vector<Layer> layers_;
     at::Tensor inv_freq_;

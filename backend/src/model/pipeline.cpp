@@ -13,6 +13,7 @@
 #include "model/model_impl.h"
 #include "model/preview.h"
 #include "model/sampler.h"
+#include "model/step_cache.h"
 #include "model/sequence.h"
 #include "worldstudio/model/prompt.h"
 #include "core/torch_util.h"
@@ -35,17 +36,25 @@ at::Tensor numpy_noise(uint32_t seed, at::IntArrayRef shape) {
     return at::tensor(v, at::kDouble).to(at::kFloat).view(shape);  // numpy float64 -> astype(float32)
 }
 
+// Pictures [3, T, H, W] in [-1, 1] to latents on the CPU, encoded tile by tile when the VAE budget asks for it.
+at::Tensor encode_pixels(const Model::Impl& M, const at::Tensor& pixels, int64_t vae_budget) {
+    const int64_t s = M.config.spatial_compression;
+    const CodecPlan plan = plan_codec(*M.vae, (pixels.size(1) - 1) / 4 + 1, pixels.size(2) / s, pixels.size(3) / s, vae_budget, true);
+    return M.vae->encode(pixels, plan).to(at::kCPU, at::kFloat);
+}
+
 // Conditioning latents: VAE latents in a .safetensors file (tensor `latent`, [C, T, H, W], normalized), or a picture /
 // video that the model's VAE encodes. The encoder is causal, so only the first `frames` pixel frames are encoded.
+
 at::Tensor load_latent_file(const std::string& path, const char* field, const Model::Impl& M, const MediaFiles& media, int width, int height,
-                            double fps, int frames) {
+                            double fps, int frames, int64_t vae_budget) {
     const ModelConfig& c = M.config;
     if (fs::path(path).extension() != ".safetensors") {
         if (!M.vae) throw Error(std::string(field) + " '" + path + "': encoding pictures and videos needs the model's vae/");
         if (!media.can_read())
             throw Error(std::string(field) + " '" + path + "': this build reads no picture or video files; give VAE latents (.safetensors)");
         const int count = round_frames_to_4k1(frames);
-        return M.vae->encode(conditioning_pixels(media.read_frames(path, fps, count), width, height, count)).to(at::kCPU, at::kFloat);
+        return encode_pixels(M, conditioning_pixels(media.read_frames(path, fps, count), width, height, count), vae_budget);
     }
     SafeTensorsFile f(path);
     const char* names[] = {"latent", "video_latent", "latents"};
@@ -181,9 +190,14 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             // The job's own adapters, applied on the fly: the loaded ones taken back out, the job's put in.
             job_adapters = adapter_deltas(req.adapters, loaded, c, &job_adapter_record);
     }
-    std::optional<Network> job_network;
-    if (job_adapters) job_network.emplace(M.network->with_adapters(*job_adapters));
-    const Network& net = job_network ? *job_network : *M.network;
+    // The text stream's network: the model's, or with the tower split its text tower, held only for the prefill.
+    auto with_job_adapters = [&](std::shared_ptr<const Network> n) {
+        return job_adapters ? std::make_shared<const Network>(n->with_adapters(*job_adapters)) : n;
+    };
+    if (M.text_tower && !req.reuse_text_kv)
+        throw Error("reuse_text_kv false runs the text stream at every step, which needs both towers: load the model without the tower split");
+    // What the VAE may use: the job's own budget, or what the model's memory budget leaves.
+    const int64_t vae_budget = req.vae_budget_mb > 0 ? req.vae_budget_mb * 1024 * 1024 : M.vae_budget_bytes;
     if (!M.tokenizer) throw Error("the model folder has no tokenizer.json");
     if (req.enable_sound && !c.sound_gen) throw Error("this model does not generate sound (enable_sound)");
     if (mode_has_actions(req.mode) && !c.action_gen) throw Error("this model has no action tower");
@@ -275,8 +289,8 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         int64_t last_cond = 0;
         for (auto k : req.condition_frame_indexes_vision) last_cond = std::max(last_cond, k);
         cond_latent = action_pixels.defined()
-                          ? M.vae->encode(action_pixels.narrow(1, 0, std::min<int64_t>(action_pixels.size(1), round_frames_to_4k1(static_cast<int>(1 + 4 * last_cond))))).to(at::kCPU, at::kFloat)
-                          : load_latent_file(req.vision_path, "vision_path", M, media_, meta.width, meta.height, req.fps, static_cast<int>(1 + 4 * last_cond));
+                          ? encode_pixels(M, action_pixels.narrow(1, 0, std::min<int64_t>(action_pixels.size(1), round_frames_to_4k1(static_cast<int>(1 + 4 * last_cond)))), vae_budget)
+                          : load_latent_file(req.vision_path, "vision_path", M, media_, meta.width, meta.height, req.fps, static_cast<int>(1 + 4 * last_cond), vae_budget);
         if (cond_latent.size(2) != H || cond_latent.size(3) != W)
             throw Error("vision_path latent is " + std::to_string(cond_latent.size(2)) + "x" + std::to_string(cond_latent.size(3)) +
                         ", the request needs " + std::to_string(H) + "x" + std::to_string(W));
@@ -289,7 +303,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     for (size_t i = 0; i < req.keyframes.size(); ++i) {
         const auto& k = req.keyframes[i];
         const std::string field = "keyframes[" + std::to_string(i) + "].path";
-        at::Tensor z = load_latent_file(k.path, field.c_str(), M, media_, meta.width, meta.height, req.fps, 1);
+        at::Tensor z = load_latent_file(k.path, field.c_str(), M, media_, meta.width, meta.height, req.fps, 1, vae_budget);
         if (z.size(2) != H || z.size(3) != W)
             throw Error(field + " '" + k.path + "' is " + std::to_string(z.size(3)) + "x" + std::to_string(z.size(2)) + " latent cells, the request needs " +
                         std::to_string(W) + "x" + std::to_string(H));
@@ -299,7 +313,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     }
     at::Tensor control_latent;
     if (req.mode == Mode::Transfer) {
-        control_latent = load_latent_file(req.control_path, "control_path", M, media_, meta.width, meta.height, req.fps, req.num_frames);
+        control_latent = load_latent_file(req.control_path, "control_path", M, media_, meta.width, meta.height, req.fps, req.num_frames, vae_budget);
         if (control_latent.size(1) != T || control_latent.size(2) != H || control_latent.size(3) != W)
             throw Error("control_path latent must match the output latent grid [" + std::to_string(T) + ", " + std::to_string(H) + ", " +
                         std::to_string(W) + "]");
@@ -338,11 +352,35 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
 
     const bool use_cfg = req.guidance != 1.0;
     const bool use_control_guidance = req.mode == Mode::Transfer && req.control_guidance > 0;
-    auto prepare = [&](Branch& b) {
-        if (req.reuse_text_kv && !b.cached) b.cache = prefill_text(net, b.ids), b.cached = true;
-    };
-    prepare(cond);
-    if (use_cfg) prepare(uncond);
+    ojson memory_record = M.memory_plan;
+    {
+        bool built = false;
+        const auto prefill_start = std::chrono::steady_clock::now();
+        std::shared_ptr<const Network> text_net = with_job_adapters(M.text_network(&built));
+        auto prepare = [&](Branch& b) {
+            if (req.reuse_text_kv && !b.cached) b.cache = prefill_text(*text_net, b.ids), b.cached = true;
+        };
+        prepare(cond);
+        if (use_cfg) prepare(uncond);
+        if (M.text_tower) {
+            memory_record["text_tower"] = {{"read", built}, {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - prefill_start).count()},
+                                           {"released_after_prefill", !M.memory_plan.value("keep_towers", false)}};
+            if (!M.memory_plan.value("keep_towers", false) && cb.on_log) cb.on_log("tower split: the text tower is released after the prefill");
+        }
+    }  // the text tower goes here (tower split), before the generation tower is on the device
+    bool gen_built = false;
+    const std::shared_ptr<const Network> gen_net = with_job_adapters(M.generation_network(&gen_built));
+    const Network& net = *gen_net;
+    if (M.generation_tower) memory_record["generation_tower"] = {{"read", gen_built}};
+    const int64_t copies_before = net.streamed_layer_copies();
+    // The framework's diffusion cache, when asked for: its step count is a fixed-step sampler's t_list less one.
+    std::optional<StepCache> step_cache;
+    std::string step_cache_off;
+    if (req.step_cache) {
+        const bool noisy_vision = std::find(clean.begin(), clean.end(), false) != clean.end();
+        if (noisy_vision) step_cache.emplace(*req.step_cache, fixed ? std::max(1, static_cast<int>(fixed->t_list.size()) - 1) : req.num_steps);
+        else step_cache_off = "off for this job: the vision is not under diffusion (the framework keys the cache on noisy vision)";
+    }
 
     // OUT.mp4 / OUT.png ask for decoded media next to the latents; any other name keeps latents only.
     const std::string ext = fs::path(out_prefix).extension().string();
@@ -404,8 +442,13 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         LatentState no_control = state;
         if (control_latent.defined()) no_control.vision.erase(no_control.vision.begin());
 
-        auto velocity = [&](Branch& b, const LatentState& s, double ts) {
-            return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts).flatten();
+        if (step_cache) step_cache->reset();
+        // Passes of a step, as the cache keys them: 0 conditional, 1 unconditional, 2 without the control maps.
+        auto velocity = [&](Branch& b, const LatentState& s, double ts, int pass, int step) {
+            if (!step_cache) return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts).flatten();
+            step_cache->decide(step, pass, s.vision.back().x, ts);
+            const GenStream through_cache = [&](const GenTokens& g, const std::function<at::Tensor()>& run) { return step_cache->forward(pass, g.hidden, run); };
+            return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts, &through_cache).flatten();
         };
         std::unique_ptr<Sampler> sampler = fixed ? std::make_unique<FixedStepSdeSampler>(fixed->t_list, seed, M.device) : Sampler::create(req.sampler, sched);
         at::Tensor x = state.flatten();
@@ -414,17 +457,17 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
             const double ts = sampler->timestep();
             LatentState s = state.with_flat(x);
-            at::Tensor v_cond = velocity(cond, s, ts);
+            at::Tensor v_cond = velocity(cond, s, ts, 0, i);
             at::Tensor v = v_cond;
             const bool in_interval = !req.guidance_interval || ((*req.guidance_interval)[0] < ts && ts < (*req.guidance_interval)[1]);
             if (use_cfg && in_interval) {
-                at::Tensor v_uncond = velocity(uncond, s, ts);
+                at::Tensor v_uncond = velocity(uncond, s, ts, 1, i);
                 v = guided_velocity(v_cond, v_uncond, req.guidance, req.normalize_cfg);
             }
             if (use_control_guidance) {
                 // Our control guidance: push away from the prediction without the control maps.
                 LatentState nc = no_control.with_flat(x.narrow(0, state.vision[0].x.numel(), x.numel() - state.vision[0].x.numel()));
-                at::Tensor v_nc = predict_velocity(net, cond.ids, req.reuse_text_kv ? &cond.cache : nullptr, nc, ts).flatten();
+                at::Tensor v_nc = velocity(cond, nc, ts, 2, i);
                 at::Tensor v_c = v_cond.narrow(0, state.vision[0].x.numel(), v_nc.numel());
                 at::Tensor extra = at::zeros_like(v);
                 extra.narrow(0, state.vision[0].x.numel(), v_nc.numel()).copy_(req.control_guidance * (v_c - v_nc));
@@ -540,13 +583,22 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         }
         result.record["action"] = a;
     }
+    memory_record["streamed_layer_copies"] = net.streamed_layer_copies() - copies_before;
+    const CodecPlan decode_plan = M.vae ? plan_codec(*M.vae, T, H, W, vae_budget, false) : CodecPlan{};
+    if (want_media) {
+        memory_record["vae_decode"] = decode_plan.to_json();
+        memory_record["vae_decode"]["budget_mib"] = std::round(vae_budget / 1048576.0 * 10) / 10;
+        if (vae_budget > 0 && decode_plan.peak_bytes > vae_budget) memory_record["vae_decode"]["over_budget"] = true;
+    }
+    result.record["memory"] = memory_record;
+    result.record["step_cache"] = step_cache ? step_cache->record() : req.step_cache ? ojson(step_cache_off) : ojson("off");
     if (want_media)  // the libraries that wrote the files
         for (const auto& [name, version] : media_.versions.items()) result.record["versions"][name] = version;
     const std::string record_text = result.record.dump(2);
     if (want_media)
         for (const Final& f : finals) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-            VideoFrames frames = to_video_frames(quantize_for_display(M.vae->decode(f.state.vision.back().x)), req.fps);
+            VideoFrames frames = to_video_frames(quantize_for_display(M.vae->decode(f.state.vision.back().x, decode_plan)), req.fps);
             if (canvas) {
                 // The padding is not part of the picture. H.264 in yuv420p takes even sizes only, so an odd content
                 // side keeps one padding row or column (the record's image_size has the exact content).

@@ -194,7 +194,8 @@ std::vector<int32_t> decode_tokens(const Network& net, const Tokenizer* tokenize
 
 std::vector<int32_t> Session::generate_text(const std::vector<int32_t>& prompt_ids, const ReasonerSampling& s, const RunCallbacks& cb) {
     const Model::Impl& M = model_->impl();
-    return decode_tokens(*M.network, M.tokenizer ? &*M.tokenizer : nullptr, prompt_ids, s, M.config.special.eos, cb);
+    const std::shared_ptr<const Network> text = M.text_network();  // the text tower, held for this reply (tower split)
+    return decode_tokens(*text, M.tokenizer ? &*M.tokenizer : nullptr, prompt_ids, s, M.config.special.eos, cb);
 }
 
 std::string Session::ask(const std::string& message, const ReasonerSampling& s, const RunCallbacks& cb) {

@@ -32,7 +32,7 @@ const std::set<std::string> kFields = {
     "inverse_duration_template", "inverse_resolution_template", "negative_metadata_mode",
     "negative_prompt_keep_metadata", "sampler", "reuse_text_kv", "preview_every", "domain_name", "view_point", "image_size",
     "action_caption", "additional_view_description", "idle_frames", "state", "history_actions", "adapters", "keyframes",
-    "json_caption_wrapper", "sound_path", "continuation", "prompting"};
+    "json_caption_wrapper", "sound_path", "continuation", "prompting", "step_cache", "vae_budget_mb"};
 // Reference fields that only concern its own serving setup or media writer; accepted and ignored.
 const std::set<std::string> kIgnored = {"sigma_max", "video_save_quality", "image_save_quality", "defaults_file",
                                         "use_ema_weights", "condition_video_keep"};
@@ -374,6 +374,31 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
     r.reuse_text_kv = get<bool>(j, "reuse_text_kv", true);
     if (j.contains("adapters") && !j["adapters"].is_null()) r.adapters = adapter_choices_from_json(j["adapters"], "request");
     r.preview_every = get_int(j, "preview_every", 0);
+    if (j.contains("step_cache") && !j["step_cache"].is_null()) {
+        const ojson& k = j["step_cache"];
+        if (k.is_boolean()) {
+            if (k.get<bool>()) r.step_cache = StepCache{};
+        } else if (k.is_object()) {
+            for (const auto& [key, v] : k.items())
+                if (key != "threshold" && key != "residual_order" && key != "ret_steps" && key != "cutoff_from_end" && key != "power_exp")
+                    throw Error("step_cache has no field '" + key + "' (threshold, residual_order, ret_steps, cutoff_from_end, power_exp)");
+            StepCache c;
+            read_json_field(k, "threshold", c.threshold, "step_cache");
+            read_json_field(k, "residual_order", c.residual_order, "step_cache");
+            read_json_field(k, "ret_steps", c.ret_steps, "step_cache");
+            read_json_field(k, "cutoff_from_end", c.cutoff_from_end, "step_cache");
+            read_json_field(k, "power_exp", c.power_exp, "step_cache");
+            if (!(c.threshold >= 0) || !std::isfinite(c.threshold)) throw Error("step_cache: threshold must be a number of at least 0");
+            if (c.residual_order < 0 || c.residual_order > 3) throw Error("step_cache: residual_order must be from 0 to 3");
+            if (c.ret_steps < 0 || c.cutoff_from_end < 0) throw Error("step_cache: ret_steps and cutoff_from_end must be at least 0");
+            if (!(c.power_exp > 0) || !std::isfinite(c.power_exp)) throw Error("step_cache: power_exp must be a positive number");
+            r.step_cache = c;
+        } else {
+            throw Error("step_cache must be true, false or an object {\"threshold\": ..., \"residual_order\": ...}");
+        }
+    }
+    r.vae_budget_mb = json_field<int64_t>(j, "vae_budget_mb", 0, "request");
+    if (r.vae_budget_mb < 0) throw Error("vae_budget_mb must be a number of MiB (0 = from the model's memory budget)");
     if (j.contains("continuation") && !j["continuation"].is_null()) {
         const ojson& k = j["continuation"];
         if (!k.is_object()) throw Error("continuation must be an object {\"chunks\": N, \"overlap_latent_frames\": K}");
@@ -435,6 +460,10 @@ ojson GenerationRequest::to_json() const {
     for (const AdapterChoice& a : adapters) j["adapters"].push_back({{"path", a.path}, {"strength", a.strength}});
     if (!vision_path.empty()) j["vision_path"] = vision_path;
     if (!sound_path.empty()) j["sound_path"] = sound_path;
+    if (step_cache)
+        j["step_cache"] = {{"threshold", step_cache->threshold}, {"residual_order", step_cache->residual_order}, {"ret_steps", step_cache->ret_steps},
+                           {"cutoff_from_end", step_cache->cutoff_from_end}, {"power_exp", step_cache->power_exp}};
+    if (vae_budget_mb > 0) j["vae_budget_mb"] = vae_budget_mb;
     if (continuation) j["continuation"] = {{"chunks", continuation->chunks}, {"overlap_latent_frames", continuation->overlap_latent_frames}};
     if (!keyframes.empty()) {
         j["keyframes"] = ojson::array();

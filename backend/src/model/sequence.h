@@ -5,6 +5,7 @@
 // run through here.
 #include <ATen/ATen.h>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -76,8 +77,12 @@ at::Tensor unpatchify(const at::Tensor& patches, int64_t t, int64_t h, int64_t w
 // One network evaluation of a branch. `text_cache` holds the branch's text K/V when reused; pass nullptr to
 // recompute the text stream inside the joint pass (the reference's behaviour). Returns the velocity in the
 // layout of `state` (zero on clean parts).
+// `gen_stream`, when given, stands between the embedded generation tokens and the network's generation stream
+// (a step cache): it gets the tokens and a function that runs the stream, and returns the stream's output.
+using GenStream = std::function<at::Tensor(const GenTokens& tokens, const std::function<at::Tensor()>& run)>;
 LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, const TextKVCache* text_cache,
-                             const LatentState& state, double timestep);  // on the 0-1000 scale
+                             const LatentState& state, double timestep,  // on the 0-1000 scale
+                             const GenStream* gen_stream = nullptr);
 
 // Classifier-free guidance: v_uncond + g * (v_cond - v_uncond), optionally rescaled so that its norm does
 // not exceed the conditional one (normalize_cfg).

@@ -1,6 +1,7 @@
 #include "model/video_vae.h"
 
 #include <cmath>
+#include <functional>
 #include <regex>
 
 #include "worldstudio/core/error.h"
@@ -386,11 +387,12 @@ at::Tensor VideoVAE::decode(const at::Tensor& latent, int64_t chunk_frames) cons
     return unpatchify(at::cat(outs, 2), cfg_.patch_size).squeeze(0);
 }
 
-at::Tensor VideoVAE::decode_tiled(const at::Tensor& latent, int64_t tile, int64_t overlap) const {
-    if (tile < 2 || overlap < 0 || overlap >= tile) throw Error("tiling needs tile >= 2 and 0 <= overlap < tile");
-    const int64_t H = latent.size(2), W = latent.size(3);
-    if (H <= tile && W <= tile) return decode(latent);
-    constexpr int64_t up = 16;  // pixels per latent pixel
+namespace {
+// Square tiles of `tile` latent pixels over an H x W latent grid, overlapping by `overlap`; `part(y, x, th, tw)` makes
+// a tile's output at `scale` output pixels per latent pixel, and the tiles are blended with linear ramps over the
+// overlap on every side that touches another tile.
+at::Tensor blend_tiles(int64_t H, int64_t W, int64_t tile, int64_t overlap, int64_t scale,
+                       const std::function<at::Tensor(int64_t, int64_t, int64_t, int64_t)>& part) {
     auto starts = [&](int64_t size) {
         std::vector<int64_t> s;
         for (int64_t p = 0;; p += tile - overlap) {
@@ -406,15 +408,14 @@ at::Tensor VideoVAE::decode_tiled(const at::Tensor& latent, int64_t tile, int64_
     for (int64_t y : starts(H))
         for (int64_t x : starts(W)) {
             const int64_t th = std::min(tile, H - y), tw = std::min(tile, W - x);
-            at::Tensor part = decode(latent.narrow(2, y, th).narrow(3, x, tw)).to(at::kFloat);
+            at::Tensor piece = part(y, x, th, tw).to(at::kCPU, at::kFloat);
             if (!out.defined()) {
-                out = at::zeros({part.size(0), part.size(1), H * up, W * up});
-                weight = at::zeros({1, 1, H * up, W * up});
+                out = at::zeros({piece.size(0), piece.size(1), H * scale, W * scale});
+                weight = at::zeros({1, 1, H * scale, W * scale});
             }
-            // Linear ramps over the overlap on every side that touches another tile.
             auto ramp = [&](int64_t n, bool lead, bool trail) {
                 at::Tensor r = at::ones({n});
-                const int64_t o = overlap * up;
+                const int64_t o = std::min(overlap * scale, n);
                 if (o > 0) {
                     at::Tensor lin = (at::arange(o, at::kFloat) + 1) / (o + 1);
                     if (lead) r.narrow(0, 0, o).copy_(lin);
@@ -422,12 +423,93 @@ at::Tensor VideoVAE::decode_tiled(const at::Tensor& latent, int64_t tile, int64_
                 }
                 return r;
             };
-            at::Tensor wy = ramp(th * up, y > 0, y + th < H), wx = ramp(tw * up, x > 0, x + tw < W);
-            at::Tensor wmap = (wy.view({-1, 1}) * wx.view({1, -1})).view({1, 1, th * up, tw * up});
-            out.narrow(2, y * up, th * up).narrow(3, x * up, tw * up).add_(part * wmap);
-            weight.narrow(2, y * up, th * up).narrow(3, x * up, tw * up).add_(wmap);
+            at::Tensor wy = ramp(th * scale, y > 0, y + th < H), wx = ramp(tw * scale, x > 0, x + tw < W);
+            at::Tensor wmap = (wy.view({-1, 1}) * wx.view({1, -1})).view({1, 1, th * scale, tw * scale});
+            out.narrow(2, y * scale, th * scale).narrow(3, x * scale, tw * scale).add_(piece * wmap);
+            weight.narrow(2, y * scale, th * scale).narrow(3, x * scale, tw * scale).add_(wmap);
         }
     return out / weight;
+}
+}  // namespace
+
+at::Tensor VideoVAE::decode_tiled(const at::Tensor& latent, int64_t tile, int64_t overlap, int64_t chunk_frames) const {
+    if (tile < 2 || overlap < 0 || overlap >= tile) throw Error("tiling needs tile >= 2 and 0 <= overlap < tile");
+    const int64_t H = latent.size(2), W = latent.size(3);
+    if (H <= tile && W <= tile) return decode(latent, chunk_frames);
+    return blend_tiles(H, W, tile, overlap, 16, [&](int64_t y, int64_t x, int64_t th, int64_t tw) {
+        return decode(latent.narrow(2, y, th).narrow(3, x, tw), chunk_frames);
+    });
+}
+
+at::Tensor VideoVAE::encode_tiled(const at::Tensor& video, int64_t tile, int64_t overlap) const {
+    if (tile < 2 || overlap < 0 || overlap >= tile) throw Error("tiling needs tile >= 2 and 0 <= overlap < tile");
+    if (video.dim() != 4 || video.size(2) % 16 || video.size(3) % 16) return encode(video);  // encode() says what is wrong
+    const int64_t H = video.size(2) / 16, W = video.size(3) / 16;
+    if (H <= tile && W <= tile) return encode(video);
+    return blend_tiles(H, W, tile, overlap, 1, [&](int64_t y, int64_t x, int64_t th, int64_t tw) {
+        return encode(video.narrow(2, y * 16, th * 16).narrow(3, x * 16, tw * 16));
+    });
+}
+
+at::Tensor VideoVAE::decode(const at::Tensor& latent, const CodecPlan& plan) const {
+    return plan.tile > 0 ? decode_tiled(latent, plan.tile, plan.overlap, plan.chunk_frames) : decode(latent, plan.chunk_frames);
+}
+
+at::Tensor VideoVAE::encode(const at::Tensor& video, const CodecPlan& plan) const {
+    return plan.tile > 0 ? encode_tiled(video, plan.tile, plan.overlap) : encode(video);
+}
+
+// The largest activations are at the decoder's last (full-resolution) stage: its channels x 4 pixel frames per
+// latent frame x (8h x 8w) before the final unpatchify, with several tensors that size alive at once (a residual
+// block's input, its normed copy, the convolution's output and its causal cache, and on the CPU the convolution's
+// unfolded columns). The copies and LibTorch's fixed CPU working memory were measured by bench-vae (see README); a
+// GPU's convolutions keep fewer. The stitched output (float32, all frames) is held besides.
+namespace {
+int64_t activation_copies(const at::Device& d) { return d.is_cpu() ? 10 : 4; }
+int64_t fixed_working_bytes(const at::Device& d) { return d.is_cpu() ? int64_t{192} << 20 : 0; }
+}  // namespace
+
+int64_t VideoVAE::decode_peak_bytes(int64_t t, int64_t h, int64_t w, const CodecPlan& plan) const {
+    const int64_t th = plan.tile > 0 ? std::min(plan.tile, h) : h, tw = plan.tile > 0 ? std::min(plan.tile, w) : w;
+    const int64_t frames = 4 * std::min(plan.chunk_frames, std::max<int64_t>(1, t - 1));
+    const int64_t top = cfg_.decoder_base_dim * cfg_.dim_mult.front();
+    const int64_t elem = static_cast<int64_t>(c10::elementSize(dtype_));
+    const int64_t activations = activation_copies(device_) * top * frames * (8 * th) * (8 * tw) * elem;
+    const int64_t pixels = 1 + 4 * (t - 1);
+    const int64_t output = 3 * pixels * (16 * h) * (16 * w) * 4 * (plan.tile > 0 ? 2 : 1);  // with tiles: the blend's sum too
+    return fixed_working_bytes(device_) + activations + output;
+}
+
+int64_t VideoVAE::encode_peak_bytes(int64_t t, int64_t h, int64_t w, const CodecPlan& plan) const {
+    const int64_t th = plan.tile > 0 ? std::min(plan.tile, h) : h, tw = plan.tile > 0 ? std::min(plan.tile, w) : w;
+    const int64_t elem = static_cast<int64_t>(c10::elementSize(dtype_));
+    const int64_t activations = activation_copies(device_) * cfg_.base_dim * cfg_.dim_mult.front() * 4 * (8 * th) * (8 * tw) * elem;
+    const int64_t pixels = 1 + 4 * (t - 1);
+    return fixed_working_bytes(device_) + activations + 3 * pixels * (16 * h) * (16 * w) * 4;  // the pictures themselves
+}
+
+ojson CodecPlan::to_json() const {
+    ojson j = {{"chunk_frames", chunk_frames}, {"tile", tile}, {"overlap", overlap}};
+    if (peak_bytes > 0) j["estimated_peak_mib"] = std::round(peak_bytes / 1048576.0 * 10) / 10;
+    return j;
+}
+
+CodecPlan plan_codec(const VideoCodec& codec, int64_t t, int64_t h, int64_t w, int64_t budget, bool encode) {
+    auto peak = [&](const CodecPlan& p) { return encode ? codec.encode_peak_bytes(t, h, w, p) : codec.decode_peak_bytes(t, h, w, p); };
+    CodecPlan plan;
+    if (budget <= 0 || peak(plan) == 0) return plan;
+    std::vector<CodecPlan> candidates;
+    if (!encode)
+        for (int64_t c = std::max<int64_t>(1, t - 1); c >= 1; c = c == 1 ? 0 : (c + 1) / 2) candidates.push_back({c, 0, 0, 0});
+    else
+        candidates.push_back({1, 0, 0, 0});
+    for (int64_t tile : {64, 48, 32, 24, 16, 12, 8, 6, 4})
+        if (tile < std::max(h, w)) candidates.push_back({1, tile, std::max<int64_t>(1, tile / 4), 0});
+    for (CodecPlan& c : candidates) {
+        c.peak_bytes = peak(c);
+        if (c.peak_bytes <= budget) return c;
+    }
+    return candidates.back();  // the smallest: over budget, said in the record
 }
 
 }  // namespace ws

@@ -60,7 +60,14 @@ public:
     // Spatially tiled decode for high resolutions: tiles of `tile` latent pixels overlapping by `overlap`, each
     // decoded on its own and blended with linear ramps, so memory follows the tile, not the frame. Approximate
     // (the middle attention sees one tile at a time); equal to decode() when one tile covers the frame.
-    at::Tensor decode_tiled(const at::Tensor& latent, int64_t tile, int64_t overlap) const;
+    at::Tensor decode_tiled(const at::Tensor& latent, int64_t tile, int64_t overlap, int64_t chunk_frames = 1) const;
+    // Spatially tiled encode: pictures cut into tiles of `tile` latent pixels (16 tile pixels) overlapping by
+    // `overlap`, each encoded alone, the latents blended with linear ramps. Approximate like decode_tiled.
+    at::Tensor encode_tiled(const at::Tensor& video, int64_t tile, int64_t overlap) const;
+    at::Tensor decode(const at::Tensor& latent, const CodecPlan& plan) const override;
+    at::Tensor encode(const at::Tensor& video, const CodecPlan& plan) const override;
+    int64_t decode_peak_bytes(int64_t t, int64_t h, int64_t w, const CodecPlan& plan) const override;
+    int64_t encode_peak_bytes(int64_t t, int64_t h, int64_t w, const CodecPlan& plan) const override;
 
     const VideoVAEConfig& config() const { return cfg_; }
 

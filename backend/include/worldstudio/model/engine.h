@@ -53,11 +53,31 @@ struct RunCallbacks {
     std::function<bool()> should_cancel;  // polled at least once per step / token / loaded tensor
 };
 
+// How a loaded model's weights use memory. Everything off (the default) keeps every weight on the device.
+struct MemoryOptions {
+    // Tower split: the understanding (text) tower is read from the checkpoint for a prompt's prefill and released
+    // before denoising (the text K/V it wrote is all the generation tower reads), so the two towers are never on
+    // the device together. Kept between runs instead when the memory budget holds both. Output is bitwise the same.
+    bool tower_split = false;
+    // Layerwise offload: only the first `resident_layers` layers stay on the device; the others live in host memory
+    // and are copied in one layer at a time. -1 = chosen from the budget (every layer without one).
+    int resident_layers = -1;
+    // Device memory for the weights, in MiB: resident layers are chosen to fit it, and the VAE plans its decode
+    // within what the weights leave. 0 = no budget; -1 = the free memory when the model loads ("auto").
+    int64_t budget_mb = 0;
+    bool any() const { return tower_split || resident_layers >= 0 || budget_mb != 0; }
+    // {"tower_split", "resident_layers", "budget_mb"}; a number, "auto" or absent for budget_mb. Throws ws::Error
+    // naming `origin` and the field.
+    static MemoryOptions from_json(const ojson& j, const std::string& origin);
+    ojson to_json() const;
+};
+
 struct LoadOptions {
     std::string device = "auto";  // cpu, cuda, cuda:N, auto
     std::string dtype = "auto";   // float32, bfloat16, float16, auto (float32 on CPU, bfloat16 on CUDA)
     bool hash_files = true;       // SHA-256 of tensor files for generation records
     std::vector<AdapterChoice> adapters;  // LoRA adapters merged into the loaded weights, in this order
+    MemoryOptions memory;
 };
 
 struct FileHash {
@@ -94,6 +114,9 @@ public:
     const CheckpointFormat& format() const;
     // The LoRA adapters merged at load: [{path, strength, rank, alpha, scale, modules, sha256}] (empty when none).
     const ojson& adapters() const;
+    // The memory plan the load resolved: {"tower_split", "budget_mb", "resident_layers", "layers", "layer_mib",
+    // "text_tower_mib", "generation_mib", "keep_text_tower"} (sizes of the weights in the network dtype).
+    const ojson& memory_plan() const;
     ojson info() const;
 
     struct Impl;

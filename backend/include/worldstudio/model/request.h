@@ -108,6 +108,20 @@ struct GenerationRequest {
     std::string sampler = "unipc";
     bool reuse_text_kv = true;
     int preview_every = 0;
+    // The framework's diffusion cache (SeaCache): a step whose noisy latent, seen through the SEA filter, changed
+    // little since the last full step reuses the generation stream's residual (extrapolated) instead of running it.
+    // Off unless asked for: the output is close to the uncached one, not equal.
+    struct StepCache {
+        double threshold = 0.35;   // accumulated relative L1 change before a full step is forced
+        int residual_order = 1;    // 0 reuses the last residual; 1 extrapolates linearly over step indices
+        int ret_steps = 1;         // the first steps always run in full
+        int cutoff_from_end = 1;   // and so do the last ones
+        double power_exp = 3.0;    // the 1/|f|^p prior of the SEA filter
+    };
+    std::optional<StepCache> step_cache;
+    // Memory for the VAE's decode and encode, in MiB: frames are chunked and the picture tiled so the largest
+    // activation fits. 0 = what the model's memory budget leaves, or (without one) one latent frame at a time, untiled.
+    int64_t vae_budget_mb = 0;
     // LoRA adapters the model must be loaded with (loaders read them; Session::generate checks the model has them).
     std::vector<AdapterChoice> adapters;
 
