@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "model/memory.h"
 #include "core/torch_util.h"
 #include "model/model_impl.h"
 #include "worldstudio/core/error.h"
@@ -55,22 +56,28 @@ ojson bench_job(const std::string& model_dir) {
 
 // One measurement: loads `dir` with the memory options, generates bench_job to `out` (latents) and prints
 // "peak_kb seconds streamed_copies".
-int bench_memory_one(const std::string& dir, bool split, int resident, const std::string& out) {
+// On a GPU the memory figure is the device's: its free memory at the start less the least seen (after the load and
+// after the run; the caching allocator keeps what the run took at its peak).
+int bench_memory_one(const std::string& dir, bool split, int resident, const std::string& out, const std::string& device) {
     c10::InferenceMode guard;
     ws::LoadOptions o;
     o.hash_files = false;
-    o.device = "cpu";
+    o.device = device;
     o.memory.tower_split = split;
     o.memory.resident_layers = resident;
+    const at::Device d = ws::parse_device(device);
+    const int64_t free_start = d.is_cpu() ? 0 : ws::free_device_memory(d);
     const double t0 = now();
     auto model = ws::Model::load(dir, o);
+    const int64_t free_loaded = d.is_cpu() ? 0 : ws::free_device_memory(d);
     ws::Session s(model);
     const ws::GenerationResult r = s.generate(bench_job(dir), out, {});
-    std::printf("%ld %.3f %lld\n", peak_rss_kb(), now() - t0, (long long)r.record["memory"].value("streamed_layer_copies", 0));
+    const long peak = d.is_cpu() ? peak_rss_kb() : static_cast<long>((free_start - std::min(free_loaded, ws::free_device_memory(d))) / 1024);
+    std::printf("%ld %.3f %lld\n", peak, now() - t0, (long long)r.record["memory"].value("streamed_layer_copies", 0));
     return 0;
 }
 
-int bench_memory_main(const std::string& self, const std::string& pico_dir) {
+int bench_memory_main(const std::string& self, const std::string& pico_dir, const std::string& device) {
     const fs::path tmp = fs::temp_directory_path() / "ws_bench_memory";
     fs::create_directories(tmp);
     const std::string mid = (tmp / "mid-1024x8").string();
@@ -86,14 +93,15 @@ int bench_memory_main(const std::string& self, const std::string& pico_dir) {
     for (const std::string& dir : {mid, pico_dir}) {
         if (dir.empty() || !fs::exists(dir)) continue;
         auto model = ws::Model::inspect(dir);
-        std::printf("\n%s (%lld parameters), text2video 256p %d frames, 4 steps, CFG, CPU float32, peak RSS of load + generate\n",
-                    dir.c_str(), (long long)model["parameters"].get<int64_t>(), bench_job(dir)["num_frames"].get<int>());
-        std::printf("%-36s %-14s %-10s %-16s %s\n", "configuration", "peak RSS MiB", "seconds", "layer copies", "latents vs first");
+        std::printf("\n%s (%lld parameters), text2video 256p %d frames, 4 steps, CFG, %s, peak %s of load + generate\n", dir.c_str(),
+                    (long long)model["parameters"].get<int64_t>(), bench_job(dir)["num_frames"].get<int>(), device.c_str(),
+                    device == "cpu" ? "RSS (CPU float32)" : "device memory taken (the device's dtype)");
+        std::printf("%-36s %-14s %-10s %-16s %s\n", "configuration", "peak MiB", "seconds", "layer copies", "latents vs first");
         std::string first;
         for (const Config& c : configs) {
             const std::string out = (tmp / ("out_" + std::to_string(&c - configs))).string();
             std::ostringstream cmd;
-            cmd << "'" << self << "' bench-memory-one -- '" << dir << "' " << (c.split ? 1 : 0) << " " << c.resident << " '" << out << "'";
+            cmd << "'" << self << "' bench-memory-one -- '" << dir << "' " << (c.split ? 1 : 0) << " " << c.resident << " '" << out << "' " << device;
             const std::string got = run_child(cmd.str());
             long peak = 0;
             double secs = 0;

@@ -17,13 +17,18 @@ namespace fs = std::filesystem;
 
 // bench.cpp, bench_vae.cpp
 int bench_main(const std::string& model_dir, const std::string& tokenizer_path, const std::string& js_dir);
-int bench_vae_main(const std::string& self, int latent_h, int latent_w);
-int bench_vae_one(int latent_frames, int mode, int latent_h, int latent_w);
+int bench_vae_main(const std::string& self, int latent_h, int latent_w, const std::string& device, const std::string& dtype, bool full_width,
+                   const std::vector<int>& latent_frames);
+int bench_vae_one(int latent_frames, int mode, int latent_h, int latent_w, const std::string& device, const std::string& dtype, bool full_width);
 // bench_memory.cpp
-int bench_memory_main(const std::string& self, const std::string& pico_dir);
-int bench_memory_one(const std::string& dir, bool split, int resident, const std::string& out);
+int bench_memory_main(const std::string& self, const std::string& pico_dir, const std::string& device);
+int bench_memory_one(const std::string& dir, bool split, int resident, const std::string& out, const std::string& device);
 int bench_steps_main();
 int bench_step_cache_main(const std::string& model_dir, int steps);
+// bench_step.cpp
+int bench_step_main(const std::string& preset, int64_t hidden, int64_t layers, const std::string& device, const std::string& dtype,
+                    const std::string& resolution, const std::string& aspect, const std::vector<int>& frame_counts, int steps, int prompt_tokens,
+                    bool tower_split, int resident_layers, double peak_tflops);
 
 namespace cli {
 
@@ -264,9 +269,11 @@ int cmd_generate(const std::string&, const Args& a) {
 int cmd_case(const std::string& verb, const Args& a) {
     if (a.positional.size() != 1) throw UsageError(verb + " needs CASE_DIR");
     const std::string out = a.need("-o");
-    if (verb == "velocity") ws::run_velocity_case(a.positional[0], out, !a.has("--recompute-text"));
-    else if (verb == "logits") ws::run_logits_case(a.positional[0], out);
-    else if (verb == "vae-check") ws::run_vae_case(a.positional[0], out);
+    // Reference cases run on the CPU in float32 unless asked otherwise (the parity on a GPU and in bfloat16).
+    const std::string device = a.get("--device", "cpu"), dtype = a.get("--dtype", "float32");
+    if (verb == "velocity") ws::run_velocity_case(a.positional[0], out, !a.has("--recompute-text"), device, dtype);
+    else if (verb == "logits") ws::run_logits_case(a.positional[0], out, device, dtype);
+    else if (verb == "vae-check") ws::run_vae_case(a.positional[0], out, device, dtype);
     else ws::run_positions_case(a.positional[0], out);
     std::printf("wrote %s\n", out.c_str());
     return 0;
@@ -292,24 +299,45 @@ int cmd_bench(const std::string&, const Args& a) {
 
 int cmd_bench_vae(const std::string&, const Args& a) {
     const int lh = to_int(a.get("--latent-height", "12"), "--latent-height"), lw = to_int(a.get("--latent-width", "20"), "--latent-width");
-    return bench_vae_main(fs::canonical("/proc/self/exe").string(), lh, lw);
+    std::vector<int> frames;
+    std::stringstream list(a.get("--latent-frames", "2,4,8,16"));
+    for (std::string f; std::getline(list, f, ',');) frames.push_back(to_int(f, "--latent-frames"));
+    for (int f : frames)
+        if (f < 1) throw UsageError("--latent-frames: counts of at least 1");
+    return bench_vae_main(fs::canonical("/proc/self/exe").string(), lh, lw, a.get("--device", "cpu"), a.get("--dtype", "float32"),
+                          a.has("--full-width"), frames);
 }
 
 int cmd_bench_vae_one(const std::string&, const Args& a) {  // internal: one measurement in its own process
-    if (a.positional.size() != 4) throw UsageError("bench-vae-one T MODE H W");
-    return bench_vae_one(to_int(a.positional[0], "T"), to_int(a.positional[1], "TILE"), to_int(a.positional[2], "H"), to_int(a.positional[3], "W"));
+    if (a.positional.size() != 7) throw UsageError("bench-vae-one T MODE H W DEVICE DTYPE FULL_WIDTH");
+    return bench_vae_one(to_int(a.positional[0], "T"), to_int(a.positional[1], "MODE"), to_int(a.positional[2], "H"), to_int(a.positional[3], "W"),
+                         a.positional[4], a.positional[5], a.positional[6] == "1");
 }
 
 int cmd_bench_memory(const std::string&, const Args& a) {
-    return bench_memory_main(fs::canonical("/proc/self/exe").string(), a.has("--model") ? a.get("--model") : default_model_dir());
+    return bench_memory_main(fs::canonical("/proc/self/exe").string(), a.has("--model") ? a.get("--model") : default_model_dir(), a.get("--device", "cpu"));
 }
 
 int cmd_bench_memory_one(const std::string&, const Args& a) {  // internal: one measurement in its own process
-    if (a.positional.size() != 4) throw UsageError("bench-memory-one DIR SPLIT RESIDENT OUT");
-    return bench_memory_one(a.positional[0], a.positional[1] == "1", to_int(a.positional[2], "RESIDENT"), a.positional[3]);
+    if (a.positional.size() != 5) throw UsageError("bench-memory-one DIR SPLIT RESIDENT OUT DEVICE");
+    return bench_memory_one(a.positional[0], a.positional[1] == "1", to_int(a.positional[2], "RESIDENT"), a.positional[3], a.positional[4]);
 }
 
 int cmd_bench_steps(const std::string&, const Args&) { return bench_steps_main(); }
+
+int cmd_bench_step(const std::string&, const Args& a) {
+    std::vector<int> frames;
+    std::stringstream list(a.get("--frames", "93,189"));
+    for (std::string f; std::getline(list, f, ',');) frames.push_back(to_int(f, "--frames"));
+    if (frames.empty()) throw UsageError("--frames needs at least one frame count");
+    for (int f : frames)
+        if (f < 1 || (f - 1) % 4 != 0) throw UsageError("--frames: each count must be 4k + 1 (got " + std::to_string(f) + ")");
+    const int resident = a.has("--resident-layers") ? to_int(a.get("--resident-layers"), "--resident-layers") : -1;
+    return bench_step_main(a.get("--preset", "nano"), to_int(a.get("--hidden", "0"), "--hidden"), to_int(a.get("--layers", "0"), "--layers"),
+                           a.get("--device", "auto"), a.get("--dtype", "auto"), a.get("--resolution", "480"), a.get("--aspect", "16,9"), frames,
+                           to_int(a.get("--steps", "3"), "--steps"), to_int(a.get("--prompt-tokens", "256"), "--prompt-tokens"), a.has("--tower-split"),
+                           resident, to_double(a.get("--peak-tflops", "0"), "--peak-tflops"));
+}
 
 int cmd_bench_step_cache(const std::string&, const Args& a) {
     return bench_step_cache_main(a.has("--model") ? a.get("--model") : default_model_dir(), to_int(a.get("--steps", "20"), "--steps"));
@@ -372,28 +400,31 @@ void add_engine_verbs(std::vector<Verb>& v) {
       device and streams the rest, --memory-budget chooses them (and leaves the rest to the VAE), --vae-budget
       chunks and tiles the VAE to fit; --step-cache reuses the generation stream on steps that change little
 )", cmd_generate});
-    v.push_back({"velocity", R"(  velocity CASE_DIR -o OUT.safetensors [--recompute-text]
+    v.push_back({"velocity", R"(  velocity CASE_DIR -o OUT.safetensors [--recompute-text] [--device D] [--dtype T]
+                                    (velocity, logits, vae-check: on the CPU in float32 unless told otherwise)
 )", cmd_case});
-    v.push_back({"logits", R"(  logits CASE_DIR -o OUT.safetensors
+    v.push_back({"logits", R"(  logits CASE_DIR -o OUT.safetensors [--device D] [--dtype T]
 )", cmd_case});
     v.push_back({"positions", R"(  positions CASE_DIR -o OUT.safetensors
 )", cmd_case});
     v.push_back({"compare", R"(  compare REFERENCE.safetensors OURS.safetensors
                                     per-tensor relative error (floats) or equality (integers)
 )", cmd_compare});
-    v.push_back({"vae-check", R"(  vae-check CASE_DIR -o OUT.safetensors  video VAE (encoded, decoded) or audio VAE (audio) case
+    v.push_back({"vae-check", R"(  vae-check CASE_DIR -o OUT.safetensors [--device D] [--dtype T]
+                                    video VAE (encoded, decoded) or audio VAE (audio) case
 )", cmd_case});
     v.push_back({"fit-preview", R"(  fit-preview MODEL_DIR [--samples N]
                                     fit the linear latent->RGB preview projection and store it beside the model
 )", cmd_fit_preview});
-    v.push_back({"bench-vae", R"(  bench-vae [--latent-height H] [--latent-width W]
+    v.push_back({"bench-vae", R"(  bench-vae [--latent-height H] [--latent-width W] [--latent-frames 2,4,8,16] [--device D] [--dtype T]
+            [--full-width]
                                     video VAE decode time, peak memory and its estimate against frame count, plain
                                     (whole clip), chunked and tiled, and the tiles' error against the untiled decode
 )", cmd_bench_vae});
     v.push_back({"bench", R"(  bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
                                     print engine figures (tokenizer, text K/V reuse, reasoner)
 )", cmd_bench});
-    v.push_back({"bench-memory", R"(  bench-memory [--model DIR]
+    v.push_back({"bench-memory", R"(  bench-memory [--model DIR] [--device D]
                                     peak memory and time of load + generate with both towers, the tower split and
                                     layerwise offload, on a random hidden-1024 8-layer model and on DIR (Pico)
 )", cmd_bench_memory});
@@ -404,6 +435,12 @@ void add_engine_verbs(std::vector<Verb>& v) {
     v.push_back({"bench-steps", R"(  bench-steps             seconds per denoising step against vision tokens and prompt length, with and
                                     without CFG, and the attention (quadratic) share of a step
 )", cmd_bench_steps});
+    v.push_back({"bench-step", R"(  bench-step [--preset nano|super|edge|tiny] [--hidden H] [--layers L] [--device D] [--dtype T]
+             [--resolution R] [--aspect A] [--frames 93,189] [--steps N] [--prompt-tokens N] [--tower-split]
+             [--resident-layers N] [--peak-tflops X]
+                                    seconds per denoising step (CFG, text K/V reused) of a preset-shaped network with
+                                    random weights made on the device, its FLOPs and TFLOP/s (and the share of a peak)
+)", cmd_bench_step});
     v.push_back({"bench-vae-one", "", cmd_bench_vae_one});        // internal, unlisted
     v.push_back({"bench-memory-one", "", cmd_bench_memory_one});  // internal, unlisted
 }

@@ -144,7 +144,12 @@ at::Tensor AudioVAEDecoder::decode(const at::Tensor& latent) const {
         x = snake(p + "0", x);
         auto it = w_.find(p + "1.weight");
         if (it == w_.end()) throw Error("audio VAE weights lack '" + p + "1.weight'");
-        x = at::conv_transpose1d(x, it->second, w_.at(p + "1.bias"), s, (s + 1) / 2, s % 2);
+        // LibTorch 1.13's CPU transposed convolution mistakes a bfloat16 weight's layout (it refuses the shapes), so on
+        // the CPU that one convolution runs in float32 and casts back.
+        const bool cpu_bf16 = x.is_cpu() && x.scalar_type() == at::kBFloat16;
+        x = cpu_bf16 ? at::conv_transpose1d(x.to(at::kFloat), it->second.to(at::kFloat), w_.at(p + "1.bias").to(at::kFloat), s, (s + 1) / 2, s % 2)
+                           .to(at::kBFloat16)
+                     : at::conv_transpose1d(x, it->second, w_.at(p + "1.bias"), s, (s + 1) / 2, s % 2);
         for (int r = 0; r < 3; ++r) {
             const int64_t d = r == 0 ? 1 : r == 1 ? 3 : 9;
             const std::string u = p + std::to_string(r + 2) + ".layers.";

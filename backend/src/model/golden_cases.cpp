@@ -39,7 +39,7 @@ ModelConfig case_config(const ojson& cj, const std::string& dir) {
     return ModelConfig::from_json(conf, dir + "/case.json");
 }
 
-std::unique_ptr<Network> case_network(const ModelConfig& c, const std::string& dir) {
+std::unique_ptr<Network> case_network(const ModelConfig& c, const std::string& dir, const std::string& device, const std::string& dtype) {
     SafeTensorsFile f((fs::path(dir) / "weights.safetensors").string());
     std::map<std::string, std::vector<int64_t>> found;
     for (const auto& [n, v] : f.tensors()) found[n] = v.shape;
@@ -47,7 +47,7 @@ std::unique_ptr<Network> case_network(const ModelConfig& c, const std::string& d
     if (!r.ok()) throw Error(dir + "/weights.safetensors does not match the case config\n" + r.summary());
     std::map<std::string, at::Tensor> w;
     for (const auto& [canon, src] : r.source_of) w[canon] = to_tensor(f.at(src));
-    return std::make_unique<Network>(c, std::move(w), at::Device(at::kCPU), at::kFloat);
+    return std::make_unique<Network>(c, std::move(w), parse_device(device), parse_dtype(dtype));
 }
 
 std::vector<int64_t> ids_of(const at::Tensor& t) {
@@ -60,14 +60,16 @@ const at::Tensor& need(const std::map<std::string, at::Tensor>& m, const std::st
     if (it == m.end()) throw Error(dir + "/case.safetensors: no tensor '" + k + "'");
     return it->second;
 }
+// What a runner writes: float32 on the CPU, whatever it ran on.
+at::Tensor host(const at::Tensor& t) { return t.to(at::kCPU, at::isFloatingType(t.scalar_type()) ? at::kFloat : t.scalar_type()); }
 }  // namespace
 
-void run_velocity_case(const std::string& dir, const std::string& out, bool reuse_text_kv) {
+void run_velocity_case(const std::string& dir, const std::string& out, bool reuse_text_kv, const std::string& device, const std::string& dtype) {
     c10::InferenceMode guard;
     ojson cj = read_case_json(dir);
     const std::string origin = dir + "/case.json";
     ModelConfig c = case_config(cj, dir);
-    auto net = case_network(c, dir);
+    auto net = case_network(c, dir, device, dtype);
     auto t = load_tensors((fs::path(dir) / "case.safetensors").string());
     const at::Tensor noisy = need(t, "noisy_latent", dir).to(at::kFloat);
     const int64_t T = noisy.size(1);
@@ -92,18 +94,18 @@ void run_velocity_case(const std::string& dir, const std::string& out, bool reus
         SequenceLayout L = build_layout(c, ids.numel(), state);
         return at::cat({L.text_positions, L.gen_positions}, 1);
     };
-    save_tensors(out, {{"velocity", v},
-                       {"raw_cond_prediction", vc},
-                       {"raw_uncond_prediction", vu},
+    save_tensors(out, {{"velocity", host(v)},
+                       {"raw_cond_prediction", host(vc)},
+                       {"raw_uncond_prediction", host(vu)},
                        {"position_ids_cond", positions(cond_ids)},
                        {"position_ids_uncond", positions(uncond_ids)}});
 }
 
-void run_logits_case(const std::string& dir, const std::string& out) {
+void run_logits_case(const std::string& dir, const std::string& out, const std::string& device, const std::string& dtype) {
     c10::InferenceMode guard;
     ojson cj = read_case_json(dir);
     ModelConfig c = case_config(cj, dir);
-    auto net = case_network(c, dir);
+    auto net = case_network(c, dir, device, dtype);
     auto t = load_tensors((fs::path(dir) / "case.safetensors").string());
     std::vector<int64_t> ids = ids_of(need(t, "ids", dir));
     const int64_t n_greedy = t.count("greedy") ? t.at("greedy").numel() : 16;
@@ -116,7 +118,7 @@ void run_logits_case(const std::string& dir, const std::string& out) {
     greedy.max_new_tokens = static_cast<int>(n_greedy);
     std::vector<int32_t> prompt(ids.begin(), ids.end());
     std::vector<int32_t> gen = decode_tokens(*net, nullptr, prompt, greedy, -1, {});
-    save_tensors(out, {{"logits", logits}, {"greedy", at::tensor(std::vector<int64_t>(gen.begin(), gen.end()), at::kLong)}});
+    save_tensors(out, {{"logits", host(logits)}, {"greedy", at::tensor(std::vector<int64_t>(gen.begin(), gen.end()), at::kLong)}});
 }
 
 void run_positions_case(const std::string& dir, const std::string& out) {
@@ -155,7 +157,9 @@ void run_positions_case(const std::string& dir, const std::string& out) {
     save_tensors(out, {{"position_ids", at::cat({L.text_positions, L.gen_positions}, 1)}, {"token_kind", L.token_kind}, {"text_ids", text_ids}});
 }
 
-void run_vae_case(const std::string& dir, const std::string& out) {
+void run_vae_case(const std::string& dir, const std::string& out, const std::string& device_name, const std::string& dtype_name) {
+    const at::Device device = parse_device(device_name);
+    const at::ScalarType dtype = parse_dtype(dtype_name);
     c10::InferenceMode guard;
     ojson cj = read_case_json(dir);
     const std::string origin = dir + "/case.json";
@@ -164,15 +168,15 @@ void run_vae_case(const std::string& dir, const std::string& out) {
     auto weights = load_tensors((fs::path(dir) / "weights.safetensors").string());
     auto t = load_tensors((fs::path(dir) / "case.safetensors").string());
     if (conf.contains("dec_strides")) {
-        AudioVAEDecoder dec(AudioVAEConfig::from_json(conf, origin), weights, at::Device(at::kCPU), at::kFloat);
-        save_tensors(out, {{"audio", dec.decode(need(t, "latent", dir).to(at::kFloat))}});
+        AudioVAEDecoder dec(AudioVAEConfig::from_json(conf, origin), weights, device, dtype);
+        save_tensors(out, {{"audio", host(dec.decode(need(t, "latent", dir).to(at::kFloat)))}});
         return;
     }
     VideoVAE vae(VideoVAEConfig::from_json(conf, origin), weights, need(t, "latents_mean", dir), need(t, "latents_std", dir),
-                 at::Device(at::kCPU), at::kFloat);
+                 device, dtype);
     std::map<std::string, at::Tensor> result;
-    if (t.count("video")) result["encoded"] = vae.encode(t.at("video").to(at::kFloat));
-    if (t.count("latent")) result["decoded"] = vae.decode(t.at("latent").to(at::kFloat));
+    if (t.count("video")) result["encoded"] = host(vae.encode(t.at("video").to(at::kFloat)));
+    if (t.count("latent")) result["decoded"] = host(vae.decode(t.at("latent").to(at::kFloat)));
     if (result.empty()) throw Error(dir + "/case.safetensors: neither 'video' nor 'latent' to run");
     save_tensors(out, result);
 }
