@@ -37,6 +37,27 @@
             <numerusform>(%n of them interrupted and queued again)</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n job(s) queued from %1</source>
+        <translation>
+            <numerusform>%n job queued from %1</numerusform>
+            <numerusform>%n jobs queued from %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n line(s) refused, the first: %1</source>
+        <translation>
+            <numerusform>; %n line refused: %1</numerusform>
+            <numerusform>; %n lines refused, the first: %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n queued job(s) written to %1; run them with worldstudio-cli batch</source>
+        <translation>
+            <numerusform>%n queued job written to %1; run it with worldstudio-cli batch</numerusform>
+            <numerusform>%n queued jobs written to %1; run them with worldstudio-cli batch</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>PlayPanel</name>

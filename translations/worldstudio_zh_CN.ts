@@ -1334,6 +1334,48 @@
         <source>The memory settings apply to the next model you load</source>
         <translation>内存设置将用于下一次加载的模型</translation>
     </message>
+    <message>
+        <source>Queue a &amp;batch (JSONL)…</source>
+        <translation>排队一个批处理文件（JSONL）(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Sample file</source>
+        <translation>样本文件</translation>
+    </message>
+    <message>
+        <source>Sample files (*.jsonl *.json)</source>
+        <translation>样本文件 (*.jsonl *.json)</translation>
+    </message>
+    <message>
+        <source>Export the queue as a batch (JSONL)…</source>
+        <translation>将队列导出为批处理文件（JSONL）…</translation>
+    </message>
+    <message>
+        <source>Sample file for worldstudio-cli batch</source>
+        <translation>供 worldstudio-cli batch 使用的样本文件</translation>
+    </message>
+    <message>
+        <source>Sample files (*.jsonl)</source>
+        <translation>样本文件 (*.jsonl)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n job(s) queued from %1</source>
+        <translation>
+            <numerusform>已从 %1 排队 %n 个任务</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>; %n line(s) refused, the first: %1</source>
+        <translation>
+            <numerusform>；拒绝了 %n 行，第一行：%1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n queued job(s) written to %1; run them with worldstudio-cli batch</source>
+        <translation>
+            <numerusform>已将 %n 个排队任务写入 %1；可用 worldstudio-cli batch 运行</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ModeNames</name>

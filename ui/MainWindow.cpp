@@ -45,6 +45,7 @@
 #include "Theme.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/media/media.h"
+#include "worldstudio/jobs/batch.h"
 #include "worldstudio/model/request.h"
 
 namespace {
@@ -357,6 +358,15 @@ void MainWindow::buildMenus() {
         const QString f = QFileDialog::getOpenFileName(this, tr("Request JSON"), StudioPaths::outputsDir(), tr("Requests (*.json)"));
         if (!f.isEmpty()) enqueueRequestFile(f);
     });
+    action(file, tr("Queue a &batch (JSONL)…"), QKeySequence(), [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Sample file"), StudioPaths::outputsDir(), tr("Sample files (*.jsonl *.json)"));
+        if (!f.isEmpty()) importBatchFile(f);
+    });
+    action(file, tr("Export the queue as a batch (JSONL)…"), QKeySequence(), [this] {
+        const QString f = QFileDialog::getSaveFileName(this, tr("Sample file for worldstudio-cli batch"), StudioPaths::outputsDir() + "/queue.jsonl",
+                                                       tr("Sample files (*.jsonl)"));
+        if (!f.isEmpty()) exportQueueBatch(f);
+    });
     action(file, tr("Open e&valuation project…"), QKeySequence(), [this] {
         const QString f = QFileDialog::getSaveFileName(this, tr("Evaluation project (opened, or created when new)"), StudioPaths::outputsDir(),
                                                        tr("Evaluation projects (*.db)"), nullptr, QFileDialog::DontConfirmOverwrite);
@@ -534,6 +544,35 @@ void MainWindow::recall(qint64 historyId) {
     generate_->applyRequest(record["request"]);
     showWorkspace(Workspace::Generate);
     setStatus(tr("Recalled the caption and settings of %1 (seed %2)").arg(QFileInfo(e.file).fileName()).arg(e.seed));
+}
+
+int MainWindow::importBatchFile(const QString& path) {
+    try {
+        const ws::BatchInput in = ws::read_batch_files({path.toStdString()});
+        for (const ws::BatchSample& sample : in.samples) queue_->submit(sample.args);
+        QString text = tr("%n job(s) queued from %1", nullptr, static_cast<int>(in.samples.size())).arg(path);
+        if (!in.problems.empty())
+            text += tr("; %n line(s) refused, the first: %1", nullptr, static_cast<int>(in.problems.size())).arg(QString::fromStdString(in.problems.front()));
+        setStatus(text);
+        return static_cast<int>(in.samples.size());
+    } catch (const std::exception& e) {
+        setStatus(QString::fromStdString(ws::user_message(e)));
+        return 0;
+    }
+}
+
+bool MainWindow::exportQueueBatch(const QString& path) {
+    std::vector<ws::ojson> samples;
+    for (const ws::Job& j : queue_->jobs())
+        if (j.state == ws::JobState::Queued) samples.push_back(j.request);
+    try {
+        ws::write_batch_file(path.toStdString(), samples);
+        setStatus(tr("%n queued job(s) written to %1; run them with worldstudio-cli batch", nullptr, static_cast<int>(samples.size())).arg(path));
+        return true;
+    } catch (const std::exception& e) {
+        setStatus(QString::fromStdString(ws::user_message(e)));
+        return false;
+    }
 }
 
 bool MainWindow::enqueueRequestFile(const QString& path) {

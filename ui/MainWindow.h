@@ -63,6 +63,11 @@ public:
     // Adds a history output to the Evaluate view's open project; false (reason in the status bar) when it cannot.
     bool addToEvaluation(qint64 historyId);
     bool enqueueRequestFile(const QString& path);  // a request JSON file, as the CLI's generate reads
+    // The reference's sample files (JSON, JSONL; `worldstudio-cli batch` reads the same): every good sample queued,
+    // each bad line named in the status; returns the number queued.
+    int importBatchFile(const QString& path);
+    // The queued (not yet run) jobs as a JSONL sample file with unique names; false when it cannot be written.
+    bool exportQueueBatch(const QString& path);
     // Exports the player's clip A: "mp4" (a file), "png" (a folder of frames) or "wav" (a file). Returns false and
     // says why in the status bar when it cannot.
     bool exportTo(const QString& kind, const QString& destination);

@@ -30,6 +30,7 @@
 #include "ModelView.h"
 #include "KeyValueView.h"
 #include "MainWindow.h"
+#include "worldstudio/jobs/batch.h"
 #include "PlayerPanel.h"
 #include "PreviewStrip.h"
 #include "QueueController.h"
@@ -230,6 +231,38 @@ private Q_SLOTS:
         w.queue()->queue().cancel_all();
         w.queue()->queue().remove_finished();
         QTRY_COMPARE(w.queueTable()->rowCount(), 0);
+    }
+
+    void theQueueExportsAndImportsBatchFiles() {
+        // The queue as the reference's JSONL sample file and back (what worldstudio-cli batch runs).
+        useDataDir("batch");
+        MainWindow w;  // no model: jobs wait
+        w.promptEdit()->setText("a batch job");
+        const qint64 a = w.addToQueue();
+        w.promptEdit()->setText("another");
+        w.addToQueue();
+        QVERIFY(a > 0);
+        const QString file = tmp_.filePath("queue.jsonl");
+        QVERIFY(w.exportQueueBatch(file));
+        QVERIFY2(w.statusMessage().contains("2 queued job"), qPrintable(w.statusMessage()));
+        const ws::BatchInput back = ws::read_batch_files({file.toStdString()});
+        QCOMPARE(back.samples.size(), size_t(2));
+        QVERIFY(back.problems.empty());
+        QCOMPARE(back.samples[0].args["prompt"].get<std::string>(), std::string("a batch job"));
+        w.queue()->queue().cancel_all();
+        w.queue()->queue().remove_finished();
+        // Importing: the good lines are queued, a bad one is named with its line.
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::Append));
+        f.write("{\"prompt\": \"x\", \"num_stepz\": 2}\n");
+        f.close();
+        QCOMPARE(w.importBatchFile(file), 2);
+        QVERIFY2(w.statusMessage().contains("2 job") && w.statusMessage().contains("queue.jsonl:3: unknown job field 'num_stepz'"),
+                 qPrintable(w.statusMessage()));
+        QCOMPARE(w.queue()->queue().jobs().size(), size_t(2));
+        QCOMPARE(w.importBatchFile(tmp_.filePath("none.jsonl")), 0);
+        QVERIFY2(w.statusMessage().contains("none.jsonl"), qPrintable(w.statusMessage()));
+        w.queue()->queue().cancel_all();
     }
 
     void killedMidGenerationTheQueueComesBack() {
