@@ -35,7 +35,8 @@ namespace {
 const std::vector<std::string> kFlagOptions = {"--chat",   "--negative", "--sound",  "--sample",          "--json-object", "--free-text",
                                                "--recompute-text", "--json", "--resume", "--freeze-reasoner",
                                                "--closed-loop", "--no-inverse-check", "--distilled", "--fp8", "--edge",
-                                               "--json-caption", "--plain-prompt", "--tower-split", "--step-cache"};
+                                               "--json-caption", "--plain-prompt", "--tower-split", "--step-cache", "--slurm",
+                                               "--slurm-cancel", "--no-wait"};
 }  // namespace
 
 Args parse(int argc, char** argv, int start) {
