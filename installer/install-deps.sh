@@ -5,7 +5,7 @@
 set -euo pipefail
 
 build=(cmake ninja-build g++ pkg-config qt6-tools-dev qt6-l10n-tools)
-libs=(libtorch-dev libopenblas0-pthread nlohmann-json3-dev libspdlog-dev libutf8proc-dev libssl-dev qt6-base-dev
+libs=(libtorch-dev libopenblas0-pthread nlohmann-json3-dev libspdlog-dev libutf8proc-dev libssl-dev libcurl4-openssl-dev qt6-base-dev
       libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
       libopencv-core-dev libopencv-imgproc-dev portaudio19-dev libqt6sql6-sqlite libsqlite3-dev
       libsnappy-dev libzstd-dev libeigen3-dev)

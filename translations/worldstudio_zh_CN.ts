@@ -1376,6 +1376,18 @@
             <numerusform>已将 %n 个排队任务写入 %1；可用 worldstudio-cli batch 运行</numerusform>
         </translation>
     </message>
+    <message>
+        <source>A server&apos;s address starts with http:// or https://</source>
+        <translation>服务器地址须以 http:// 或 https:// 开头</translation>
+    </message>
+    <message>
+        <source>Jobs run on the loaded model</source>
+        <translation>任务在已加载的模型上运行</translation>
+    </message>
+    <message>
+        <source>Video jobs run on %1</source>
+        <translation>视频任务在 %1 上运行</translation>
+    </message>
 </context>
 <context>
     <name>ModeNames</name>
@@ -1597,6 +1609,42 @@
     <message>
         <source>Memory plan</source>
         <translation>内存方案</translation>
+    </message>
+    <message>
+        <source>Remote engine (vLLM-Omni)</source>
+        <translation>远程引擎（vLLM-Omni）</translation>
+    </message>
+    <message>
+        <source>http://host:8000</source>
+        <translation>http://host:8000</translation>
+    </message>
+    <message>
+        <source>the server&apos;s model (optional)</source>
+        <translation>服务器上的模型（可选）</translation>
+    </message>
+    <message>
+        <source>Run jobs there</source>
+        <translation>在服务器上运行任务</translation>
+    </message>
+    <message>
+        <source>Text → video, image → video and video → video jobs go to the server; progress is the server&apos;s</source>
+        <translation>文本 → 视频、图像 → 视频和视频 → 视频任务发送到服务器；进度由服务器报告</translation>
+    </message>
+    <message>
+        <source>Run jobs here</source>
+        <translation>在本机运行任务</translation>
+    </message>
+    <message>
+        <source>Jobs run on the loaded model.</source>
+        <translation>任务在已加载的模型上运行。</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Jobs run on %1.</source>
+        <translation>任务在 %1 上运行。</translation>
     </message>
 </context>
 <context>

@@ -164,6 +164,20 @@ MainWindow::MainWindow(QWidget* parent)
         if (dir.isEmpty()) return setStatus(tr("The memory settings apply to the next model you load"));
         loadModel(dir, model_->adaptersJson());
     });
+    connect(model_, &ModelView::remoteRequested, this, [this](const QString& url, const QString& model) {
+        if (!url.isEmpty() && !url.startsWith("http://") && !url.startsWith("https://"))
+            return setStatus(tr("A server's address starts with http:// or https://"));
+        if (url.isEmpty()) {
+            queue_->queue().set_remote(std::nullopt);
+        } else {
+            ws::RemoteEngine e;
+            e.url = url.toStdString();
+            e.model = model.toStdString();
+            queue_->queue().set_remote(e);
+        }
+        model_->showRemote(url);
+        setStatus(url.isEmpty() ? tr("Jobs run on the loaded model") : tr("Video jobs run on %1").arg(url));
+    });
     connect(model_, &ModelView::builtinRequested, this, &MainWindow::loadDefaultModel);
     connect(model_, &ModelView::cancelRequested, this, &MainWindow::cancelModelLoad);
     connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { setStatus(m); });

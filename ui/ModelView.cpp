@@ -9,9 +9,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -110,11 +113,50 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     ml->addWidget(applyMemory, 0, Qt::AlignRight);
     connect(autoBudget_, &QCheckBox::toggled, budget_, [this](bool on) { budget_->setEnabled(!on); });
     connect(applyMemory, &QPushButton::clicked, this, [this] { Q_EMIT memoryApplied(memoryJson()); });
-    auto* layout = new QVBoxLayout(this);
+    // A remote engine: the queue's video jobs go to a vLLM-Omni server (POST /v1/videos) instead of the loaded model.
+    auto* remote = new QGroupBox(tr("Remote engine (vLLM-Omni)"), this);
+    remote->setObjectName("remoteEngine");
+    remoteUrl_ = new QLineEdit(remote);
+    remoteUrl_->setObjectName("remoteUrl");
+    remoteUrl_->setPlaceholderText(tr("http://host:8000"));
+    remoteModel_ = new QLineEdit(remote);
+    remoteModel_->setObjectName("remoteModel");
+    remoteModel_->setPlaceholderText(tr("the server's model (optional)"));
+    auto* useRemote = new QPushButton(tr("Run jobs there"), remote);
+    useRemote->setObjectName("useRemote");
+    useRemote->setToolTip(tr("Text → video, image → video and video → video jobs go to the server; progress is the server's"));
+    auto* useLocal = new QPushButton(tr("Run jobs here"), remote);
+    useLocal->setObjectName("useLocal");
+    remoteState_ = new QLabel(tr("Jobs run on the loaded model."), remote);
+    remoteState_->setObjectName("remoteState");
+    auto* rf = new QFormLayout;
+    rf->addRow(tr("Server"), remoteUrl_);
+    rf->addRow(tr("Model"), remoteModel_);
+    auto* rb = new QHBoxLayout;
+    rb->addWidget(remoteState_, 1);
+    rb->addWidget(useLocal);
+    rb->addWidget(useRemote);
+    auto* rl = new QVBoxLayout(remote);
+    rl->addLayout(rf);
+    rl->addLayout(rb);
+    connect(useRemote, &QPushButton::clicked, this, [this] { Q_EMIT remoteRequested(remoteUrl_->text().trimmed(), remoteModel_->text().trimmed()); });
+    connect(useLocal, &QPushButton::clicked, this, [this] { Q_EMIT remoteRequested(QString(), QString()); });
+    // In a scroll area: the workspace's groups never make the window taller than the screen (or a translation's
+    // longer labels than the window).
+    auto* content = new QWidget(this);
+    auto* layout = new QVBoxLayout(content);
     layout->addLayout(row);
     layout->addWidget(details_, 1);
     layout->addWidget(box);
     layout->addWidget(memory);
+    layout->addWidget(remote);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(content);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(scroll);
     connect(applyAdapters_, &QPushButton::clicked, this, [this] { Q_EMIT adaptersApplied(adaptersJson()); });
     connect(open, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Model folder (Hugging Face snapshot layout)"));
@@ -129,6 +171,10 @@ QTableWidget* ModelView::adapterTable() const { return adapters_->table(); }
 void ModelView::addAdapter(const QString& path, double strength) { adapters_->addAdapter(path, strength); }
 
 QString ModelView::adaptersJson() const { return QString::fromUtf8(QJsonDocument(adapters_->adapters()).toJson(QJsonDocument::Compact)); }
+
+void ModelView::showRemote(const QString& url) {
+    remoteState_->setText(url.isEmpty() ? tr("Jobs run on the loaded model.") : tr("Jobs run on %1.").arg(url));
+}
 
 QString ModelView::memoryJson() const {
     const QJsonObject o{{"tower_split", towerSplit_->isChecked()},

@@ -6,7 +6,9 @@
 class AdapterList;
 class KeyValueView;
 class QCheckBox;
+class QLineEdit;
 class QSpinBox;
+class QLabel;
 class QProgressBar;
 class QPushButton;
 class QTableWidget;
@@ -34,6 +36,10 @@ public:
     QCheckBox* autoBudgetBox() const { return autoBudget_; }
     QSpinBox* residentLayersBox() const { return resident_; }
     QString memoryJson() const;  // MemoryOptions as JSON
+    // A remote engine (a vLLM-Omni server) that runs the queue's video jobs instead of the loaded model.
+    QLineEdit* remoteUrlEdit() const { return remoteUrl_; }
+    QLineEdit* remoteModelEdit() const { return remoteModel_; }
+    void showRemote(const QString& url);  // "" when the loaded model runs the jobs
 
 Q_SIGNALS:
     void openRequested(const QString& dir);
@@ -41,6 +47,8 @@ Q_SIGNALS:
     void adaptersApplied(const QString& adaptersJson);
     // Reload the loaded model with these memory settings (MemoryOptions JSON).
     void memoryApplied(const QString& memoryJson);
+    // Run the queue on this server (url "" : back to the loaded model).
+    void remoteRequested(const QString& url, const QString& model);
     void builtinRequested();
     void cancelRequested();
 
@@ -52,4 +60,6 @@ private:
     QPushButton* applyAdapters_;
     QCheckBox *towerSplit_, *autoBudget_;
     QSpinBox *budget_, *resident_;
+    QLineEdit *remoteUrl_, *remoteModel_;
+    QLabel* remoteState_;
 };

@@ -64,6 +64,9 @@ std::shared_ptr<const ws::Model> load_model(const Args& a, const std::vector<ws:
 // What a session reads and writes pictures and videos with: FFmpeg's (verbs_media.cpp), or none in the engine-only
 // build (no_media.cpp).
 ws::MediaFiles media_files();
+// A job run on a remote engine (generate --remote URL): the full build's (jobs/remote_engine.h); the engine-only
+// build has no HTTP client and says so.
+ws::GenerationResult run_remote(const Args& a, const ojson& job, const std::string& out, const ws::RunCallbacks& cb);
 // Callbacks that stop a run on Ctrl+C.
 ws::RunCallbacks cancel_callbacks();
 

@@ -253,15 +253,27 @@ int cmd_generate(const std::string&, const Args& a) {
         if (a.positional.empty()) throw;
         throw ws::Error(a.positional[0] + ": " + e.what());  // name the job file
     }
-    auto model = load_model(a, ws::GenerationRequest::parse(job).adapters);
-    ws::Session s(model, media_files());
     ws::RunCallbacks cb = cancel_callbacks();
     cb.on_log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     cb.on_progress = [](int step, int total, double secs) {
         std::printf("step %d/%d  %.2fs  %.2f it/s\n", step, total, secs, secs > 0 ? step / secs : 0.0);
         std::fflush(stdout);
     };
-    ws::GenerationResult r = s.generate(job, out, cb);
+    ws::GenerationResult r;
+    if (a.has("--remote")) {  // a vLLM-Omni server instead of a loaded model
+        int shown = -1;
+        cb.on_progress = [&shown](int percent, int, double secs) {  // the server's coarse 0-100, said when it moves
+            if (percent == shown) return;
+            shown = percent;
+            std::printf("progress %d%%  %.2fs\n", percent, secs);
+            std::fflush(stdout);
+        };
+        r = run_remote(a, job, out, cb);
+    } else {
+        auto model = load_model(a, ws::GenerationRequest::parse(job).adapters);
+        ws::Session s(model, media_files());
+        r = s.generate(job, out, cb);
+    }
     for (const auto& f : r.outputs) std::printf("wrote %s\n", f.c_str());
     return 0;
 }
@@ -386,7 +398,7 @@ void add_engine_verbs(std::vector<Verb>& v) {
              [--last-frame FILE] [--adapter LORA_DIR[:STRENGTH] ...] [--json-caption | --plain-prompt]
              [--chunks N [--overlap K]] [--prompting framework|diffusers] [--set key=json ...]
              [--tower-split] [--memory-budget MIB|auto] [--resident-layers N] [--vae-budget MIB]
-             [--step-cache [--step-cache-threshold X]]
+             [--step-cache [--step-cache-threshold X]] [--remote URL [--remote-model M]]
       --chunks N makes a long video of N chunks of --frames each, every chunk after the first continuing from the
       last K latent frames (default 2) of the one before (OUT.mp4; the chunks are kept in OUT.chunks/);
       --prompting diffusers prompts and samples as the diffusers pipeline does (its system prompt, inverse negative
@@ -398,7 +410,9 @@ void add_engine_verbs(std::vector<Verb>& v) {
       LoRA adapters (PEFT folders) are merged into the loaded weights and listed in the record;
       memory: --tower-split reads the text tower for the prefill only, --resident-layers N keeps N layers on the
       device and streams the rest, --memory-budget chooses them (and leaves the rest to the VAE), --vae-budget
-      chunks and tiles the VAE to fit; --step-cache reuses the generation stream on steps that change little
+      chunks and tiles the VAE to fit; --step-cache reuses the generation stream on steps that change little;
+      --remote URL runs a text2video, image2video or video2video job on a vLLM-Omni server (POST /v1/videos, polled,
+      downloaded to OUT.mp4 with its record; Ctrl+C cancels it there)
 )", cmd_generate});
     v.push_back({"velocity", R"(  velocity CASE_DIR -o OUT.safetensors [--recompute-text] [--device D] [--dtype T]
                                     (velocity, logits, vae-check: on the CPU in float32 unless told otherwise)

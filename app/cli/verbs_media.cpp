@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/jobs/batch.h"
+#include "worldstudio/jobs/remote_engine.h"
 #include "worldstudio/jobs/slurm.h"
 #include "worldstudio/media/media.h"
 
@@ -13,6 +14,13 @@ namespace fs = std::filesystem;
 namespace cli {
 
 ws::MediaFiles media_files() { return ws::ffmpeg_media_files(); }
+
+ws::GenerationResult run_remote(const Args& a, const ojson& job, const std::string& out, const ws::RunCallbacks& cb) {
+    ws::RemoteEngine e;
+    e.url = a.get("--remote");
+    e.model = a.get("--remote-model");
+    return ws::remote_generate(e, job, out, cb);
+}
 
 namespace {
 

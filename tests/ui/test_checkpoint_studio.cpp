@@ -1,11 +1,12 @@
 // The checkpoints people run beside the base ones, in the studio's window: a distilled student's locked sampling,
 // LoRA adapters (merged from the Models workspace, or a job's own from the settings) and Edge's refreshed recipe
-// with a long video by continuation, and the memory and speed settings. Screenshots go to $WS_SCREENSHOT_DIR when set.
+// with a long video by continuation, the memory and speed settings, and a remote engine. Screenshots go to $WS_SCREENSHOT_DIR when set.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -268,6 +269,40 @@ private Q_SLOTS:
         QVERIFY(s->stepCacheBox()->isChecked());
         QCOMPARE(s->stepCacheThresholdBox()->value(), 0.5);
         QCOMPARE(s->vaeBudgetBox()->value(), 64);
+    }
+    void aRemoteEngineRunsTheQueue() {
+        // The queue's video jobs on a vLLM-Omni server (the loopback stand-in); a failing one is marked failed with
+        // the server's reason and the next one still runs; then back to the loaded model.
+        useDataDir("remote");
+        QProcess server;
+        server.start("python3", {QString(WS_TEST_DATA) + "/vllm_omni_standin.py"});
+        QVERIFY(server.waitForReadyRead(10000));
+        const QString url = "http://127.0.0.1:" + QString::fromUtf8(server.readLine().trimmed());
+        MainWindow w;
+        QVERIFY(openModel(w, model_));
+        w.showWorkspace(MainWindow::Workspace::Models);
+        ModelView* mv = w.modelWorkspace();
+        mv->remoteUrlEdit()->setText(url);
+        mv->findChild<QPushButton*>("useRemote")->click();
+        QVERIFY2(mv->findChild<QLabel*>("remoteState")->text().contains(url), qPrintable(mv->findChild<QLabel*>("remoteState")->text()));
+        shot(&w, "remote-engine");
+        w.showWorkspace(MainWindow::Workspace::Generate);
+        QSignalSpy completed(&w, &MainWindow::jobCompleted);
+        w.promptEdit()->setText("please fail on the server");
+        QVERIFY(w.addToQueue() > 0);
+        w.promptEdit()->setText("a red ball rolls on the server");
+        QVERIFY(w.addToQueue() > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(completed.count() == 2, 60000);
+        QCOMPARE(completed.at(0).at(1).toString(), QString("failed"));
+        QCOMPARE(completed.at(1).at(1).toString(), QString("done"));
+        const ws::ojson rec = ws::ojson::parse(w.history()->get(completed.at(1).at(2).toLongLong()).recordJson.toStdString());
+        QCOMPARE(rec["engine"]["kind"].get<std::string>(), std::string("vllm-omni"));
+        QCOMPARE(rec["engine"]["url"].get<std::string>(), url.toStdString());
+        w.showWorkspace(MainWindow::Workspace::Models);
+        mv->findChild<QPushButton*>("useLocal")->click();
+        QVERIFY(mv->findChild<QLabel*>("remoteState")->text().contains("loaded model"));
+        server.kill();
+        server.waitForFinished();
     }
 };
 

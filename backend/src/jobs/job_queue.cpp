@@ -201,6 +201,14 @@ void JobQueue::remove_finished() {
     notify_changed();
 }
 
+void JobQueue::set_remote(std::optional<RemoteEngine> remote) {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        remote_ = std::move(remote);
+    }
+    cv_.notify_all();
+}
+
 void JobQueue::set_model(std::shared_ptr<const Model> model) {
     {
         std::lock_guard<std::mutex> lock(mu_);
@@ -277,7 +285,7 @@ void JobQueue::wait_idle() {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] {
         if (running_id_ != 0) return false;
-        if (paused_ || !model_) return true;
+        if (paused_ || (!model_ && !remote_)) return true;
         for (const auto& j : jobs_)
             if (j.state == JobState::Queued) return false;
         return true;
@@ -292,11 +300,12 @@ void JobQueue::run() {
     for (;;) {
         Job job;
         std::shared_ptr<const Model> model;
+        std::optional<RemoteEngine> remote;
         {
             std::unique_lock<std::mutex> lock(mu_);
             cv_.wait(lock, [&] {
                 if (stopping_) return true;
-                if (paused_ || !model_) return false;
+                if (paused_ || (!model_ && !remote_)) return false;
                 for (const auto& j : jobs_)
                     if (j.state == JobState::Queued) return true;
                 return false;
@@ -311,6 +320,7 @@ void JobQueue::run() {
             running_id_ = job.id;
             cancel_running_ = false;
             model = model_;
+            remote = remote_;
             changed_locked();
         }
         if (events_.on_state) events_.on_state(job);
@@ -336,8 +346,13 @@ void JobQueue::run() {
             };
         }
         try {
-            Session session(model, media_);
-            GenerationResult r = session.generate(job.request, job.out_prefix, cb);
+            GenerationResult r;
+            if (remote) {
+                r = remote_generate(*remote, job.request, job.out_prefix, cb);
+            } else {
+                Session session(model, media_);
+                r = session.generate(job.request, job.out_prefix, cb);
+            }
             job.state = JobState::Done;
             job.record = r.record;
         } catch (const Cancelled&) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "worldstudio/core/bounded_queue.h"
+#include "worldstudio/jobs/remote_engine.h"
 #include "worldstudio/model/engine.h"
 
 namespace ws {
@@ -72,6 +73,9 @@ public:
     bool retry(int64_t id);                  // queues a failed or cancelled job again
     void remove_finished();                  // drops done, failed and cancelled jobs from the list
     void set_model(std::shared_ptr<const Model> model);  // used by jobs that start afterwards
+    // While set, jobs that start run on the remote engine instead of the model (and run without one); nullopt goes
+    // back to the model.
+    void set_remote(std::optional<RemoteEngine> remote);
     // A preview every k steps from the next job on (0: none); starts as JobEvents::preview_every.
     void set_preview_every(int k) { preview_every_ = std::max(0, k); }
     std::vector<Job> jobs() const;
@@ -86,6 +90,7 @@ private:
     void changed_locked();  // writes the journal; mu_ held
     void notify_changed();
     std::shared_ptr<const Model> model_;
+    std::optional<RemoteEngine> remote_;
     JobEvents events_;
     std::atomic<int> preview_every_{0};
     std::string journal_path_;

@@ -1,0 +1,169 @@
+#include "worldstudio/jobs/remote_engine.h"
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "worldstudio/core/error.h"
+#include "worldstudio/model/request.h"
+
+namespace fs = std::filesystem;
+
+namespace ws {
+
+namespace {
+struct Response {
+    long status = 0;
+    std::string body;
+};
+
+size_t collect(char* data, size_t size, size_t n, void* out) {
+    static_cast<std::string*>(out)->append(data, size * n);
+    return size * n;
+}
+
+// One HTTP exchange. `form` (a curl_mime) makes it a multipart POST; `method` overrides GET/POST (DELETE).
+Response exchange(const RemoteEngine& e, const std::string& path, const char* method, curl_mime* form) {
+    static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+    if (!initialised) throw Error("the HTTP library could not start");
+    std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
+    if (!curl) throw Error("the HTTP library could not start");
+    Response r;
+    const std::string url = e.url + path;
+    curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &r.body);
+    curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(e.connect_timeout_seconds * 1000));
+    curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(e.request_timeout_seconds * 1000));
+    curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
+    if (form) curl_easy_setopt(curl.get(), CURLOPT_MIMEPOST, form);
+    if (method) curl_easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method);
+    const CURLcode code = curl_easy_perform(curl.get());
+    if (code != CURLE_OK) throw Error(e.url + ": " + (method ? method : form ? "POST" : "GET") + " " + path + " failed: " + curl_easy_strerror(code));
+    curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &r.status);
+    return r;
+}
+
+ojson json_body(const RemoteEngine& e, const std::string& what, const Response& r) {
+    const ojson j = ojson::parse(r.body, nullptr, false);
+    if (r.status >= 400) {
+        std::string message = r.body.substr(0, 300);
+        if (j.is_object() && j.contains("error") && j["error"].is_object() && j["error"].contains("message") && j["error"]["message"].is_string())
+            message = j["error"]["message"].get<std::string>();
+        else if (j.is_object() && j.contains("detail") && j["detail"].is_string())
+            message = j["detail"].get<std::string>();
+        throw Error(e.url + ": " + what + " answered HTTP " + std::to_string(r.status) + ": " + message);
+    }
+    if (!j.is_object()) throw Error(e.url + ": " + what + " did not answer with a JSON object");
+    return j;
+}
+
+std::string text_of(const ojson& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+}  // namespace
+
+GenerationResult remote_generate(const RemoteEngine& e, const ojson& job, const std::string& out_prefix, const RunCallbacks& cb) {
+    if (e.url.rfind("http://", 0) != 0 && e.url.rfind("https://", 0) != 0) throw Error("a remote engine's URL starts with http:// or https:// (got '" + e.url + "')");
+    const auto t_start = std::chrono::steady_clock::now();
+    const GenerationRequest req = GenerationRequest::parse(job);
+    if (req.mode != Mode::Text2Video && req.mode != Mode::Image2Video && req.mode != Mode::Video2Video)
+        throw Error(std::string("the remote engine client sends text2video, image2video and video2video jobs (the video API), not ") + mode_name(req.mode));
+    const Resolution size = req.width > 0 ? Resolution{req.width, req.height} : resolution_for(req.resolution, req.aspect_ratio);
+    // The form, field by field from the request (what is sent is kept for the record).
+    ojson sent = {{"prompt", req.prompt},
+                  {"size", std::to_string(size.width) + "x" + std::to_string(size.height)},
+                  {"num_frames", req.num_frames},
+                  {"fps", req.fps},
+                  {"num_inference_steps", req.num_steps},
+                  {"guidance_scale", req.guidance},
+                  {"flow_shift", req.shift},
+                  {"seed", req.seed},
+                  {"generate_sound", req.enable_sound}};
+    if (!req.negative_prompt.empty()) sent["negative_prompt"] = req.negative_prompt;
+    if (!e.model.empty()) sent["model"] = e.model;
+    ojson extra = ojson::object();
+    if (!req.condition_frame_indexes_vision.empty()) extra["condition_frame_indexes_vision"] = req.condition_frame_indexes_vision;
+    extra["negative_metadata_mode"] = req.negative_metadata_mode == NegativeMetadataMode::None ? "none"
+                                      : req.negative_metadata_mode == NegativeMetadataMode::Same ? "same" : "inverse";
+    sent["extra_params"] = extra;
+    std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle(curl_easy_init(), curl_easy_cleanup);
+    std::unique_ptr<curl_mime, decltype(&curl_mime_free)> form(curl_mime_init(handle.get()), curl_mime_free);
+    for (const auto& [k, v] : sent.items()) {
+        curl_mimepart* part = curl_mime_addpart(form.get());
+        curl_mime_name(part, k.c_str());
+        const std::string value = text_of(v);
+        curl_mime_data(part, value.c_str(), CURL_ZERO_TERMINATED);
+    }
+    if (!req.vision_path.empty()) {
+        if (!fs::exists(req.vision_path)) throw Error("vision_path '" + req.vision_path + "' does not exist");
+        curl_mimepart* part = curl_mime_addpart(form.get());
+        curl_mime_name(part, "input_reference");
+        curl_mime_filedata(part, req.vision_path.c_str());
+        sent["input_reference"] = fs::path(req.vision_path).filename().string();
+    }
+    const ojson created = json_body(e, "POST /v1/videos", exchange(e, "/v1/videos", nullptr, form.get()));
+    if (!created.contains("id") || !created["id"].is_string()) throw Error(e.url + ": POST /v1/videos answered without a job id");
+    const std::string id = created["id"].get<std::string>();
+    if (cb.on_log) cb.on_log("remote job " + id + " on " + e.url);
+    ojson record_of_job = created;
+    for (;;) {
+        if (cb.should_cancel && cb.should_cancel()) {
+            try {
+                exchange(e, "/v1/videos/" + id, "DELETE", nullptr);
+            } catch (const Error&) {
+                // the server may already have dropped it; the job is cancelled here either way
+            }
+            throw Cancelled();
+        }
+        record_of_job = json_body(e, "GET /v1/videos/" + id, exchange(e, "/v1/videos/" + id, nullptr, nullptr));
+        const std::string status = record_of_job.value("status", std::string());
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+        if (cb.on_progress) cb.on_progress(static_cast<int>(record_of_job.value("progress", 0.0)), 100, elapsed);
+        if (status == "completed") break;
+        if (status == "failed") {
+            std::string message = "no reason given";
+            if (record_of_job.contains("error") && record_of_job["error"].is_object())
+                message = record_of_job["error"].value("message", message);
+            throw Error(e.url + ": job " + id + " failed: " + message);
+        }
+        if (status != "queued" && status != "in_progress") throw Error(e.url + ": job " + id + " has an unknown status '" + status + "'");
+        std::this_thread::sleep_for(std::chrono::duration<double>(e.poll_seconds));
+    }
+    const Response video = exchange(e, "/v1/videos/" + id + "/content", nullptr, nullptr);
+    if (video.status >= 400) json_body(e, "GET /v1/videos/" + id + "/content", video);  // throws with the server's words
+    if (video.body.empty()) throw Error(e.url + ": job " + id + " has no video content");
+    const std::string base = fs::path(out_prefix).extension() == ".mp4" ? (fs::path(out_prefix).parent_path() / fs::path(out_prefix).stem()).string()
+                                                                        : out_prefix;
+    if (fs::path(base).has_parent_path()) fs::create_directories(fs::path(base).parent_path());
+    GenerationResult result;
+    {
+        std::ofstream f(base + ".mp4", std::ios::binary);
+        f.write(video.body.data(), static_cast<std::streamsize>(video.body.size()));
+        if (!f) throw Error(base + ".mp4: cannot write");
+    }
+    result.outputs.push_back(base + ".mp4");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    result.record = {{"record_version", 1},
+                     {"engine", {{"kind", "vllm-omni"}, {"url", e.url}, {"model", e.model}, {"job_id", id}}},
+                     {"mode", mode_name(req.mode)},
+                     {"seed", req.seed},
+                     {"num_steps", req.num_steps},
+                     {"guidance", req.guidance},
+                     {"shift", req.shift},
+                     {"request", req.to_json()},
+                     {"sent", sent},
+                     {"response", record_of_job},
+                     {"outputs", ojson::array({{{"video", fs::path(base + ".mp4").filename().string()}, {"seed", req.seed}}})},
+                     {"seconds", seconds},
+                     {"versions", {{"worldstudio", WS_VERSION}, {"curl", curl_version_info(CURLVERSION_NOW)->version}}}};
+    std::ofstream rec(base + ".json");
+    rec << result.record.dump(2) << "\n";
+    if (!rec) throw Error(base + ".json: cannot write");
+    result.outputs.push_back(base + ".json");
+    return result;
+}
+
+}  // namespace ws
