@@ -26,25 +26,33 @@ size_t collect(char* data, size_t size, size_t n, void* out) {
     return size * n;
 }
 
-// One HTTP exchange. `form` (a curl_mime) makes it a multipart POST; `method` overrides GET/POST (DELETE).
-Response exchange(const RemoteEngine& e, const std::string& path, const char* method, curl_mime* form) {
+using Handle = std::unique_ptr<CURL, decltype(&curl_easy_cleanup)>;
+Handle new_handle() {
     static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
-    if (!initialised) throw Error("the HTTP library could not start");
-    std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
-    if (!curl) throw Error("the HTTP library could not start");
+    Handle h(initialised ? curl_easy_init() : nullptr, curl_easy_cleanup);
+    if (!h) throw Error("the HTTP library could not start");
+    return h;
+}
+
+// One HTTP exchange. `form` (a curl_mime made on `with`, the handle it is sent with) makes it a multipart POST;
+// `method` overrides GET/POST (DELETE).
+Response exchange(const RemoteEngine& e, const std::string& path, const char* method, curl_mime* form = nullptr, CURL* with = nullptr) {
+    Handle own(nullptr, curl_easy_cleanup);
+    if (!with) own = new_handle();
+    CURL* curl = with ? with : own.get();
     Response r;
     const std::string url = e.url + path;
-    curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &r.body);
-    curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(e.connect_timeout_seconds * 1000));
-    curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(e.request_timeout_seconds * 1000));
-    curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
-    if (form) curl_easy_setopt(curl.get(), CURLOPT_MIMEPOST, form);
-    if (method) curl_easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method);
-    const CURLcode code = curl_easy_perform(curl.get());
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &r.body);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(e.connect_timeout_seconds * 1000));
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(e.request_timeout_seconds * 1000));
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    if (form) curl_easy_setopt(curl, CURLOPT_MIMEPOST, form);
+    if (method) curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+    const CURLcode code = curl_easy_perform(curl);
     if (code != CURLE_OK) throw Error(e.url + ": " + (method ? method : form ? "POST" : "GET") + " " + path + " failed: " + curl_easy_strerror(code));
-    curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &r.status);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
     return r;
 }
 
@@ -89,7 +97,7 @@ GenerationResult remote_generate(const RemoteEngine& e, const ojson& job, const 
     extra["negative_metadata_mode"] = req.negative_metadata_mode == NegativeMetadataMode::None ? "none"
                                       : req.negative_metadata_mode == NegativeMetadataMode::Same ? "same" : "inverse";
     sent["extra_params"] = extra;
-    std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> handle(curl_easy_init(), curl_easy_cleanup);
+    Handle handle = new_handle();
     std::unique_ptr<curl_mime, decltype(&curl_mime_free)> form(curl_mime_init(handle.get()), curl_mime_free);
     for (const auto& [k, v] : sent.items()) {
         curl_mimepart* part = curl_mime_addpart(form.get());
@@ -104,7 +112,7 @@ GenerationResult remote_generate(const RemoteEngine& e, const ojson& job, const 
         curl_mime_filedata(part, req.vision_path.c_str());
         sent["input_reference"] = fs::path(req.vision_path).filename().string();
     }
-    const ojson created = json_body(e, "POST /v1/videos", exchange(e, "/v1/videos", nullptr, form.get()));
+    const ojson created = json_body(e, "POST /v1/videos", exchange(e, "/v1/videos", nullptr, form.get(), handle.get()));
     if (!created.contains("id") || !created["id"].is_string()) throw Error(e.url + ": POST /v1/videos answered without a job id");
     const std::string id = created["id"].get<std::string>();
     if (cb.on_log) cb.on_log("remote job " + id + " on " + e.url);
@@ -112,13 +120,13 @@ GenerationResult remote_generate(const RemoteEngine& e, const ojson& job, const 
     for (;;) {
         if (cb.should_cancel && cb.should_cancel()) {
             try {
-                exchange(e, "/v1/videos/" + id, "DELETE", nullptr);
+                exchange(e, "/v1/videos/" + id, "DELETE");
             } catch (const Error&) {
                 // the server may already have dropped it; the job is cancelled here either way
             }
             throw Cancelled();
         }
-        record_of_job = json_body(e, "GET /v1/videos/" + id, exchange(e, "/v1/videos/" + id, nullptr, nullptr));
+        record_of_job = json_body(e, "GET /v1/videos/" + id, exchange(e, "/v1/videos/" + id, nullptr));
         const std::string status = record_of_job.value("status", std::string());
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
         if (cb.on_progress) cb.on_progress(static_cast<int>(record_of_job.value("progress", 0.0)), 100, elapsed);
@@ -132,7 +140,7 @@ GenerationResult remote_generate(const RemoteEngine& e, const ojson& job, const 
         if (status != "queued" && status != "in_progress") throw Error(e.url + ": job " + id + " has an unknown status '" + status + "'");
         std::this_thread::sleep_for(std::chrono::duration<double>(e.poll_seconds));
     }
-    const Response video = exchange(e, "/v1/videos/" + id + "/content", nullptr, nullptr);
+    const Response video = exchange(e, "/v1/videos/" + id + "/content", nullptr);
     if (video.status >= 400) json_body(e, "GET /v1/videos/" + id + "/content", video);  // throws with the server's words
     if (video.body.empty()) throw Error(e.url + ": job " + id + " has no video content");
     const std::string base = fs::path(out_prefix).extension() == ".mp4" ? (fs::path(out_prefix).parent_path() / fs::path(out_prefix).stem()).string()
