@@ -7,6 +7,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "worldstudio/model/engine.h"
 #include "worldstudio/core/tokenizer.h"
 
@@ -14,7 +15,7 @@ namespace fs = std::filesystem;
 using ws::ojson;
 
 namespace {
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+using cli::now;
 
 std::string bench_corpus() {
     std::string unit =

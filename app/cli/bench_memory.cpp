@@ -30,7 +30,7 @@ using cli::run_child;
 using ws::ojson;
 
 namespace {
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+using cli::now;
 
 // A random model of a chosen size in the published layout (tiny tokenizer, no autoencoders: latents only).
 void make_sized_model(const std::string& dir, int64_t hidden, int64_t layers, int64_t intermediate) {
@@ -47,9 +47,9 @@ void make_sized_model(const std::string& dir, int64_t hidden, int64_t layers, in
 }
 
 ojson bench_job(const std::string& model_dir) {
-    const bool pico = fs::exists(fs::path(model_dir) / "vae");
+    const bool pico = fs::exists(fs::path(model_dir) / "vae");  // with an autoencoder: the frames of a real clip
     return {{"model_mode", "text2video"}, {"prompt", "a red ball rolls across a blue floor and bounces off the wall"},
-            {"resolution", pico ? "256" : "256"}, {"aspect_ratio", "1,1"}, {"num_frames", pico ? 9 : 5}, {"num_steps", 4},
+            {"resolution", "256"}, {"aspect_ratio", "1,1"}, {"num_frames", pico ? 9 : 5}, {"num_steps", 4},
             {"guidance", 6.0}, {"seed", 11}, {"negative_prompt", "blurry"}};
 }
 }  // namespace

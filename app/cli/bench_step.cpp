@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "core/torch_util.h"
 #include "model/memory.h"
 #include "model/network.h"
@@ -24,7 +25,7 @@
 #include "worldstudio/model/request.h"
 
 namespace {
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+using cli::now;
 
 std::map<std::string, at::Tensor> random_weights(const ws::ModelConfig& c, ws::Towers which, const at::Device& device, at::ScalarType dtype) {
     std::map<std::string, at::Tensor> w;

@@ -1,11 +1,15 @@
 #pragma once
-// What the benchmark verbs share: the process's peak memory and running one measurement in a child process (so a
+// What the benchmark verbs share: a clock, the process's peak memory and running one measurement in a child process (so a
 // peak is that measurement's own).
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 namespace cli {
+
+// Seconds on the steady clock.
+inline double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // VmHWM of this process in KiB (-1 when /proc does not say).
 inline long peak_rss_kb() {

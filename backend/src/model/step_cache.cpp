@@ -46,6 +46,7 @@ StepCache::StepCache(const GenerationRequest::StepCache& settings, int num_steps
 void StepCache::reset() {
     if (!passes_.empty()) cached_steps_per_sample_.push_back(passes_.count(0) ? passes_[0].cached_steps : std::vector<int>{});
     passes_.clear();
+    indicator_step_ = -1;
 }
 
 void StepCache::decide(int step, int pass, const at::Tensor& noisy_vision, double timestep) {
@@ -54,7 +55,8 @@ void StepCache::decide(int step, int pass, const at::Tensor& noisy_vision, doubl
     // sigma from the timestep, kept off the filter's singular ends; a = 1 - sigma, b = sigma (flow matching).
     double sigma = timestep > 1.0 ? timestep / 1000.0 : timestep;
     sigma = std::clamp(sigma, 1e-6, 1.0 - 1e-6);
-    const at::Tensor indicator = sea_filter(noisy_vision.movedim(0, -1), 1.0 - sigma, sigma, s_.power_exp);
+    if (step != indicator_step_) indicator_ = sea_filter(noisy_vision.movedim(0, -1), 1.0 - sigma, sigma, s_.power_exp), indicator_step_ = step;
+    const at::Tensor& indicator = indicator_;
     const bool forced = step < s_.ret_steps || step >= num_steps_ - s_.cutoff_from_end || p.history.empty() || !p.previous.defined();
     if (forced || p.previous.sizes() != indicator.sizes()) {
         p.accumulated = 0;

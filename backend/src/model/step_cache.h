@@ -52,6 +52,9 @@ private:
     GenerationRequest::StepCache s_;
     int num_steps_;
     std::map<int, Pass> passes_;
+    // Every pass of a step sees the same noisy latent, so its indicator is filtered once per step.
+    int indicator_step_ = -1;
+    at::Tensor indicator_;
     int full_ = 0, cached_ = 0;
     std::vector<std::vector<int>> cached_steps_per_sample_;  // pass 0's cached steps, per sample
 };
