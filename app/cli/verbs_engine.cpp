@@ -221,14 +221,22 @@ int cmd_generate(const std::string&, const Args& a) {
     if (a.has("--json-caption")) job["json_caption_wrapper"] = true;
     if (a.has("--overlap") && !a.has("--chunks")) throw UsageError("--overlap goes with --chunks");
     if (a.has("--chunks")) {
-        job["continuation"] = {{"chunks", to_int(a.get("--chunks"), "--chunks")}};
+        const int chunks = to_int(a.get("--chunks"), "--chunks");  // parsed first, as for --step-cache-threshold
+        job["continuation"] = {{"chunks", chunks}};
         if (a.has("--overlap")) job["continuation"]["overlap_latent_frames"] = to_int(a.get("--overlap"), "--overlap");
     }
     if (a.has("--plain-prompt")) job["json_caption_wrapper"] = false;
     if (a.has("--step-cache-threshold") && !a.has("--step-cache")) throw UsageError("--step-cache-threshold goes with --step-cache");
-    if (a.has("--step-cache"))
-        job["step_cache"] = a.has("--step-cache-threshold") ? ojson{{"threshold", to_double(a.get("--step-cache-threshold"), "--step-cache-threshold")}}
-                                                            : ojson(true);
+    if (a.has("--step-cache")) {
+        // The number is parsed before the object is built: an exception thrown from inside a braced json
+        // initializer list unwinds through half-built elements (GCC 12 destroys them out of scope).
+        if (a.has("--step-cache-threshold")) {
+            const double threshold = to_double(a.get("--step-cache-threshold"), "--step-cache-threshold");
+            job["step_cache"] = {{"threshold", threshold}};
+        } else {
+            job["step_cache"] = true;
+        }
+    }
     if (a.has("--vae-budget")) job["vae_budget_mb"] = to_int(a.get("--vae-budget"), "--vae-budget");
     if (a.has("--last-frame")) job["keyframes"] = ojson::array({{{"path", a.get("--last-frame")}, {"latent_frame", -1}}});
     if (a.options.count("--adapter")) {  // appended to the job's own, in order
@@ -411,8 +419,8 @@ void add_engine_verbs(std::vector<Verb>& v) {
       memory: --tower-split reads the text tower for the prefill only, --resident-layers N keeps N layers on the
       device and streams the rest, --memory-budget chooses them (and leaves the rest to the VAE), --vae-budget
       chunks and tiles the VAE to fit; --step-cache reuses the generation stream on steps that change little;
-      --remote URL runs a text2video, image2video or video2video job on a vLLM-Omni server (POST /v1/videos, polled,
-      downloaded to OUT.mp4 with its record; Ctrl+C cancels it there)
+      --remote URL runs a video job on a vLLM-Omni server (POST /v1/videos, polled, downloaded to OUT.mp4 with its
+      record; Ctrl+C cancels it there) or a text2image job (POST /v1/images/generations, to OUT.png)
 )", cmd_generate});
     v.push_back({"velocity", R"(  velocity CASE_DIR -o OUT.safetensors [--recompute-text] [--device D] [--dtype T]
                                     (velocity, logits, vae-check: on the CPU in float32 unless told otherwise)

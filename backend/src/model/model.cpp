@@ -289,7 +289,8 @@ ojson Model::inspect(const std::string& dir) {
         });
     if (fs::exists(fs::path(dir) / "model_index.json"))
         check("model_index", (fs::path(dir) / "model_index.json").string(), [&] {
-            return ojson{{"generation_defaults", read_generation_defaults(dir)}};
+            const ojson defaults = read_generation_defaults(dir);  // read first: a throw inside a braced json list is unsafe
+            return ojson{{"generation_defaults", defaults}};
         });
     return ojson{{"dir", dir},
                  {"vae", f.vae_dir},
