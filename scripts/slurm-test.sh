@@ -4,7 +4,8 @@
 #   1. local and Slurm runs give the same statuses and bitwise the same latents, seed for seed;
 #   2. the shard holding the failing sample is the one task that FAILED, and its error is in sample_outputs.json;
 #   3. a shard cancelled while it waits is CANCELLED and its samples have not run; --resume submits only the
-#      unfinished shards and completes them.
+#      unfinished shards and completes them;
+#   4. the studio's Cluster window (tests/ui/test_cluster_studio, when built) does the same from the queue.
 # Needs root (apt and the daemons). Usage: scripts/slurm-test.sh [CLI] (default build/worldstudio-cli)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,4 +64,13 @@ grep -q '39 succeeded, 1 failed, 0 not run' "$work/resume.log" || { cat "$work/r
 array=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["array"])' "$work/cancel/.slurm/job.json")
 [[ $array == "1,3" ]] || fail "the resume should submit only shards 1 (shot_17's) and 3 (cancelled), not $array"
 diff <(statuses "$work/local") <(statuses "$work/cancel") || fail "after the resume, the statuses should be the local run's"
-echo "slurm-test: 40 samples locally and on Slurm alike (39 success, shot_17 error in the one FAILED task); a cancelled shard resumed"
+# 3. The studio's Cluster window on the same cluster: send the queue, a failing job's shard, a cancel and a resume.
+studio_test="$(dirname "$cli")/tests/test_cluster_studio"
+if [[ -x $studio_test ]]; then
+  QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1280x800x24" "$studio_test" > "$work/studio.log" 2>&1 || { cat "$work/studio.log"; fail "the studio's Cluster window failed on the cluster"; }
+  grep -q 'the cluster of SLURM_CONF' "$work/studio.log" || fail "the studio test did not use the cluster"
+  studio="; the studio's Cluster window on it"
+else
+  studio=" (no studio build: its Cluster window not checked)"
+fi
+echo "slurm-test: 40 samples locally and on Slurm alike (39 success, shot_17 error in the one FAILED task); a cancelled shard resumed$studio"

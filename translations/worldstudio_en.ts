@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>ClusterDialog</name>
+    <message numerus="yes">
+        <source>Submitting %n job(s)…</source>
+        <translation>
+            <numerusform>Submitting %n job…</numerusform>
+            <numerusform>Submitting %n jobs…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 — the %n job(s) are back in the local queue</source>
+        <translation>
+            <numerusform>%1 — the job is back in the local queue</numerusform>
+            <numerusform>%1 — the %n jobs are back in the local queue</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n sample(s) done, %2 failed</source>
+        <translation>
+            <numerusform>%1 of %n sample done, %2 failed</numerusform>
+            <numerusform>%1 of %n samples done, %2 failed</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Send %n queued job(s)</source>
+        <translation>
+            <numerusform>Send %n queued job</numerusform>
+            <numerusform>Send %n queued jobs</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>EvaluationPanel</name>
     <message numerus="yes">
         <source>%n draft question(s) added for %1: edit, approve or remove them before labeling.</source>

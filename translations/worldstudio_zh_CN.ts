@@ -433,6 +433,265 @@
     </message>
 </context>
 <context>
+    <name>ClusterDialog</name>
+    <message>
+        <source>Cluster (Slurm)</source>
+        <translation>集群（Slurm）</translation>
+    </message>
+    <message>
+        <source>Send the queue</source>
+        <translation>发送队列</translation>
+    </message>
+    <message>
+        <source>empty: this machine submits (else user@login-node, over ssh)</source>
+        <translation>留空：由本机提交（否则填写 user@登录节点，经 ssh）</translation>
+    </message>
+    <message>
+        <source>sbatch, squeue and scancel run there over ssh without a password prompt (keys or an agent); the batch folder and the model folder must be the same paths there</source>
+        <translation>sbatch、squeue 和 scancel 经 ssh 在那里运行，不会提示输入密码（使用密钥或代理）；批次文件夹和模型文件夹在那里必须是相同的路径</translation>
+    </message>
+    <message>
+        <source>The worldstudio-cli each task runs (the same version as this studio)</source>
+        <translation>每个任务运行的 worldstudio-cli（与本工作室版本相同）</translation>
+    </message>
+    <message>
+        <source>the model folder the tasks load</source>
+        <translation>任务加载的模型文件夹</translation>
+    </message>
+    <message>
+        <source>Tasks of the job array; the samples are dealt round robin</source>
+        <translation>作业数组的任务数；样本轮流分配</translation>
+    </message>
+    <message>
+        <source>At most this many tasks at once (the array&apos;s %K)</source>
+        <translation>同时最多运行这么多任务（数组的 %K）</translation>
+    </message>
+    <message>
+        <source>more sbatch options, e.g. --partition=gpu --gres=gpu:1 --time=02:00:00</source>
+        <translation>更多 sbatch 选项，例如 --partition=gpu --gres=gpu:1 --time=02:00:00</translation>
+    </message>
+    <message>
+        <source>The batch&apos;s folder: queue.jsonl, the shards, then one folder per sample</source>
+        <translation>批次文件夹：queue.jsonl、各分片，以及每个样本一个文件夹</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Batch folder</source>
+        <translation>批次文件夹</translation>
+    </message>
+    <message>
+        <source>at most</source>
+        <translation>最多</translation>
+    </message>
+    <message>
+        <source>running at once</source>
+        <translation>个同时运行</translation>
+    </message>
+    <message>
+        <source>Login node</source>
+        <translation>登录节点</translation>
+    </message>
+    <message>
+        <source>Task program</source>
+        <translation>任务程序</translation>
+    </message>
+    <message>
+        <source>Model folder</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <source>Shards</source>
+        <translation>分片</translation>
+    </message>
+    <message>
+        <source>sbatch options</source>
+        <translation>sbatch 选项</translation>
+    </message>
+    <message>
+        <source>Follow a folder…</source>
+        <translation>跟踪文件夹…</translation>
+    </message>
+    <message>
+        <source>Follow a batch submitted earlier (by the studio or by worldstudio-cli batch --slurm)</source>
+        <translation>跟踪之前提交的批次（由工作室或 worldstudio-cli batch --slurm 提交）</translation>
+    </message>
+    <message>
+        <source>A batch folder</source>
+        <translation>批次文件夹</translation>
+    </message>
+    <message>
+        <source>No batch yet.</source>
+        <translation>尚无批次。</translation>
+    </message>
+    <message>
+        <source>Shard</source>
+        <translation>分片</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Samples done</source>
+        <translation>已完成样本</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Cancel shard</source>
+        <translation>取消分片</translation>
+    </message>
+    <message>
+        <source>scancel the selected shard&apos;s task</source>
+        <translation>用 scancel 取消所选分片的任务</translation>
+    </message>
+    <message>
+        <source>Cancel all</source>
+        <translation>全部取消</translation>
+    </message>
+    <message>
+        <source>scancel the whole array</source>
+        <translation>用 scancel 取消整个数组</translation>
+    </message>
+    <message>
+        <source>Resume unfinished</source>
+        <translation>续跑未完成部分</translation>
+    </message>
+    <message>
+        <source>Submit again the shards whose samples failed or did not run; done samples are kept</source>
+        <translation>重新提交有样本失败或未运行的分片；已完成的样本保留</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>The batch&apos;s folder: one folder per sample</source>
+        <translation>批次文件夹：每个样本一个文件夹</translation>
+    </message>
+    <message>
+        <source>Open log</source>
+        <translation>打开日志</translation>
+    </message>
+    <message>
+        <source>The selected shard&apos;s task log (.slurm/task_I.log)</source>
+        <translation>所选分片的任务日志（.slurm/task_I.log）</translation>
+    </message>
+    <message>
+        <source>No log yet: %1 (a task writes it when it starts)</source>
+        <translation>尚无日志：%1（任务开始时写入）</translation>
+    </message>
+    <message>
+        <source>The login node is a host name (user@host), not &apos;%1&apos;</source>
+        <translation>登录节点应为主机名（user@host），而不是“%1”</translation>
+    </message>
+    <message>
+        <source>Choose the worldstudio-cli the tasks run (Task program)</source>
+        <translation>请选择任务运行的 worldstudio-cli（任务程序）</translation>
+    </message>
+    <message>
+        <source>The task program %1 is not an executable here</source>
+        <translation>任务程序 %1 在本机不是可执行文件</translation>
+    </message>
+    <message>
+        <source>Choose the model folder the tasks load (load a model, or type its folder)</source>
+        <translation>请选择任务加载的模型文件夹（加载一个模型，或输入其文件夹）</translation>
+    </message>
+    <message>
+        <source>The model folder %1 does not exist</source>
+        <translation>模型文件夹 %1 不存在</translation>
+    </message>
+    <message>
+        <source>The sbatch options have an unclosed quote</source>
+        <translation>sbatch 选项中有未闭合的引号</translation>
+    </message>
+    <message>
+        <source>%1 already holds a batch: follow it and resume it, or choose another folder</source>
+        <translation>%1 已有一个批次：跟踪并续跑它，或选择其他文件夹</translation>
+    </message>
+    <message>
+        <source>Nothing is queued: add jobs with Generate (Ctrl+Enter), then send them</source>
+        <translation>队列为空：先用“生成”（Ctrl+Enter）添加任务，再发送</translation>
+    </message>
+    <message numerus="yes">
+        <source>Submitting %n job(s)…</source>
+        <translation>
+            <numerusform>正在提交 %n 个任务…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 — the %n job(s) are back in the local queue</source>
+        <translation>
+            <numerusform>%1 —— 这 %n 个任务已回到本地队列</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Nothing left to run in %1</source>
+        <translation>%1 中已没有要运行的内容</translation>
+    </message>
+    <message>
+        <source>Submitted job %1</source>
+        <translation>已提交作业 %1</translation>
+    </message>
+    <message>
+        <source>Following %1</source>
+        <translation>正在跟踪 %1</translation>
+    </message>
+    <message>
+        <source>done before</source>
+        <translation>之前已完成</translation>
+    </message>
+    <message>
+        <source>submitted</source>
+        <translation>已提交</translation>
+    </message>
+    <message>
+        <source>Following %1 (job %2)</source>
+        <translation>正在跟踪 %1（作业 %2）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n sample(s) done, %2 failed</source>
+        <translation>
+            <numerusform>%n 个样本中已完成 %1 个，失败 %2 个</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Finished: %1</source>
+        <translation>已结束：%1</translation>
+    </message>
+    <message>
+        <source>%1 running, %2 waiting, %3 finished — %4</source>
+        <translation>%1 个运行中，%2 个等待中，%3 个已结束 —— %4</translation>
+    </message>
+    <message>
+        <source>Shard %1 cancelled</source>
+        <translation>分片 %1 已取消</translation>
+    </message>
+    <message>
+        <source>The array is cancelled</source>
+        <translation>数组已取消</translation>
+    </message>
+    <message>
+        <source>Submitting the unfinished shards…</source>
+        <translation>正在提交未完成的分片…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Send %n queued job(s)</source>
+        <translation>
+            <numerusform>发送 %n 个排队任务</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>EngineWorker</name>
     <message>
         <source>Loading was cancelled.</source>
@@ -1388,6 +1647,10 @@
         <source>Video jobs run on %1</source>
         <translation>视频任务在 %1 上运行</translation>
     </message>
+    <message>
+        <source>Send the queue to the &amp;cluster (Slurm)…</source>
+        <translation>将队列发送到集群（Slurm）(&amp;C)…</translation>
+    </message>
 </context>
 <context>
     <name>ModeNames</name>
@@ -1627,10 +1890,6 @@
         <translation>在服务器上运行任务</translation>
     </message>
     <message>
-        <source>Text → video, image → video and video → video jobs go to the server; progress is the server&apos;s</source>
-        <translation>文本 → 视频、图像 → 视频和视频 → 视频任务发送到服务器；进度由服务器报告</translation>
-    </message>
-    <message>
         <source>Run jobs here</source>
         <translation>在本机运行任务</translation>
     </message>
@@ -1645,6 +1904,10 @@
     <message>
         <source>Jobs run on %1.</source>
         <translation>任务在 %1 上运行。</translation>
+    </message>
+    <message>
+        <source>Text → video, image → video, video → video and text → image jobs go to the server; progress is the server&apos;s</source>
+        <translation>文本 → 视频、图像 → 视频、视频 → 视频和文本 → 图像任务发往服务器；进度由服务器提供</translation>
     </message>
 </context>
 <context>
@@ -2105,6 +2368,10 @@
     <message>
         <source>More</source>
         <translation>更多</translation>
+    </message>
+    <message>
+        <source>Send to the cluster…</source>
+        <translation>发送到集群…</translation>
     </message>
 </context>
 <context>

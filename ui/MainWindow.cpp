@@ -25,6 +25,7 @@
 #include <QUndoStack>
 
 #include "CaptionEditor.h"
+#include "ClusterDialog.h"
 #include "EngineWorker.h"
 #include "EvaluationPanel.h"
 #include "GenerateView.h"
@@ -147,6 +148,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(generate_, &GenerateView::message, this, &MainWindow::setStatus);
     connect(generate_, &GenerateView::upsampleFinished, this, &MainWindow::upsampleFinished);
     connect(queueView_, &QueueView::editRequested, this, &MainWindow::editQueuedJob);
+    connect(queueView_, &QueueView::clusterRequested, this, &MainWindow::showCluster);
     connect(queueView_, &QueueView::playRequested, this, [this](const QString& file) { play(file, 0); });
     connect(stage_, &StageView::reuseSeedRequested, generate_, &GenerateView::reuseSeed);
     connect(historyView_, &HistoryView::recallRequested, this, &MainWindow::recall);
@@ -381,6 +383,7 @@ void MainWindow::buildMenus() {
                                                        tr("Sample files (*.jsonl)"));
         if (!f.isEmpty()) exportQueueBatch(f);
     });
+    action(file, tr("Send the queue to the &cluster (Slurm)…"), QKeySequence(), [this] { showCluster(); });
     action(file, tr("Open e&valuation project…"), QKeySequence(), [this] {
         const QString f = QFileDialog::getSaveFileName(this, tr("Evaluation project (opened, or created when new)"), StudioPaths::outputsDir(),
                                                        tr("Evaluation projects (*.db)"), nullptr, QFileDialog::DontConfirmOverwrite);
@@ -573,6 +576,28 @@ int MainWindow::importBatchFile(const QString& path) {
         setStatus(QString::fromStdString(ws::user_message(e)));
         return 0;
     }
+}
+
+ClusterDialog* MainWindow::showCluster() {
+    if (!cluster_) {
+        cluster_ = new ClusterDialog(queue_.get(), this);
+        // A sample the cluster finished joins the Library as a local job's result does.
+        connect(cluster_, &ClusterDialog::sampleFinished, this, [this](const QString& file, const QString& recordJson, const QImage& thumbnail) {
+            if (!history_) return;
+            try {
+                history_->add(file, recordJson, thumbnail);
+            } catch (const std::exception& e) {
+                setStatus(tr("Could not add to history: %1").arg(QString::fromStdString(ws::user_message(e))));
+            }
+            if (current_ == Workspace::Library) historyView_->refresh();
+            Q_EMIT historyChanged();
+        });
+    }
+    cluster_->setModelDir(QSettings().value("model/last").toString());
+    cluster_->show();
+    cluster_->raise();
+    cluster_->activateWindow();
+    return cluster_;
 }
 
 bool MainWindow::exportQueueBatch(const QString& path) {

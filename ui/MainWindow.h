@@ -13,6 +13,7 @@
 #include "worldstudio/core/pyjson.h"
 
 class CaptionEditor;
+class ClusterDialog;
 class EvaluationPanel;
 class EngineWorker;
 class GenerateView;
@@ -68,6 +69,9 @@ public:
     int importBatchFile(const QString& path);
     // The queued (not yet run) jobs as a JSONL sample file with unique names; false when it cannot be written.
     bool exportQueueBatch(const QString& path);
+    // The Slurm cluster window (made on first use): sends the queued jobs to a job array and follows its shards;
+    // the samples it finishes join the Library.
+    ClusterDialog* showCluster();
     // Exports the player's clip A: "mp4" (a file), "png" (a folder of frames) or "wav" (a file). Returns false and
     // says why in the status bar when it cannot.
     bool exportTo(const QString& kind, const QString& destination);
@@ -140,6 +144,7 @@ private:
     ModelView* model_;
     EvaluationPanel* evaluation_;
     RoboticsView* robotics_;
+    ClusterDialog* cluster_ = nullptr;
     QDockWidget *inspectorDock_, *queueDock_;
     QToolBar *rail_, *promptBar_;
     QActionGroup* railGroup_;

@@ -113,7 +113,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     ml->addWidget(applyMemory, 0, Qt::AlignRight);
     connect(autoBudget_, &QCheckBox::toggled, budget_, [this](bool on) { budget_->setEnabled(!on); });
     connect(applyMemory, &QPushButton::clicked, this, [this] { Q_EMIT memoryApplied(memoryJson()); });
-    // A remote engine: the queue's video jobs go to a vLLM-Omni server (POST /v1/videos) instead of the loaded model.
+    // A remote engine: the queue's video and text-to-image jobs go to a vLLM-Omni server instead of the loaded model.
     auto* remote = new QGroupBox(tr("Remote engine (vLLM-Omni)"), this);
     remote->setObjectName("remoteEngine");
     remoteUrl_ = new QLineEdit(remote);
@@ -124,7 +124,7 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     remoteModel_->setPlaceholderText(tr("the server's model (optional)"));
     auto* useRemote = new QPushButton(tr("Run jobs there"), remote);
     useRemote->setObjectName("useRemote");
-    useRemote->setToolTip(tr("Text → video, image → video and video → video jobs go to the server; progress is the server's"));
+    useRemote->setToolTip(tr("Text → video, image → video, video → video and text → image jobs go to the server; progress is the server's"));
     auto* useLocal = new QPushButton(tr("Run jobs here"), remote);
     useLocal->setObjectName("useLocal");
     remoteState_ = new QLabel(tr("Jobs run on the loaded model."), remote);

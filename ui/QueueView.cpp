@@ -80,6 +80,8 @@ QueueView::QueueView(QueueController* queue, QWidget* parent) : QWidget(parent),
     connect(menu->addAction(tr("Move down")), &QAction::triggered, this, [moveSelected] { moveSelected(1); });
     connect(menu->addAction(tr("Cancel")), &QAction::triggered, this, [this] { queue_->queue().cancel(selectedJob()); });
     connect(menu->addAction(tr("Cancel all")), &QAction::triggered, this, [this] { queue_->queue().cancel_all(); });
+    menu->addSeparator();
+    connect(menu->addAction(tr("Send to the cluster…")), &QAction::triggered, this, &QueueView::clusterRequested);
     more->setMenu(menu);
     buttons->addWidget(more);
     buttons->addStretch(1);

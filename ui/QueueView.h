@@ -26,6 +26,7 @@ public:
 Q_SIGNALS:
     void editRequested(qint64 job);
     void playRequested(const QString& file);
+    void clusterRequested();  // "Send to the cluster…": the queued jobs to Slurm
 
 private:
     QueueController* queue_;

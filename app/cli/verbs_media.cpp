@@ -62,7 +62,7 @@ int batch_on_slurm(const Args& a, const ws::BatchInput& input, const std::string
     std::printf("submitted job %s (%s)\n", id.c_str(), (out + "/.slurm").c_str());
     std::fflush(stdout);
     if (a.has("--no-wait")) return 0;
-    ws::wait_for_slurm_batch(id, o, [](const ws::SlurmTask& t) {
+    ws::wait_for_slurm_batch(out, o, [](const ws::SlurmShardStatus& t) {
         std::printf("shard %d: %s%s\n", t.shard, t.state.c_str(), t.reason.empty() || t.reason == "None" ? "" : (" (" + t.reason + ")").c_str());
         std::fflush(stdout);
     });

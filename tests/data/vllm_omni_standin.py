@@ -2,22 +2,37 @@
 """A stand-in for a vLLM-Omni server's video API on loopback, for the remote engine's tests.
 
 Implements POST /v1/videos (multipart form), GET /v1/videos/{id}, GET /v1/videos/{id}/content, DELETE
-/v1/videos/{id}, /health and /v1/models, with the job record's fields. The prompt steers it: "reject" answers the
-POST with HTTP 400, "fail" ends the job failed, "slow" keeps it in progress for 3 s, "drop" closes the connection
-on the first status request. GET /debug/{id} returns the form it received and whether it was deleted. Prints the
-port it listens on, then serves until killed."""
+/v1/videos/{id}, POST /v1/images/generations (JSON, a PNG as b64_json), /health and /v1/models, with the job
+record's fields. The prompt steers it: "reject" answers the POST with HTTP 400, "fail" ends the job failed (a
+picture: HTTP 500), "slow" keeps it in progress for 3 s, "drop" closes the connection on the first status request
+(a picture: at once), "garbled" answers a picture that is not base64. GET /debug/{id} returns the form it
+received and whether it was deleted; GET /debug/images the last picture request. Prints the port it listens on,
+then serves until killed."""
+import base64
 import email.parser
 import email.policy
 import json
+import struct
 import sys
 import threading
 import time
 import uuid
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 JOBS = {}
 LOCK = threading.Lock()
 VIDEO = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + b"stand-in video bytes"
+IMAGES = []  # the picture requests, in order
+
+
+def png(width, height, rgb):
+    """A real PNG of one colour, so a client can decode what it downloads."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 def parse_form(headers, body):
@@ -70,6 +85,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, {"status": "ok"})
         if self.path == "/v1/models":
             return self.send(200, {"object": "list", "data": [{"id": "Cosmos3-Nano", "object": "model"}]})
+        if self.path == "/debug/images":
+            with LOCK:
+                return self.send(200, IMAGES[-1] if IMAGES else {})
         with LOCK:
             job = JOBS.get(parts[2] if len(parts) > 2 else (parts[1] if len(parts) > 1 else ""))
         if parts[0] == "debug" and job:
@@ -89,6 +107,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path == "/v1/images/generations":
+            return self.image(body)
         if self.path != "/v1/videos":
             return self.send(404, {"detail": "not found"})
         form = parse_form(self.headers, body)
@@ -98,6 +118,30 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             JOBS[job["id"]] = job
         self.send(200, self.record(job))
+
+    def image(self, body):
+        try:
+            request = json.loads(body)
+        except ValueError:
+            return self.send(400, {"error": {"message": "the body is not JSON"}})
+        if self.headers.get("Content-Type") != "application/json" or not isinstance(request, dict) or "prompt" not in request:
+            return self.send(422, {"detail": "a JSON body with a prompt is required"})
+        with LOCK:
+            IMAGES.append(request)
+        prompt = request["prompt"]
+        if "reject" in prompt:
+            return self.send(400, {"error": {"code": "invalid_request", "message": "prompt rejected by the stand-in"}})
+        if "fail" in prompt:
+            return self.send(500, {"error": {"code": "generation_failed", "message": "the stand-in was told to fail"}})
+        if "drop" in prompt:
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return None
+        if "slow" in prompt:
+            time.sleep(3)
+        width, height = (int(v) for v in request.get("size", "64x64").split("x"))
+        picture = "not base64 at all!" if "garbled" in prompt else base64.b64encode(png(width, height, (200, 40, 40))).decode()
+        return self.send(200, {"created": int(time.time()), "data": [{"b64_json": picture}]})
 
     def do_DELETE(self):
         parts = self.path.strip("/").split("/")

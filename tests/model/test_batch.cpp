@@ -130,6 +130,28 @@ private Q_SLOTS:
         QCOMPARE(in.samples[2].name, std::string("sample_2"));
         QVERIFY_THROWS_EXCEPTION(Error, write_batch_file(path("no/such/dir/e.jsonl"), {ojson{{"prompt", "a"}}}));
     }
+
+    void aJobNamedByItsPromptGetsAFolderName() {
+        // The studio names a job by the user's prompt: any text, up to 200 characters.
+        std::string long_cjk;
+        for (int i = 0; i < 100; ++i) long_cjk += "\xE7\x90\x83";  // 球, three bytes each
+        write_batch_file(path("prompts.jsonl"), {ojson{{"prompt", "a"}, {"name", "a cat / a dog\tat dusk"}}, ojson{{"prompt", "b"}, {"name", long_cjk}},
+                                                 ojson{{"prompt", "c"}, {"name", ".."}}, ojson{{"prompt", "d"}, {"name", "a cat _ a dog_at dusk"}}});
+        const BatchInput in = read_batch_files({path("prompts.jsonl")});
+        QVERIFY(in.problems.empty());
+        QCOMPARE(in.samples[0].name, std::string("a cat _ a dog_at dusk"));
+        QCOMPARE(in.samples[1].name.size(), size_t(120));  // 40 whole characters
+        QCOMPARE(in.samples[1].name, long_cjk.substr(0, 120));
+        QCOMPARE(in.samples[2].name, std::string("sample.."));
+        QCOMPARE(in.samples[3].name, std::string("a cat _ a dog_at dusk_2"));
+        // A name read from a sample file is kept as written, or refused: never changed behind the user's back.
+        QCOMPARE(batch_sample_name("shot 1 (take 2)"), std::string("shot 1 (take 2)"));
+        write("names.jsonl", "{\"prompt\": \"a\", \"name\": \"a\\tb\"}\n{\"prompt\": \"b\", \"name\": \"" + long_cjk + "\"}\n");
+        const BatchInput bad = read_batch_files({path("names.jsonl")});
+        QCOMPARE(bad.samples.size(), size_t(0));
+        QCOMPARE(bad.problems.size(), size_t(2));
+        QVERIFY2(bad.problems[0].find(":1: 'name' must be a folder name") != std::string::npos, bad.problems[0].c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestBatch)

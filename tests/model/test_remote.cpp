@@ -5,6 +5,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -114,12 +115,65 @@ private Q_SLOTS:
         QVERIFY(fs::exists(remote_generate(engine_, job("after the errors"), path("out/next"), {}).outputs.front()));
     }
 
+    void aPictureComesFromTheImageApi() {
+        ojson t2i = job("a red apple on a table");
+        t2i["model_mode"] = "text2image";
+        std::vector<int> progress;
+        RunCallbacks cb;
+        cb.on_progress = [&](int done, int, double) { progress.push_back(done); };
+        const GenerationResult r = remote_generate(engine_, t2i, path("out/apple.png"), cb);
+        QCOMPARE(r.outputs.front(), path("out/apple.png"));
+        // A real PNG of the size asked for: IHDR's width and height, big-endian, at bytes 16 and 20.
+        std::ifstream f(path("out/apple.png"), std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        QVERIFY(bytes.size() > 24 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+        auto be32 = [&](size_t at) { return (uint32_t(uint8_t(bytes[at])) << 24) | (uint32_t(uint8_t(bytes[at + 1])) << 16) | (uint32_t(uint8_t(bytes[at + 2])) << 8) | uint8_t(bytes[at + 3]); };
+        QCOMPARE(be32(16), 832u);
+        QCOMPARE(be32(20), 480u);
+        QCOMPARE(progress, (std::vector<int>{0, 100}));
+        // What was sent, under the API's names; the record keeps the answer without the picture's bytes.
+        const ojson sent = debug("images");
+        QCOMPARE(sent["prompt"].get<std::string>(), std::string("a red apple on a table"));
+        QCOMPARE(sent["size"].get<std::string>(), std::string("832x480"));
+        QCOMPARE(sent["response_format"].get<std::string>(), std::string("b64_json"));
+        QCOMPARE(sent["n"].get<int>(), 1);
+        QCOMPARE(sent["num_inference_steps"].get<int>(), 20);
+        QCOMPARE(sent["seed"].get<int>(), 7);
+        QCOMPARE(sent["negative_prompt"].get<std::string>(), std::string("blurry"));
+        QCOMPARE(r.record["sent"], sent);
+        QCOMPARE(r.record["outputs"][0]["image"].get<std::string>(), std::string("apple.png"));
+        QCOMPARE(r.record["mode"].get<std::string>(), std::string("text2image"));
+        QVERIFY(r.record["response"]["data"][0]["b64_json"].get<std::string>().find("bytes, in the PNG") != std::string::npos);
+        std::ifstream rec(path("out/apple.json"));
+        QCOMPARE(ojson::parse(rec), r.record);
+        // The server's refusals and failures, a dropped connection and a garbled picture: clean errors, no file.
+        for (const auto& [prompt, says] : std::vector<std::pair<std::string, std::string>>{{"reject it", "prompt rejected by the stand-in"},
+                                                                                          {"fail it", "HTTP 500: the stand-in was told to fail"},
+                                                                                          {"drop it", "POST /v1/images/generations failed"},
+                                                                                          {"garbled", "not valid base64"}}) {
+            ojson bad = t2i;
+            bad["prompt"] = prompt;
+            const std::string e = error_of([&] { remote_generate(engine_, bad, path("out/bad.png"), {}); });
+            QVERIFY2(e.find(says) != std::string::npos && e.find(engine_.url) == 0, e.c_str());
+            QVERIFY(!fs::exists(path("out/bad.png")));
+        }
+        // A cancel aborts the exchange the server answers slowly (left alone, it answers a picture after 3 s).
+        ojson slow = t2i;
+        slow["prompt"] = "slow apple";
+        RunCallbacks stop;
+        const auto start = std::chrono::steady_clock::now();
+        stop.should_cancel = [&] { return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(300); };
+        QVERIFY_THROWS_EXCEPTION(Cancelled, remote_generate(engine_, slow, path("out/slow.png"), stop));
+        QVERIFY(!fs::exists(path("out/slow.png")));
+    }
+
     void aCancelDeletesTheRemoteJob() {
         RunCallbacks cb;
         int polls = 0;
         std::string id;
         cb.on_log = [&](const std::string& line) { id = line.substr(line.find("video_gen_"), 22); };
-        cb.should_cancel = [&] { return ++polls > 3; };
+        // Cancelled after three polls (curl also asks during the upload: not counted before the job exists).
+        cb.should_cancel = [&] { return !id.empty() && ++polls > 3; };
         QVERIFY_THROWS_EXCEPTION(Cancelled, remote_generate(engine_, job("slow and steady"), path("out/slow"), cb));
         QVERIFY(!id.empty());
         QCOMPARE(debug(id)["deleted"].get<bool>(), true);

@@ -17,6 +17,8 @@ namespace fs = std::filesystem;
 namespace ws {
 
 namespace {
+constexpr size_t kMaxSampleNameBytes = 120;  // well inside a file name's 255 bytes, with room for _2 and suffixes
+
 std::vector<std::string> expand(const std::vector<std::string>& paths) {
     std::set<std::string> out;  // sorted and unique, as the reference's sorted(set(...))
     for (const std::string& p : paths) {
@@ -98,8 +100,9 @@ BatchInput read_batch_files(const std::vector<std::string>& paths) {
                 continue;
             }
             s.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : p.default_name;
-            if (s.name.empty() || s.name.find('/') != std::string::npos || s.name == "." || s.name == "..") {
-                in.problems.push_back(p.origin + ": 'name' must be a folder name (no '/')");
+            if (batch_sample_name(s.name) != s.name) {
+                in.problems.push_back(p.origin + ": 'name' must be a folder name (no '/' or control characters, at most " +
+                                      std::to_string(kMaxSampleNameBytes) + " bytes)");
                 continue;
             }
             j["name"] = s.name;
@@ -195,15 +198,32 @@ BatchReport run_batch(Session& session, const BatchInput& input, const std::stri
     return report;
 }
 
+std::string batch_sample_name(const std::string& text) {
+    std::string name;
+    for (size_t i = 0; i < text.size();) {
+        const unsigned char lead = static_cast<unsigned char>(text[i]);
+        // Whole UTF-8 characters only: a cut never splits one.
+        const size_t len = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+        if (name.size() + len > kMaxSampleNameBytes) break;
+        if (lead == '/' || lead < 0x20 || lead == 0x7F) name += '_';
+        else name.append(text, i, len);
+        i += len;
+    }
+    if (name.empty() || name == "." || name == "..") name = "sample" + name;
+    return name;
+}
+
 void write_batch_file(const std::string& path, const std::vector<ojson>& samples) {
     std::set<std::string> names;
     std::ostringstream out;
     for (size_t i = 0; i < samples.size(); ++i) {
         ojson s = samples[i];
         if (!s.is_object()) throw Error(path + ": sample " + std::to_string(i + 1) + " is not a JSON object");
-        std::string name = s.contains("name") && s["name"].is_string() && !s["name"].get<std::string>().empty() ? s["name"].get<std::string>()
-                                                                                                               : "sample_" + std::to_string(i);
-        for (int k = 2; names.count(name); ++k) name = s.value("name", std::string("sample")) + "_" + std::to_string(k);
+        const std::string base = s.contains("name") && s["name"].is_string() && !s["name"].get<std::string>().empty()
+                                     ? batch_sample_name(s["name"].get<std::string>())
+                                     : "sample_" + std::to_string(i);
+        std::string name = base;
+        for (int k = 2; names.count(name); ++k) name = base + "_" + std::to_string(k);
         names.insert(name);
         s["name"] = name;
         out << s.dump() << "\n";

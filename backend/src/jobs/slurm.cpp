@@ -131,34 +131,139 @@ void cancel_slurm_batch(const std::string& out_dir, int shard, const SlurmOption
     if (run(o, "scancel " + target, &out) != 0) throw Error("scancel " + target + " failed: " + trim(out));
 }
 
-std::vector<SlurmTask> wait_for_slurm_batch(const std::string& job_id, const SlurmOptions& o, const std::function<void(const SlurmTask&)>& on_change,
-                                            double poll_seconds) {
-    std::map<int, std::string> last;
-    for (int unseen = 0;;) {
-        const std::vector<SlurmTask> tasks = slurm_tasks(job_id, o);
-        if (tasks.empty()) {
-            // Listed once and gone: aged out of squeue (past the cluster's MinJobAge), so finished.
-            if (!last.empty()) return {};
-            if (++unseen > 30) throw Error("squeue does not list job " + job_id);
+namespace {
+struct Submission {
+    std::string job_id;
+    size_t shards = 0;
+    std::set<int> array;  // the shards the last sbatch was given
+};
+
+Submission submission_of(const std::string& out_dir) {
+    const fs::path file = fs::path(out_dir) / ".slurm" / "job.json";
+    std::ifstream in(file);
+    if (!in) throw Error(out_dir + ": no Slurm batch was submitted into this folder (no .slurm/job.json)");
+    const ojson j = ojson::parse(in, nullptr, false);
+    auto bad = [&](const std::string& field) { return Error(file.string() + ": '" + field + "' is missing or damaged"); };
+    if (!j.is_object()) throw Error(file.string() + ": not a JSON object");
+    Submission s;
+    if (!j.contains("job_id") || !j["job_id"].is_string()) throw bad("job_id");
+    if (!j.contains("shards") || !j["shards"].is_number_unsigned() || j["shards"].get<size_t>() < 1 || j["shards"].get<size_t>() > 100000) throw bad("shards");
+    if (!j.contains("array") || !j["array"].is_string()) throw bad("array");
+    s.job_id = j["job_id"].get<std::string>();
+    s.shards = j["shards"].get<size_t>();
+    std::istringstream list(j["array"].get<std::string>());
+    for (std::string k; std::getline(list, k, ',');) {
+        if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos || k.size() > 6 || std::stoul(k) >= s.shards) throw bad("array");
+        s.array.insert(std::stoi(k));
+    }
+    return s;
+}
+
+std::vector<BatchInput> read_shards(const std::string& out_dir, size_t n) {
+    std::vector<BatchInput> shards;
+    for (size_t k = 0; k < n; ++k)
+        shards.push_back(read_batch_files({(fs::path(out_dir) / ".slurm" / ("shard_" + std::to_string(k) + ".jsonl")).string()}));
+    return shards;
+}
+}  // namespace
+
+BatchInput slurm_batch_input(const std::string& out_dir) {
+    const Submission sub = submission_of(out_dir);
+    std::vector<BatchInput> shards = read_shards(out_dir, sub.shards);
+    BatchInput all;
+    size_t total = 0;
+    for (const BatchInput& b : shards) {
+        total += b.samples.size();
+        all.problems.insert(all.problems.end(), b.problems.begin(), b.problems.end());
+    }
+    // Dealt round robin: sample i is shard i % n's (i / n)th.
+    for (size_t i = 0; i < total; ++i) {
+        BatchInput& from = shards[i % sub.shards];
+        if (i / sub.shards >= from.samples.size())
+            throw Error(out_dir + "/.slurm: shard_" + std::to_string(i % sub.shards) + ".jsonl has fewer samples than the deal gave it");
+        all.samples.push_back(std::move(from.samples[i / sub.shards]));
+    }
+    return all;
+}
+
+bool SlurmShardStatus::finished() const {
+    if (!submitted) return true;
+    SlurmTask t;
+    t.state = state;
+    return !state.empty() && t.finished();
+}
+
+bool SlurmBatchStatus::finished() const {
+    for (const SlurmShardStatus& s : shards)
+        if (!s.finished()) return false;
+    return true;
+}
+
+int SlurmBatchStatus::samples() const {
+    int n = 0;
+    for (const SlurmShardStatus& s : shards) n += static_cast<int>(s.samples.size());
+    return n;
+}
+
+int SlurmBatchStatus::succeeded() const {
+    int n = 0;
+    for (const SlurmShardStatus& s : shards) n += s.succeeded;
+    return n;
+}
+
+int SlurmBatchStatus::failed() const {
+    int n = 0;
+    for (const SlurmShardStatus& s : shards) n += s.failed;
+    return n;
+}
+
+SlurmBatchStatus slurm_batch_status(const std::string& out_dir, const SlurmOptions& o, const SlurmBatchStatus& previous) {
+    constexpr int kLooksBeforeUnlisted = 3;  // squeue lists a new array at once; a task never listed by then has long gone
+    const Submission sub = submission_of(out_dir);
+    const bool same_job = previous.job_id == sub.job_id;
+    SlurmBatchStatus status;
+    status.job_id = sub.job_id;
+    status.looks = (same_job ? previous.looks : 0) + 1;
+    std::map<int, SlurmTask> listed;
+    for (const SlurmTask& t : slurm_tasks(sub.job_id, o)) listed[t.shard] = t;
+    const std::vector<BatchInput> shards = read_shards(out_dir, sub.shards);
+    for (size_t k = 0; k < sub.shards; ++k) {
+        SlurmShardStatus s;
+        s.shard = static_cast<int>(k);
+        s.submitted = sub.array.count(s.shard) > 0;
+        for (const BatchSample& sample : shards[k].samples) {
+            s.samples.push_back(sample.name);
+            const std::string st = batch_sample_status(out_dir, sample.name);
+            s.succeeded += st == "success", s.failed += st == "error";
         }
-        bool all_done = !tasks.empty();
-        std::set<int> listed;
-        for (const SlurmTask& t : tasks) {
-            listed.insert(t.shard);
-            const std::string key = t.state + "|" + t.reason;
-            if (last[t.shard] != key) {
-                last[t.shard] = key;
-                if (on_change) on_change(t);
-            }
-            all_done = all_done && t.finished();
+        const SlurmShardStatus* before = same_job && k < previous.shards.size() ? &previous.shards[k] : nullptr;
+        if (const auto it = listed.find(s.shard); it != listed.end()) {
+            s.state = it->second.state, s.reason = it->second.reason;
+        } else if (before && !before->state.empty()) {
+            SlurmTask last;
+            last.state = before->state;
+            if (last.finished()) s.state = before->state, s.reason = before->reason;
+            else s.state = "CANCELLED", s.reason = "not listed any more";
+        } else if (s.submitted && status.looks >= kLooksBeforeUnlisted) {
+            s.state = "UNLISTED", s.reason = "squeue does not list it";  // finished long ago, or never ran
         }
-        // A task cancelled before it started leaves squeue without a final state: said once as cancelled.
-        for (auto& [shard, key] : last)
-            if (!listed.count(shard) && key.rfind("CANCELLED", 0) != 0) {
-                key = "CANCELLED|not listed any more";
-                if (on_change) on_change(SlurmTask{shard, "CANCELLED", "not listed any more"});
-            }
-        if (all_done) return tasks;
+        status.shards.push_back(std::move(s));
+    }
+    return status;
+}
+
+SlurmBatchStatus wait_for_slurm_batch(const std::string& out_dir, const SlurmOptions& o, const std::function<void(const SlurmShardStatus&)>& on_change,
+                                      double poll_seconds) {
+    SlurmBatchStatus status;
+    for (;;) {
+        const SlurmBatchStatus now = slurm_batch_status(out_dir, o, status);
+        for (size_t k = 0; k < now.shards.size(); ++k) {
+            const SlurmShardStatus& s = now.shards[k];
+            const bool changed = k >= status.shards.size() || status.shards[k].state != s.state || status.shards[k].reason != s.reason;
+            if (changed && s.submitted && !s.state.empty() && on_change) on_change(s);
+        }
+        status = now;
+        if (status.finished()) return status;
         std::this_thread::sleep_for(std::chrono::duration<double>(poll_seconds));
     }
 }

@@ -1,6 +1,5 @@
 #include "worldstudio/robotics/action_case.h"
 
-#include <cstring>
 
 #include "worldstudio/core/error.h"
 #include "worldstudio/model/action_input.h"
@@ -12,8 +11,6 @@
 namespace ws::robotics {
 
 namespace {
-
-const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 template <typename T>
 T field(const ojson& in, const char* key) {
@@ -225,38 +222,6 @@ ojson domain(const ojson& in) {
 }
 
 }  // namespace
-
-std::string base64_encode(const void* data, size_t n) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    std::string out;
-    out.reserve((n + 2) / 3 * 4);
-    for (size_t i = 0; i < n; i += 3) {
-        const uint32_t v = (uint32_t(p[i]) << 16) | (i + 1 < n ? uint32_t(p[i + 1]) << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-        out += kAlphabet[(v >> 18) & 63];
-        out += kAlphabet[(v >> 12) & 63];
-        out += i + 1 < n ? kAlphabet[(v >> 6) & 63] : '=';
-        out += i + 2 < n ? kAlphabet[v & 63] : '=';
-    }
-    return out;
-}
-
-std::vector<uint8_t> base64_decode(const std::string& text) {
-    std::vector<uint8_t> out;
-    uint32_t acc = 0;
-    int bits = 0;
-    for (char ch : text) {
-        if (ch == '=' || ch == '\n' || ch == '\r') continue;
-        const char* pos = std::strchr(kAlphabet, ch);
-        if (!pos || !ch) throw Error("image data is not base64");
-        acc = (acc << 6) | static_cast<uint32_t>(pos - kAlphabet);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out.push_back(static_cast<uint8_t>((acc >> bits) & 0xff));
-        }
-    }
-    return out;
-}
 
 ojson run_action_case(const ojson& c) {
     if (!c.is_object() || !c.contains("kind") || !c["kind"].is_string()) throw Error("a case needs a string field 'kind'");

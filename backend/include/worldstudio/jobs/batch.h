@@ -51,8 +51,14 @@ struct BatchReport {
 BatchReport run_batch(Session& session, const BatchInput& input, const std::string& out_dir, const BatchOptions& options,
                       const RunCallbacks& cb);
 
-// Writes jobs as a JSONL sample file (one object per line, each with a unique name): what the studio's queue
-// exports and read_batch_files reads back.
+// A sample's folder name from free text (the studio names a job by its prompt): '/' and control characters become
+// '_', cut to at most 120 bytes between characters; never "", "." or "..". A name read from a sample file must be
+// one already (so a shard file written back names its samples as the user did).
+std::string batch_sample_name(const std::string& text);
+
+// Writes jobs as a JSONL sample file (one object per line, each with a unique folder name made by
+// batch_sample_name, "sample_I" for a job without one): what the studio's queue exports and read_batch_files reads
+// back.
 void write_batch_file(const std::string& path, const std::vector<ojson>& samples);
 
 }  // namespace ws
