@@ -416,9 +416,10 @@ void ClusterDialog::lookNow() {
         try {
             look.status = ws::slurm_batch_status(dir.toStdString(), o, previous);
             for (const ws::SlurmShardStatus& s : look.status.shards)
-                for (const std::string& name : s.samples) {
+                for (size_t i = 0; i < s.samples.size(); ++i) {
+                    const std::string& name = s.samples[i];
                     const QString n = QString::fromStdString(name);
-                    if (collected.contains(n) || ws::batch_sample_status(dir.toStdString(), name) != "success") continue;
+                    if (collected.contains(n) || s.statuses[i] != "success") continue;
                     const auto [media, record] = sampleResult(dir, name);
                     if (media.isEmpty()) continue;
                     look.results.push_back({n, media, record, thumbnailOf(media)});

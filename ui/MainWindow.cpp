@@ -161,6 +161,7 @@ MainWindow::MainWindow(QWidget* parent)
         loadModel(dir, adapters);
     });
     connect(model_, &ModelView::memoryApplied, this, [this](const QString& memory) {
+        QSettings().setValue("model/memory", memory);  // the next start too: a model may fit the device only with them
         QMetaObject::invokeMethod(worker_, [w = worker_, memory] { w->setMemoryOptions(memory); }, Qt::QueuedConnection);
         const QString dir = QJsonDocument::fromJson(modelSummary_.toUtf8()).object()["dir"].toString();
         if (dir.isEmpty()) return setStatus(tr("The memory settings apply to the next model you load"));
@@ -754,6 +755,10 @@ void MainWindow::restoreSession() {
     // Loading the same model again applies its defaults; these settings are put back after it (showModel).
     if (settingsJson.is_object()) sessionSettings_ = settingsJson;
     sessionModelDir_ = s.value("session/modelDir").toString();
+    // Before any load is asked for: the worker takes queued calls in order.
+    const QString memory = s.value("model/memory").toString();
+    if (!memory.isEmpty() && model_->setMemoryJson(memory))
+        QMetaObject::invokeMethod(worker_, [w = worker_, memory = model_->memoryJson()] { w->setMemoryOptions(memory); }, Qt::QueuedConnection);
     sessionSeedPolicy_ = settings()->seedPolicy();
     const QString annotator = s.value("session/annotator").toString();
     if (!annotator.isEmpty()) evaluation_->setAnnotator(annotator);

@@ -183,6 +183,18 @@ QString ModelView::memoryJson() const {
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
+bool ModelView::setMemoryJson(const QString& json) {
+    const QJsonObject o = QJsonDocument::fromJson(json.toUtf8()).object();
+    const QJsonValue split = o["tower_split"], resident = o["resident_layers"], budget = o["budget_mb"];
+    const bool budgetOk = budget.isDouble() || budget.toString() == QLatin1String("auto");
+    if (!split.isBool() || !resident.isDouble() || !budgetOk) return false;
+    towerSplit_->setChecked(split.toBool());
+    resident_->setValue(resident.toInt());
+    autoBudget_->setChecked(budget.isString());
+    if (budget.isDouble()) budget_->setValue(budget.toInt());
+    return true;
+}
+
 void ModelView::showLoading() {
     progress_->setVisible(true);
     progress_->setRange(0, 0);

@@ -36,6 +36,8 @@ public:
     QCheckBox* autoBudgetBox() const { return autoBudget_; }
     QSpinBox* residentLayersBox() const { return resident_; }
     QString memoryJson() const;  // MemoryOptions as JSON
+    // Shows saved memory settings (memoryJson's form); false, changing nothing, when they are not that form.
+    bool setMemoryJson(const QString& json);
     // A remote engine (a vLLM-Omni server) that runs the queue's video jobs instead of the loaded model.
     QLineEdit* remoteUrlEdit() const { return remoteUrl_; }
     QLineEdit* remoteModelEdit() const { return remoteModel_; }

@@ -114,6 +114,7 @@ private Q_SLOTS:
         QCOMPARE(done.succeeded(), 6);
         QCOMPARE(done.failed(), 1);
         QCOMPARE(done.shards[1].failed, 1);
+        QCOMPARE(done.shards[1].statuses, (std::vector<std::string>{"success", "error"}));
         QVERIFY(std::find(changes.begin(), changes.end(), "1 FAILED") != changes.end());
         QVERIFY(slurp(dir + "/shot_4/sample_outputs.json").find("missing.png") != std::string::npos);
         // The same samples run here give the same latents, seed for seed.

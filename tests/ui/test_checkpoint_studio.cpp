@@ -270,6 +270,30 @@ private Q_SLOTS:
         QCOMPARE(s->stepCacheThresholdBox()->value(), 0.5);
         QCOMPARE(s->vaeBudgetBox()->value(), 64);
     }
+    void memorySettingsAreKeptForTheNextStart() {
+        // A model that fits the device only with these settings must load with them after a restart too.
+        useDataDir("memory-restart");
+        {
+            MainWindow first;
+            ModelView* mv = first.modelWorkspace();
+            mv->towerSplitBox()->setChecked(true);
+            mv->residentLayersBox()->setValue(1);
+            mv->findChild<QPushButton*>("applyMemory")->click();  // no model yet: kept for the next load
+            QVERIFY2(first.statusMessage().contains("next model"), qPrintable(first.statusMessage()));
+        }
+        MainWindow w;
+        ModelView* mv = w.modelWorkspace();
+        QVERIFY(mv->towerSplitBox()->isChecked());
+        QCOMPARE(mv->residentLayersBox()->value(), 1);
+        QVERIFY(openModel(w, model_));
+        const QString plan = w.modelView()->valueOf("Memory plan");
+        QVERIFY2(plan.contains("split") && plan.contains("1 of 2 layers"), qPrintable(plan));
+        // Settings that are not the form the window writes are left out, not half applied.
+        QSettings().setValue("model/memory", R"({"tower_split": "yes", "resident_layers": 1, "budget_mb": 0})");
+        MainWindow damaged;
+        QVERIFY(!damaged.modelWorkspace()->towerSplitBox()->isChecked());
+        QCOMPARE(damaged.modelWorkspace()->residentLayersBox()->value(), -1);
+    }
     void aRemoteEngineRunsTheQueue() {
         // The queue's video jobs on a vLLM-Omni server (the loopback stand-in); a failing one is marked failed with
         // the server's reason and the next one still runs; then back to the loaded model.

@@ -234,6 +234,7 @@ SlurmBatchStatus slurm_batch_status(const std::string& out_dir, const SlurmOptio
         for (const BatchSample& sample : shards[k].samples) {
             s.samples.push_back(sample.name);
             const std::string st = batch_sample_status(out_dir, sample.name);
+            s.statuses.push_back(st);
             s.succeeded += st == "success", s.failed += st == "error";
         }
         const SlurmShardStatus* before = same_job && k < previous.shards.size() ? &previous.shards[k] : nullptr;

@@ -2,7 +2,12 @@
 
 #include <torch/csrc/api/include/torch/version.h>
 
+#include <c10/core/Event.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+
 #include <cmath>
+#include <optional>
 
 #include "worldstudio/core/error.h"
 
@@ -71,11 +76,18 @@ void Network::require(Towers needed, const char* what) const {
                     ", which this network does not hold (tower split)");
 }
 
-Network::Tower Network::to_device(const Tower& host) const {
-    // Pinned host memory lets the copy run asynchronously; on the CPU it is a plain copy (the same control flow).
-    auto copy = [&](const at::Tensor& x) {
+Network::Tower Network::to_device(const Tower& host, const c10::Stream* side) const {
+    // On the CPU a streamed layer's "device copy" is a plain copy (the same control flow). On a GPU the destination
+    // is allocated on the compute stream (so the caching allocator orders its reuse there) and filled from pinned
+    // host memory on the side stream, asynchronously; the caller makes the compute stream wait before reading it.
+    auto copy = [&](const at::Tensor& x) -> at::Tensor {
         if (!x.defined()) return x;
-        return device_.is_cpu() ? x.clone() : x.to(device_, /*non_blocking=*/true);
+        if (device_.is_cpu()) return x.clone();
+        at::Tensor dst = at::empty_like(x, x.options().device(device_).pinned_memory(false));
+        c10::OptionalStreamGuard on_side;
+        if (side) on_side.reset_stream(*side);
+        dst.copy_(x, /*non_blocking=*/true);
+        return dst;
     };
     auto linear = [&](const Linear& l) { return Linear{copy(l.w), l.lora}; };
     Tower t{copy(host.in_norm), copy(host.post_norm), copy(host.q_norm), copy(host.k_norm), copy(host.k_norm_for_gen),
@@ -84,30 +96,56 @@ Network::Tower Network::to_device(const Tower& host) const {
     return t;
 }
 
-// Layer weights for one pass of one tower: a resident layer's own, or a streamed layer's device copy, made when the
-// previous layer's work has been queued (prefetch) and dropped when the pass moves on (so at most two are held).
+// Layer weights for one pass of one tower: a resident layer's own, or a streamed layer's device copy. Handing out
+// layer l starts the copy of layer l + 1 and drops layer l - 1's, so at most two streamed layers are held. On a GPU
+// that copy runs on a side stream, behind an event recorded on the compute stream before layer l's work is queued
+// (the copy may reuse layer l - 1's memory), so it overlaps layer l's work; the compute stream waits on the copy's
+// own event before layer l + 1 reads it.
 class Network::LayerStream {
 public:
-    LayerStream(const Network& n, bool gen) : n_(n), gen_(gen) {}
-    const Tower& at(size_t l) {
-        if (static_cast<int64_t>(l) < n_.resident_) return tower(l);
-        if (next_at_ == static_cast<int64_t>(l)) current_ = std::move(next_);
-        else current_ = n_.to_device(tower(l));
-        next_ = Tower{}, next_at_ = -1;
-        return current_;
+    LayerStream(const Network& n, bool gen) : n_(n), gen_(gen) {
+        if (n_.device_.is_cuda()) {
+            c10::impl::VirtualGuardImpl guard(n_.device_.type());
+            side_ = guard.getStreamFromGlobalPool(n_.device_);
+        }
     }
-    // Called once layer l's work is queued: starts the copy of layer l + 1.
-    void prefetch_after(size_t l) {
+    const Tower& at(size_t l) {
+        const Tower* t = &current_;
+        if (static_cast<int64_t>(l) < n_.resident_) {
+            t = &tower(l);
+        } else if (next_at_ == static_cast<int64_t>(l)) {
+            if (copied_) copied_->block(compute_stream());
+            current_ = std::move(next_);
+        } else {
+            current_ = n_.to_device(tower(l), nullptr);
+        }
+        next_ = Tower{}, next_at_ = -1, copied_.reset();
         const size_t n = l + 1;
-        if (n < n_.layers_.size() && static_cast<int64_t>(n) >= n_.resident_) next_ = n_.to_device(tower(n)), next_at_ = static_cast<int64_t>(n);
+        if (n < n_.layers_.size() && static_cast<int64_t>(n) >= n_.resident_) prefetch(n);
+        return *t;
     }
 
 private:
+    void prefetch(size_t l) {
+        if (!side_) {
+            next_ = n_.to_device(tower(l), nullptr), next_at_ = static_cast<int64_t>(l);
+            return;
+        }
+        c10::Event queued(n_.device_.type());
+        queued.record(compute_stream());
+        queued.block(*side_);
+        next_ = n_.to_device(tower(l), &*side_), next_at_ = static_cast<int64_t>(l);
+        copied_.emplace(n_.device_.type());
+        copied_->record(*side_);
+    }
+    c10::Stream compute_stream() const { return c10::impl::VirtualGuardImpl(n_.device_.type()).getStream(n_.device_); }
     const Tower& tower(size_t l) const { return gen_ ? n_.layers_[l].gen : n_.layers_[l].und; }
     const Network& n_;
     bool gen_;
     Tower current_, next_;
     int64_t next_at_ = -1;
+    std::optional<c10::Stream> side_;
+    std::optional<c10::Event> copied_;
 };
 
 const at::Tensor& Network::w(const std::string& name) const {
@@ -279,7 +317,6 @@ at::Tensor Network::forward_text(const at::Tensor& hidden, const at::Tensor& pos
     LayerStream layers(*this, false);
     for (size_t l = 0; l < layers_.size(); ++l) {
         text_layer(layers.at(l), l, h, cos, sin, cache);
-        layers.prefetch_after(l);
     }
     return rms_norm(h, w("norm.weight"));
 }
@@ -299,7 +336,6 @@ at::Tensor Network::forward_gen(const GenTokens& gen, const TextKVCache& text) c
     LayerStream layers(*this, true);
     for (size_t l = 0; l < layers_.size(); ++l) {
         gen_layer(layers.at(l), h, cos, sin, text.keys_for_gen(l), text.v[l]);
-        layers.prefetch_after(l);
     }
     return rms_norm(h, w("norm_moe_gen.weight"));
 }
@@ -315,7 +351,6 @@ at::Tensor Network::forward_joint(const at::Tensor& text_hidden, const at::Tenso
     for (size_t l = 0; l < layers_.size(); ++l) {
         text_layer(und.at(l), l, th, tcos, tsin, cache);
         gen_layer(gen_layers.at(l), gh, gcos, gsin, cache.keys_for_gen(l), cache.v[l]);
-        und.prefetch_after(l), gen_layers.prefetch_after(l);
     }
     return rms_norm(gh, w("norm_moe_gen.weight"));
 }

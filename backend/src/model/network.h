@@ -124,7 +124,8 @@ private:
                    const at::Tensor& text_v) const;
     // One pass over the layers of one tower: layer l's weights, resident or streamed (the next one prefetched).
     class LayerStream;
-    Tower to_device(const Tower& host) const;
+    // A streamed layer's copy on the device; on a GPU, filled on `side` when given (else the current stream).
+    Tower to_device(const Tower& host, const c10::Stream* side) const;
     void require(Towers needed, const char* what) const;
     at::Tensor rope_apply(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const;
     const at::Tensor& w(const std::string& name) const;

@@ -44,6 +44,7 @@ void cancel_slurm_batch(const std::string& out_dir, int shard, const SlurmOption
 struct SlurmShardStatus {
     int shard = 0;
     std::vector<std::string> samples;  // names, in the shard's order
+    std::vector<std::string> statuses; // each sample's batch_sample_status at this look, in the same order
     int succeeded = 0, failed = 0;     // samples whose sample_outputs.json says success / error (the rest: not run yet)
     bool submitted = false;            // in the last submission's array (a resume leaves finished shards out)
     std::string state, reason;         // squeue's, or the last seen once it lists the task no more; "" before it has
