@@ -38,6 +38,24 @@ ws::CodecPlan plan_for(int mode, int latent_frames) {
     // 0 plain: the whole clip through the decoder at once; 1 chunked: one latent frame at a time; 2 tiled 8/2.
     return mode == 0 ? ws::CodecPlan{std::max(1, latent_frames - 1), 0, 0, 0} : mode == 1 ? ws::CodecPlan{1, 0, 0, 0} : ws::CodecPlan{1, 8, 2, 0};
 }
+// What the planner chooses for a 720p, 189-frame decode (latent 48 x 45 x 80) by the real VAE (decoder width 256)
+// in bfloat16 on a GPU, from its estimate alone: the real decoder is too large to run here, and the GPU's figures
+// are the estimate's, not a measurement.
+void print_real_vae_plans() {
+    const ws::VideoVAEConfig real;
+    const at::Device gpu(at::kCUDA, 0);
+    const int64_t t = 48, h = 45, w = 80;
+    auto peak = [&](const ws::CodecPlan& p) { return ws::wan_vae_decode_peak_bytes(real, gpu, at::kBFloat16, t, h, w, p); };
+    const double gib = 1024.0 * 1024 * 1024;
+    std::printf("\nplans for a 720p 189-frame decode by the real VAE (bfloat16, GPU; estimates):\nwhole clip at once: %.1f GiB\n",
+                peak(ws::CodecPlan{t - 1, 0, 0, 0}) / gib);
+    std::printf("%-12s %-14s %-8s %-10s %-14s\n", "budget GiB", "latent frames", "tile", "overlap", "estimate GiB");
+    for (int budget : {80, 48, 32, 24, 16, 12, 8, 6}) {
+        const ws::CodecPlan p = ws::plan_codec(peak, t, h, w, int64_t{budget} << 30, false);
+        std::printf("%-12d %-14lld %-8lld %-10lld %-14.1f\n", budget, static_cast<long long>(p.chunk_frames), static_cast<long long>(p.tile),
+                    static_cast<long long>(p.overlap), p.peak_bytes / gib);
+    }
+}
 }  // namespace
 
 // One measurement: prints "frames seconds peak_kb baseline_kb estimate_bytes". On a GPU the peak is the device memory
@@ -99,5 +117,6 @@ int bench_vae_main(const std::string& self, int latent_h, int latent_w, const st
         const double mse = (t - whole).pow(2).mean().item<double>();
         std::printf("%-10d %-10d %-14.4f %-14.1f\n", tile, overlap, (t - whole).abs().max().item<double>(), 10 * std::log10(range * range / mse));
     }
+    print_real_vae_plans();
     return 0;
 }

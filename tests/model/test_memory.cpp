@@ -317,6 +317,24 @@ private Q_SLOTS:
         QVERIFY(plan_codec(vae, T, h, wd, 1, true).tile > 0);
     }
 
+    void a720pDecodeFitsWhereTheWholeClipWouldNot() {
+        // 189 frames at 1280 x 720 (latent 48 x 45 x 80) by the real VAE in bfloat16 on a GPU, planned from the
+        // configuration alone: the whole clip at once is far past a 24 GiB card, the plan for 24 GiB is within it, and
+        // a smaller budget takes fewer frames per call.
+        const VideoVAEConfig real;
+        const at::Device gpu(at::kCUDA, 0);
+        const int64_t t = 48, h = 45, w = 80, gib = int64_t{1} << 30;
+        auto peak = [&](const CodecPlan& p) { return wan_vae_decode_peak_bytes(real, gpu, at::kBFloat16, t, h, w, p); };
+        QVERIFY(peak(CodecPlan{t - 1, 0, 0, 0}) > 3 * 24 * gib);
+        const CodecPlan fit = plan_codec(peak, t, h, w, 24 * gib, false);
+        QVERIFY2(fit.peak_bytes <= 24 * gib && fit.chunk_frames > 1 && fit.tile == 0, fit.to_json().dump().c_str());
+        const CodecPlan small = plan_codec(peak, t, h, w, 8 * gib, false);
+        QVERIFY2(small.peak_bytes <= 8 * gib && small.chunk_frames < fit.chunk_frames, small.to_json().dump().c_str());
+        // The estimate grows with the frames a call takes and with the tile, never the other way.
+        QVERIFY(peak(CodecPlan{1, 0, 0, 0}) < peak(CodecPlan{2, 0, 0, 0}));
+        QVERIFY(peak(CodecPlan{1, 16, 4, 0}) < peak(CodecPlan{1, 32, 8, 0}));
+    }
+
     void aJobsVaeBudgetIsRecorded() {
         auto model = load(dir_, {});
         ojson job = kJob;

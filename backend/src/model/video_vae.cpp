@@ -469,23 +469,33 @@ int64_t activation_copies(const at::Device& d) { return d.is_cpu() ? 10 : 4; }
 int64_t fixed_working_bytes(const at::Device& d) { return d.is_cpu() ? int64_t{192} << 20 : 0; }
 }  // namespace
 
-int64_t VideoVAE::decode_peak_bytes(int64_t t, int64_t h, int64_t w, const CodecPlan& plan) const {
+int64_t wan_vae_decode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t, int64_t h, int64_t w,
+                                  const CodecPlan& plan) {
     const int64_t th = plan.tile > 0 ? std::min(plan.tile, h) : h, tw = plan.tile > 0 ? std::min(plan.tile, w) : w;
     const int64_t frames = 4 * std::min(plan.chunk_frames, std::max<int64_t>(1, t - 1));
-    const int64_t top = cfg_.decoder_base_dim * cfg_.dim_mult.front();
-    const int64_t elem = static_cast<int64_t>(c10::elementSize(dtype_));
-    const int64_t activations = activation_copies(device_) * top * frames * (8 * th) * (8 * tw) * elem;
+    const int64_t top = c.decoder_base_dim * c.dim_mult.front();
+    const int64_t elem = static_cast<int64_t>(c10::elementSize(dtype));
+    const int64_t activations = activation_copies(device) * top * frames * (8 * th) * (8 * tw) * elem;
     const int64_t pixels = 1 + 4 * (t - 1);
     const int64_t output = 3 * pixels * (16 * h) * (16 * w) * 4 * (plan.tile > 0 ? 2 : 1);  // with tiles: the blend's sum too
-    return fixed_working_bytes(device_) + activations + output;
+    return fixed_working_bytes(device) + activations + output;
+}
+
+int64_t wan_vae_encode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t, int64_t h, int64_t w,
+                                  const CodecPlan& plan) {
+    const int64_t th = plan.tile > 0 ? std::min(plan.tile, h) : h, tw = plan.tile > 0 ? std::min(plan.tile, w) : w;
+    const int64_t elem = static_cast<int64_t>(c10::elementSize(dtype));
+    const int64_t activations = activation_copies(device) * c.base_dim * c.dim_mult.front() * 4 * (8 * th) * (8 * tw) * elem;
+    const int64_t pixels = 1 + 4 * (t - 1);
+    return fixed_working_bytes(device) + activations + 3 * pixels * (16 * h) * (16 * w) * 4;  // the pictures themselves
+}
+
+int64_t VideoVAE::decode_peak_bytes(int64_t t, int64_t h, int64_t w, const CodecPlan& plan) const {
+    return wan_vae_decode_peak_bytes(cfg_, device_, dtype_, t, h, w, plan);
 }
 
 int64_t VideoVAE::encode_peak_bytes(int64_t t, int64_t h, int64_t w, const CodecPlan& plan) const {
-    const int64_t th = plan.tile > 0 ? std::min(plan.tile, h) : h, tw = plan.tile > 0 ? std::min(plan.tile, w) : w;
-    const int64_t elem = static_cast<int64_t>(c10::elementSize(dtype_));
-    const int64_t activations = activation_copies(device_) * cfg_.base_dim * cfg_.dim_mult.front() * 4 * (8 * th) * (8 * tw) * elem;
-    const int64_t pixels = 1 + 4 * (t - 1);
-    return fixed_working_bytes(device_) + activations + 3 * pixels * (16 * h) * (16 * w) * 4;  // the pictures themselves
+    return wan_vae_encode_peak_bytes(cfg_, device_, dtype_, t, h, w, plan);
 }
 
 ojson CodecPlan::to_json() const {
@@ -495,7 +505,11 @@ ojson CodecPlan::to_json() const {
 }
 
 CodecPlan plan_codec(const VideoCodec& codec, int64_t t, int64_t h, int64_t w, int64_t budget, bool encode) {
-    auto peak = [&](const CodecPlan& p) { return encode ? codec.encode_peak_bytes(t, h, w, p) : codec.decode_peak_bytes(t, h, w, p); };
+    return plan_codec([&](const CodecPlan& p) { return encode ? codec.encode_peak_bytes(t, h, w, p) : codec.decode_peak_bytes(t, h, w, p); }, t, h, w,
+                      budget, encode);
+}
+
+CodecPlan plan_codec(const std::function<int64_t(const CodecPlan&)>& peak, int64_t t, int64_t h, int64_t w, int64_t budget, bool encode) {
     CodecPlan plan;
     if (budget <= 0 || peak(plan) == 0) return plan;
     std::vector<CodecPlan> candidates;

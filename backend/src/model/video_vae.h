@@ -43,6 +43,12 @@ std::string wan_vae_original_name(const std::string& name, int64_t num_res_block
 std::string wan_vae_diffusers_name(const std::string& name, int64_t num_res_blocks);
 // Every tensor a configuration needs, original name -> shape (for checks and tiny models).
 std::map<std::string, std::vector<int64_t>> wan_vae_expected_weights(const VideoVAEConfig& c);
+// Estimated peak bytes of a decode of a [t, h, w] latent (encode: of the pictures it comes from) under `plan` by a
+// VAE of this configuration on `device` in `dtype`, without the weights: what a planner can know before loading.
+int64_t wan_vae_decode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t, int64_t h, int64_t w,
+                                  const CodecPlan& plan);
+int64_t wan_vae_encode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t, int64_t h, int64_t w,
+                                  const CodecPlan& plan);
 
 class VideoVAE : public VideoCodec {
 public:
