@@ -67,7 +67,7 @@ diff <(statuses "$work/local") <(statuses "$work/cancel") || fail "after the res
 # 3. The studio's Cluster window on the same cluster: send the queue, a failing job's shard, a cancel and a resume.
 studio_test="$(dirname "$cli")/tests/test_cluster_studio"
 if [[ -x $studio_test ]]; then
-  QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1280x800x24" "$studio_test" > "$work/studio.log" 2>&1 || { cat "$work/studio.log"; fail "the studio's Cluster window failed on the cluster"; }
+  QT_QPA_PLATFORM=xcb timeout 900 tests/ui/run-on-xvfb.sh "$studio_test" > "$work/studio.log" 2>&1 || { cat "$work/studio.log"; fail "the studio's Cluster window failed on the cluster"; }
   grep -q 'the cluster of SLURM_CONF' "$work/studio.log" || fail "the studio test did not use the cluster"
   studio="; the studio's Cluster window on it"
 else
