@@ -62,13 +62,6 @@
         </translation>
     </message>
     <message numerus="yes">
-        <source>(%n of them interrupted and queued again)</source>
-        <translation>
-            <numerusform>(interrupted and queued again)</numerusform>
-            <numerusform>(%n of them interrupted and queued again)</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>%n job(s) queued from %1</source>
         <translation>
             <numerusform>%n job queued from %1</numerusform>
@@ -87,6 +80,20 @@
         <translation>
             <numerusform>%n queued job written to %1; run it with worldstudio-cli batch</numerusform>
             <numerusform>%n queued jobs written to %1; run them with worldstudio-cli batch</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Restored %n queued job(s)</source>
+        <translation>
+            <numerusform>Restored %n queued job</numerusform>
+            <numerusform>Restored %n queued jobs</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n of them interrupted and queued again); the queue is paused: Resume queue (Ctrl+P) starts them</source>
+        <translation>
+            <numerusform>(one of them interrupted and queued again); the queue is paused: Resume queue (Ctrl+P) starts it</numerusform>
+            <numerusform>(%n of them interrupted and queued again); the queue is paused: Resume queue (Ctrl+P) starts them</numerusform>
         </translation>
     </message>
 </context>

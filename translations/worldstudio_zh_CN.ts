@@ -1053,6 +1053,14 @@
         <source>The loaded distilled checkpoint runs one conditional pass: no negative prompt is used</source>
         <translation>已加载的蒸馏检查点只运行一次条件推理：不使用负面提示词</translation>
     </message>
+    <message>
+        <source>Stop the upsampling, or the running job (Esc)</source>
+        <translation>停止扩写，或停止正在运行的任务（Esc）</translation>
+    </message>
+    <message>
+        <source>Nothing is running</source>
+        <translation>没有正在运行的任务</translation>
+    </message>
 </context>
 <context>
     <name>HistoryView</name>
@@ -1551,16 +1559,6 @@
             <numerusform>已恢复 %n 个排队任务；加载模型后开始</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>(%n of them interrupted and queued again)</source>
-        <translation>
-            <numerusform>（其中 %n 个曾被中断，已重新排队）</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>&amp;Stop upsampling</source>
-        <translation>停止扩写(&amp;S)</translation>
-    </message>
     <message>
         <source>Added the output to the evaluation project</source>
         <translation>已将该输出加入评测项目</translation>
@@ -1650,6 +1648,46 @@
     <message>
         <source>Send the queue to the &amp;cluster (Slurm)…</source>
         <translation>将队列发送到集群（Slurm）(&amp;C)…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Restored %n queued job(s)</source>
+        <translation>
+            <numerusform>已恢复 %n 个排队任务</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n of them interrupted and queued again); the queue is paused: Resume queue (Ctrl+P) starts them</source>
+        <translation>
+            <numerusform>（其中 %n 个曾被中断并重新排队）；队列已暂停：“恢复队列”（Ctrl+P）会启动它们</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Stop (the upsampling or the running job)</source>
+        <translation>停止（扩写或正在运行的任务）(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Quit WorldStudio</source>
+        <translation>退出 WorldStudio</translation>
+    </message>
+    <message>
+        <source>Job #%1 is running (step %2 of %3).</source>
+        <translation>任务 #%1 正在运行（第 %2 步，共 %3 步）。</translation>
+    </message>
+    <message>
+        <source>Job #%1 is running.</source>
+        <translation>任务 #%1 正在运行。</translation>
+    </message>
+    <message>
+        <source>Quitting stops it. It stays in the queue and waits for Resume queue at the next start.</source>
+        <translation>退出会停止它。它会留在队列中，下次启动时等待“恢复队列”。</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Keep running</source>
+        <translation>继续运行</translation>
     </message>
 </context>
 <context>
@@ -3357,6 +3395,10 @@
     <message>
         <source>Job #%1 was cancelled</source>
         <translation>任务 #%1 已取消</translation>
+    </message>
+    <message>
+        <source>Generating job #%1 · encoding the prompt, then the first step…</source>
+        <translation>正在生成任务 #%1 · 编码提示词，随后是第一步…</translation>
     </message>
 </context>
 <context>

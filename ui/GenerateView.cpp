@@ -61,15 +61,18 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     upsampleButton_ = new QPushButton(tr("Upsample"), promptBar_);
     upsampleButton_->setObjectName("upsample");
     upsampleButton_->setToolTip(tr("Rewrite the short prompt into a structured caption with the reasoner (Ctrl+U)"));
-    cancelUpsampleButton_ = new QPushButton(tr("Stop"), promptBar_);
-    cancelUpsampleButton_->setEnabled(false);
+    // One Stop for what is running: the upsampling first, otherwise the queue's running job.
+    stopButton_ = new QPushButton(tr("Stop"), promptBar_);
+    stopButton_->setObjectName("stop");
+    stopButton_->setToolTip(tr("Stop the upsampling, or the running job (Esc)"));
+    stopButton_->setEnabled(false);
     queueButton_ = new QPushButton(tr("Generate"), promptBar_);
     queueButton_->setObjectName("addToQueue");
     queueButton_->setToolTip(tr("Queue a job with this caption and these settings (Ctrl+Enter); it starts when the model is free"));
     queueButton_->setDefault(true);
     promptRow->addWidget(prompt_, 1);
     promptRow->addWidget(upsampleButton_);
-    promptRow->addWidget(cancelUpsampleButton_);
+    promptRow->addWidget(stopButton_);
     promptRow->addWidget(queueButton_);
 
     // The inspector: caption (form and raw JSON), negative prompt, settings.
@@ -134,7 +137,8 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     connect(settings_, &SettingsPanel::message, this, [this](const QString& m) { Q_EMIT message(m); });
     connect(upsampleButton_, &QPushButton::clicked, this, &GenerateView::upsample);
     connect(prompt_, &QLineEdit::returnPressed, this, &GenerateView::upsample);
-    connect(cancelUpsampleButton_, &QPushButton::clicked, this, &GenerateView::cancelUpsample);
+    connect(stopButton_, &QPushButton::clicked, this, &GenerateView::stop);
+    connect(queue_, &QueueController::jobsChanged, this, &GenerateView::updateStopButton);
     connect(queueButton_, &QPushButton::clicked, this, &GenerateView::addToQueue);
     defaultNegative_ = defaultNegativeFor(settings_->mode(), settings_->modelDefaultsFor(settings_->mode()));
     negative_->setText(defaultNegative_);
@@ -147,7 +151,7 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
         syncCaptionMetadata();
         updatePromptCheck();
         upsampleButton_->setEnabled(true);
-        cancelUpsampleButton_->setEnabled(false);
+        updateStopButton();
         Q_EMIT message(problems.isEmpty() ? tr("Upsampled caption ready; edit it in the form or as JSON (Ctrl+Z brings back the previous one)")
                                           : tr("Upsampled caption has %n problem(s); see below the editor", nullptr, static_cast<int>(problems.size())));
         Q_EMIT upsampleFinished(true);
@@ -155,7 +159,7 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     connect(worker_, &EngineWorker::upsampleFailed, this, [this](const QString& m, const QString& raw) {
         caption_->endStream(QString());  // the caption as it was; nothing lost
         upsampleButton_->setEnabled(true);
-        cancelUpsampleButton_->setEnabled(false);
+        updateStopButton();
         Q_EMIT message(tr("Upsampling gave no caption: %1").arg(m.section('\n', 0, 0)), raw.left(4000));
         Q_EMIT upsampleFinished(false);
     }, Qt::QueuedConnection);
@@ -262,7 +266,7 @@ void GenerateView::upsample() {
     if (caption_->streaming()) return;
     caption_->beginStream();
     upsampleButton_->setEnabled(false);
-    cancelUpsampleButton_->setEnabled(true);
+    updateStopButton();
     Q_EMIT message(tr("Upsampling with the reasoner…"));
     ws::ojson request = settings_->request();
     const QString mode = settings_->templateMode();
@@ -271,6 +275,24 @@ void GenerateView::upsample() {
 }
 
 void GenerateView::cancelUpsample() { worker_->cancel(); }
+
+bool GenerateView::cancelRunningJob() {
+    bool any = false;
+    for (const auto& j : queue_->jobs())
+        if (j.state == ws::JobState::Running) any |= queue_->queue().cancel(j.id);
+    return any;
+}
+
+void GenerateView::stop() {
+    if (caption_->streaming()) return cancelUpsample();
+    if (!cancelRunningJob()) Q_EMIT message(tr("Nothing is running"));
+}
+
+void GenerateView::updateStopButton() {
+    bool running = caption_->streaming();
+    for (const auto& j : queue_->jobs()) running |= j.state == ws::JobState::Running;
+    stopButton_->setEnabled(running);
+}
 
 qint64 GenerateView::addToQueue() {
     if (!caption_->isValidJson()) {

@@ -25,6 +25,9 @@ public:
 
     void upsample();
     void cancelUpsample();
+    // Stop: the upsampling when one streams, otherwise the queue's running job (the Stop button and Esc).
+    void stop();
+    bool cancelRunningJob();  // false when no job was running
     // Queues the current caption and settings (or updates the job being edited); the job id, 0 when refused.
     qint64 addToQueue();
     // Loads a queued job's request for editing; the queue button then updates that job.
@@ -52,6 +55,7 @@ public:
     // The prompt bar, for the window's top tool bar (parented to this view's window by the caller).
     QWidget* promptBar() const { return promptBar_; }
     QPushButton* generateButton() const { return queueButton_; }
+    QPushButton* stopButton() const { return stopButton_; }
     QLineEdit* promptEdit() const { return prompt_; }
     CaptionEditor* captionEditor() const { return caption_; }
     CaptionEditor* negativeEditor() const { return negative_; }
@@ -64,11 +68,12 @@ Q_SIGNALS:
 
 private:
     void onModeChanged(const QString& mode);
+    void updateStopButton();  // enabled while something runs that Stop can stop
 
     EngineWorker* worker_;
     QueueController* queue_;
     QLineEdit* prompt_;
-    QPushButton *upsampleButton_, *cancelUpsampleButton_, *queueButton_;
+    QPushButton *upsampleButton_, *stopButton_, *queueButton_;
     CaptionEditor *caption_, *negative_;
     QTabWidget* inspectorTabs_ = nullptr;
     SettingsPanel* settings_;

@@ -15,6 +15,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -207,6 +209,7 @@ MainWindow::MainWindow(QWidget* parent)
         stage_->showProgress(id, step, total, secs);
         queueView_->showProgress(id, step, total);
     });
+    connect(queue_.get(), &QueueController::jobStarted, stage_, &StageView::showStarted);
     connect(queue_.get(), &QueueController::preview, stage_, &StageView::showPreview);
     connect(queue_.get(), &QueueController::jobFinished, this, &MainWindow::onJobFinished);
     connect(player(), &PlayerPanel::clockChanged, this, [this](const QString& d, bool device) {
@@ -224,9 +227,15 @@ MainWindow::MainWindow(QWidget* parent)
     int restored = 0, interrupted = 0;
     for (const auto& j : queue_->jobs())
         if (j.state == ws::JobState::Queued) ++restored, interrupted += j.interrupted;
-    if (restored > 0)
-        setStatus(tr("Restored %n queued job(s); they start when a model is loaded", nullptr, restored) +
-                  (interrupted ? QStringLiteral(" ") + tr("(%n of them interrupted and queued again)", nullptr, interrupted) : QString()));
+    // A job cut short by closing the studio may be why it was closed: the queue waits for Resume rather than starting it
+    // again by itself.
+    if (interrupted) queue_->queue().pause();
+    if (interrupted)
+        setStatus(tr("Restored %n queued job(s)", nullptr, restored) + QStringLiteral(" ") +
+                  tr("(%n of them interrupted and queued again); the queue is paused: Resume queue (Ctrl+P) starts them", nullptr,
+                     interrupted));
+    else if (restored > 0)
+        setStatus(tr("Restored %n queued job(s); they start when a model is loaded", nullptr, restored));
     else
         setStatus(tr("No model loaded"));
     resize(1440, 900);
@@ -420,11 +429,8 @@ void MainWindow::buildMenus() {
     // Ctrl with the keypad's Enter too, as the buttons' "Ctrl+Enter" says.
     generate->setShortcuts({QKeySequence(tr("Ctrl+Return")), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
     windowShortcuts_.append(QKeySequence(Qt::CTRL | Qt::Key_Enter));
-    action(gen, tr("&Stop upsampling"), QKeySequence(Qt::Key_Escape), [this] { cancelUpsample(); });
-    action(gen, tr("&Cancel running job"), QKeySequence(tr("Ctrl+.")), [this] {
-        for (const auto& j : queue_->jobs())
-            if (j.state == ws::JobState::Running) queue_->queue().cancel(j.id);
-    });
+    action(gen, tr("&Stop (the upsampling or the running job)"), QKeySequence(Qt::Key_Escape), [this] { generate_->stop(); });
+    action(gen, tr("&Cancel running job"), QKeySequence(tr("Ctrl+.")), [this] { generate_->cancelRunningJob(); });
     action(gen, tr("&Pause / resume queue"), QKeySequence(tr("Ctrl+P")), [this] {
         if (queue_->queue().paused()) queue_->queue().resume();
         else queue_->queue().pause();
@@ -486,6 +492,13 @@ bool MainWindow::addToEvaluation(qint64 historyId) {
 
 
 void MainWindow::loadModel(const QString& dir, const QString& adaptersJson) {
+    // Reloading the loaded model (new adapters or memory settings) keeps the settings as they are: showModel puts them
+    // back after the model's defaults, as it does for the last session's.
+    if (!dir.isEmpty() && dir == QJsonDocument::fromJson(modelSummary_.toUtf8()).object()["dir"].toString()) {
+        sessionSettings_ = settings()->request();
+        sessionModelDir_ = dir;
+        sessionSeedPolicy_ = settings()->seedPolicy();
+    }
     model_->showLoading();
     setStatus(tr("Loading %1 …").arg(dir));
     QMetaObject::invokeMethod(worker_, [w = worker_, dir, adaptersJson] { w->loadModel(dir, adaptersJson); }, Qt::QueuedConnection);
@@ -527,7 +540,8 @@ void MainWindow::showModel(const QString& summaryJson) {
         generate_->setModelName(name.isEmpty() ? name : name.left(1).toUpper() + name.mid(1));
     }
     const QJsonObject o = QJsonDocument::fromJson(summaryJson.toUtf8()).object();
-    // The model the last session used comes back: its settings as they were left, not the model's defaults again.
+    // The model the last session used, or the one just reloaded, comes back with its settings as they were left, not
+    // the model's defaults again.
     if (!sessionSettings_.empty() && o["dir"].toString() == sessionModelDir_) {
         settings()->applyRequest(sessionSettings_);
         settings()->setSeedPolicy(sessionSeedPolicy_);
@@ -542,8 +556,6 @@ void MainWindow::showModel(const QString& summaryJson) {
 }
 
 void MainWindow::upsample() { generate_->upsample(); }
-
-void MainWindow::cancelUpsample() { generate_->cancelUpsample(); }
 
 qint64 MainWindow::addToQueue() { return generate_->addToQueue(); }
 
@@ -710,6 +722,21 @@ bool MainWindow::exportTo(const QString& kind, const QString& to) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    // Closing stops a running job (it is queued again, and waits for Resume at the next start): asked, not assumed.
+    for (const auto& j : queue_->jobs()) {
+        if (j.state != ws::JobState::Running) continue;
+        QMessageBox ask(QMessageBox::Question, tr("Quit WorldStudio"),
+                        j.total > 0 ? tr("Job #%1 is running (step %2 of %3).").arg(j.id).arg(j.step).arg(j.total)
+                                    : tr("Job #%1 is running.").arg(j.id),
+                        QMessageBox::NoButton, this);
+        ask.setObjectName("confirmQuit");
+        ask.setInformativeText(tr("Quitting stops it. It stays in the queue and waits for Resume queue at the next start."));
+        QPushButton* quit = ask.addButton(tr("Quit"), QMessageBox::DestructiveRole);
+        ask.setDefaultButton(ask.addButton(tr("Keep running"), QMessageBox::RejectRole));
+        ask.exec();
+        if (ask.clickedButton() != quit) return event->ignore();
+        break;
+    }
     saveSession();
     QMainWindow::closeEvent(event);
 }

@@ -56,7 +56,6 @@ public:
 
     // Actions, also reachable from menus and shortcuts.
     void upsample();
-    void cancelUpsample();
     // Queues the current caption and settings (or updates the job being edited); returns the job id, 0 when refused.
     qint64 addToQueue();
     void editQueuedJob(qint64 id);

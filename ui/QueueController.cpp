@@ -45,6 +45,7 @@ QueueController::QueueController(const QString& journalPath, int previewEvery, Q
     ev.worker_nice = 5;             // the window first: a busy model never freezes it
     ev.on_preview = [this](int64_t id, const ws::LatentPreview& p) { Q_EMIT preview(id, p.step, p.total, previewImages(p)); };
     ev.on_state = [this](const ws::Job& j) {
+        if (j.state == ws::JobState::Running) return Q_EMIT jobStarted(j.id);
         if (j.state != ws::JobState::Done && j.state != ws::JobState::Failed && j.state != ws::JobState::Cancelled) return;
         const QString file = j.state == ws::JobState::Done ? outputFile(j) : QString();
         Q_EMIT jobFinished(j.id, ws::job_state_name(j.state), file, QString::fromStdString(j.record.is_null() ? "" : j.record.dump()),

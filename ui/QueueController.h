@@ -28,6 +28,8 @@ public:
 
 Q_SIGNALS:
     void jobsChanged();
+    // A job began: the prompt's encoding and the first step come before the first progress, and take long on a big job.
+    void jobStarted(qint64 id);
     void progress(qint64 id, int step, int total, double seconds);
     void preview(qint64 id, int step, int total, const QVector<QImage>& frames);
     void jobFinished(qint64 id, const QString& state, const QString& outputFile, const QString& recordJson,

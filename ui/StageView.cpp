@@ -48,13 +48,16 @@ void StageView::setBanner(const QString& text, qint64 seed) {
     reuseSeed_->setText(tr("Reuse seed %1").arg(seed));
 }
 
+void StageView::showStarted(qint64 job) {
+    previewJob_ = job;
+    preview_->clear(tr("Job #%1 started").arg(job));
+    if (player_->playing()) player_->pause();
+    pages_->setCurrentWidget(preview_);
+    setBanner(tr("Generating job #%1 · encoding the prompt, then the first step…").arg(job));
+}
+
 void StageView::showProgress(qint64 job, int step, int total, double seconds) {
-    if (job != previewJob_) {
-        previewJob_ = job;
-        preview_->clear(tr("Job #%1 started").arg(job));
-        if (player_->playing()) player_->pause();
-        pages_->setCurrentWidget(preview_);
-    }
+    if (job != previewJob_) showStarted(job);
     preview_->setProgress(step, total, seconds);
     setBanner(tr("Generating job #%1 · step %2 / %3 · %4 s").arg(job).arg(step).arg(total).arg(seconds, 0, 'f', 1));
 }

@@ -19,6 +19,7 @@ public:
     explicit StageView(QWidget* parent = nullptr);
 
     // The running job: its progress and previews take the stage.
+    void showStarted(qint64 job);
     void showProgress(qint64 job, int step, int total, double seconds);
     void showPreview(qint64 job, int step, int total, const QVector<QImage>& frames);
     // A job ended. `state` is done / failed / cancelled; a done job's `file` plays here; the record gives time and seed.

@@ -229,14 +229,20 @@ private Q_SLOTS:
         QVERIFY2(w.modelView()->valueOf("Memory plan").contains("both towers"), qPrintable(w.modelView()->valueOf("Memory plan")));
         mv->towerSplitBox()->setChecked(true);
         mv->residentLayersBox()->setValue(0);
+        // What the user set before the reload is kept, not replaced by the model's defaults.
+        SettingsPanel* s = w.settings();
+        const int defaultSteps = s->stepsBox()->value();
+        s->stepsBox()->setValue(defaultSteps + 3);
+        const ws::ojson before = s->request();
         QSignalSpy reloaded(&w, &MainWindow::modelReady);
         mv->findChild<QPushButton*>("applyMemory")->click();
         QVERIFY(reloaded.wait(60000));
         const QString plan = w.modelView()->valueOf("Memory plan");
         QVERIFY2(plan.contains("split") && plan.contains("0 of 2 layers"), qPrintable(plan));
+        QCOMPARE(s->stepsBox()->value(), defaultSteps + 3);
+        QCOMPARE(s->request().dump(), before.dump());
         shot(&w, "memory-settings");
         w.showWorkspace(MainWindow::Workspace::Generate);
-        SettingsPanel* s = w.settings();
         s->tierBox()->setCurrentIndex(s->tierBox()->findData("custom"));
         s->widthBox()->setValue(64);
         s->heightBox()->setValue(64);

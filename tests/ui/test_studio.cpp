@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
@@ -26,6 +27,7 @@
 
 #include "CaptionEditor.h"
 #include "EvaluationPanel.h"
+#include "GenerateView.h"
 #include "HistoryStore.h"
 #include "ModelView.h"
 #include "KeyValueView.h"
@@ -36,6 +38,7 @@
 #include "QueueController.h"
 #include "SettingsPanel.h"
 #include "worldstudio/model/request.h"
+#include "StageView.h"
 #include "StallMeter.h"
 #include "StudioPaths.h"
 #include "studio_window.h"
@@ -288,6 +291,42 @@ private Q_SLOTS:
         QCOMPARE(w.queueTable()->rowCount(), 1);
         QVERIFY(w.queueTable()->item(0, 1)->text().contains("interrupted"));
         QCOMPARE(w.queue()->jobs()[0].request["num_steps"].get<int>(), 1000);
+        // It waits for Resume: the user may have closed the studio to stop it.
+        QVERIFY(w.queue()->queue().paused());
+        QVERIFY2(w.statusMessage().contains("paused"), qPrintable(w.statusMessage()));
+        QPushButton* stop = w.generateView()->stopButton();
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));  // Esc is the window's shortcut
+        QSignalSpy ready(&w, &MainWindow::modelReady);
+        w.loadModel(model_);
+        QVERIFY(ready.wait(60000));
+        QTest::qWait(300);
+        QCOMPARE(w.queue()->jobs()[0].state, ws::JobState::Queued);
+        QVERIFY(!stop->isEnabled());
+        // Resumed, it runs; Stop (the button, or Esc) cancels it.
+        w.queue()->queue().resume();
+        QTRY_VERIFY_WITH_TIMEOUT(stop->isEnabled(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.stage()->bannerText().contains("Generating job"), 30000);
+        // Closing while it runs asks first; "Keep running" keeps the window and the job.
+        QString asked;
+        QTimer::singleShot(300, [&asked] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box) return;
+            asked = box->text();
+            for (QAbstractButton* b : box->buttons())
+                if (b->text() == "Keep running") b->click();
+        });
+        QVERIFY(!w.close());
+        QVERIFY2(asked.contains("is running"), qPrintable(asked));
+        QVERIFY(w.isVisible());
+        QCOMPARE(w.queue()->jobs()[0].state, ws::JobState::Running);
+        w.activateWindow();  // back from the question
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QTest::keyClick(w.promptEdit(), Qt::Key_Escape);
+        QTRY_COMPARE_WITH_TIMEOUT(w.queue()->jobs()[0].state, ws::JobState::Cancelled, 30000);
+        QTRY_VERIFY(!stop->isEnabled());
+        QVERIFY(w.close());  // nothing runs: no question
         w.queue()->queue().cancel_all();
     }
 
