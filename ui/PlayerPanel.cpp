@@ -175,7 +175,8 @@ void PlayerPanel::install(int slot, std::shared_ptr<PlayerMedia> media) {
     shown_[0] = shown_[1] = -1;
     dropped_ = 0;
     presented_.clear();
-    rebuildClock();
+    // A new clip A starts at its beginning; a clip B joins A where it is.
+    rebuildClock(slot == 0 ? 0.0 : position());
     Q_EMIT loaded(slot, media_[slot]->path);
 }
 
@@ -191,7 +192,7 @@ void PlayerPanel::closeCompare() {
     titles_[0]->hide();
     compareBar_->hide();
     views_[0]->setWipe(QImage());
-    rebuildClock();
+    rebuildClock(position());
 }
 
 void PlayerPanel::setWipe(bool wipe) {
@@ -231,11 +232,10 @@ void PlayerPanel::clear(const QString& message) {
     titles_[0]->setText(QString());
 }
 
-void PlayerPanel::rebuildClock() {
+void PlayerPanel::rebuildClock(double at) {
     double duration = 0;
     for (const auto& m : media_)
         if (m) duration = std::max(duration, m->duration());
-    const double at = clock_ ? clock_->position() : 0;
     const bool wasPlaying = playing();
     clock_.reset();  // one device stream at a time
     std::string why;

@@ -77,7 +77,7 @@ Q_SIGNALS:
 
 private:
     void install(int slot, std::shared_ptr<PlayerMedia> media);
-    void rebuildClock();
+    void rebuildClock(double at);  // a new clock over the open clips, at `at` seconds
     void tick();
     void showFrame(int slot, int index);
     void showWaveform();

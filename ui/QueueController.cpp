@@ -21,18 +21,6 @@ QVector<QImage> previewImages(const ws::LatentPreview& p) {
     return frames;
 }
 
-QImage thumbnailOf(const QString& file) {
-    if (file.isEmpty()) return {};
-    try {
-        ws::VideoFrames v = file.endsWith(".png") ? ws::read_image(file.toStdString()) : ws::read_video(file.toStdString(), 0, 1);
-        if (v.count == 0) return {};
-        return QImage(v.frame(0), v.width, v.height, v.width * 3, QImage::Format_RGB888)
-            .scaled(160, 160, Qt::KeepAspectRatio, Qt::SmoothTransformation);
-    } catch (const std::exception&) {
-        return {};
-    }
-}
-
 }  // namespace
 
 QueueController::QueueController(const QString& journalPath, int previewEvery, QObject* parent) : QObject(parent) {
@@ -66,6 +54,18 @@ int64_t QueueController::submit(const ws::ojson& request) {
     static std::atomic<int> counter{0};
     const QString name = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz") + QString("-%1").arg(++counter);
     return queue_->submit(request, (StudioPaths::outputsDir() + "/" + name + (image ? ".png" : ".mp4")).toStdString());
+}
+
+QImage QueueController::thumbnailOf(const QString& file) {
+    if (file.isEmpty()) return {};
+    try {
+        ws::VideoFrames v = file.endsWith(".png") ? ws::read_image(file.toStdString()) : ws::read_video(file.toStdString(), 0, 1);
+        if (v.count == 0) return {};
+        return QImage(v.frame(0), v.width, v.height, v.width * 3, QImage::Format_RGB888)
+            .scaled(160, 160, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+    } catch (const std::exception&) {
+        return {};
+    }
 }
 
 QString QueueController::outputFile(const ws::Job& job) {

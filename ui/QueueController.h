@@ -25,6 +25,8 @@ public:
     std::vector<ws::Job> jobs() const { return queue_->jobs(); }
     // The media file a finished job wrote (video or picture), empty when none.
     static QString outputFile(const ws::Job& job);
+    // A small picture of a video's first frame or of a picture (null when it cannot be read); decodes, so off the UI thread.
+    static QImage thumbnailOf(const QString& file);
 
 Q_SIGNALS:
     void jobsChanged();

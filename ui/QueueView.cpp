@@ -4,9 +4,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QMenu>
+#include <QPointer>
 #include <QPushButton>
 #include <QToolButton>
 #include <QTableWidget>
+#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include "CardStrip.h"
@@ -117,6 +119,20 @@ QueueView::QueueView(QueueController* queue, QWidget* parent) : QWidget(parent),
     table_->hide();
     connect(queue_, &QueueController::jobsChanged, this, &QueueView::refresh);
     refresh();
+    // The journal keeps no pictures: the finished jobs' thumbnails come back from their files, off the UI thread.
+    QVector<QPair<qint64, QString>> done;
+    for (const auto& j : queue_->jobs())
+        if (j.state == ws::JobState::Done) done.push_back({j.id, QueueController::outputFile(j)});
+    if (!done.isEmpty())
+        QThreadPool::globalInstance()->start([self = QPointer<QueueView>(this), done] {
+            for (const auto& [id, file] : done) {
+                if (!self) return;
+                const QImage thumbnail = QueueController::thumbnailOf(file);
+                QMetaObject::invokeMethod(self, [self, id = id, thumbnail] {
+                    if (self && !self->thumbnails_.contains(id)) self->showThumbnail(id, thumbnail);
+                }, Qt::QueuedConnection);
+            }
+        });
 }
 
 void QueueView::refresh() {

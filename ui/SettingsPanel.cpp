@@ -1,5 +1,7 @@
 #include "SettingsPanel.h"
 
+#include "TabOrder.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -22,6 +24,7 @@
 #include "AdapterList.h"
 #include "ModeNames.h"
 #include "StudioPaths.h"
+#include "TabOrder.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/media/media.h"
 #include "worldstudio/model/request.h"
@@ -307,6 +310,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     setSeedPolicy("random");
     sound_->setChecked(true);
     updateVisibility();
+    chainTabOrder(form_);  // down the form as it reads, not in the order its members were made
 }
 
 QString SettingsPanel::seedPolicy() const { return seedPolicy_->currentData().toString(); }

@@ -35,7 +35,13 @@ StageView::StageView(QWidget* parent)
         if (seed_ >= 0) Q_EMIT reuseSeedRequested(seed_);
     });
     // The result takes the stage once it is decoded, not before (no blank frame between preview and result).
-    connect(player_, &PlayerPanel::loaded, this, [this](int, const QString&) { pages_->setCurrentWidget(player_); });
+    connect(player_, &PlayerPanel::loaded, this, [this](int slot, const QString& path) {
+        pages_->setCurrentWidget(player_);
+        // A finished job's result plays at once where the preview was, when the stage is in view (not behind another
+        // workspace, where its sound would come from nowhere).
+        if (slot == 0 && path == playWhenLoaded_ && isVisible()) player_->play();
+        playWhenLoaded_.clear();
+    });
 }
 
 bool StageView::showingResult() const { return pages_->currentWidget() == player_; }
@@ -74,7 +80,10 @@ void StageView::showFinished(qint64 job, const QString& state, const QString& fi
     if (state == "done") {
         const QString took = seconds >= 0 ? tr(" in %1 s").arg(seconds, 0, 'f', 1) : QString();
         setBanner(tr("Job #%1 done%2 · seed %3 · %4").arg(job).arg(took).arg(seed).arg(QFileInfo(file).fileName()), seed);
-        if (!file.isEmpty()) player_->open(file, 0);
+        if (!file.isEmpty()) {
+            playWhenLoaded_ = file;
+            player_->open(file, 0);
+        }
     } else if (state == "failed") {
         setBanner(tr("Job #%1 failed: %2").arg(job).arg(error.section('\n', 0, 0)));
         if (job == previewJob_) pages_->setCurrentWidget(player_);

@@ -44,5 +44,6 @@ private:
     PreviewStrip* preview_;
     PlayerPanel* player_;
     qint64 previewJob_ = 0;
+    QString playWhenLoaded_;  // the finished job's file, played once it is decoded
     qint64 seed_ = -1;
 };

@@ -42,6 +42,7 @@ CardStrip::Card CardStrip::make(qint64 id) {
     auto* h = new QHBoxLayout(c.frame);
     h->setContentsMargins(4, 4, 4, 4);
     c.thumb = new QLabel(c.frame);
+    c.thumb->setObjectName("thumbnail");
     c.thumb->setFixedSize(kThumbW, kThumbH);
     c.thumb->setAlignment(Qt::AlignCenter);
     c.thumb->setStyleSheet("background:#18181c;color:#777");

@@ -165,6 +165,16 @@ private Q_SLOTS:
         p.closeCompare();
         QVERIFY(!p.hasMedia(1));
         QVERIFY(p.playing());
+        // B joined A where A was; a new A starts at its beginning, not where the last clip was left.
+        p.pause();
+        p.seek(2.0);
+        p.open(clip_, 1);
+        QVERIFY(loaded.wait(20000));
+        QCOMPARE(p.currentFrame(1), 2 * kFps);
+        p.open(clip_, 0);
+        QVERIFY(loaded.wait(20000));
+        QCOMPARE(p.position(), 0.0);
+        QCOMPARE(p.currentFrame(0), 0);
     }
 
     void theLatestOpenWinsWhenLoadsFinishOutOfOrder() {

@@ -185,6 +185,28 @@ private Q_SLOTS:
         QVERIFY(s.soundBox()->isChecked());
     }
 
+    // Tab went Frames → Steps → Seed → back up to the size row: the settings' focus chain must read down the form.
+    void settingsTabOrderReadsDownTheForm() {
+        freshSettings("tabs");
+        SettingsPanel s;
+        s.resize(600, 1400);
+        s.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&s));
+        QStringList order;
+        QPoint last(-1, -1);
+        QWidget* w = s.modeBox();
+        for (int i = 0; i < 200 && order.size() < 60; ++i, w = w->nextInFocusChain()) {
+            if (w == s.modeBox() && i > 0) break;
+            if (!w->isVisibleTo(&s) || !(w->focusPolicy() & Qt::TabFocus) || w->focusProxy() || !s.isAncestorOf(w)) continue;
+            const QPoint at = w->mapTo(&s, QPoint(0, w->height() / 2));
+            order << w->objectName() + "@" + QString::number(at.y());
+            // Each next stop is below the last, or on its row to the right of it.
+            QVERIFY2(at.y() > last.y() + 2 || (std::abs(at.y() - last.y()) <= w->height() && at.x() > last.x()), qPrintable(order.join(" → ")));
+            last = at;
+        }
+        QVERIFY2(order.size() >= 10, qPrintable(order.join(" → ")));
+    }
+
     // Defect 3 (second half): Loop was forgotten. Defect 4: the comparison stayed after another clip was opened
     // and could not be closed.
     void loopIsRememberedAndComparisonsClose() {

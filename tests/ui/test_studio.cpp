@@ -36,6 +36,8 @@
 #include "PlayerPanel.h"
 #include "PreviewStrip.h"
 #include "QueueController.h"
+#include "QueueView.h"
+#include "CardStrip.h"
 #include "SettingsPanel.h"
 #include "worldstudio/model/request.h"
 #include "StageView.h"
@@ -144,8 +146,10 @@ private Q_SLOTS:
         QVERIFY(w.preview()->statusText().contains("step 10 / 10"));
         shot(&w, "generate_after_run");
 
-        // The result opens in the player; it plays on the (silent) clock and can be stepped.
+        // The result opens in the player and plays at once, from its start, on the (silent) clock; it can be stepped.
         QTRY_VERIFY_WITH_TIMEOUT(w.player()->hasMedia(0), 20000);
+        QVERIFY(w.player()->playing());
+        QVERIFY2(w.player()->position() < 0.5, qPrintable(QString::number(w.player()->position())));
         QCOMPARE(w.player()->media(0)->video.count, 13);
         QVERIFY(w.player()->media(0)->audio.frames() > 0);
         QVERIFY(!w.player()->clockIsDevice());
@@ -228,6 +232,10 @@ private Q_SLOTS:
         QCOMPARE(w.historyList()->count(), 1);
         QVERIFY2(w.statusMessage().contains("Restored 2 queued"), qPrintable(w.statusMessage()));
         QTRY_COMPARE(w.queueTable()->rowCount(), 6);  // the done job, the two waiting ones, three cancelled
+        // The done job's card gets its picture back from its file.
+        const qint64 doneId = w.queue()->jobs().front().id;
+        QCOMPARE(w.queue()->jobs().front().state, ws::JobState::Done);
+        QTRY_VERIFY(!w.queueView()->cards()->card(doneId)->findChild<QLabel*>("thumbnail")->pixmap().isNull());
         QCOMPARE(w.queueTable()->item(1, 0)->text(), QString::number(b));
         QCOMPARE(w.queueTable()->item(2, 0)->text(), QString::number(a));
         QCOMPARE(w.queue()->queue().job(a)->request["seed"].get<int>(), 4242);
