@@ -1947,6 +1947,10 @@
         <source>Text → video, image → video, video → video and text → image jobs go to the server; progress is the server&apos;s</source>
         <translation>文本 → 视频、图像 → 视频、视频 → 视频和文本 → 图像任务发往服务器；进度由服务器提供</translation>
     </message>
+    <message>
+        <source> of %1</source>
+        <translation> / 共 %1 层</translation>
+    </message>
 </context>
 <context>
     <name>PlayPanel</name>
@@ -2275,6 +2279,10 @@
     <message>
         <source>budget %1 MiB</source>
         <translation>预算 %1 MiB</translation>
+    </message>
+    <message>
+        <source>over the budget: even streamed, denoising holds %1 MiB of weights</source>
+        <translation>超出预算：即使全部流式加载，去噪时权重仍占 %1 MiB</translation>
     </message>
 </context>
 <context>

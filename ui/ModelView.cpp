@@ -47,6 +47,8 @@ QString memoryText(const QJsonObject& m) {
     if (r["generation"].toInt() < layers || r["text"].toInt() < layers)
         parts << QObject::tr("%1 of %2 layers resident, the rest streamed").arg(r["generation"].toInt()).arg(layers);
     if (m["budget_mib"].toDouble() > 0) parts << QObject::tr("budget %1 MiB").arg(m["budget_mib"].toDouble(), 0, 'f', 0);
+    if (m["over_budget"].toBool())
+        parts << QObject::tr("over the budget: even streamed, denoising holds %1 MiB of weights").arg(m["denoise_weight_mib"].toDouble(), 0, 'f', 1);
     return parts.join("; ");
 }
 }  // namespace
@@ -217,6 +219,11 @@ void ModelView::showModel(const QString& summaryJson) {
     cancelButton_->setEnabled(false);
     const QJsonObject o = QJsonDocument::fromJson(summaryJson.toUtf8()).object();
     const QJsonObject c = o["config"].toObject();
+    // Resident layers count up to this model's layers (more would mean the same: all of them).
+    if (const int layers = c["num_hidden_layers"].toInt(); layers > 0) {
+        resident_->setMaximum(layers);
+        resident_->setSuffix(tr(" of %1").arg(layers));
+    }
     QStringList files;
     for (const auto& f : o["files"].toArray())
         files << QStringLiteral("%1  %2").arg(f.toObject()["file"].toString(), f.toObject()["sha256"].toString().left(16));

@@ -151,6 +151,14 @@ private Q_SLOTS:
         m.budget_mb = 500;
         const MemoryPlan both = plan_memory(m, c, shapes, at::kFloat, at::Device(at::kCPU));
         QVERIFY2(both.resident_generation > 0 && both.resident_generation < c.num_layers, both.to_json().dump().c_str());
+        QVERIFY2(!both.to_json()["over_budget"].get<bool>(), both.to_json().dump().c_str());
+        QVERIFY(both.denoise_weight_bytes() <= 500 * 1024 * 1024);
+        // A budget below what a fully streamed run holds: nothing resident, and the plan says it is over.
+        MemoryOptions tight;
+        tight.budget_mb = 1;
+        const ojson over = plan_memory(tight, c, shapes, at::kFloat, at::Device(at::kCPU)).to_json();
+        QCOMPARE(over["resident_layers"]["generation"].get<int>(), 0);
+        QVERIFY2(over["over_budget"].get<bool>() && over["denoise_weight_mib"].get<double>() > 1, over.dump().c_str());
         QCOMPARE(both.resident_text, both.resident_generation);
         // Split, each tower has the budget to itself while it is on the device: more of its layers fit.
         m.tower_split = true;

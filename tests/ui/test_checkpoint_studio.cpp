@@ -275,6 +275,16 @@ private Q_SLOTS:
         QVERIFY(s->stepCacheBox()->isChecked());
         QCOMPARE(s->stepCacheThresholdBox()->value(), 0.5);
         QCOMPARE(s->vaeBudgetBox()->value(), 64);
+        // Resident layers go up to the model's own; a budget below even a streamed run is applied, and said to be over.
+        mv->residentLayersBox()->setValue(99);
+        QCOMPARE(mv->residentLayersBox()->value(), 2);
+        QVERIFY2(mv->residentLayersBox()->text().contains("of 2"), qPrintable(mv->residentLayersBox()->text()));
+        mv->residentLayersBox()->setValue(-1);
+        mv->findChild<QSpinBox*>("memoryBudget")->setValue(1);
+        mv->findChild<QPushButton*>("applyMemory")->click();
+        QVERIFY(reloaded.wait(60000));
+        const QString over = w.modelView()->valueOf("Memory plan");
+        QVERIFY2(over.contains("over the budget") && over.contains("0 of 2 layers"), qPrintable(over));
     }
     void memorySettingsAreKeptForTheNextStart() {
         // A model that fits the device only with these settings must load with them after a restart too.

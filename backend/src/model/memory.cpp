@@ -130,7 +130,10 @@ ojson MemoryPlan::to_json() const {
             {"resident_layers", {{"text", resident_text}, {"generation", resident_generation}}},
             {"text_tower_mib", round1(text_bytes)},
             {"generation_tower_mib", round1(generation_bytes)},
-            {"layer_mib", {{"text", round1(text_layer_bytes)}, {"generation", round1(generation_layer_bytes)}}}};
+            {"layer_mib", {{"text", round1(text_layer_bytes)}, {"generation", round1(generation_layer_bytes)}}},
+            {"denoise_weight_mib", round1(denoise_weight_bytes())},
+            // A budget below what even a fully streamed run holds is not refused (the run works, over it), but said.
+            {"over_budget", budget_bytes > 0 && denoise_weight_bytes() > budget_bytes}};
 }
 
 std::shared_ptr<const Network> TowerSlot::acquire(bool* built) const {
