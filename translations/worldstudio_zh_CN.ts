@@ -908,6 +908,14 @@
         <source>Item %1 · %2 · prompt: %3</source>
         <translation>条目 %1 · %2 · 提示词：%3</translation>
     </message>
+    <message>
+        <source>Approves the selected questions (Ctrl+A selects them all)</source>
+        <translation>批准选中的问题（Ctrl+A 全选）</translation>
+    </message>
+    <message>
+        <source>Removes the selected questions</source>
+        <translation>删除选中的问题</translation>
+    </message>
 </context>
 <context>
     <name>GenerateView</name>

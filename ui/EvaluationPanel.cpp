@@ -161,6 +161,10 @@ QWidget* EvaluationPanel::buildAdjudicatePage() {
 QWidget* EvaluationPanel::buildQuestionsPage() {
     auto* page = new QWidget(this);
     questionList_ = new QListWidget(page);
+    // A long question wraps rather than running off the side; drafts are approved or removed many at a time.
+    questionList_->setWordWrap(true);
+    questionList_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    questionList_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     questionPrompt_ = new QComboBox(page);
     questionPrompt_->setObjectName("questionPrompt");
     newQuestion_ = new QLineEdit(page);
@@ -169,7 +173,9 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     for (auto d : ws::hue::all_dimensions()) newDimension_->addItem(QString::fromUtf8(ws::hue::dimension_name(d)));
     QPushButton* add = new QPushButton(tr("Add question"), page);
     QPushButton* approve = new QPushButton(tr("Approve"), page);
+    approve->setToolTip(tr("Approves the selected questions (Ctrl+A selects them all)"));
     QPushButton* remove = new QPushButton(tr("Remove"), page);
+    remove->setToolTip(tr("Removes the selected questions"));
     QPushButton* save = new QPushButton(tr("Save edit"), page);
     connect(save, &QPushButton::clicked, this, [this] {
         editSelectedQuestion(newQuestion_->text(), ws::hue::all_dimensions()[static_cast<size_t>(newDimension_->currentIndex())]);
@@ -522,11 +528,19 @@ bool EvaluationPanel::editSelectedQuestion(const QString& text, ws::hue::Dimensi
     return true;
 }
 
+std::vector<ws::hue::Question> EvaluationPanel::selectedQuestions() const {
+    std::vector<ws::hue::Question> picked;
+    for (int row = 0; row < questionList_->count() && row < static_cast<int>(questions_.size()); ++row)
+        if (questionList_->item(row)->isSelected()) picked.push_back(questions_[static_cast<size_t>(row)]);
+    if (picked.empty())
+        if (const ws::hue::Question* q = selectedQuestion()) picked.push_back(*q);
+    return picked;
+}
+
 void EvaluationPanel::approveSelectedQuestion() {
-    const ws::hue::Question* q = selectedQuestion();
-    if (!project_ || !q) return;
+    if (!project_) return;
     try {
-        project_->update_question(q->id, q->text, q->dimension, true);
+        for (const ws::hue::Question& q : selectedQuestions()) project_->update_question(q.id, q.text, q.dimension, true);
     } catch (const std::exception& e) {
         fail(QString::fromStdString(ws::user_message(e)));
     }
@@ -534,10 +548,9 @@ void EvaluationPanel::approveSelectedQuestion() {
 }
 
 void EvaluationPanel::removeSelectedQuestion() {
-    const ws::hue::Question* q = selectedQuestion();
-    if (!project_ || !q) return;
+    if (!project_) return;
     try {
-        project_->remove_question(q->id);
+        for (const ws::hue::Question& q : selectedQuestions()) project_->remove_question(q.id);
     } catch (const std::exception& e) {
         fail(QString::fromStdString(ws::user_message(e)));
     }

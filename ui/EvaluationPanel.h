@@ -56,6 +56,7 @@ public:
     // What the keys do.
     void answer(ws::hue::Answer a);
     void move(int delta);
+    // Approve and Remove take every selected question (the current one when none is selected); Save edit the current.
     void approveSelectedQuestion();
     bool editSelectedQuestion(const QString& text, ws::hue::Dimension d);  // keeps its approval state
     void removeSelectedQuestion();
@@ -86,8 +87,9 @@ private:
     QWidget* buildQuestionsPage();
     QWidget* buildScoresPage();
     void showCurrent();
-    void goToFirstOpen();
-    const ws::hue::Question* selectedQuestion() const;  // the Questions page's selection, or nullptr  // the current annotator's first unanswered item
+    void goToFirstOpen();  // the current annotator's first unanswered item
+    const ws::hue::Question* selectedQuestion() const;  // the Questions page's current question, or nullptr
+    std::vector<ws::hue::Question> selectedQuestions() const;  // its selected ones, or the current one
     void showVideo(const std::string& file);
     void fail(const QString& message);
 

@@ -605,10 +605,14 @@ void SettingsPanel::updateDerived() {
     const bool custom = tier_->currentData() == "custom";
     width_->setVisible(custom);
     height_->setVisible(custom);
-    aspect_->setEnabled(!custom);
+    aspect_->setVisible(!custom);  // a custom size has its own aspect
     if (custom) {
-        sizeLabel_->setText(QStringLiteral("%1 × %2").arg(width_->value() / 16 * 16).arg(height_->value() / 16 * 16));
+        const int w = width_->value() / 16 * 16, h = height_->value() / 16 * 16;
+        sizeLabel_->setText(QStringLiteral("%1 × %2").arg(w).arg(h));
+        // The boxes say the size already; the label only when the model's multiple of 16 changes it.
+        sizeLabel_->setVisible(w != width_->value() || h != height_->value());
     } else {
+        sizeLabel_->setVisible(true);
         const ws::Resolution res = ws::resolution_for(tier_->currentData().toString().toStdString(), aspect_->currentData().toString().toStdString());
         sizeLabel_->setText(QStringLiteral("%1 × %2").arg(res.width).arg(res.height));
     }

@@ -88,6 +88,7 @@ void ImageGrid::setTiles(const QStringList& keys, const QStringList& titles) {
         v->addWidget(t.view, 1);
         t.caption = new QLabel(t.box);
         t.caption->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        t.caption->setWordWrap(true);  // a narrow tile wraps its caption rather than cutting it off
         v->addWidget(t.caption);
         const QString key = keys[i];
         connect(t.hide, &QToolButton::clicked, this, [this, key] { setHidden(key, true); });
@@ -111,6 +112,7 @@ void ImageGrid::setFrame(const QString& key, const QImage& image, const QString&
     if (image.isNull()) t.view->setPlaceholder(tr("not at this time"));
     t.view->setFrame(image);
     t.caption->setText(caption);
+    t.caption->setToolTip(caption);
     if (mode_ != Mode::Grid && (key == pairA_ || key == pairB_)) updateOverlay();
 }
 

@@ -265,6 +265,26 @@ private Q_SLOTS:
         QVERIFY(!panel->questionList()->item(3)->text().startsWith("DRAFT"));
         panel->showPage(EvaluationPanel::LabelPage);
         QCOMPARE(panel->taskCount(), 8);
+        // Drafts approved and removed many at a time: select two, approve both; select one more, remove it.
+        QVERIFY(panel->addQuestion("p", "Does the ball stop?", ws::hue::Dimension::PhysicalLaws, false));
+        QVERIFY(panel->addQuestion("p", "Does the ball stay red?", ws::hue::Dimension::VisualIntegrity, false));
+        QVERIFY(panel->addQuestion("p", "Does the ball roll?", ws::hue::Dimension::PhysicalLaws, false));
+        panel->showPage(EvaluationPanel::QuestionsPage);
+        list = panel->questionList();
+        QCOMPARE(list->count(), 7);
+        QVERIFY(list->wordWrap());
+        list->clearSelection();
+        list->item(4)->setSelected(true);
+        list->item(5)->setSelected(true);
+        panel->approveSelectedQuestion();
+        QVERIFY(!list->item(4)->text().startsWith("DRAFT") && !list->item(5)->text().startsWith("DRAFT"));
+        QVERIFY(list->item(6)->text().startsWith("DRAFT"));
+        list->clearSelection();
+        list->item(6)->setSelected(true);
+        panel->removeSelectedQuestion();
+        QCOMPARE(list->count(), 6);
+        panel->showPage(EvaluationPanel::LabelPage);
+        QCOMPARE(panel->taskCount(), 12);
         QVERIFY(!panel->addQuestion("p", "   ", ws::hue::Dimension::PhysicalLaws, true));  // empty: refused
         QVERIFY(!panel->addQuestion("", "Does it?", ws::hue::Dimension::PhysicalLaws, true));
     }
