@@ -182,10 +182,12 @@ QString GenerateView::beyondModelLimits() const {
     const ws::ojson d = settings_->modelDefaultsFor(settings_->mode());
     const ws::ojson r = settings_->request();
     const QString model = modelName_.isEmpty() ? tr("The model") : modelName_;
+    QStringList beyond;  // every reason, not only the first
     // Twice the frames, or four times the pixels, of the model's own defaults is outside what it learned.
     if (d.contains("num_frames") && d["num_frames"].is_number_integer() && r.contains("num_frames") && r["num_frames"].is_number_integer()) {
         const int trained = d["num_frames"].get<int>(), asked = r["num_frames"].get<int>();
-        if (trained > 1 && asked > 2 * trained) return tr("%1 was made for %2 frames; %3 frames is far beyond it and will not look right").arg(model).arg(trained).arg(asked);
+        if (trained > 1 && asked > 2 * trained)
+            beyond << tr("%1 was made for %2 frames; %3 frames is far beyond it and will not look right").arg(model).arg(trained).arg(asked);
     }
     if (d.contains("width") && d.contains("height") && d["width"].is_number_integer() && d["height"].is_number_integer()) {
         int w = 0, h = 0;
@@ -198,9 +200,9 @@ QString GenerateView::beyondModelLimits() const {
             }
         }
         const int tw = d["width"].get<int>(), th = d["height"].get<int>();
-        if (w * h > 4 * tw * th) return tr("%1 was made for %2×%3 pictures; %4×%5 is far beyond it").arg(model).arg(tw).arg(th).arg(w).arg(h);
+        if (w * h > 4 * tw * th) beyond << tr("%1 was made for %2×%3 pictures; %4×%5 is far beyond it").arg(model).arg(tw).arg(th).arg(w).arg(h);
     }
-    return QString();
+    return beyond.join(QStringLiteral("; "));
 }
 
 void GenerateView::setModelName(const QString& name) { modelName_ = name; }
@@ -311,14 +313,16 @@ qint64 GenerateView::addToQueue() {
     }
     if (useCaption) syncCaptionMetadata();
     // Far beyond what the model was made for: said before queueing; Generate again queues it anyway.
+    // Once confirmed, the same settings are not asked about again; the seed is left out, as each job may draw a new one.
     const QString beyond = beyondModelLimits();
-    const QString key = beyond.isEmpty() ? QString() : QString::fromStdString(settings_->request().dump());
+    ws::ojson settingsKey = settings_->request();
+    settingsKey.erase("seed");
+    const QString key = beyond.isEmpty() ? QString() : QString::fromStdString(settingsKey.dump());
     if (!beyond.isEmpty() && key != confirmedBeyond_) {
         confirmedBeyond_ = key;
         Q_EMIT message(tr("%1. Press Generate again to queue it anyway.").arg(beyond));
         return 0;
     }
-    confirmedBeyond_.clear();
     if (editingJob_ == 0) settings_->drawSeed();
     ws::ojson r = settings_->request();
     r["prompt"] = (useCaption ? caption_->text() : shortPrompt).toStdString();

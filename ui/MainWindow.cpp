@@ -22,6 +22,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
@@ -214,7 +215,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(queue_.get(), &QueueController::jobFinished, this, &MainWindow::onJobFinished);
     connect(player(), &PlayerPanel::clockChanged, this, [this](const QString& d, bool device) {
         // Said once per change of clock, not each time a clip is opened.
-        const bool changed = clockLabel_->toolTip() != d;
+        const bool changed = clockDescription_ != d;
+        clockDescription_ = d;
         clockLabel_->setText(device ? tr("♪ audio clock") : tr("silent clock"));
         clockLabel_->setToolTip(d);
         // The description reads "silent clock (why)": the label already says "silent clock", the status says why.
@@ -263,6 +265,13 @@ QListWidget* MainWindow::historyList() const { return historyView_->list(); }
 QLineEdit* MainWindow::historySearch() const { return historyView_->search(); }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        // Qt shows a plain-text tooltip on one line however long it is; as rich text it wraps to a readable width.
+        auto* w = qobject_cast<QWidget*>(watched);
+        const QString tip = w ? w->toolTip() : QString();
+        if (tip.size() > 80 && !Qt::mightBeRichText(tip))
+            w->setToolTip(QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(tip.toHtmlEscaped()));
+    }
     if (event->type() == QEvent::ShortcutOverride) {
         auto* w = qobject_cast<QWidget*>(watched);
         const auto* key = static_cast<QKeyEvent*>(event);

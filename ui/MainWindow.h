@@ -155,5 +155,6 @@ private:
     QString sessionModelDir_, sessionSeedPolicy_;
     // Status bar
     QLabel *status_, *deviceLabel_, *memoryLabel_, *clockLabel_;
+    QString clockDescription_;  // the player's clock, as last said
     friend class StudioHelp;
 };

@@ -90,7 +90,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     frames_->setRange(5, 400);
     frames_->setSingleStep(4);
     frames_->setObjectName("frames");
-    steps_->setRange(1, 200);
+    steps_->setRange(1, 1000);  // what a request accepts
     guidance_->setRange(0, 20);
     guidance_->setSingleStep(0.5);
     shift_->setRange(0.1, 50);

@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -258,6 +259,28 @@ private Q_SLOTS:
         QVERIFY(!close->isVisible());
     }
 
+    // Long tooltips ran across the screen on one line (1290 px): the window shows them as wrapping rich text.
+    void longTooltipsWrap() {
+        freshSettings("tooltips");
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSpinBox* chunks = w.settings()->chunksBox();
+        const QString plain = chunks->toolTip();
+        QVERIFY(plain.size() > 80 && !plain.startsWith('<'));
+        QHelpEvent help(QEvent::ToolTip, QPoint(2, 2), chunks->mapToGlobal(QPoint(2, 2)));
+        QApplication::sendEvent(chunks, &help);
+        QVERIFY2(chunks->toolTip().startsWith("<p") && chunks->toolTip().contains(plain.toHtmlEscaped()), qPrintable(chunks->toolTip()));
+        // A short one is left as it is.
+        QPushButton* generate = w.generateView()->generateButton();
+        const QString shortTip = generate->toolTip();
+        generate->setToolTip("Generate");
+        QHelpEvent again(QEvent::ToolTip, QPoint(2, 2), generate->mapToGlobal(QPoint(2, 2)));
+        QApplication::sendEvent(generate, &again);
+        QCOMPARE(generate->toolTip(), QString("Generate"));
+        generate->setToolTip(shortTip);
+    }
+
     // Defect 5: the seed was a fixed 0, so Generate twice gave the same video with no hint.
     void eachJobGetsANewSeedThatCanBeReused() {
         freshSettings("seeds");
@@ -379,7 +402,7 @@ private Q_SLOTS:
         QVERIFY(PromptCheck::check("a red ball bounces", R"({"temporal_caption": "a red ball bounces twice"})").isEmpty());
     }
 
-    // Defect 11: a job far beyond what the model was made for (Pico: 129 frames) was accepted silently.
+    // Defect 11: a job far beyond what the model was made for (Pico: 129 frames, over twice its 33) was accepted silently.
     void aJobFarBeyondTheModelIsWarnedAbout() {
         freshSettings("limits");
         MainWindow w;
@@ -391,10 +414,21 @@ private Q_SLOTS:
         QVERIFY2(w.statusMessage().contains("Pico was made for 33 frames"), qPrintable(w.statusMessage()));
         const qint64 id = w.addToQueue();  // the second Generate queues it anyway
         QVERIFY(id > 0);
+        // Confirmed once, the same settings queue again without asking, though each job draws a new seed.
+        const qint64 again = w.addToQueue();
+        QVERIFY(again > 0);
+        QVERIFY(w.queue()->queue().job(again)->request["seed"] != w.queue()->queue().job(id)->request["seed"]);
         w.settings()->framesBox()->setValue(33);
         const qint64 fine = w.addToQueue();  // within the model's range: no warning
         QVERIFY(fine > 0);
-        for (qint64 j : {id, fine}) w.queue()->queue().cancel(j);
+        // Frames and size both beyond it: both are said.
+        w.settings()->framesBox()->setValue(129);
+        w.settings()->tierBox()->setCurrentIndex(w.settings()->tierBox()->findData("custom"));
+        w.settings()->widthBox()->setValue(256);
+        w.settings()->heightBox()->setValue(256);
+        QCOMPARE(w.addToQueue(), qint64(0));
+        QVERIFY2(w.statusMessage().contains("33 frames") && w.statusMessage().contains("64×64 pictures"), qPrintable(w.statusMessage()));
+        for (qint64 j : {id, again, fine}) w.queue()->queue().cancel(j);
     }
 
     // Defect 8: after a restart only the queue came back.
