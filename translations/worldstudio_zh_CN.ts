@@ -859,10 +859,6 @@
         <translation>请在上方输入你的标注员名称。</translation>
     </message>
     <message>
-        <source>No questions to answer in this project.</source>
-        <translation>此项目中没有需要回答的问题。</translation>
-    </message>
-    <message>
         <source>Your answer: %1</source>
         <translation>你的答案：%1</translation>
     </message>
@@ -915,6 +911,10 @@
     <message>
         <source>Removes the selected questions</source>
         <translation>删除选中的问题</translation>
+    </message>
+    <message>
+        <source>No questions to answer in this project. Add videos from the Library (Add to evaluation), then write or draft questions on the Questions page.</source>
+        <translation>此项目中没有要回答的问题。请先在素材库中添加视频（“加入评测”），再在“问题”页编写或起草问题。</translation>
     </message>
 </context>
 <context>
@@ -1145,8 +1145,12 @@
         <translation>种子：%1</translation>
     </message>
     <message>
-        <source>Made: %1 %2</source>
-        <translation>生成于：%1 %2</translation>
+        <source>Made: %1</source>
+        <translation>生成于：%1</translation>
+    </message>
+    <message>
+        <source>Made: %1, in %2</source>
+        <translation>生成于：%1，用时 %2</translation>
     </message>
 </context>
 <context>
@@ -1332,14 +1336,6 @@
     <message>
         <source>Requests (*.json)</source>
         <translation>请求文件 (*.json)</translation>
-    </message>
-    <message>
-        <source>Open e&amp;valuation project…</source>
-        <translation>打开评测项目(&amp;V)…</translation>
-    </message>
-    <message>
-        <source>Evaluation project (opened, or created when new)</source>
-        <translation>评测项目（打开已有项目，或新建）</translation>
     </message>
     <message>
         <source>Evaluation projects (*.db)</source>
@@ -1696,6 +1692,26 @@
     <message>
         <source>Keep running</source>
         <translation>继续运行</translation>
+    </message>
+    <message>
+        <source>New e&amp;valuation project…</source>
+        <translation>新建评测项目(&amp;V)…</translation>
+    </message>
+    <message>
+        <source>New evaluation project</source>
+        <translation>新建评测项目</translation>
+    </message>
+    <message>
+        <source>Cannot replace %1</source>
+        <translation>无法替换 %1</translation>
+    </message>
+    <message>
+        <source>&amp;Open evaluation project…</source>
+        <translation>打开评测项目(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open evaluation project</source>
+        <translation>打开评测项目</translation>
     </message>
 </context>
 <context>

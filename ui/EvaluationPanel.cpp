@@ -98,9 +98,12 @@ QWidget* EvaluationPanel::buildLabelPage() {
         QPushButton* b = keyButton(label, page);
         connect(b, &QPushButton::clicked, this, [this, a = a] { answer(a); });
         buttons->addWidget(b);
+        labelButtons_ << b;
     }
     QPushButton* prev = keyButton(tr("Previous (K)"), page);
     QPushButton* next = keyButton(tr("Next (J)"), page);
+    labelButtons_ << prev << next;
+    for (QPushButton* b : labelButtons_) b->setEnabled(false);  // until there is something to answer
     connect(prev, &QPushButton::clicked, this, [this] { move(-1); });
     connect(next, &QPushButton::clicked, this, [this] { move(1); });
     auto* nav = new QHBoxLayout;
@@ -384,6 +387,7 @@ void EvaluationPanel::showPromptVideo() {
 }
 
 void EvaluationPanel::showCurrent() {
+    for (QPushButton* b : labelButtons_) b->setEnabled(project_ && !tasks_.empty());
     if (!project_) return;
     if (page() == AdjudicatePage) {
         if (disagreements_.empty()) {
@@ -403,7 +407,9 @@ void EvaluationPanel::showCurrent() {
         return;
     }
     if (tasks_.empty()) {
-        question_->setText(annotator().isEmpty() ? tr("Type your annotator name above.") : tr("No questions to answer in this project."));
+        question_->setText(annotator().isEmpty() ? tr("Type your annotator name above.")
+                                                   : tr("No questions to answer in this project. Add videos from the Library (Add to "
+                                                        "evaluation), then write or draft questions on the Questions page."));
         context_->clear();
         mine_->clear();
         progress_->clear();

@@ -18,6 +18,7 @@ class PlayerPanel;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QPushButton;
 class QPlainTextEdit;
 class QComboBox;
 class QTabWidget;
@@ -113,6 +114,7 @@ private:
     QLabel* disputeDetail_;
     QLineEdit* note_;
     QListWidget* questionList_;
+    QList<QPushButton*> labelButtons_;  // the Label page's answers and moves: enabled while there is an item
     QComboBox* questionPrompt_;
     QLineEdit* newQuestion_;
     QComboBox* newDimension_;

@@ -86,6 +86,7 @@ HistoryView::HistoryView(HistoryStore* history, QWidget* parent) : QWidget(paren
         if (history_ && history_->remove(selectedEntry())) refresh();
     });
     connect(evaluateButton, &QPushButton::clicked, this, [this] { Q_EMIT evaluateRequested(selectedEntry()); });
+    selectionButtons_ = {recallButton, playButton, compareButton, evaluateButton, deleteButton};
     refresh();
 }
 
@@ -107,6 +108,7 @@ void HistoryView::refresh() {
 
 void HistoryView::showSelected() {
     const qint64 id = selectedEntry();
+    for (QPushButton* b : selectionButtons_) b->setEnabled(history_ && id != 0);  // they act on the selected output
     if (!history_ || id == 0) {
         picture_->clear();
         summary_->setText(list_->count() ? tr("Select an output") : tr("Finished jobs appear here"));
@@ -129,7 +131,8 @@ void HistoryView::showSelected() {
     }
     summary_->setText(QStringLiteral("<b>%1</b><br><br>%2<br>%3<br>%4<br>%5<br>%6<br><br><small>%7</small>")
                           .arg(e.userPrompt.toHtmlEscaped(), tr("Mode: %1").arg(ModeNames::label(e.mode)), tr("Model: %1").arg(e.model.toHtmlEscaped()),
-                               tr("Seed: %1").arg(e.seed), tr("Made: %1 %2").arg(e.created.toString("yyyy-MM-dd HH:mm:ss"), seconds(e.seconds)), size,
+                               tr("Seed: %1").arg(e.seed), (e.seconds < 0 ? tr("Made: %1").arg(e.created.toString("yyyy-MM-dd HH:mm:ss"))
+                                              : tr("Made: %1, in %2").arg(e.created.toString("yyyy-MM-dd HH:mm:ss"), seconds(e.seconds))), size,
                                QFileInfo(e.file).fileName().toHtmlEscaped()));
     // The record in its own key order (model, prompt strings, seeds, sampler, ...), not sorted.
     record_->setPlainText(e.file + "\n\n" + (record.is_discarded() ? e.recordJson : QString::fromStdString(record.dump(2))));

@@ -10,6 +10,7 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
+class QPushButton;
 class QTabWidget;
 
 class HistoryView : public QWidget {
@@ -38,4 +39,5 @@ private:
     QTabWidget* detail_;
     QLabel *picture_, *summary_;
     QPlainTextEdit* record_;
+    QList<QPushButton*> selectionButtons_;  // enabled while an output is selected
 };

@@ -403,9 +403,17 @@ void MainWindow::buildMenus() {
         if (!f.isEmpty()) exportQueueBatch(f);
     });
     action(file, tr("Send the queue to the &cluster (Slurm)…"), QKeySequence(), [this] { showCluster(); });
-    action(file, tr("Open e&valuation project…"), QKeySequence(), [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Evaluation project (opened, or created when new)"), StudioPaths::outputsDir(),
-                                                       tr("Evaluation projects (*.db)"), nullptr, QFileDialog::DontConfirmOverwrite);
+    // New and Open apart, as labeling tools have them: a Save dialog that also opens existing files surprised people.
+    action(file, tr("New e&valuation project…"), QKeySequence(), [this] {
+        QString f = QFileDialog::getSaveFileName(this, tr("New evaluation project"), StudioPaths::outputsDir() + "/evaluation.db",
+                                                 tr("Evaluation projects (*.db)"));
+        if (f.isEmpty()) return;
+        if (QFileInfo(f).suffix().isEmpty()) f += ".db";
+        if (QFileInfo::exists(f) && !QFile::remove(f)) return setStatus(tr("Cannot replace %1").arg(f));  // the dialog asked first
+        if (evaluation_->openProject(f)) showWorkspace(Workspace::Evaluate);
+    });
+    action(file, tr("&Open evaluation project…"), QKeySequence(), [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open evaluation project"), StudioPaths::outputsDir(), tr("Evaluation projects (*.db)"));
         if (!f.isEmpty() && evaluation_->openProject(f)) showWorkspace(Workspace::Evaluate);
     });
     action(file, tr("&Import answers (JSONL)…"), QKeySequence(), [this] {

@@ -292,6 +292,9 @@ private Q_SLOTS:
     void badProjectsAreRefusedWithAMessage() {
         QTemporaryDir dir;
         EvaluationPanel panel;
+        // No project, nothing to answer: the answer buttons are off.
+        for (QPushButton* b : panel.findChildren<QPushButton*>())
+            if (b->text().startsWith("&Yes") && !b->objectName().startsWith("adjudicate")) QVERIFY(!b->isEnabled());
         QSignalSpy failed(&panel, &EvaluationPanel::failed);
         QFile junk(dir.filePath("junk.db"));
         QVERIFY(junk.open(QIODevice::WriteOnly));

@@ -29,6 +29,7 @@
 #include "EvaluationPanel.h"
 #include "GenerateView.h"
 #include "HistoryStore.h"
+#include "HistoryView.h"
 #include "ModelView.h"
 #include "KeyValueView.h"
 #include "MainWindow.h"
@@ -172,7 +173,15 @@ private Q_SLOTS:
         w.historySearch()->clear();
         QTest::keyClicks(w.historySearch(), "dolly");
         QCOMPARE(w.historyList()->count(), 1);
+        // Play, Recall and the rest act on a selection: without one they are off.
+        QPushButton* libraryPlay = nullptr;
+        for (QPushButton* b : w.findChild<HistoryView*>()->findChildren<QPushButton*>())
+            if (b->text() == "Play") libraryPlay = b;
+        QVERIFY(libraryPlay);
+        w.historyList()->setCurrentRow(-1);
+        QVERIFY(!libraryPlay->isEnabled());
         w.historyList()->setCurrentRow(0);
+        QVERIFY(libraryPlay->isEnabled());
         shot(&w, "history");
         const qint64 historyId = completed.first().at(2).toLongLong();
         QVERIFY(historyId > 0);
