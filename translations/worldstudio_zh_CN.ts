@@ -3692,5 +3692,9 @@
         <source>roll</source>
         <translation>滚转</translation>
     </message>
+    <message>
+        <source>Open a dataset or Pico World to edit an episode&apos;s actions.</source>
+        <translation>打开数据集或 Pico World 后即可编辑片段的动作。</translation>
+    </message>
 </context>
 </TS>

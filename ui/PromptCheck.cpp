@@ -50,10 +50,25 @@ QString stem(const QString& w) {
     return w;
 }
 
+// Words a caption may use for the prompt's word without losing it: the reasoner rewrites motions in its own words
+// ("falls" becomes "drops onto"), which is not a lost object. Stems, as stem() gives them.
+const QStringList& sameAs(const QString& stemmed) {
+    static const QList<QStringList> groups = {
+        {"fall", "drop", "tumble", "topple", "plunge", "plummet"}, {"roll", "rolling", "tumble"}, {"bounce", "rebound", "hop"},
+        {"slide", "glide", "skid", "slip"}, {"hit", "strike", "collide", "impact", "knock", "bump"}, {"push", "shove", "nudge"},
+        {"spin", "rotate", "turn", "twirl"}, {"fly", "soar", "glide"}, {"run", "sprint", "dash"}, {"walk", "stroll", "step"},
+        {"pick", "grab", "grasp", "lift"}, {"throw", "toss", "fling"}};
+    static const QStringList none;
+    for (const QStringList& g : groups)
+        if (g.contains(stemmed)) return g;
+    return none;
+}
+
 bool containsWord(const QStringList& words, const QString& w) {
     const QString s = stem(w);
+    const QStringList& alike = sameAs(s);
     for (const QString& x : words)
-        if (x == w || stem(x) == s) return true;
+        if (x == w || stem(x) == s || alike.contains(stem(x))) return true;
     return false;
 }
 

@@ -118,6 +118,11 @@ QueueView::QueueView(QueueController* queue, QWidget* parent) : QWidget(parent),
     layout->addWidget(table_, 2);
     table_->hide();
     connect(queue_, &QueueController::jobsChanged, this, &QueueView::refresh);
+    // The running job's card comes into view, however far down the queue it was.
+    connect(queue_, &QueueController::jobStarted, this, [this](qint64 id) {
+        refresh();
+        cards_->scrollTo(id);
+    });
     refresh();
     // The journal keeps no pictures: the finished jobs' thumbnails come back from their files, off the UI thread.
     QVector<QPair<qint64, QString>> done;

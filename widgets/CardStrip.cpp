@@ -142,6 +142,10 @@ void CardStrip::select(qint64 id) {
     Q_EMIT selectionChanged(id);
 }
 
+void CardStrip::scrollTo(qint64 id) {
+    if (cards_.contains(id)) scroll_->ensureWidgetVisible(cards_[id].frame);
+}
+
 void CardStrip::restyle() {
     for (auto it = cards_.begin(); it != cards_.end(); ++it)
         it->frame->setStyleSheet(it.key() == selected_ ? QStringLiteral("QFrame#card%1{border:2px solid palette(highlight);}").arg(it.key()) : QString());

@@ -31,6 +31,7 @@ public:
     void setThumbnail(qint64 id, const QImage& image);
     qint64 selected() const { return selected_; }
     void select(qint64 id);
+    void scrollTo(qint64 id);  // brings the card into view
     int count() const { return cards_.size(); }
     QWidget* card(qint64 id) const;
     void setPlaceholder(const QString& text);

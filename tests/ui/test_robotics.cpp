@@ -76,8 +76,9 @@ private Q_SLOTS:
         window_->showWorkspace(MainWindow::Workspace::Robotics);
         view_ = window_->robotics();
         QVERIFY(view_->isVisible());
-        // Before anything is open, the centre says what to do.
+        // Before anything is open, the centre says what to do, and the editor has nothing to edit.
         QVERIFY(view_->grid()->findChild<QLabel*>("gridPlaceholder")->isVisible());
+        QVERIFY(!view_->editor()->isEnabled());
     }
 
     void opensTheLeRobotFixtureAndScrubsInSync() {
@@ -202,6 +203,7 @@ private Q_SLOTS:
     void editsACameraPathAndAnActionCurveWithUndo() {
         TrajectoryEditor* ed = view_->editor();
         const EpisodePtr ep = view_->episode();
+        QVERIFY(ed->isEnabled());  // an episode is open
         view_->sideTabs()->setCurrentIndex(0);
         // A dolly of 0.4 m over 24 steps from nothing: the engine's deltas move the camera along z only.
         ed->moveCombo()->setCurrentIndex(ed->moveCombo()->findData("dolly"));

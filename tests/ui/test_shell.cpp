@@ -400,6 +400,11 @@ private Q_SLOTS:
         QCOMPARE(w.captionEditor()->text(), caption);
         // A caption that keeps the prompt raises nothing.
         QVERIFY(PromptCheck::check("a red ball bounces", R"({"temporal_caption": "a red ball bounces twice"})").isEmpty());
+        // Nor one that says the motion in other words ("falls" as "drops"); a lost object is still raised.
+        QVERIFY(PromptCheck::check("a blue box falls onto a table", R"({"temporal_caption": "a blue box drops onto the table"})").isEmpty());
+        const QVector<PromptIssue> lost = PromptCheck::check("a blue box falls onto a table", R"({"temporal_caption": "a blue box drops"})");
+        QCOMPARE(lost.size(), 1);
+        QVERIFY2(lost[0].message().contains("table"), qPrintable(lost[0].message()));
     }
 
     // Defect 11: a job far beyond what the model was made for (Pico: 129 frames, over twice its 33) was accepted silently.

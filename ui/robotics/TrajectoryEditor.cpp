@@ -492,6 +492,8 @@ bool TrajectoryEditor::exportActions(const QString& path, QString* error) const 
 
 void TrajectoryEditor::refresh() {
     rebuild();
+    // Nothing to edit before an episode is open: the controls are off and say why.
+    setEnabled(episode_ != nullptr);
     const State& s = *state_;
     originLabel_->setText(s.active ? tr("Editing %n step(s) from frame %1.", nullptr, static_cast<int>(s.base.size())).arg(s.origin)
                                    : tr("No edit yet: the runs use the recorded actions."));
@@ -503,7 +505,8 @@ void TrajectoryEditor::refresh() {
     }
     const int suggested = suggestedChunk();
     const int valid = nearestVideoChunk(suggested);
-    chunkLabel_->setText(suggested <= 0 ? tr("No chunk length to suggest: the actions do not vary.")
+    chunkLabel_->setText(!episode_       ? tr("Open a dataset or Pico World to edit an episode's actions.")
+                         : suggested <= 0 ? tr("No chunk length to suggest: the actions do not vary.")
                          : suggested == valid
                              ? tr("Suggested action chunk: %1 steps (from the actions' autocorrelation)").arg(suggested)
                              : tr("Suggested action chunk: %1 steps (from the actions' autocorrelation); the nearest the video takes: %2")
