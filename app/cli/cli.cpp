@@ -122,7 +122,12 @@ std::shared_ptr<const ws::Model> load_model(const Args& a, const std::vector<ws:
     if (a.has("--memory-budget"))
         o.memory.budget_mb = a.get("--memory-budget") == "auto" ? -1 : to_int(a.get("--memory-budget"), "--memory-budget");
     if (o.memory.budget_mb < -1) throw UsageError("--memory-budget must be a number of MiB or auto");
-    return ws::Model::load(a.has("--model") ? a.get("--model") : default_model_dir(), o, cancel_callbacks());
+    auto model = ws::Model::load(a.has("--model") ? a.get("--model") : default_model_dir(), o, cancel_callbacks());
+    // Not refused: the run works, only over the budget; but said, as the studio says it.
+    if (const ws::ojson& plan = model->memory_plan(); plan.value("over_budget", false))
+        std::fprintf(stderr, "worldstudio-cli: the memory budget of %.0f MiB is below what even a streamed run holds (%.1f MiB of weights)\n",
+                     plan.value("budget_mib", 0.0), plan.value("denoise_weight_mib", 0.0));
+    return model;
 }
 
 }  // namespace cli

@@ -152,6 +152,12 @@ private Q_SLOTS:
         QCOMPARE(mr["memory"]["resident_layers"]["generation"].get<int>(), 1);
         QCOMPARE(mr["step_cache"]["threshold"].get<double>(), 0.5);
         QCOMPARE(mr["request"]["vae_budget_mb"].get<int>(), 64);
+        QVERIFY(!mem.err.contains("memory budget"));
+        // A budget below even a streamed run still runs, and says so.
+        auto over = cli({"generate", "--model", model, "--prompt", "a ball", "--frames", "5", "--steps", "1", "--memory-budget", "1",
+                         "-o", tmp_.filePath("out/over")});
+        QVERIFY2(over.code == 0 && over.err.contains("memory budget of 1 MiB is below what even a streamed run holds"), over.err.constData());
+        QVERIFY(ws::ojson::parse(read(tmp_.filePath("out/over.json")).toStdString())["memory"]["over_budget"].get<bool>());
         for (const QStringList& bad : {QStringList{"--memory-budget", "lots"}, QStringList{"--resident-layers", "-4"},
                                        QStringList{"--step-cache-threshold", "0.3"}, QStringList{"--step-cache", "--step-cache-threshold", "x"}}) {
             auto r = cli(QStringList{"generate", "--model", model, "--prompt", "x", "-o", tmp_.filePath("out/bad")} + bad);
