@@ -1069,6 +1069,10 @@
         <source>Nothing is running</source>
         <translation>没有正在运行的任务</translation>
     </message>
+    <message>
+        <source>Stopping job #%1…</source>
+        <translation>正在停止任务 #%1…</translation>
+    </message>
 </context>
 <context>
     <name>HistoryView</name>

@@ -281,7 +281,10 @@ void GenerateView::cancelUpsample() { worker_->cancel(); }
 bool GenerateView::cancelRunningJob() {
     bool any = false;
     for (const auto& j : queue_->jobs())
-        if (j.state == ws::JobState::Running) any |= queue_->queue().cancel(j.id);
+        if (j.state == ws::JobState::Running && queue_->queue().cancel(j.id)) {
+            any = true;
+            Q_EMIT message(tr("Stopping job #%1…").arg(j.id));  // it stops at the next layer; "cancelled" follows
+        }
     return any;
 }
 

@@ -266,11 +266,14 @@ QLineEdit* MainWindow::historySearch() const { return historyView_->search(); }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
-        // Qt shows a plain-text tooltip on one line however long it is; as rich text it wraps to a readable width.
+        // Qt shows a plain-text tooltip on one line however long it is; as rich text it wraps (to a column of about 60
+        // characters: Qt's own choice for rich text is a narrow one).
         auto* w = qobject_cast<QWidget*>(watched);
         const QString tip = w ? w->toolTip() : QString();
         if (tip.size() > 80 && !Qt::mightBeRichText(tip))
-            w->setToolTip(QStringLiteral("<p style='white-space:pre-wrap'>%1</p>").arg(tip.toHtmlEscaped()));
+            w->setToolTip(QStringLiteral("<table width='%1'><tr><td style='white-space:pre-wrap'>%2</td></tr></table>")
+                              .arg(w->fontMetrics().averageCharWidth() * 60)
+                              .arg(tip.toHtmlEscaped()));
     }
     if (event->type() == QEvent::ShortcutOverride) {
         auto* w = qobject_cast<QWidget*>(watched);

@@ -395,6 +395,16 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Cancelled, run(job, "cancelled", cb));
         QCOMPARE(steps, 2);
         QVERIFY(!fs::exists(dir("out/cancelled.safetensors")));
+        // Inside a pass: a cancel that comes while the first pass runs stops it at the next layer, before any step ends.
+        int asked = 0;
+        steps = 0;
+        RunCallbacks mid;
+        mid.on_progress = [&](int s, int, double) { steps = s; };
+        const int untilFirstLayer = 2;  // the step loop's ask, then the first layer's
+        mid.should_cancel = [&] { return ++asked > untilFirstLayer; };
+        QVERIFY_THROWS_EXCEPTION(Cancelled, run(job, "cancelled", mid));
+        QCOMPARE(steps, 0);
+        QCOMPARE(asked, untilFirstLayer + 1);  // stopped at the second layer of the first pass
         RunCallbacks load_cancel;
         load_cancel.should_cancel = [] { return true; };
         QVERIFY_THROWS_EXCEPTION(Cancelled, Model::load(dir("tiny"), {}, load_cancel));

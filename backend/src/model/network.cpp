@@ -335,6 +335,7 @@ at::Tensor Network::forward_gen(const GenTokens& gen, const TextKVCache& text) c
         throw Error("text K/V cache lacks the generation tower's normed keys (k_norm_und_for_gen)");
     LayerStream layers(*this, true);
     for (size_t l = 0; l < layers_.size(); ++l) {
+        if (gen.should_cancel && *gen.should_cancel && (*gen.should_cancel)()) throw Cancelled();
         gen_layer(layers.at(l), h, cos, sin, text.keys_for_gen(l), text.v[l]);
     }
     return rms_norm(h, w("norm_moe_gen.weight"));
@@ -349,6 +350,7 @@ at::Tensor Network::forward_joint(const at::Tensor& text_hidden, const at::Tenso
     at::Tensor th = text_hidden, gh = gen.hidden;
     LayerStream und(*this, false), gen_layers(*this, true);
     for (size_t l = 0; l < layers_.size(); ++l) {
+        if (gen.should_cancel && *gen.should_cancel && (*gen.should_cancel)()) throw Cancelled();
         text_layer(und.at(l), l, th, tcos, tsin, cache);
         gen_layer(gen_layers.at(l), gh, gcos, gsin, cache.keys_for_gen(l), cache.v[l]);
     }

@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -49,6 +50,9 @@ struct LayerPlacement {
 struct GenTokens {
     at::Tensor hidden;     // [N, H] in the network dtype
     at::Tensor positions;  // [3, N] float32
+    // Asked before each layer (throws Cancelled when it says so): on a CPU one pass of a large job takes many seconds,
+    // and a stop should not wait for all of it.
+    const std::function<bool()>* should_cancel = nullptr;
 };
 
 class Network {

@@ -445,13 +445,13 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         if (step_cache) step_cache->reset();
         // Passes of a step, as the cache keys them: 0 conditional, 1 unconditional, 2 without the control maps.
         auto velocity = [&](Branch& b, const LatentState& s, double ts, int pass, int step) {
-            // Before each pass, not only each step: a step with guidance is two or three passes, and on a CPU one pass
-            // of a large job can take many seconds.
-            if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-            if (!step_cache) return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts).flatten();
+            // Cancel is asked before each layer of each pass, not only each step: on a CPU one pass of a large job can
+            // take many seconds.
+            const std::function<bool()>* cancel = cb.should_cancel ? &cb.should_cancel : nullptr;
+            if (!step_cache) return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts, nullptr, cancel).flatten();
             step_cache->decide(step, pass, s.vision.back().x, ts);
             const GenStream through_cache = [&](const GenTokens& g, const std::function<at::Tensor()>& run) { return step_cache->forward(pass, g.hidden, run); };
-            return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts, &through_cache).flatten();
+            return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts, &through_cache, cancel).flatten();
         };
         std::unique_ptr<Sampler> sampler = fixed ? std::make_unique<FixedStepSdeSampler>(fixed->t_list, seed, M.device) : Sampler::create(req.sampler, sched);
         at::Tensor x = state.flatten();

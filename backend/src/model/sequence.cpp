@@ -159,7 +159,8 @@ TextKVCache prefill_text(const Network& net, const at::Tensor& text_ids) {
 }
 
 LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, const TextKVCache* text_cache,
-                             const LatentState& state, double timestep, const GenStream* gen_stream) {
+                             const LatentState& state, double timestep, const GenStream* gen_stream,
+                             const std::function<bool()>* should_cancel) {
     const ModelConfig& c = net.config();
     const int64_t p = c.patch_size;
     SequenceLayout layout = build_layout(c, text_ids.numel(), state);
@@ -175,7 +176,7 @@ LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, con
     }
     if (state.action) parts.push_back(add_temb(net.embed_action(state.action->x, state.action->domain), state.action->clean, 1));
     if (state.sound) parts.push_back(add_temb(net.embed_sound(state.sound->x.t()), state.sound->clean, 1));
-    GenTokens gen{at::cat(parts, 0), layout.gen_positions};
+    GenTokens gen{at::cat(parts, 0), layout.gen_positions, should_cancel};
     auto run = [&] {
         return text_cache ? net.forward_gen(gen, *text_cache) : net.forward_joint(net.embed_text(text_ids), layout.text_positions, gen);
     };

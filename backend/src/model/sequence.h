@@ -82,7 +82,8 @@ at::Tensor unpatchify(const at::Tensor& patches, int64_t t, int64_t h, int64_t w
 using GenStream = std::function<at::Tensor(const GenTokens& tokens, const std::function<at::Tensor()>& run)>;
 LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, const TextKVCache* text_cache,
                              const LatentState& state, double timestep,  // on the 0-1000 scale
-                             const GenStream* gen_stream = nullptr);
+                             const GenStream* gen_stream = nullptr,
+                             const std::function<bool()>* should_cancel = nullptr);  // asked before each layer
 
 // Classifier-free guidance: v_uncond + g * (v_cond - v_uncond), optionally rescaled so that its norm does
 // not exceed the conditional one (normalize_cfg).
