@@ -1073,6 +1073,14 @@
         <source>Stopping job #%1…</source>
         <translation>正在停止任务 #%1…</translation>
     </message>
+    <message>
+        <source>No caption: Generate sends the short prompt as it is (Upsample writes a caption from it)</source>
+        <translation>没有描述：“生成”会原样发送短提示词（“扩写”可据此写出描述）</translation>
+    </message>
+    <message>
+        <source>No negative prompt</source>
+        <translation>没有负面提示词</translation>
+    </message>
 </context>
 <context>
     <name>HistoryView</name>

@@ -85,6 +85,8 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     negative_->setObjectName("negative");
     caption_->setSchema(captionSchema(), "video");
     negative_->setSchema(captionSchema(), "video");
+    caption_->setEmptyText(tr("No caption: Generate sends the short prompt as it is (Upsample writes a caption from it)"));
+    negative_->setEmptyText(tr("No negative prompt"));
     settings_ = new SettingsPanel(tabs);
     auto* scroll = new QScrollArea(tabs);
     scroll->setWidget(settings_);

@@ -12,6 +12,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QTextDocument>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
@@ -555,6 +556,17 @@ QWidget* CaptionEditor::makeList(const Json& field, const Json* value, const std
     return collapsible(schemaText(field.value("label", field.value("key", ""))), pointer, box);
 }
 
+QString CaptionEditor::statusText() const {
+    QTextDocument d;
+    d.setHtml(status_->text());
+    return d.toPlainText();
+}
+
+void CaptionEditor::setEmptyText(const QString& text) {
+    emptyText_ = text;
+    updateStatus();
+}
+
 void CaptionEditor::updateStatus() {
     if (streaming_) {
         status_->setText(tr("Receiving the upsampled caption..."));
@@ -563,17 +575,20 @@ void CaptionEditor::updateStatus() {
         return;
     }
     if (!parseError_.isEmpty()) {
-        status_->setText(QStringLiteral("<span style='color:#a94442'>✗ %1</span>").arg(parseError_.toHtmlEscaped()));
+        status_->setText(QStringLiteral("<span style='color:#e06c75'>✗ %1</span>").arg(parseError_.toHtmlEscaped()));
         formBanner_->setText(tr("The raw JSON does not parse (%1). The form shows the last valid caption; fix the text in "
                                 "Raw JSON. Nothing has been changed.").arg(parseError_));
         formBanner_->show();
     } else if (!problems_.isEmpty()) {
         QStringList items;
         for (const auto& p : problems_) items << p.toHtmlEscaped();
-        status_->setText(QStringLiteral("<span style='color:#8a6d3b'>⚠ %1</span>").arg(items.join("<br>⚠ ")));
+        status_->setText(QStringLiteral("<span style='color:#d19a66'>⚠ %1</span>").arg(items.join("<br>⚠ ")));
+        formBanner_->hide();
+    } else if (const QString t = QString(text_).remove(QRegularExpression(QStringLiteral("\\s"))); (t.isEmpty() || t == "{}") && !emptyText_.isEmpty()) {
+        status_->setText(emptyText_.toHtmlEscaped());  // nothing to validate: say what an empty one means
         formBanner_->hide();
     } else {
-        status_->setText(QStringLiteral("<span style='color:#3c763d'>✓ %1</span>").arg(tr("Valid caption")));
+        status_->setText(QStringLiteral("<span style='color:#6fbf73'>✓ %1</span>").arg(tr("Valid caption")));
         formBanner_->hide();
     }
     if (formHost_) formHost_->setEnabled(parseError_.isEmpty());

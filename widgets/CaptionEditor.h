@@ -40,6 +40,9 @@ public:
     void revalidate();
 
     QString text() const { return text_; }
+    // What the status line says of an empty caption ("{}" or nothing): what the user of the editor does with one.
+    void setEmptyText(const QString& text);
+    QString statusText() const;  // the status line, as plain text
     // Replaces the whole text as one undoable step (recall, presets, upsampled captions).
     void setText(const QString& text);
     bool isValidJson() const { return parseError_.isEmpty(); }
@@ -87,6 +90,7 @@ private:
     QLabel* formBanner_;
     QPlainTextEdit* raw_;
     QLabel* status_;
+    QString emptyText_;
     QUndoStack* undo_;
     Json schema_;
     QString kind_;

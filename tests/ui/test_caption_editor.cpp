@@ -62,6 +62,12 @@ private Q_SLOTS:
         CaptionEditor e;
         QVERIFY(e.setSchema(schema(), "video"));
         e.show();
+        // An empty caption is not "valid": it says what its user does with one.
+        e.setEmptyText("No caption: the short prompt goes as it is");
+        e.setText("{}");
+        QCOMPARE(e.statusText(), QString("No caption: the short prompt goes as it is"));
+        e.setText(kCaption);
+        QVERIFY2(e.statusText().contains("Valid caption"), qPrintable(e.statusText()));
         e.setText(kCaption);
         e.showRaw();
         const QString broken = QString(kCaption).replace("\"the ball rolls\"}", "\"the ball rolls\"");
