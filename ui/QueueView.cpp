@@ -119,10 +119,7 @@ QueueView::QueueView(QueueController* queue, QWidget* parent) : QWidget(parent),
     table_->hide();
     connect(queue_, &QueueController::jobsChanged, this, &QueueView::refresh);
     // The running job's card comes into view, however far down the queue it was.
-    connect(queue_, &QueueController::jobStarted, this, [this](qint64 id) {
-        refresh();
-        cards_->scrollTo(id);
-    });
+    connect(queue_, &QueueController::jobStarted, cards_, &CardStrip::scrollTo);  // its card was made when it was queued
     refresh();
     // The journal keeps no pictures: the finished jobs' thumbnails come back from their files, off the UI thread.
     QVector<QPair<qint64, QString>> done;
