@@ -2376,10 +2376,6 @@
         <translation>详情</translation>
     </message>
     <message>
-        <source>Show every job as a table row</source>
-        <translation>以表格形式逐行显示所有任务</translation>
-    </message>
-    <message>
         <source>Move up</source>
         <translation>上移</translation>
     </message>
@@ -2454,6 +2450,10 @@
     <message>
         <source>Send to the cluster…</source>
         <translation>发送到集群…</translation>
+    </message>
+    <message>
+        <source>Show the jobs as table rows instead of cards</source>
+        <translation>以表格行而不是卡片显示任务</translation>
     </message>
 </context>
 <context>

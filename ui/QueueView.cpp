@@ -45,7 +45,7 @@ QueueView::QueueView(QueueController* queue, QWidget* parent) : QWidget(parent),
     auto* buttons = new QHBoxLayout;
     detailsButton_ = new QPushButton(tr("Details"), this);
     detailsButton_->setCheckable(true);
-    detailsButton_->setToolTip(tr("Show every job as a table row"));
+    detailsButton_->setToolTip(tr("Show the jobs as table rows instead of cards"));
     connect(detailsButton_, &QPushButton::toggled, this, &QueueView::setDetailsShown);
     buttons->addWidget(detailsButton_);
     auto add = [&](const QString& text, const QString& tip, auto fn) {
@@ -193,6 +193,8 @@ void QueueView::showThumbnail(qint64 job, const QImage& image) {
 
 void QueueView::setDetailsShown(bool shown) {
     if (detailsButton_->isChecked() != shown) detailsButton_->setChecked(shown);
+    // The table takes the cards' place rather than sharing the dock's height with them (it had room for two rows).
+    cards_->setVisible(!shown);
     table_->setVisible(shown);
 }
 

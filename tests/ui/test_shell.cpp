@@ -291,6 +291,19 @@ private Q_SLOTS:
         QVERIFY(a > 0 && b > 0);
         const auto seedOf = [&](qint64 id) { return w.queue()->queue().job(id)->request["seed"].get<qint64>(); };
         QVERIFY(seedOf(a) != seedOf(b));
+        // Details shows the jobs as a table in the cards' place; the selection is the same in both.
+        w.show();
+        QueueView* qv = w.queueView();
+        QTRY_VERIFY(qv->cards()->card(a) != nullptr);
+        qv->cards()->select(a);
+        qv->setDetailsShown(true);
+        QVERIFY(qv->table()->isVisible() && !qv->cards()->isVisible());
+        for (int r = 0; r < qv->table()->rowCount(); ++r)
+            if (qv->table()->item(r, 0)->text() == QString::number(b)) qv->table()->selectRow(r);
+        QCOMPARE(qv->selectedJob(), b);
+        qv->setDetailsShown(false);
+        QVERIFY(qv->cards()->isVisible() && !qv->table()->isVisible());
+        QCOMPARE(qv->cards()->selected(), b);
         // The seed is on the job's card and, once done, on the stage with "Reuse seed".
         QTRY_VERIFY(w.queueView()->cards()->card(a) != nullptr);
         QVERIFY(w.queueView()->cards()->card(a)->findChildren<QLabel*>().size() > 0);
