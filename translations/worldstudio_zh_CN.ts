@@ -2143,6 +2143,18 @@
         <source>Compare (B)…</source>
         <translation>对比 (B)…</translation>
     </message>
+    <message>
+        <source>Mute</source>
+        <translation>静音</translation>
+    </message>
+    <message>
+        <source>Sound: muted</source>
+        <translation>声音：已静音</translation>
+    </message>
+    <message>
+        <source>Sound: %1 %</source>
+        <translation>声音：%1 %</translation>
+    </message>
 </context>
 <context>
     <name>PreviewStrip</name>

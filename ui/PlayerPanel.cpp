@@ -10,6 +10,10 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QSettings>
+#include <QWidgetAction>
+#include <QMenu>
+#include <QToolButton>
+#include <QSlider>
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -88,6 +92,30 @@ PlayerPanel::PlayerPanel(QWidget* parent)
     transport->addWidget(forward);
     transport->addWidget(loop_);
     transport->addWidget(speed_);
+    // Volume and mute, remembered like Loop, behind one small button (the transport row must fit a 1280-pixel window and
+    // Evaluate's column); the clock, and so the picture, runs the same whatever is heard.
+    sound_ = new QToolButton(this);
+    sound_->setObjectName("sound");
+    sound_->setPopupMode(QToolButton::InstantPopup);
+    auto* soundMenu = new QMenu(sound_);
+    auto* soundRow = new QWidget(soundMenu);
+    auto* sr = new QHBoxLayout(soundRow);
+    sr->setContentsMargins(8, 4, 8, 4);
+    mute_ = new QCheckBox(tr("Mute"), soundRow);
+    mute_->setObjectName("mute");
+    volume_ = new QSlider(Qt::Horizontal, soundRow);
+    volume_->setObjectName("volume");
+    volume_->setRange(0, 100);
+    volume_->setMinimumWidth(120);
+    sr->addWidget(mute_);
+    sr->addWidget(volume_);
+    auto* soundAction = new QWidgetAction(soundMenu);
+    soundAction->setDefaultWidget(soundRow);
+    soundMenu->addAction(soundAction);
+    sound_->setMenu(soundMenu);
+    volume_->setValue(QSettings().value("player/volume", 100).toInt());
+    mute_->setChecked(QSettings().value("player/muted", false).toBool());
+    transport->addWidget(sound_);
     transport->addWidget(time_);
     transport->addStretch(1);
     transport->addWidget(stats_);
@@ -111,6 +139,21 @@ PlayerPanel::PlayerPanel(QWidget* parent)
     // The user's choice is remembered; a player that sets its own (Evaluate loops every item) does not change it.
     connect(loop_, &QCheckBox::clicked, this, [](bool on) { QSettings().setValue("player/loop", on); });
     connect(speed_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { setSpeed(speed_->currentData().toDouble()); });
+    auto applyVolume = [this] {
+        const bool silent = volume() == 0;
+        sound_->setText(silent ? QStringLiteral("♪ ✕") : QStringLiteral("♪"));
+        sound_->setToolTip(silent ? tr("Sound: muted") : tr("Sound: %1 %").arg(volume_->value()));
+        if (clock_) clock_->set_volume(volume());
+    };
+    connect(volume_, &QSlider::valueChanged, this, [applyVolume](int v) {
+        QSettings().setValue("player/volume", v);
+        applyVolume();
+    });
+    connect(mute_, &QCheckBox::toggled, this, [applyVolume](bool on) {
+        QSettings().setValue("player/muted", on);
+        applyVolume();
+    });
+    applyVolume();
     connect(timeline_, &TimelineView::scrubbed, this, [this](double t) {
         pause();
         seek(t);
@@ -244,6 +287,7 @@ void PlayerPanel::rebuildClock(double at) {
     clock_ = ws::PlaybackClock::open(audio, duration, useDevice_, &why);
     clock_->set_loop(loop_->isChecked());
     clock_->set_speed(speed_->currentData().toDouble());
+    clock_->set_volume(volume());
     clock_->seek(std::min(at, duration));
     timeline_->setClip(media_[0] ? media_[0]->video.count : 0, media_[0] ? media_[0]->video.fps : 0, duration);
     Q_EMIT clockChanged(QString::fromStdString(clock_->description()), clock_->is_device());
@@ -292,6 +336,8 @@ void PlayerPanel::setLoop(bool loop) {
 }
 
 bool PlayerPanel::loop() const { return loop_->isChecked(); }
+
+double PlayerPanel::volume() const { return mute_->isChecked() ? 0.0 : volume_->value() / 100.0; }
 
 void PlayerPanel::setSpeed(double speed) {
     if (clock_) clock_->set_speed(speed);

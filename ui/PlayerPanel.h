@@ -13,6 +13,8 @@ namespace ws {
 class PlaybackClock;
 }
 class QCheckBox;
+class QSlider;
+class QToolButton;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -54,6 +56,7 @@ public:
     void seek(double seconds);
     void setLoop(bool loop);
     bool loop() const;
+    double volume() const;  // what is heard, 0 when muted
     void setSpeed(double speed);
 
     bool playing() const;
@@ -96,6 +99,9 @@ private:
     QPushButton *playButton_, *openButton_, *compareButton_;
     QCheckBox* loop_;
     QComboBox* speed_;
+    QToolButton* sound_ = nullptr;  // opens the volume and mute
+    QCheckBox* mute_ = nullptr;
+    QSlider* volume_ = nullptr;
     int shown_[2] = {-1, -1};
     int dropped_ = 0;
     bool useDevice_ = true;

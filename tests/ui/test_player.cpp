@@ -6,6 +6,8 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QThreadPool>
+#include <QSlider>
+#include <QCheckBox>
 #include <QtTest>
 #include <cmath>
 
@@ -144,6 +146,31 @@ private Q_SLOTS:
         QTest::qWait(300);
         QVERIFY(p.playing());
         QVERIFY(p.position() < 1.0);
+    }
+
+    void volumeAndMuteReachTheClockAndAreRemembered() {
+        {
+            PlayerPanel p;
+            p.setUseAudioDevice(false);
+            QSignalSpy loaded(&p, &PlayerPanel::loaded);
+            p.open(clip_);
+            QVERIFY(loaded.wait(20000));
+            auto* volume = p.findChild<QSlider*>("volume");
+            auto* mute = p.findChild<QCheckBox*>("mute");
+            QVERIFY(volume && mute);
+            volume->setValue(40);
+            QCOMPARE(p.clock()->volume(), 0.4);
+            mute->setChecked(true);
+            QCOMPARE(p.clock()->volume(), 0.0);
+            p.open(clip_);  // a new clock takes the same
+            QVERIFY(loaded.wait(20000));
+            QCOMPARE(p.clock()->volume(), 0.0);
+            mute->setChecked(false);
+            QCOMPARE(p.volume(), 0.4);
+        }
+        PlayerPanel again;
+        QCOMPARE(again.volume(), 0.4);
+        again.findChild<QSlider*>("volume")->setValue(100);  // as the other tests expect
     }
 
     void comparesTwoClipsOnOneClock() {

@@ -58,6 +58,8 @@ public:
         std::lock_guard<std::mutex> l(mu_);
         loop_ = loop;
     }
+    void set_volume(double gain) override { volume_ = std::clamp(gain, 0.0, 1.0); }
+    double volume() const override { return volume_; }
     double duration() const override { return duration_; }
     double position() const override {
         std::lock_guard<std::mutex> l(mu_);
@@ -75,6 +77,7 @@ private:
     double position_locked() const { return playing_ ? wrap(base_ + (steady_seconds() - t0_) * speed_, duration_, loop_) : base_; }
     mutable std::mutex mu_;
     double duration_, base_ = 0, t0_ = 0, speed_ = 1;
+    std::atomic<double> volume_{1.0};  // nothing is heard; kept so the player reads back what it set
     bool playing_ = false, loop_ = false;
     std::string why_;
 };
@@ -182,6 +185,8 @@ public:
         std::lock_guard<std::mutex> l(mu_);
         loop_ = loop;
     }
+    void set_volume(double gain) override { gain_ = static_cast<float>(std::clamp(gain, 0.0, 1.0)); }
+    double volume() const override { return gain_; }
     double duration() const override { return duration_; }
     double position() const override {
         std::lock_guard<std::mutex> l(mu_);
@@ -244,6 +249,7 @@ private:
         stamps_.push_back({read_frame_ / rate_, dac, frames, speed_});
         if (stamps_.size() > kStamps) stamps_.erase(stamps_.begin(), stamps_.begin() + kStamps / 2);
         const int64_t n = static_cast<int64_t>(samples_.size() / 2);
+        const float gain = gain_;
         for (unsigned long i = 0; i < frames; ++i) {
             if (read_frame_ >= end_frame) {
                 if (!loop_) {
@@ -260,7 +266,7 @@ private:
             for (int c = 0; c < 2; ++c) {
                 const float s0 = k < n ? samples_[2 * k + c] : 0.0f;
                 const float s1 = k + 1 < n ? samples_[2 * (k + 1) + c] : 0.0f;
-                out[2 * i + c] = s0 + (s1 - s0) * a;
+                out[2 * i + c] = (s0 + (s1 - s0) * a) * gain;
             }
             read_frame_ += speed_;
         }
@@ -274,6 +280,7 @@ private:
     double read_frame_ = 0, start_at_ = 0, paused_at_ = 0, speed_ = 1, latency_ = 0;
     double last_callback_ = 0;            // audio thread only
     std::atomic<bool> running_{false};    // the device consumes buffers at its own pace
+    std::atomic<float> gain_{1.0f};       // set from the UI thread, read by the audio thread without the lock
     bool playing_ = false, loop_ = false;
     std::vector<Stamp> stamps_;
     std::string name_;

@@ -25,6 +25,9 @@ public:
     virtual void seek(double seconds) = 0;
     virtual void set_speed(double speed) = 0;  // 0.25 .. 4; audio is resampled (pitch follows)
     virtual void set_loop(bool loop) = 0;
+    // Gain applied to the sound, 0 (muted) .. 1 (as decoded); the clock runs the same whatever it is.
+    virtual void set_volume(double gain) = 0;
+    virtual double volume() const = 0;
     virtual double duration() const = 0;
     // Media seconds being heard now.
     virtual double position() const = 0;
