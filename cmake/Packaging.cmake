@@ -1,5 +1,6 @@
 # Install layout and the Debian package (cpack -G DEB in the build folder; scripts/package-test.sh checks it).
 #   bin/worldstudio, bin/worldstudio-cli                      app/studio, app/cli (install(TARGETS) there)
+#   lib/worldstudio/                                          LibTorch's CPU library and what it needs (bundled)
 #   share/worldstudio/pico/                                   the shipped Pico model (model/default_model.h finds it
 #                                                             at <executable's folder>/../share/worldstudio/pico)
 #   share/worldstudio/presets/                                the shipped presets, for reference (the binaries carry
@@ -19,6 +20,9 @@ set(WS_APP_ID io.github.worldstudio.WorldStudio)
 set(WS_INSTALLER_DIR ${PROJECT_SOURCE_DIR}/installer)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/pico DESTINATION ${CMAKE_INSTALL_DATADIR}/worldstudio)
+# LibTorch's CPU library, bundled (Debian has no LibTorch 2.x): lib/worldstudio, reached through the programs' run
+# path. Its CUDA kernels are not: the installed programs run on the CPU, and GPU users build from source (README).
+install(FILES ${WS_TORCH_RUNTIME_LIBRARIES} DESTINATION lib/worldstudio)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/presets/ DESTINATION ${CMAKE_INSTALL_DATADIR}/worldstudio/presets)
 
 if(WS_BACKEND_ONLY OR NOT WS_STUDIO)
@@ -59,11 +63,13 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION video)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# What dpkg-shlibdeps cannot see: Qt loads its SQLite driver (the history) as a plugin, and Debian's LibTorch
-# reaches BLAS through the libblas.so.3 alternative, where OpenBLAS is about 15x faster than the reference one.
+# The bundled LibTorch libraries are the package's own (dpkg-shlibdeps looks there for them).
+# (dpkg-shlibdeps runs in the staged tree).
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "usr/lib/worldstudio")
+# What dpkg-shlibdeps cannot see: Qt loads its SQLite driver (the history) as a plugin.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6sql6-sqlite")
-# OpenBLAS: ~15x faster matmuls than the reference BLAS; a CJK font for the Simplified Chinese interface.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libopenblas0-pthread, fonts-wqy-microhei | fonts-noto-cjk")
+# A CJK font for the Simplified Chinese interface.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "fonts-wqy-microhei | fonts-noto-cjk")
 set(WS_PACKAGE_HOMEPAGE "" CACHE STRING "The Debian package's Homepage field (left out when empty)")
 if(WS_PACKAGE_HOMEPAGE)
   set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${WS_PACKAGE_HOMEPAGE})

@@ -3,13 +3,15 @@
 # nothing but LibTorch, nlohmann-json, utf8proc and libcrypto:
 #   - every header of the media, SQL and GUI libraries (FFmpeg, OpenCV, PortAudio, SQLite, Qt) is shadowed by one
 #     that stops the compiler, so an include of any of them anywhere in the engine fails the build;
-#   - the executable links none of their libraries (its own NEEDED entries; Debian's LibTorch itself pulls in
-#     OpenCV and FFmpeg, so a recursive ldd would list them whatever we link);
+#   - the executable links none of their libraries (its own NEEDED entries), and LibTorch's CPU library, not its
+#     CUDA one: the CUDA side is the plugin libworldstudio_cuda.so, compiled against the CUDA runtime's headers and
+#     linked against libtorch_cuda in the same build;
 #   - it runs: info and a text2video generation of the shipped Pico model to latents, and refuses an MP4 output.
-# Usage: scripts/check-engine-build.sh [BUILD_DIR]   (default build-engine; removed first). Extra CMake arguments
-# (e.g. -DCMAKE_PREFIX_PATH for a pip LibTorch) come from $ENGINE_CMAKE_ARGS.
+# Usage: scripts/check-engine-build.sh [BUILD_DIR]   (default build-engine; removed first). LibTorch is found as the
+# README's build finds it (cmake/WorldStudioTorch.cmake); extra CMake arguments come from $ENGINE_CMAKE_ARGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/ccache-env.sh
 dir=${1:-build-engine}
 rm -rf "$dir"
 poison="$dir/poisoned-include"
@@ -33,6 +35,17 @@ if echo "$needed" | grep -E 'libav|libsw|opencv|portaudio|sqlite|Qt'; then
   echo "check-engine-build: $cli links a media, SQL or GUI library (above)" >&2
   exit 1
 fi
+if ! grep -q 'libtorch_cpu.so' <<< "$needed" || grep -q 'libtorch_cuda' <<< "$needed"; then
+  echo "check-engine-build: $cli should link libtorch_cpu and not libtorch_cuda (the CUDA plugin brings that); it links:" >&2
+  echo "$needed" >&2
+  exit 1
+fi
+plugin="$dir/libworldstudio_cuda.so"
+plugin_needed=$(readelf -d "$plugin" 2> /dev/null | awk '/NEEDED/ {print $5}' | tr -d '[]')
+if ! grep -q 'libtorch_cuda.so' <<< "$plugin_needed" || ! grep -q 'libcudart' <<< "$plugin_needed"; then
+  echo "check-engine-build: the CUDA plugin $plugin was not built against libtorch_cuda and the CUDA runtime" >&2
+  exit 1
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$cli" info resources/pico | grep -q 'loadable: yes'
@@ -43,6 +56,9 @@ if "$cli" generate --model resources/pico --prompt "x" --steps 1 -o "$out/ball.m
   exit 1
 fi
 grep -q 'writes no .mp4 files' "$out/err"
-echo "check-engine-build: $dir builds from core + model alone, links no media/SQL/GUI library, and generates latents; it links:"
-echo "$needed" | sed 's/^/  /'
+echo "check-engine-build: $dir builds from core + model alone, links no media/SQL/GUI library, and generates latents"
+echo "  $(grep -o 'LibTorch [0-9.]* (CUDA build) at .*' "$dir.configure.log" | head -n 1)"
+echo "  worldstudio-cli links: $(tr '\n' ' ' <<< "$needed")"
+echo "  the CUDA plugin (libworldstudio_cuda.so, CUDA sources compiled) links: $(tr '\n' ' ' <<< "$plugin_needed")"
+echo "  $("$cli" --version | tail -n 1)"
 

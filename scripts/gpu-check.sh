@@ -37,14 +37,14 @@ if [[ $device == cuda ]]; then
   python3 -c 'import torch; print("PyTorch", torch.__version__, "CUDA", torch.version.cuda)' | tee -a "$summary"
 fi
 
-# 1. Build. The machine's PyTorch where it has one, else the system's LibTorch (Debian's, on the dry run).
+# 1. Build, by the README's CMake path: LibTorch is found as cmake/WorldStudioTorch.cmake says (.venv's torch, else
+# python3's: the machine's own PyTorch on a GPU machine).
 section "1. Build (engine only)"
 args=(-DWS_ENGINE_ONLY=ON -DCMAKE_BUILD_TYPE=Release)
 prefix=""
-if [[ $has_torch == 1 && $device == cuda ]]; then prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'); fi
 if [[ -d build-deps/root/usr ]]; then
   deps=$PWD/build-deps/root/usr
-  prefix="${prefix:+$prefix;}$deps"
+  prefix="$deps"
   args+=("-DOPENSSL_INCLUDE_DIR=$deps/include" "-DOPENSSL_CRYPTO_LIBRARY=$deps/lib/x86_64-linux-gnu/libcrypto.so"
          "-DCMAKE_CXX_FLAGS=-isystem $deps/include/x86_64-linux-gnu")
   export LD_LIBRARY_PATH="$deps/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -60,7 +60,10 @@ if ! timeout 300 cmake -S . -B "$bdir" "${gen[@]}" "${args[@]}" > "$OUT/configur
   exit 1
 fi
 cli=$PWD/$bdir/worldstudio-cli
-say "built in $((SECONDS - t0)) s; worldstudio-cli links: $(readelf -d "$cli" | awk '/NEEDED/ {print $5}' | tr -d '[]' | tr '\n' ' ')"
+say "built in $((SECONDS - t0)) s; $(grep -o 'LibTorch [0-9.]* (CUDA build)' "$OUT/configure.log" | head -n 1)"
+say "worldstudio-cli links: $(readelf -d "$cli" | awk '/NEEDED/ {print $5}' | tr -d '[]' | tr '\n' ' ')"
+say "libworldstudio_cuda.so links: $(readelf -d "$bdir/libworldstudio_cuda.so" | awk '/NEEDED/ {print $5}' | tr -d '[]' | tr '\n' ' ')"
+say "CUDA: $("$cli" --version | grep -i cuda || echo '(not reported)')"
 
 # 2. Parity against the reference's golden cases, float32 and bfloat16; generation on the device against the CPU.
 section "2. Parity"
@@ -96,6 +99,20 @@ for model in "$OUT/tiny" resources/pico; do
   fi
 done
 
+# FP8: W8A8 (activations quantized, the FP8 product) against W8A16 (dequantized weights) on the same FP8 checkpoint.
+"$cli" make-tiny "$OUT/tiny-fp8" --fp8 > /dev/null
+say ""
+say "| FP8 tiny model on $device | W8A8 against W8A16 (latents, 8 steps; the step policy keeps 6 of them W8A16) |"
+say "| --- | --- |"
+fp8job=(--model "$OUT/tiny-fp8" --device "$device" --prompt "A red ball drops onto the table." --steps 8 --seed 5 --resolution 256 --frames 9)
+if timeout 120 "$cli" generate "${fp8job[@]}" --fp8-compute w8a16 -o "$OUT/fp8-a16" > /dev/null 2> "$OUT/fp8.err" &&
+   timeout 120 "$cli" generate "${fp8job[@]}" --fp8-compute w8a8 -o "$OUT/fp8-a8" > /dev/null 2>> "$OUT/fp8.err"; then
+  say "| tiny-fp8 | $("$cli" compare "$OUT/fp8-a16.safetensors" "$OUT/fp8-a8.safetensors" | tr '\n' ';') |"
+  say "| record | $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r.get("fp8_compute"), r.get("attention"))' "$OUT/fp8-a8.json" 2>&1) |"
+else
+  say "| tiny-fp8 | FAILED: $(head -c 300 "$OUT/fp8.err" | tr '\n' ' ') |"
+fi
+
 # 3. Seconds per step against the FLOP floor, with the memory levers; peak device memory sampled by nvidia-smi.
 section "3. Per-step time"
 watch_memory() {  # $1: file; samples the GPU's used memory every 100 ms until killed
@@ -112,16 +129,16 @@ if [[ $device == cuda ]]; then
 else
   step=(--preset nano --hidden 512 --layers 4 --dtype float32 --resolution 256 --aspect 16,9 --frames 9,17 --steps 2 --prompt-tokens 64)
 fi
-for variant in "" "--tower-split" "--resident-layers 8"; do
+for variant in "--compare-attention" "--tower-split" "--resident-layers 8"; do
   [[ $device == cpu && $variant == "--resident-layers 8" ]] && variant="--resident-layers 2"
-  mem="$OUT/memory-$(echo "${variant:-plain}" | tr -d ' -').csv"
+  mem="$OUT/memory-$(echo "$variant" | tr -d ' -').csv"
   watcher=$(watch_memory "$mem")
   # shellcheck disable=SC2086
   timeout 150 "$cli" bench-step "${step[@]}" --device "$device" $variant > "$OUT/step.log" 2>&1
   status=$?
   [[ $watcher != 0 ]] && kill "$watcher" 2>/dev/null
   say ""
-  say "bench-step ${variant:-(both towers resident)}$([[ $status != 0 ]] && echo " FAILED ($status)")"
+  say "bench-step ${variant/--compare-attention/(both towers resident; SDPA against matmul + softmax)}$([[ $status != 0 ]] && echo " FAILED ($status)")"
   sed 's/^/    /' "$OUT/step.log" | tee -a "$summary"
   [[ -s $mem ]] && say "    peak GPU memory used (nvidia-smi): $(peak_of "$mem") MiB"
   (( $(elapsed) > 420 )) && { say "(time: the remaining step variants are left out)"; break; }

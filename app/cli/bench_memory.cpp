@@ -133,14 +133,20 @@ int bench_steps_main() {
     o.hash_files = false;
     o.device = "cpu";
     auto model = ws::Model::load(dir.string(), o);
+    o.attention = "math";
+    auto math_model = ws::Model::load(dir.string(), o);
     std::printf("%s (hidden 512, 4 layers, MLP 1536), CPU float32: median seconds per denoising step (after the first)\n", model->id().c_str());
-    std::printf("%-10s %-10s %-12s %-12s %-12s %-12s\n", "frames", "size", "gen tokens", "prompt tok", "no CFG s", "CFG s");
-    auto step_seconds = [&](int frames, int size, int prompt_words, bool cfg, int64_t* tokens, int64_t* prompt_tokens) {
+    std::printf("attention: scaled_dot_product_attention (%s) against matmul + softmax (\"math\") in the same run\n",
+                model->impl().network->attention_record().value("kernel", "?").c_str());
+    std::printf("%-10s %-10s %-12s %-12s %-12s %-12s %-12s %-8s\n", "frames", "size", "gen tokens", "prompt tok", "no CFG s", "CFG s", "math CFG s",
+                "sdpa/math");
+    auto step_seconds = [&](int frames, int size, int prompt_words, bool cfg, int64_t* tokens, int64_t* prompt_tokens,
+                            const std::shared_ptr<const ws::Model>& m) {
         std::string prompt = "the ball";
         for (int i = 0; i < prompt_words; ++i) prompt += " rolls " + std::to_string(i);
         ojson job = {{"model_mode", "text2video"}, {"prompt", prompt}, {"width", size}, {"height", size}, {"num_frames", frames},
                      {"num_steps", 6}, {"guidance", cfg ? 6.0 : 1.0}, {"seed", 1}, {"negative_prompt", "blurry"}};
-        ws::Session s(model);
+        ws::Session s(m);
         std::vector<double> stamps;
         ws::RunCallbacks cb;
         cb.on_progress = [&](int, int, double secs) { stamps.push_back(secs); };
@@ -163,14 +169,16 @@ int bench_steps_main() {
     const std::pair<int, int> grid[] = {{1, 256}, {5, 256}, {9, 256}, {17, 256}, {9, 512}, {17, 512}};
     for (const auto& [frames, size] : grid) {
         int64_t n = 0, p = 0;
-        const double a = step_seconds(frames, size, 8, false, &n, &p), b = step_seconds(frames, size, 8, true, &n, &p);
-        std::printf("%-10d %-10d %-12lld %-12lld %-12.4f %-12.4f\n", frames, size, (long long)n, (long long)p, a, b);
+        const double a = step_seconds(frames, size, 8, false, &n, &p, model), b = step_seconds(frames, size, 8, true, &n, &p, model);
+        const double m = step_seconds(frames, size, 8, true, &n, &p, math_model);
+        std::printf("%-10d %-10d %-12lld %-12lld %-12.4f %-12.4f %-12.4f %-8.2f\n", frames, size, (long long)n, (long long)p, a, b, m, b / m);
         points.push_back({static_cast<double>(n), a});
     }
     for (int words : {64, 256}) {
         int64_t n = 0, p = 0;
-        const double a = step_seconds(9, 256, words, false, &n, &p), b = step_seconds(9, 256, words, true, &n, &p);
-        std::printf("%-10d %-10d %-12lld %-12lld %-12.4f %-12.4f  (longer prompt)\n", 9, 256, (long long)n, (long long)p, a, b);
+        const double a = step_seconds(9, 256, words, false, &n, &p, model), b = step_seconds(9, 256, words, true, &n, &p, model);
+        const double m = step_seconds(9, 256, words, true, &n, &p, math_model);
+        std::printf("%-10d %-10d %-12lld %-12lld %-12.4f %-12.4f %-12.4f %-8.2f (longer prompt)\n", 9, 256, (long long)n, (long long)p, a, b, m, b / m);
     }
     // t(n) = c0 + c1 n + c2 n^2 by least squares: c1 n is the per-token work (MLP, projections), c2 n^2 attention.
     at::Tensor A = at::zeros({static_cast<int64_t>(points.size()), 3}, at::kDouble), y = at::zeros({static_cast<int64_t>(points.size()), 1}, at::kDouble);

@@ -3,7 +3,6 @@
 // K/V reuse, against the FLOPs a step needs. The GPU check (scripts/gpu-check.sh) runs it; on a CPU it runs the same
 // path at a size the CPU affords.
 #include <c10/core/InferenceMode.h>
-#include <torch/csrc/api/include/torch/version.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "core/device.h"
 #include "core/torch_util.h"
 #include "model/memory.h"
 #include "model/network.h"
@@ -54,7 +54,7 @@ double pass_flops(const ws::ModelConfig& c, int64_t n, int64_t text) {
 
 int bench_step_main(const std::string& preset, int64_t hidden, int64_t layers, const std::string& device_name, const std::string& dtype_name,
                     const std::string& resolution, const std::string& aspect, const std::vector<int>& frame_counts, int steps, int prompt_tokens,
-                    bool tower_split, int resident_layers, double peak_tflops) {
+                    bool tower_split, int resident_layers, double peak_tflops, bool compare_attention) {
     c10::InferenceMode guard;
     ws::ModelConfig c = ws::ModelConfig::preset(preset);
     if (hidden > 0) {  // a smaller network of the preset's shape, for machines that cannot hold the real one
@@ -66,10 +66,10 @@ int bench_step_main(const std::string& preset, int64_t hidden, int64_t layers, c
     const at::ScalarType dtype = dtype_name == "auto" ? (device.is_cuda() ? at::kBFloat16 : at::kFloat) : ws::parse_dtype(dtype_name);
     const ws::Resolution res = ws::resolution_for(resolution, aspect);
     const int64_t free_before = ws::free_device_memory(device);
-    std::printf("bench-step: %s-shaped (hidden %lld, %lld layers, %lld heads / %lld kv, MLP %lld), random weights, %s %s, %s\n",
+    std::printf("bench-step: %s-shaped (hidden %lld, %lld layers, %lld heads / %lld kv, MLP %lld), random weights, %s %s\n",
                 preset.c_str(), (long long)c.hidden_size, (long long)c.num_layers, (long long)c.num_heads, (long long)c.num_kv_heads,
-                (long long)c.intermediate_size, device.str().c_str(), std::string(c10::toString(dtype)).c_str(),
-                TORCH_VERSION_MAJOR >= 2 ? "attention by scaled_dot_product_attention (LibTorch >= 2)" : "attention by matmul + softmax (LibTorch 1.x)");
+                (long long)c.intermediate_size, device.str().c_str(), std::string(c10::toString(dtype)).c_str());
+    ws::device::reset_peak(device);
     std::printf("text2video %dx%d, CFG (two passes), text K/V reused, %d-token prompt and negative%s%s\n", res.width, res.height, prompt_tokens,
                 tower_split ? ", tower split (text tower released after the prefill)" : "",
                 resident_layers >= 0 ? (", " + std::to_string(resident_layers) + " resident layers, the rest streamed").c_str() : "");
@@ -99,6 +99,8 @@ int bench_step_main(const std::string& preset, int64_t hidden, int64_t layers, c
     if (tower_split)
         gen_only = std::make_unique<ws::Network>(c, random_weights(c, ws::Towers::generation, device, dtype), device, dtype, ws::Towers::generation, placement);
     const ws::Network& net = tower_split ? *gen_only : *whole;
+    const ws::Network math_net = net.with_attention(ws::device::Attention::math);
+    std::printf("attention: %s\n", net.attention_record().dump().c_str());
     std::printf("prefill of both branches: %.3f s\n", prefill_seconds);
     std::printf("%-8s %-10s %-12s %-12s %-14s %-12s %-14s\n", "frames", "tokens", "s / step", "TFLOP/step", "TFLOP/s", "of peak", "free MiB after");
     for (int frames : frame_counts) {
@@ -107,27 +109,36 @@ int bench_step_main(const std::string& preset, int64_t hidden, int64_t layers, c
         state.vision.push_back({at::randn({c.latent_channels, T, H, W}), std::vector<bool>(static_cast<size_t>(T), false), 24});
         const at::Tensor packed = ws::packed_text_ids(c, std::vector<int64_t>(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + ids.numel()));
         const int64_t tokens = T * ((H + 1) / 2) * ((W + 1) / 2);
-        auto step = [&] {
-            // predict_velocity returns its prediction on the CPU, so each pass has finished when it returns.
-            ws::predict_velocity(net, packed, &cond, state, 900);
-            ws::predict_velocity(net, packed, &uncond, state, 900);
-        };
-        step();  // warm-up: allocator, kernels
-        std::vector<double> times;
-        for (int s = 0; s < steps; ++s) {
-            const double t0 = now();
+        // The median of `steps` timed steps after one warm-up (allocator, kernels); predict_velocity returns its
+        // prediction on the CPU, so each pass has finished when it returns.
+        auto seconds_per_step = [&](const ws::Network& n) {
+            auto step = [&] {
+                ws::predict_velocity(n, packed, &cond, state, 900);
+                ws::predict_velocity(n, packed, &uncond, state, 900);
+            };
             step();
-            times.push_back(now() - t0);
-        }
-        std::sort(times.begin(), times.end());
-        const double t = times[times.size() / 2];
+            std::vector<double> times;
+            for (int s = 0; s < steps; ++s) {
+                const double t0 = now();
+                step();
+                times.push_back(now() - t0);
+            }
+            std::sort(times.begin(), times.end());
+            return times[times.size() / 2];
+        };
+        const double t = seconds_per_step(net);
+        const double t_math = compare_attention ? seconds_per_step(math_net) : 0;
         const double flops = 2 * pass_flops(c, tokens, cond.length());
         const int64_t free_after = ws::free_device_memory(device);
         char peak[32] = "-";
         if (peak_tflops > 0) std::snprintf(peak, sizeof(peak), "%.1f %%", 100.0 * flops / t / 1e12 / peak_tflops);
         std::printf("%-8d %-10lld %-12.4f %-12.3f %-14.2f %-12s %-14.0f\n", frames, (long long)tokens, t, flops / 1e12, flops / t / 1e12, peak,
                     free_after / 1048576.0);
+        if (compare_attention)
+            std::printf("         attention by matmul + softmax: %.4f s / step; scaled_dot_product_attention takes %.2fx its time\n", t_math, t / t_math);
     }
+    if (const int64_t peak = ws::device::peak_allocated(device); peak >= 0)
+        std::printf("peak device memory allocated (the caching allocator): %.0f MiB\n", peak / 1048576.0);
     std::printf("device free MiB before the weights: %.0f; layer copies streamed: %lld\n", free_before / 1048576.0,
                 (long long)net.streamed_layer_copies());
     return 0;

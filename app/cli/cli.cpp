@@ -8,6 +8,8 @@
 #include <limits>
 #include <sstream>
 
+#include <sys/wait.h>
+
 #include "worldstudio/core/error.h"
 #include "worldstudio/model/default_model.h"
 #include "worldstudio/model/tiny_model.h"
@@ -36,7 +38,7 @@ const std::vector<std::string> kFlagOptions = {"--chat",   "--negative", "--soun
                                                "--recompute-text", "--json", "--resume", "--freeze-reasoner",
                                                "--closed-loop", "--no-inverse-check", "--distilled", "--fp8", "--edge",
                                                "--json-caption", "--plain-prompt", "--tower-split", "--step-cache", "--slurm",
-                                               "--slurm-cancel", "--no-wait"};
+                                               "--slurm-cancel", "--no-wait", "--compare-attention"};
 }  // namespace
 
 Args parse(int argc, char** argv, int start) {
@@ -117,6 +119,10 @@ std::shared_ptr<const ws::Model> load_model(const Args& a, const std::vector<ws:
     o.device = a.get("--device", "auto");
     o.dtype = a.get("--dtype", "auto");
     o.memory.tower_split = a.has("--tower-split");
+    o.fp8 = a.get("--fp8-compute", "auto");
+    o.attention = a.get("--attention", "sdpa");
+    if (o.attention != "sdpa" && o.attention != "math") throw UsageError("--attention must be sdpa or math");
+    if (o.fp8 != "auto" && o.fp8 != "w8a8" && o.fp8 != "w8a16") throw UsageError("--fp8-compute must be w8a8, w8a16 or auto");
     if (a.has("--resident-layers")) o.memory.resident_layers = to_int(a.get("--resident-layers"), "--resident-layers");
     if (o.memory.resident_layers < -1) throw UsageError("--resident-layers must be a layer count");
     if (a.has("--memory-budget"))
@@ -128,6 +134,44 @@ std::shared_ptr<const ws::Model> load_model(const Args& a, const std::vector<ws:
         std::fprintf(stderr, "worldstudio-cli: the memory budget of %.0f MiB is below what even a streamed run holds (%.1f MiB of weights)\n",
                      plan.value("budget_mib", 0.0), plan.value("denoise_weight_mib", 0.0));
     return model;
+}
+
+namespace {
+std::filesystem::path exe_dir() {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::filesystem::path() : exe.parent_path();
+}
+}  // namespace
+
+std::string peer_python() {
+    if (const char* p = std::getenv("WS_PEER_PYTHON"); p && *p) return p;
+    std::error_code ec;
+    for (const auto& d : {exe_dir() / "..", exe_dir() / ".." / ".."})
+        if (std::filesystem::exists(d / ".venv" / "bin" / "python3", ec)) return (d / ".venv" / "bin" / "python3").lexically_normal().string();
+    return "python3";
+}
+
+std::string scripts_dir() {
+    std::error_code ec;
+    for (const auto& d : {exe_dir() / ".." / "scripts", exe_dir() / ".." / ".." / "scripts"})
+        if (std::filesystem::exists(d / "parquet-peer.py", ec)) return d.lexically_normal().string();
+    return "";
+}
+
+std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+int run_capture(const std::string& command, std::string& output) {
+    FILE* p = popen((command + " 2>&1").c_str(), "r");
+    if (!p) return -1;
+    char buf[4096];
+    while (size_t n = std::fread(buf, 1, sizeof(buf), p)) output.append(buf, n);
+    const int rc = pclose(p);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 }  // namespace cli

@@ -41,6 +41,14 @@ Args parse(int argc, char** argv, int start);
 int to_int(const std::string& s, const char* what);        // throws UsageError past int's range or on junk
 double to_double(const std::string& s, const char* what);  // throws UsageError on junk
 std::string read_file(const std::string& path);            // throws ws::Error naming the file
+// The Python of the comparison peers (tokenizers, duckdb, pyarrow): $WS_PEER_PYTHON, else the project's .venv beside
+// the build folder, else python3 on PATH.
+std::string peer_python();
+// The project's scripts/ folder, from the build folder (empty when not found).
+std::string scripts_dir();
+std::string shell_quote(const std::string& s);
+// Runs a shell command, returning its exit status and what it printed (stdout and stderr).
+int run_capture(const std::string& command, std::string& output);
 
 struct Verb {
     std::string name;   // the first word of the command line

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "worldstudio/core/error.h"
+#include "worldstudio/model/engine.h"
 
 using namespace cli;
 
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
     const std::string cmd = argv[1];
     if (cmd == "--version" || cmd == "version") {
         std::printf("worldstudio-cli %s\n", WS_VERSION);
+        const ws::ojson v = ws::library_versions();
+        std::printf("LibTorch %s; CUDA: %s\n", v.value("libtorch", "?").c_str(), v.value("cuda", "?").c_str());
         return 0;
     }
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {

@@ -123,27 +123,6 @@ int export_verb(const Args& a) {
     return 0;
 }
 
-std::string shell_quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-std::string find_node() {
-    const char* path = std::getenv("PATH");
-    std::string p = path ? path : "";
-    size_t start = 0;
-    while (start <= p.size()) {
-        const size_t end = p.find(':', start);
-        const std::string dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
-        std::error_code ec;
-        if (!dir.empty() && fs::exists(fs::path(dir) / "node", ec)) return (fs::path(dir) / "node").string();
-        if (end == std::string::npos) break;
-        start = end + 1;
-    }
-    return "";
-}
-
 int bench(const Args& a) {
     if (a.positional.size() != 2) throw UsageError("dataset bench needs DIR");
     const int repeat = to_int(a.get("--repeat", "3"), "--repeat");
@@ -160,29 +139,21 @@ int bench(const Args& a) {
     std::printf("worldstudio: %d data files, %lld rows, %.2f MB read %d times in %.3f s: %.0f rows/s, %.1f MB/s\n", s.files,
                 static_cast<long long>(s.rows / repeat), s.bytes / 1e6 / repeat, repeat, secs, ours, s.bytes / 1e6 / secs);
 
-    // DuckDB through node on the same files, when the npm peer is installed.
-    std::error_code ec;
-    const fs::path exe_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
-    const char* env_peer = std::getenv("WS_DUCKDB_PEER");
-    const std::string peer = a.has("--peer") ? a.get("--peer") : env_peer && *env_peer ? env_peer : (exe_dir / "peer").string();
-    std::string script = a.get("--script");
-    if (script.empty())
-        for (const fs::path& p : {exe_dir / ".." / "scripts" / "duckdb-read.mjs", exe_dir / ".." / ".." / "scripts" / "duckdb-read.mjs"})
-            if (fs::exists(p, ec)) script = p.string();
-    const std::string node = find_node();
-    if (node.empty() || script.empty() || !fs::exists(fs::path(peer) / "node_modules" / "@duckdb" / "node-api", ec)) {
-        std::printf("duckdb: skipped (needs node, scripts/duckdb-read.mjs and @duckdb/node-api under %s; scripts/test.sh installs it)\n", peer.c_str());
+    // DuckDB on the same files (scripts/parquet-peer.py on the peers' Python), when it is installed.
+    const std::string script = a.has("--script") ? a.get("--script") : scripts_dir().empty() ? "" : scripts_dir() + "/parquet-peer.py";
+    const std::string python = a.has("--python") ? a.get("--python") : peer_python();
+    if (script.empty()) {
+        std::printf("duckdb: skipped (scripts/parquet-peer.py not found beside the build; pass --script)\n");
         return 0;
     }
-    std::string cmd = shell_quote(node) + " " + shell_quote(script) + " " + shell_quote(peer) + " read " + std::to_string(repeat);
+    std::string cmd = shell_quote(python) + " " + shell_quote(script) + " read " + std::to_string(repeat);
     for (const auto& f : d.data_files()) cmd += " " + shell_quote((fs::path(d.dir()) / f).string());
-    cmd += " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) throw ws::Error("cannot run node for the DuckDB comparison");
     std::string text;
-    char buf[4096];
-    while (size_t n = std::fread(buf, 1, sizeof(buf), p)) text.append(buf, n);
-    const int rc = pclose(p);
+    const int rc = run_capture(cmd, text);
+    if (rc != 0 && text.find("is not installed") != std::string::npos) {
+        std::printf("duckdb: skipped (%s)\n", ws::one_line(text).c_str());
+        return 0;
+    }
     const ojson j = ojson::parse(text, nullptr, false);
     if (rc != 0 || j.is_discarded() || !j.is_object() || !j.contains("seconds")) {
         std::printf("duckdb: failed (%s)\n", ws::one_line(text).c_str());
@@ -220,9 +191,9 @@ void add_dataset_verbs(std::vector<Verb>& v) {
                                     one camera frame of an episode as PNG
   dataset export pico --seed S --episodes N [--frames F] -o DIR
                                     Pico World episodes as a LeRobot v3.0 dataset (Parquet + H.264 MP4)
-  dataset bench DIR [--repeat N] [--peer NPM_PREFIX]
+  dataset bench DIR [--repeat N] [--python PY] [--script FILE]
                                     reads every data Parquet file N times (default 3): rows/s and MB/s, and
-                                    DuckDB's on the same files when node and @duckdb/node-api are installed
+                                    DuckDB's on the same files (scripts/parquet-peer.py; PyPI duckdb in .venv)
 )", cmd_dataset});
 }
 

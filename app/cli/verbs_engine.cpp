@@ -16,7 +16,7 @@
 namespace fs = std::filesystem;
 
 // bench.cpp, bench_vae.cpp
-int bench_main(const std::string& model_dir, const std::string& tokenizer_path, const std::string& js_dir);
+int bench_main(const std::string& model_dir, const std::string& tokenizer_path);
 int bench_vae_main(const std::string& self, int latent_h, int latent_w, const std::string& device, const std::string& dtype, bool full_width,
                    const std::vector<int>& latent_frames);
 int bench_vae_one(int latent_frames, int mode, int latent_h, int latent_w, const std::string& device, const std::string& dtype, bool full_width);
@@ -28,7 +28,7 @@ int bench_step_cache_main(const std::string& model_dir, int steps);
 // bench_step.cpp
 int bench_step_main(const std::string& preset, int64_t hidden, int64_t layers, const std::string& device, const std::string& dtype,
                     const std::string& resolution, const std::string& aspect, const std::vector<int>& frame_counts, int steps, int prompt_tokens,
-                    bool tower_split, int resident_layers, double peak_tflops);
+                    bool tower_split, int resident_layers, double peak_tflops, bool compare_attention);
 
 namespace cli {
 
@@ -314,7 +314,7 @@ int cmd_fit_preview(const std::string&, const Args& a) {
 }
 
 int cmd_bench(const std::string&, const Args& a) {
-    return bench_main(a.has("--model") ? a.get("--model") : default_model_dir(), a.get("--tokenizer"), a.get("--js-tokenizer-dir"));
+    return bench_main(a.has("--model") ? a.get("--model") : default_model_dir(), a.get("--tokenizer"));
 }
 
 int cmd_bench_vae(const std::string&, const Args& a) {
@@ -356,7 +356,7 @@ int cmd_bench_step(const std::string&, const Args& a) {
     return bench_step_main(a.get("--preset", "nano"), to_int(a.get("--hidden", "0"), "--hidden"), to_int(a.get("--layers", "0"), "--layers"),
                            a.get("--device", "auto"), a.get("--dtype", "auto"), a.get("--resolution", "480"), a.get("--aspect", "16,9"), frames,
                            to_int(a.get("--steps", "3"), "--steps"), to_int(a.get("--prompt-tokens", "256"), "--prompt-tokens"), a.has("--tower-split"),
-                           resident, to_double(a.get("--peak-tflops", "0"), "--peak-tflops"));
+                           resident, to_double(a.get("--peak-tflops", "0"), "--peak-tflops"), a.has("--compare-attention"));
 }
 
 int cmd_bench_step_cache(const std::string&, const Args& a) {
@@ -406,7 +406,8 @@ void add_engine_verbs(std::vector<Verb>& v) {
              [--last-frame FILE] [--adapter LORA_DIR[:STRENGTH] ...] [--json-caption | --plain-prompt]
              [--chunks N [--overlap K]] [--prompting framework|diffusers] [--set key=json ...]
              [--tower-split] [--memory-budget MIB|auto] [--resident-layers N] [--vae-budget MIB]
-             [--step-cache [--step-cache-threshold X]] [--remote URL [--remote-model M]]
+             [--step-cache [--step-cache-threshold X]] [--fp8-compute w8a8|w8a16|auto] [--attention sdpa|math]
+             [--remote URL [--remote-model M]]
       --chunks N makes a long video of N chunks of --frames each, every chunk after the first continuing from the
       last K latent frames (default 2) of the one before (OUT.mp4; the chunks are kept in OUT.chunks/);
       --prompting diffusers prompts and samples as the diffusers pipeline does (its system prompt, inverse negative
@@ -419,6 +420,7 @@ void add_engine_verbs(std::vector<Verb>& v) {
       memory: --tower-split reads the text tower for the prefill only, --resident-layers N keeps N layers on the
       device and streams the rest, --memory-budget chooses them (and leaves the rest to the VAE), --vae-budget
       chunks and tiles the VAE to fit; --step-cache reuses the generation stream on steps that change little;
+      --fp8-compute (FP8 checkpoints) w8a8 keeps the linears FP8 and quantizes activations, w8a16 dequantizes on load;
       --remote URL runs a video job on a vLLM-Omni server (POST /v1/videos, polled, downloaded to OUT.mp4 with its
       record; Ctrl+C cancels it there) or a text2image job (POST /v1/images/generations, to OUT.png)
 )", cmd_generate});
@@ -443,7 +445,7 @@ void add_engine_verbs(std::vector<Verb>& v) {
                                     video VAE decode time, peak memory and its estimate against frame count, plain
                                     (whole clip), chunked and tiled, and the tiles' error against the untiled decode
 )", cmd_bench_vae});
-    v.push_back({"bench", R"(  bench [--model DIR] [--tokenizer FILE] [--js-tokenizer-dir DIR]
+    v.push_back({"bench", R"(  bench [--model DIR] [--tokenizer FILE]
                                     print engine figures (tokenizer, text K/V reuse, reasoner)
 )", cmd_bench});
     v.push_back({"bench-memory", R"(  bench-memory [--model DIR] [--device D]
@@ -459,9 +461,10 @@ void add_engine_verbs(std::vector<Verb>& v) {
 )", cmd_bench_steps});
     v.push_back({"bench-step", R"(  bench-step [--preset nano|super|edge|tiny] [--hidden H] [--layers L] [--device D] [--dtype T]
              [--resolution R] [--aspect A] [--frames 93,189] [--steps N] [--prompt-tokens N] [--tower-split]
-             [--resident-layers N] [--peak-tflops X]
+             [--resident-layers N] [--peak-tflops X] [--compare-attention]
                                     seconds per denoising step (CFG, text K/V reused) of a preset-shaped network with
-                                    random weights made on the device, its FLOPs and TFLOP/s (and the share of a peak)
+                                    random weights made on the device, its FLOPs and TFLOP/s (and the share of a peak);
+                                    --compare-attention times the matmul + softmax attention too, in the same run
 )", cmd_bench_step});
     v.push_back({"bench-vae-one", "", cmd_bench_vae_one});        // internal, unlisted
     v.push_back({"bench-memory-one", "", cmd_bench_memory_one});  // internal, unlisted

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/device.h"
 #include "model/model_impl.h"
 #include "worldstudio/model/adapters.h"
 #include "model/sampler.h"
@@ -355,6 +356,100 @@ private Q_SLOTS:
                                                     dir("out/fp8"), {});
         QVERIFY(at::isfinite(load_tensors(r.outputs.front()).at("video_latent")).all().item<bool>());
         QCOMPARE(r.record["model"]["format"]["fp8"]["quant_algo"].get<std::string>(), std::string("FP8"));
+    }
+
+    void w8a8KeepsFp8AndStaysWithinItsBound() {
+        // W8A8 on the CPU (LibTorch 2.x's float8 _scaled_mm): the layer linears stay float8_e4m3fn and their inputs
+        // are quantized by the static input_scale.
+        c10::InferenceMode guard;
+        const std::string fp8 = dir("fp8");
+        if (!fs::exists(fp8)) quantize_transformer_fp8(copy("base", "fp8"));
+        LoadOptions o;
+        o.device = "cpu";
+        std::vector<std::string> log;
+        RunCallbacks cb;
+        cb.on_log = [&](const std::string& l) { log.push_back(l); };
+        o.fp8 = "w8a8";
+        auto a8 = Model::load(fp8, o, cb);
+        o.fp8 = "w8a16";
+        auto a16 = Model::load(fp8, o);
+        QCOMPARE(a8->impl().fp8_compute, std::string("w8a8"));
+        QCOMPARE(a8->impl().network->fp8_linears(), int64_t{2 * 2 * 7});
+        QCOMPARE(a16->impl().network->fp8_linears(), int64_t{0});
+        QVERIFY(std::any_of(log.begin(), log.end(), [](const std::string& l) { return l.find("kept in FP8 (W8A8") != std::string::npos; }));
+        const at::Tensor w8 = a8->impl().network->parameters().at("layers.0.self_attn.q_proj_moe_gen.weight");
+        QCOMPARE(w8.scalar_type(), at::kFloat8_e4m3fn);
+
+        // One linear, elementwise. e4m3 keeps 3 mantissa bits, so rounding an input of the normal range (|x| / s ≥ 2^-6)
+        // to nearest moves it by at most 2^-4 of itself; below it the subnormal spacing 2^-9 moves it by at most 2^-10 · s.
+        // With exact float32 accumulation of the exact products of FP8 values, |y8 - y16| ≤ 2^-4 |W|·|x| + 2^-10 s Σ|W|
+        // per output (plus float32 rounding, well below: a 1e-5 relative allowance).
+        const auto& P = a8->impl().network->parameters();
+        const at::Tensor ws = P.at("layers.0.self_attn.q_proj_moe_gen.weight_scale"), is = P.at("layers.0.self_attn.q_proj_moe_gen.input_scale");
+        at::manual_seed(11);
+        const at::Tensor x = at::randn({37, w8.size(1)}) * 3.0;  // inside ±448 · input_scale (0.05): no clamping
+        const at::Tensor y8 = fp8_linear(x, w8, ws, is, true), y16 = fp8_linear(x, w8, ws, is, false);
+        const at::Tensor W = w8.to(at::kFloat) * ws;
+        const at::Tensor bound = at::matmul(x.abs(), W.abs().t()) * (1.0 / 16) + W.abs().sum(1) * (is.item<double>() / 1024) +
+                                 y16.abs() * 1e-5 + 1e-6;
+        QVERIFY2(((y8 - y16).abs() <= bound).all().item<bool>(), qPrintable(QString::number((((y8 - y16).abs() - bound).max()).item<double>())));
+        QVERIFY((y8 - y16).abs().max().item<double>() > 0);  // the activations were quantized: not the W8A16 product
+        const double one_linear = wstest::rel_err(y8, y16);
+
+        // The whole network: the velocity of W8A8 against W8A16 on the same FP8 weights. Each linear's error is bounded
+        // as above (rms about 2^-4 / sqrt(3) ≈ 3.6 % of its output for inputs spread over the binades); the residual
+        // stream carries the unquantized sum, so the velocity's error stays of that order: under 10 % (measured below).
+        const at::Tensor ids = packed_prompt_ids(a8->config(), *a8->impl().tokenizer, "a cube on a table");
+        at::manual_seed(4);
+        LatentState s;
+        s.vision.push_back({at::randn({48, 3, 2, 4}), {true, false, false}, 24});
+        const at::Tensor v8 = predict_velocity(*a8->impl().network, ids, nullptr, s, 640).vision[0].x;
+        const at::Tensor v16 = predict_velocity(*a16->impl().network, ids, nullptr, s, 640).vision[0].x;
+        const double drift = wstest::rel_err(v8, v16);
+        qInfo("W8A8 against W8A16: one linear %.4f, velocity %.4f (relative)", one_linear, drift);
+        QVERIFY2(drift > 0 && drift < 0.10, qPrintable(QString::number(drift)));
+        // The view without activation quantization is W8A16 exactly (the same dequantization, rounded once).
+        const at::Tensor v8_as16 = predict_velocity(a8->impl().network->with_fp8_activations(false), ids, nullptr, s, 640).vision[0].x;
+        QVERIFY2(wstest::rel_err(v8_as16, v16) <= 1e-6, qPrintable(QString::number(wstest::rel_err(v8_as16, v16))));
+
+        // A generation follows the checkpoint's step policy (first 3 and last 3 steps W8A16) and records it.
+        Session session(a8);
+        const GenerationResult r = session.generate({{"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 8}},
+                                                    dir("out/w8a8"), {});
+        QVERIFY(at::isfinite(load_tensors(r.outputs.front()).at("video_latent")).all().item<bool>());
+        QCOMPARE(r.record["fp8_compute"]["mode"].get<std::string>(), std::string("w8a8"));
+        QCOMPARE(r.record["fp8_compute"]["a16_steps"], ojson::parse("[0, 1, 2, 5, 6, 7]"));
+        QCOMPARE(r.record["attention"]["path"].get<std::string>(), std::string("sdpa"));
+
+        // Refused by name: an unknown mode, and adapters merged into FP8 weights.
+        o.fp8 = "w4a4";
+        QVERIFY_THROWS_EXCEPTION(Error, Model::load(fp8, o));
+        o.fp8 = "w8a8";
+        write_random_lora(dir("lora_fp8"), a8->config(), 4, 8.0, 1);
+        o.adapters = {{dir("lora_fp8"), 0.5}};
+        try {
+            Model::load(fp8, o);
+            QFAIL("W8A8 with a merged adapter loaded");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("load this FP8 checkpoint with fp8 w8a16") != std::string::npos, e.what());
+        }
+    }
+
+    void theFp8ResultScaleMultipliesOnEveryDevice() {
+        // LibTorch's CPU kernel divides an FP8 result by scale_result where CUDA multiplies (pytorch#190449);
+        // device::scaled_mm gives the multiplying meaning everywhere.
+        at::manual_seed(3);
+        const at::Tensor a = (at::randn({16, 32}) * 4).to(at::kFloat8_e4m3fn), b = (at::randn({24, 32}) * 4).to(at::kFloat8_e4m3fn);
+        const at::Tensor sa = at::scalar_tensor(0.02, at::kFloat), sb = at::scalar_tensor(0.03, at::kFloat);
+        const at::Tensor ref = at::matmul(a.to(at::kFloat) * sa, (b.to(at::kFloat) * sb).t());
+        const at::Tensor plain = device::scaled_mm(a, b.t(), sa, sb, at::kFloat);
+        QVERIFY2(wstest::rel_err(plain, ref) < 1e-6, qPrintable(QString::number(wstest::rel_err(plain, ref))));
+        // An FP8 result is the product × 2 rounded to e4m3 (within 2^-4 of it per element), not the product / 2.
+        const at::Tensor doubled = device::scaled_mm(a, b.t(), sa, sb, at::kFloat8_e4m3fn, 2.0).to(at::kFloat);
+        QVERIFY2(((doubled - ref * 2).abs() <= (ref * 2).abs() / 16 + 1e-2).all().item<bool>(), "FP8 result: scaled by 2");
+        const at::Tensor doubled_f32 = device::scaled_mm(a, b.t(), sa, sb, at::kFloat, 2.0);
+        QVERIFY2(wstest::rel_err(doubled_f32, ref * 2) < 1e-6, "float32 result: scaled by 2");
+        QVERIFY(device::scaled_mm_available(at::Device(at::kCPU)));
     }
 
     void badFp8FoldersAreRefusedByName() {

@@ -3,7 +3,9 @@
 #include <random>
 #include <QJsonDocument>
 
+#include "core/device.h"
 #include "core/json_prefix.h"
+#include "core/torch_util.h"
 #include "test_support.h"
 #include "worldstudio/core/config.h"
 #include "worldstudio/core/error.h"
@@ -138,6 +140,16 @@ private Q_SLOTS:
             QVERIFY_THROWS_EXCEPTION(Error, render_template(bad, meta));
         for (const char* bad : {"cuda:99999999999", "cuda:x", "cudax", "cuda:"})
             QVERIFY_THROWS_EXCEPTION(Error, ws::parse_device(bad));
+        // A machine without a CUDA driver: "cuda" is refused with the reason the CUDA plugin gave, "auto" is the CPU.
+        if (!at::hasCUDA()) {
+            QCOMPARE(ws::parse_device("auto"), at::Device(at::kCPU));
+            try {
+                ws::parse_device("cuda");
+                QFAIL("cuda accepted without CUDA");
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(ws::device::cuda_status()) != std::string::npos, e.what());
+            }
+        }
     }
     void badJobs() {
         auto expect = [](const ojson& job, const char* frag) {

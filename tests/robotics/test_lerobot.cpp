@@ -39,8 +39,11 @@ std::string copy_fixture(const std::string& name, const QTemporaryDir& tmp, cons
     return dst;
 }
 
-QString peer_dir() { return QString(WS_JS_TOKENIZER_DIR); }
-bool have_duckdb() { return QFileInfo::exists(peer_dir() + "/node_modules/@duckdb/node-api/package.json"); }
+// The Parquet peers, DuckDB and pyarrow, through scripts/parquet-peer.py on the project's Python (.venv).
+wstest::ProcResult parquet_peer(const QStringList& args) { return wstest::run(WS_PEER_PYTHON, QStringList{WS_SOURCE_DIR "/scripts/parquet-peer.py"} + args); }
+bool have_peers() {
+    return wstest::run(WS_PEER_PYTHON, {"-c", "import duckdb, pyarrow"}).code == 0;
+}
 
 }  // namespace
 
@@ -141,9 +144,9 @@ private Q_SLOTS:
                 for (size_t c = 0; c < 3; ++c) QVERIFY2(std::abs(m0[c] - m1[c]) < 3.0, "exported frame colours");
             }
         }
-        if (!have_duckdb()) QSKIP("the npm peer @duckdb/node-api is not installed (scripts/test.sh installs it)");
+        if (!have_peers()) QSKIP("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
         auto duck = [&](const QString& sql) {
-            const auto r = wstest::run("node", {WS_SOURCE_DIR "/scripts/duckdb-read.mjs", peer_dir(), "sql", sql});
+            const auto r = parquet_peer({"sql", sql});
             if (r.code != 0) qWarning("%s", r.err.constData());
             return r.code == 0 ? ojson::parse(r.out.toStdString()) : ojson();
         };
@@ -156,9 +159,16 @@ private Q_SLOTS:
                 const ojson& row = rows[static_cast<size_t>(e.dataset_from_index + r)];
                 QVERIFY(same_json(row["action"], cols[0].row_json(r)));
                 QVERIFY(same_json(row["observation.state"], cols[1].row_json(r)));
-                QCOMPARE(row["episode_index"].get<std::string>(), std::to_string(e.index));
+                QCOMPARE(row["episode_index"].get<int64_t>(), e.index);
             }
         }
+        // pyarrow (Arrow's C++ reader) on the same file: the same rows.
+        const auto arrow = parquet_peer({"arrow", data});
+        QVERIFY2(arrow.code == 0, arrow.err.constData());
+        const ojson table = ojson::parse(arrow.out.toStdString());
+        QVERIFY(table["columns"].size() >= 2);
+        QCOMPARE(table["rows"].size(), rows.size());
+        for (size_t i = 0; i < rows.size(); ++i) QVERIFY(same_json(table["rows"][i], rows[i]));
         const ojson eps = duck("SELECT episode_index, tasks, length, \"videos/observation.images.front/to_timestamp\" AS t FROM '" +
                                QString::fromStdString(dir) + "/meta/episodes/chunk-000/file-000.parquet' ORDER BY 1");
         QCOMPARE(eps.size(), size_t{3});

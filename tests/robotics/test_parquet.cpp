@@ -92,14 +92,15 @@ std::string file_bytes(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-QString peer_dir() { return QString(WS_JS_TOKENIZER_DIR); }
-bool have_duckdb() { return QFileInfo::exists(peer_dir() + "/node_modules/@duckdb/node-api/package.json"); }
-
-ojson duckdb_sql(const QString& sql) {
-    const auto r = wstest::run("node", {WS_SOURCE_DIR "/scripts/duckdb-read.mjs", peer_dir(), "sql", sql});
-    if (r.code != 0) throw std::runtime_error("duckdb: " + r.err.toStdString());
+// The Parquet peers, DuckDB and pyarrow, through scripts/parquet-peer.py on the project's Python (.venv).
+bool have_peers() { return wstest::run(WS_PEER_PYTHON, {"-c", "import duckdb, pyarrow"}).code == 0; }
+ojson peer(const QStringList& args) {
+    const auto r = wstest::run(WS_PEER_PYTHON, QStringList{WS_SOURCE_DIR "/scripts/parquet-peer.py"} + args);
+    if (r.code != 0) throw std::runtime_error("parquet-peer: " + r.err.toStdString());
     return ojson::parse(r.out.toStdString());
 }
+
+ojson duckdb_sql(const QString& sql) { return peer({"sql", sql}); }
 
 }  // namespace
 
@@ -279,7 +280,7 @@ private Q_SLOTS:
         QVERIFY(n >= 1);
     }
     void duckdbZstdPageV2() {
-        if (!have_duckdb()) QSKIP("the npm peer @duckdb/node-api is not installed (scripts/test.sh installs it)");
+        if (!have_peers()) QSKIP("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
         const QString path = tmp_.filePath("duck.parquet");
         const QString select =
             "SELECT i::BIGINT AS id, (i - 500)::INTEGER AS i32, (i * 0.5)::DOUBLE AS d, (i * 0.25)::FLOAT AS f, (i % 3 = 0) AS b, "
@@ -293,14 +294,7 @@ private Q_SLOTS:
         const std::vector<Column> cols = f.read_all();
         for (const Column& c : cols) {
             for (int64_t r = 0; r < c.rows(); r += 1) {
-                ojson got = c.row_json(r), exp = want[static_cast<size_t>(r)][c.name];
-                // DuckDB's JSON writes 64-bit integers as strings.
-                if (c.kind == ValueKind::Int64) {
-                    if (c.depth == 0) got = std::to_string(got.get<int64_t>());
-                    else
-                        for (auto& inner : got)
-                            for (auto& v : inner) v = std::to_string(v.get<int64_t>());
-                }
+                const ojson got = c.row_json(r), exp = want[static_cast<size_t>(r)][c.name];
                 QVERIFY2(same_json(got, exp), (c.name + " row " + std::to_string(r) + ": " + got.dump() + " vs " + exp.dump()).c_str());
             }
         }
@@ -315,8 +309,12 @@ private Q_SLOTS:
             QVERIFY(same_json(back[static_cast<size_t>(r)]["f32"], sample[0].row_json(r)));
             QVERIFY(same_json(back[static_cast<size_t>(r)]["strs"], sample[1].row_json(r)));
             QVERIFY(same_json(back[static_cast<size_t>(r)]["deep"], sample[7].row_json(r)));
-            QCOMPARE(back[static_cast<size_t>(r)]["i64"].get<std::string>(), std::to_string(sample[2].ints[static_cast<size_t>(r)]));
+            QCOMPARE(back[static_cast<size_t>(r)]["i64"].get<int64_t>(), sample[2].ints[static_cast<size_t>(r)]);
         }
+        // pyarrow (Arrow's C++ reader, a second independent one) agrees with DuckDB on our file, row by row.
+        const ojson arrow = peer({"arrow", tmp_.filePath("ours.parquet")});
+        QCOMPARE(arrow["rows"].size(), back.size());
+        for (size_t r = 0; r < back.size(); ++r) QVERIFY2(same_json(arrow["rows"][r], back[r]), arrow["rows"][r].dump().c_str());
     }
 };
 

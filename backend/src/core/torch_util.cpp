@@ -1,5 +1,7 @@
 #include "core/torch_util.h"
 
+#include "core/device.h"
+
 #include <ATen/Context.h>
 
 #include <cstring>
@@ -85,6 +87,7 @@ std::map<std::string, at::Tensor> load_tensors(const std::string& path) {
 }
 
 at::Device parse_device(const std::string& name) {
+    device::load_cuda();  // LibTorch's CUDA kernels, where a driver is, before ATen is asked
     if (name.empty() || name == "auto") return at::hasCUDA() ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
     if (name == "cpu") return at::Device(at::kCPU);
     if (name.rfind("cuda", 0) == 0) {
@@ -95,7 +98,7 @@ at::Device parse_device(const std::string& name) {
                 throw Error("unknown device '" + name + "' (use cpu, cuda, cuda:N or auto)");
             index = std::stoi(n);
         }
-        if (!at::hasCUDA()) throw Error("device '" + name + "' requested but this build or machine has no CUDA");
+        if (!at::hasCUDA()) throw Error("device '" + name + "' requested but CUDA is not available: " + device::cuda_status());
         return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(index));
     }
     throw Error("unknown device '" + name + "' (use cpu, cuda, cuda:N or auto)");

@@ -1,6 +1,7 @@
 #pragma once
 // Bridges between our torch-free safetensors views and ATen tensors. Internal to the backend.
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 
 #include <algorithm>
 #include <cmath>

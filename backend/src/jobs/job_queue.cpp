@@ -138,6 +138,11 @@ bool JobQueue::paused() const {
     return paused_;
 }
 
+int64_t JobQueue::running_job() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return running_id_;
+}
+
 bool JobQueue::move(int64_t id, int index) {
     {
         std::lock_guard<std::mutex> lock(mu_);

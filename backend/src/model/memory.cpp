@@ -1,6 +1,6 @@
 #include "model/memory.h"
 
-#include <dlfcn.h>
+#include "core/device.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,34 +36,7 @@ ojson MemoryOptions::to_json() const {
     return {{"tower_split", tower_split}, {"resident_layers", resident_layers}, {"budget_mb", budget_mb < 0 ? ojson("auto") : ojson(budget_mb)}};
 }
 
-int64_t free_device_memory(const at::Device& device) {
-    if (device.is_cpu()) {
-        std::ifstream in("/proc/meminfo");
-        std::string key;
-        int64_t kb = 0;
-        std::string unit;
-        while (in >> key >> kb >> unit)
-            if (key == "MemAvailable:") return kb * 1024;
-        return -1;
-    }
-    if (device.is_cuda()) {
-        // The CUDA runtime LibTorch already loaded, asked by name: this build needs no CUDA headers for it.
-        using MemGetInfo = int (*)(size_t*, size_t*);
-        using SetDevice = int (*)(int);
-        void* fn = dlsym(RTLD_DEFAULT, "cudaMemGetInfo");
-        void* set = dlsym(RTLD_DEFAULT, "cudaSetDevice");
-        for (const char* lib : {"libcudart.so", "libcudart.so.13", "libcudart.so.12"}) {
-            if (fn) break;
-            if (void* h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD)) fn = dlsym(h, "cudaMemGetInfo"), set = dlsym(h, "cudaSetDevice");
-        }
-        if (!fn) return -1;
-        if (set && device.has_index()) reinterpret_cast<SetDevice>(set)(device.index());
-        size_t free_bytes = 0, total = 0;
-        if (reinterpret_cast<MemGetInfo>(fn)(&free_bytes, &total) != 0) return -1;
-        return static_cast<int64_t>(free_bytes);
-    }
-    return -1;
-}
+int64_t free_device_memory(const at::Device& device) { return device::memory(device).free; }
 
 int64_t layers_within(int64_t budget, int64_t fixed, int64_t per_layer, int64_t layers) {
     if (budget <= 0 || per_layer <= 0 || fixed + layers * per_layer <= budget) return layers;

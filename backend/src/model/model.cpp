@@ -370,6 +370,20 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     WeightReport report = check_weights(impl->config, tensors.shapes());
     if (!report.ok()) throw Error(dir + ": the checkpoint does not match its config\n" + report.summary());
     if (!report.unexpected.empty() && cb.on_log) cb.on_log("ignoring " + std::to_string(report.unexpected.size()) + " unexpected tensors");
+    if (tensors.fp8_weights()) {
+        if (options.fp8 != "auto" && options.fp8 != "w8a8" && options.fp8 != "w8a16")
+            throw Error("fp8 must be w8a8, w8a16 or auto, not '" + options.fp8 + "'");
+        const bool gpu_fp8 = impl->device.is_cuda() && device::scaled_mm_available(impl->device);
+        impl->fp8_compute = options.fp8 == "auto" ? (gpu_fp8 ? "w8a8" : "w8a16") : options.fp8;
+        if (impl->fp8_compute == "w8a8" && !device::scaled_mm_available(impl->device))
+            throw Error(dir + ": fp8 w8a8 needs the FP8 product, which " + impl->device.str() +
+                        " lacks (CUDA needs compute capability 8.9 or newer); load with fp8 w8a16");
+        if (impl->fp8_compute == "w8a8" && !options.adapters.empty())
+            throw Error(dir + ": LoRA adapters merge into dequantized weights; load this FP8 checkpoint with fp8 w8a16, or apply the "
+                              "adapters per job");
+    }
+    if (options.attention != "sdpa" && options.attention != "math") throw Error("attention must be sdpa or math, not '" + options.attention + "'");
+    const device::Attention attention = options.attention == "math" ? device::Attention::math : device::Attention::sdpa;
     const MemoryPlan plan = plan_memory(options.memory, impl->config, tensors.shapes(), impl->dtype, impl->device);
     impl->memory_plan = plan.to_json();
     impl->memory_plan["options"] = options.memory.to_json();
@@ -384,6 +398,7 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     const std::map<std::string, std::vector<int64_t>> load_shapes = tensors.shapes();
     const ModelConfig config = impl->config;
     const std::vector<AdapterChoice> adapters = options.adapters;
+    const bool w8a8 = impl->fp8_compute == "w8a8";
     auto read_weights = [=](Towers which, const RunCallbacks* progress, ojson* adapter_record) {
         Checkpoint again(transformer_dir);
         const TransformerTensors from(again, fp8, transformer_dir);
@@ -397,7 +412,15 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
                 const auto shape = from.shapes().find(source);
                 if (shape == from.shapes().end() || shape->second != load_shapes.at(source))
                     throw Error(transformer_dir + ": '" + source + "' changed since the model was loaded; load the model again");
-                weights[canon] = from.read(source);  // FP8 weights dequantized here: W8A16 on every device
+                if (w8a8 && from.is_fp8(source) && weight_layer(canon) >= 0) {
+                    // W8A8: the layer linear stays FP8, its scales beside it (network.cpp reads them by name).
+                    const std::string base = canon.substr(0, canon.size() - 6);
+                    weights[canon] = from.read_fp8(source);
+                    weights[base + "weight_scale"] = at::scalar_tensor(from.weight_scale(source), at::kFloat);
+                    weights[base + "input_scale"] = at::scalar_tensor(from.input_scale(source), at::kFloat);
+                } else {
+                    weights[canon] = from.read(source);  // FP8 weights dequantized here: W8A16
+                }
             }
             if (progress && progress->on_progress) progress->on_progress(++done, total, 0);
         }
@@ -408,8 +431,9 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         return weights;
     };
     if (!plan.tower_split) {
-        impl->network = std::make_unique<Network>(impl->config, read_weights(Towers::both, &cb, &impl->adapters), impl->device, impl->dtype,
-                                                  Towers::both, LayerPlacement{plan.resident_generation});
+        impl->network = std::make_unique<Network>(Network(impl->config, read_weights(Towers::both, &cb, &impl->adapters), impl->device, impl->dtype,
+                                                          Towers::both, LayerPlacement{plan.resident_generation})
+                                                      .with_attention(attention));
         if (!options.adapters.empty() && cb.on_log)
             cb.on_log("merged " + std::to_string(options.adapters.size()) + " LoRA adapter(s) into the loaded weights");
     } else {
@@ -420,8 +444,8 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         auto slot = [&](Towers which, int64_t resident) {
             return std::make_unique<TowerSlot>([=] { return read_weights(which, nullptr, nullptr); },
                                                [=](std::map<std::string, at::Tensor> w) {
-                                                   return std::make_shared<const Network>(config, std::move(w), device, dtype, which,
-                                                                                          LayerPlacement{resident});
+                                                   return std::make_shared<const Network>(
+                                                       Network(config, std::move(w), device, dtype, which, LayerPlacement{resident}).with_attention(attention));
                                                },
                                                plan.keep_towers, host_copy);
         };
@@ -434,8 +458,9 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         if (cb.on_progress) cb.on_progress(total, total, 0);
     }
     if (tensors.fp8_weights() && cb.on_log)
-        cb.on_log(std::to_string(tensors.fp8_weights()) + " FP8 weights dequantized on load to " + std::string(c10::toString(impl->dtype)) +
-                  " (W8A16 at every step; this build has no FP8 matrix multiply)");
+        cb.on_log(impl->fp8_compute == "w8a8"
+                      ? std::to_string(tensors.fp8_weights()) + " FP8 weights kept in FP8 (W8A8: activations quantized by their static input scales)"
+                      : std::to_string(tensors.fp8_weights()) + " FP8 weights dequantized on load to " + std::string(c10::toString(impl->dtype)) + " (W8A16)");
     std::vector<FileHash>* hashes = options.hash_files ? &impl->hashes : nullptr;
     impl->vae = load_video_codec(f, impl->config, impl->device, cb, hashes, false);
     impl->sound = load_sound_decoder(f, impl->config, impl->device, cb, hashes, false);
@@ -512,6 +537,7 @@ ojson Model::info() const {
                  {"format", impl_->format.to_json()},
                  {"adapters", impl_->adapters},
                  {"memory", impl_->memory_plan},
+                 {"fp8_compute", impl_->fp8_compute.empty() ? ojson(nullptr) : ojson(impl_->fp8_compute)},
                  {"files", files}};
 }
 
@@ -521,7 +547,8 @@ ojson library_versions() {
                                   std::to_string(TORCH_VERSION_PATCH)},
                  {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) +
                                        "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
-                 {"utf8proc", unicode_library_version()}};
+                 {"utf8proc", unicode_library_version()},
+                 {"cuda", device::cuda_status()}};
 }
 
 }  // namespace ws

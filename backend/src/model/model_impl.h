@@ -52,6 +52,7 @@ struct Model::Impl {
     PreviewProjection preview;
     ojson generation_defaults = ojson::object();  // the checkpoint's own, then model_index.json's worldstudio_generation_defaults
     CheckpointFormat format;                      // distilled sampler, FP8
+    std::string fp8_compute;                      // FP8 checkpoints: "w8a8" or "w8a16" (what "auto" resolved to); else empty
     ojson adapters = ojson::array();              // LoRA adapters merged at load, for records
     std::vector<FileHash> hashes;
     at::Device device{at::kCPU};

@@ -1,17 +1,21 @@
 #include "model/network.h"
 
-#include <torch/csrc/api/include/torch/version.h>
-
 #include <c10/core/Event.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 #include "worldstudio/core/error.h"
 
 namespace ws {
+
+bool is_fp8_scale(const std::string& n) {
+    auto ends = [&](const char* tail) { const size_t k = std::strlen(tail); return n.size() >= k && n.compare(n.size() - k, k, tail) == 0; };
+    return ends(".weight_scale") || ends(".input_scale");
+}
 
 bool is_text_tower_weight(const std::string& n) {
     if (n == "embed_tokens.weight" || n == "norm.weight" || n == "lm_head.weight") return true;
@@ -31,10 +35,12 @@ Network::Network(ModelConfig config, std::map<std::string, at::Tensor> weights, 
     const bool text = towers_ != Towers::generation, gen = towers_ != Towers::text;
     for (auto& [name, t] : weights) {
         if (is_text_tower_weight(name) ? !text : !gen) continue;  // the other tower's: not this network's
-        // The timestep MLP runs in float32 in the reference; everything else in the network dtype.
-        const bool keep_fp32 = name.rfind("time_embedder.", 0) == 0;
+        // The timestep MLP runs in float32 in the reference, as do FP8 scales; FP8 weights stay FP8; everything else
+        // in the network dtype.
+        const bool keep_fp32 = name.rfind("time_embedder.", 0) == 0 || is_fp8_scale(name);
         const bool streamed = weight_layer(name) >= resident_;
-        at::Tensor x = t.to(streamed ? at::Device(at::kCPU) : device_, keep_fp32 ? at::kFloat : dtype_).contiguous();
+        const at::ScalarType to = t.scalar_type() == at::kFloat8_e4m3fn ? at::kFloat8_e4m3fn : keep_fp32 ? at::kFloat : dtype_;
+        at::Tensor x = t.to(streamed ? at::Device(at::kCPU) : device_, to).contiguous();
         if (streamed && device_.is_cuda() && !x.is_pinned()) x = x.pin_memory();  // so the copies to the device can be asynchronous
         weights_[name] = x;
     }
@@ -46,18 +52,18 @@ Network::Network(ModelConfig config, std::map<std::string, at::Tensor> weights, 
             const std::string mlp = s.empty() ? "mlp." : "mlp_moe_gen.";
             t.in_norm = w(p + "input_layernorm" + s + ".weight");
             t.post_norm = w(p + "post_attention_layernorm" + s + ".weight");
-            t.q.w = w(p + "self_attn.q_proj" + s + ".weight");
-            t.k.w = w(p + "self_attn.k_proj" + s + ".weight");
-            t.v.w = w(p + "self_attn.v_proj" + s + ".weight");
-            t.o.w = w(p + "self_attn.o_proj" + s + ".weight");
+            t.q = linear(p + "self_attn.q_proj" + s + ".weight");
+            t.k = linear(p + "self_attn.k_proj" + s + ".weight");
+            t.v = linear(p + "self_attn.v_proj" + s + ".weight");
+            t.o = linear(p + "self_attn.o_proj" + s + ".weight");
             if (!s.empty() || cfg_.qk_norm_for_text) {
                 t.q_norm = w(p + "self_attn.q_norm" + s + ".weight");
                 t.k_norm = w(p + "self_attn.k_norm" + s + ".weight");
             }
             if (s.empty() && cfg_.und_k_norm_for_gen()) t.k_norm_for_gen = w(p + "self_attn.k_norm_und_for_gen.weight");
-            if (cfg_.hidden_act == "silu") t.gate.w = w(p + mlp + "gate_proj.weight");
-            t.up.w = w(p + mlp + "up_proj.weight");
-            t.down.w = w(p + mlp + "down_proj.weight");
+            if (cfg_.hidden_act == "silu") t.gate = linear(p + mlp + "gate_proj.weight");
+            t.up = linear(p + mlp + "up_proj.weight");
+            t.down = linear(p + mlp + "down_proj.weight");
             return t;
         };
         layers_.push_back({text ? tower("") : Tower{}, gen ? tower("_moe_gen") : Tower{}});
@@ -89,7 +95,7 @@ Network::Tower Network::to_device(const Tower& host, const c10::Stream* side) co
         dst.copy_(x, /*non_blocking=*/true);
         return dst;
     };
-    auto linear = [&](const Linear& l) { return Linear{copy(l.w), l.lora}; };
+    auto linear = [&](const Linear& l) { return Linear{copy(l.w), copy(l.w_scale), copy(l.in_scale), l.lora, l.a8}; };
     Tower t{copy(host.in_norm), copy(host.post_norm), copy(host.q_norm), copy(host.k_norm), copy(host.k_norm_for_gen),
             linear(host.q), linear(host.k), linear(host.v), linear(host.o), linear(host.gate), linear(host.up), linear(host.down)};
     streamed_->fetch_add(1);
@@ -163,10 +169,56 @@ at::Tensor Network::rms_norm(const at::Tensor& x, const at::Tensor& weight) cons
     return weight * h.to(x.scalar_type());
 }
 
+Network::Linear Network::linear(const std::string& name) {
+    Linear l;
+    l.w = w(name);
+    if (l.w.scalar_type() == at::kFloat8_e4m3fn) {
+        const std::string base = name.substr(0, name.size() - 6);  // "...weight" -> "..."
+        l.w_scale = w(base + "weight_scale");
+        l.in_scale = w(base + "input_scale");
+        ++fp8_linears_;
+    }
+    return l;
+}
+
+at::Tensor fp8_linear(const at::Tensor& x, const at::Tensor& w8, const at::Tensor& w_scale, const at::Tensor& in_scale, bool a8) {
+    if (!a8) return at::linear(x, (w8.to(at::kFloat) * w_scale).to(x.scalar_type()));
+    const at::Tensor x2 = x.reshape({-1, x.size(-1)});
+    const at::Tensor x8 = (x2.to(at::kFloat) / in_scale).clamp_(-448.0, 448.0).to(at::kFloat8_e4m3fn);
+    std::vector<int64_t> shape = x.sizes().vec();
+    shape.back() = w8.size(0);
+    return device::scaled_mm(x8, w8.t(), in_scale, w_scale, x.scalar_type()).view(shape);
+}
+
 at::Tensor Network::Linear::operator()(const at::Tensor& x) const {
-    at::Tensor y = at::linear(x, w);
+    at::Tensor y = w_scale.defined() ? fp8_linear(x, w, w_scale, in_scale, a8) : at::linear(x, w);
     for (const LowRankDelta& d : lora) y = y + d.k * at::linear(at::linear(x, d.A), d.B);
     return y;
+}
+
+Network Network::with_fp8_activations(bool quantize) const {
+    Network n = *this;
+    for (Layer& l : n.layers_)
+        for (Tower* t : {&l.und, &l.gen})
+            for (Linear* x : {&t->q, &t->k, &t->v, &t->o, &t->gate, &t->up, &t->down}) x->a8 = quantize;
+    return n;
+}
+
+Network Network::with_attention(device::Attention path) const {
+    Network n = *this;
+    n.attention_ = path;
+    return n;
+}
+
+ojson Network::attention_record() const {
+    ojson r = {{"path", device::attention_name(attention_)}};
+    if (attention_ == device::Attention::sdpa) {
+        // The kernel chosen for a generation block's shapes (no mask), on this device and dtype.
+        const auto o = at::TensorOptions().device(device_).dtype(dtype_);
+        const at::Tensor q = at::zeros({1, cfg_.num_heads, 64, cfg_.head_dim}, o);
+        r["kernel"] = device::sdpa_kernel(q, q, q, at::Tensor());
+    }
+    return r;
 }
 
 Network Network::with_adapters(const AdapterDeltas& deltas) const {
@@ -263,16 +315,7 @@ at::Tensor Network::attend(const at::Tensor& q, const at::Tensor& k, const at::T
             at::Tensor qi = at::arange(i0, i0 + len, long_opts).unsqueeze(1) + causal_offset;
             mask = at::arange(keys, long_opts).unsqueeze(0) <= qi;  // [len, keys], true = attend
         }
-#if TORCH_VERSION_MAJOR >= 2
-        outs.push_back(at::scaled_dot_product_attention(qb.unsqueeze(0), kb.unsqueeze(0), vb.unsqueeze(0),
-                                                        mask.defined() ? c10::optional<at::Tensor>(mask) : c10::nullopt)
-                           .squeeze(0));
-#else
-        const double scale = 1.0 / std::sqrt(static_cast<double>(cfg_.head_dim));
-        at::Tensor scores = at::matmul(qb, kb.transpose(1, 2)) * scale;
-        if (mask.defined()) scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
-        outs.push_back(at::matmul(at::softmax(scores.to(at::kFloat), -1).to(vb.scalar_type()), vb));
-#endif
+        outs.push_back(device::attention(qb.unsqueeze(0), kb.unsqueeze(0), vb.unsqueeze(0), mask, attention_).squeeze(0));
     }
     at::Tensor out = outs.size() == 1 ? outs[0] : at::cat(outs, 1);
     return out.transpose(0, 1).reshape({n, cfg_.num_heads * cfg_.head_dim});

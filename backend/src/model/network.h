@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device.h"
 #include "worldstudio/core/config.h"
 
 namespace ws {
@@ -37,8 +38,15 @@ enum class Towers { both, text, generation };
 // Whether a canonical weight belongs to the understanding (text) tower: the text embedding, each layer's
 // understanding-tower weights (k_norm_und_for_gen included: it is applied at the prefill), the final norm, lm_head.
 bool is_text_tower_weight(const std::string& canonical_name);
+// An FP8 linear's scale ("....weight_scale", "....input_scale"), kept in float32 beside its float8_e4m3fn weight.
+bool is_fp8_scale(const std::string& canonical_name);
 // The layer a canonical weight belongs to ("layers.N."), or -1 for the embeddings, heads and final norms.
 int64_t weight_layer(const std::string& canonical_name);
+
+// An FP8 linear y = x · (w8 · w_scale)ᵀ. a8: ModelOpt's static activation quantization, x8 = e4m3(clamp(x / in_scale,
+// ±448)), and the FP8 product scaled by in_scale · w_scale (device::scaled_mm), in x's dtype; otherwise (W8A16) the
+// weight dequantized in float32 and rounded once to x's dtype, as loading dequantizes it.
+at::Tensor fp8_linear(const at::Tensor& x, const at::Tensor& w8, const at::Tensor& w_scale, const at::Tensor& in_scale, bool a8);
 
 // Where a network's layer weights live: the first `resident_layers` on the device for good, the rest in host memory
 // (pinned on CUDA), each copied to the device just before its layer runs, the next layer's copy started while this
@@ -100,11 +108,25 @@ public:
     // A network sharing these weights whose linears also apply `deltas` on the fly (a job's own LoRA adapters on a
     // model loaded with others): cheap, no weight is copied. Throws on a name that is no linear of a layer.
     Network with_adapters(const AdapterDeltas& deltas) const;
+    // A network sharing these weights whose attention runs `path` (device.h): scaled-dot-product attention by
+    // default; the matmul + softmax path is kept to measure against.
+    Network with_attention(device::Attention path) const;
+    device::Attention attention() const { return attention_; }
+    // FP8 W8A8 (ModelOpt static FP8 layer linears kept in float8_e4m3fn with their scales): whether the activations
+    // are quantized too (`true`, the product through device::scaled_mm) or the weights dequantized at each product
+    // (W8A16, the steps a checkpoint's step policy keeps in 16 bits). A view sharing the weights.
+    Network with_fp8_activations(bool quantize) const;
+    bool holds_fp8() const { return fp8_linears_ > 0; }
+    int64_t fp8_linears() const { return fp8_linears_; }
+    // What the generation stream's attention runs here, for the record: {"path": "sdpa", "kernel": "flash"}.
+    ojson attention_record() const;
 
 private:
     struct Linear {
-        at::Tensor w;
+        at::Tensor w;  // [out, in]; float8_e4m3fn for an FP8 linear
+        at::Tensor w_scale, in_scale;  // an FP8 linear's per-tensor float32 scales (w ≈ w8 · w_scale, x ≈ x8 · in_scale)
         std::vector<LowRankDelta> lora;  // empty but for a job's own adapters
+        bool a8 = true;                  // FP8 linear: quantize the activations (W8A8) or dequantize the weight (W8A16)
         at::Tensor operator()(const at::Tensor& x) const;
     };
     struct Tower {
@@ -133,11 +155,14 @@ private:
     void require(Towers needed, const char* what) const;
     at::Tensor rope_apply(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) const;
     const at::Tensor& w(const std::string& name) const;
+    Linear linear(const std::string& weight_name);  // the weight, with its FP8 scales when it has them (counted)
 
     ModelConfig cfg_;
     at::Device device_;
     at::ScalarType dtype_;
     Towers towers_ = Towers::both;
+    device::Attention attention_ = device::Attention::sdpa;
+    int64_t fp8_linears_ = 0;
     int64_t resident_ = 0;
     std::shared_ptr<std::atomic<int64_t>> streamed_ = std::make_shared<std::atomic<int64_t>>(0);
     std::map<std::string, at::Tensor> weights_;

@@ -357,6 +357,9 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         bool built = false;
         const auto prefill_start = std::chrono::steady_clock::now();
         std::shared_ptr<const Network> text_net = with_job_adapters(M.text_network(&built));
+        // A W8A8 checkpoint whose step policy keeps the reasoner in 16 bits prefills with dequantized weights.
+        if (text_net->holds_fp8() && M.format.fp8 && M.format.fp8->step_policy && M.format.fp8->step_policy->reasoner_a16)
+            text_net = std::make_shared<const Network>(text_net->with_fp8_activations(false));
         auto prepare = [&](Branch& b) {
             if (req.reuse_text_kv && !b.cached) b.cache = prefill_text(*text_net, b.ids), b.cached = true;
         };
@@ -371,6 +374,10 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     bool gen_built = false;
     const std::shared_ptr<const Network> gen_net = with_job_adapters(M.generation_network(&gen_built));
     const Network& net = *gen_net;
+    // W8A8 with a step policy: its first and last steps (or all, or none) run W8A16 on the same FP8 weights.
+    const Fp8StepPolicy* fp8_policy = M.format.fp8 && M.format.fp8->step_policy ? &*M.format.fp8->step_policy : nullptr;
+    const std::optional<Network> net_a16 = net.holds_fp8() && fp8_policy ? std::optional<Network>(net.with_fp8_activations(false)) : std::nullopt;
+    auto step_net = [&](int step) -> const Network& { return net_a16 && fp8_policy->a16_at(step, req.num_steps) ? *net_a16 : net; };
     if (M.generation_tower) memory_record["generation_tower"] = {{"read", gen_built}};
     const int64_t copies_before = net.streamed_layer_copies();
     // The framework's diffusion cache, when asked for: its step count is a fixed-step sampler's t_list less one.
@@ -448,10 +455,11 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             // Cancel is asked before each layer of each pass, not only each step: on a CPU one pass of a large job can
             // take many seconds.
             const std::function<bool()>* cancel = cb.should_cancel ? &cb.should_cancel : nullptr;
-            if (!step_cache) return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts, nullptr, cancel).flatten();
+            const Network& n = step_net(step);
+            if (!step_cache) return predict_velocity(n, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts, nullptr, cancel).flatten();
             step_cache->decide(step, pass, s.vision.back().x, ts);
             const GenStream through_cache = [&](const GenTokens& g, const std::function<at::Tensor()>& run) { return step_cache->forward(pass, g.hidden, run); };
-            return predict_velocity(net, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts, &through_cache, cancel).flatten();
+            return predict_velocity(n, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts, &through_cache, cancel).flatten();
         };
         std::unique_ptr<Sampler> sampler = fixed ? std::make_unique<FixedStepSdeSampler>(fixed->t_list, seed, M.device) : Sampler::create(req.sampler, sched);
         at::Tensor x = state.flatten();
@@ -542,6 +550,17 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                           {"shift", req.shift},
                           {"dtype", model_->dtype()},
                           {"device", model_->device()},
+                          {"attention", net.attention_record()},
+                          {"fp8_compute", M.fp8_compute.empty() ? ojson(nullptr)
+                                                                : ojson{{"mode", M.fp8_compute},
+                                                                        {"fp8_linears", net.fp8_linears()},
+                                                                        {"a16_steps", [&] {
+                                                                             ojson a = ojson::array();
+                                                                             if (net_a16)
+                                                                                 for (int i = 0; i < req.num_steps; ++i)
+                                                                                     if (fp8_policy->a16_at(i, req.num_steps)) a.push_back(i);
+                                                                             return a;
+                                                                         }()}}},
                           {"request", req.to_json()},
                           {"outputs", outputs},
                           {"seconds", seconds},

@@ -48,7 +48,7 @@ TransformerTensors::TransformerTensors(const Checkpoint& ck, const std::optional
             if (!ends_with(name, ".weight")) throw Error(dir + ": '" + name + "' is F8_E4M3 but only linear weights are quantized");
             const std::string base = stem(name, "weight");
             scales_[name] = scalar_scale(ck, base + "weight_scale", name, dir);
-            scalar_scale(ck, base + "input_scale", name, dir);  // static activation scale: checked, unused by W8A16
+            input_scales_[name] = scalar_scale(ck, base + "input_scale", name, dir);  // static activation scale (W8A8)
         }
         shapes_[name] = view->shape;
     }
@@ -60,5 +60,7 @@ at::Tensor TransformerTensors::read(const std::string& name) const {
     const auto s = scales_.find(name);
     return s == scales_.end() ? to_tensor(v) : dequantize_e4m3(fp8_bits(v), s->second);
 }
+
+at::Tensor TransformerTensors::read_fp8(const std::string& name) const { return fp8_bits(ck_.at(name)).view(at::kFloat8_e4m3fn); }
 
 }  // namespace ws

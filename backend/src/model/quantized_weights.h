@@ -24,11 +24,17 @@ public:
     // The tensor in float32 when it was FP8 (its own dtype otherwise).
     at::Tensor read(const std::string& name) const;
     int fp8_weights() const { return static_cast<int>(scales_.size()); }
+    bool is_fp8(const std::string& name) const { return scales_.count(name) > 0; }
+    // An FP8 weight as float8_e4m3fn, and its scales (for W8A8, which keeps it FP8).
+    at::Tensor read_fp8(const std::string& name) const;
+    float weight_scale(const std::string& name) const { return scales_.at(name); }
+    float input_scale(const std::string& name) const { return input_scales_.at(name); }
 
 private:
     const Checkpoint& ck_;
     std::map<std::string, std::vector<int64_t>> shapes_;
-    std::map<std::string, float> scales_;  // FP8 weight -> its weight_scale
+    std::map<std::string, float> scales_;        // FP8 weight -> its weight_scale
+    std::map<std::string, float> input_scales_;  // FP8 weight -> its static input_scale
 };
 
 }  // namespace ws

@@ -68,6 +68,7 @@ public:
     void pause();             // the running job finishes; no new one starts
     void resume();
     bool paused() const;
+    int64_t running_job() const;  // the running job's id, 0 when none
     bool move(int64_t id, int index);        // reorders a queued job among the queued ones; false otherwise
     bool update(int64_t id, ojson request);  // edits a queued job's request; false when it is not queued
     bool retry(int64_t id);                  // queues a failed or cancelled job again

@@ -78,6 +78,13 @@ struct LoadOptions {
     bool hash_files = true;       // SHA-256 of tensor files for generation records
     std::vector<AdapterChoice> adapters;  // LoRA adapters merged into the loaded weights, in this order
     MemoryOptions memory;
+    // FP8 (ModelOpt) checkpoints: "w8a8" keeps the layer linears in float8_e4m3fn and quantizes their activations (the
+    // FP8 product: CUDA from compute capability 8.9, and LibTorch's CPU kernel); "w8a16" dequantizes the weights on
+    // load; "auto" is w8a8 where a GPU has the FP8 product, else w8a16. Ignored for other checkpoints.
+    std::string fp8 = "auto";
+    // Attention: "sdpa" (at::scaled_dot_product_attention, the fused kernels) or "math" (matmul + softmax in float32,
+    // kept to measure against). Every record says which ran.
+    std::string attention = "sdpa";
 };
 
 struct FileHash {
