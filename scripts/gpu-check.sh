@@ -125,20 +125,24 @@ watch_memory() {  # $1: file; samples the GPU's used memory every 100 ms until k
 }
 peak_of() { sort -n "$1" 2>/dev/null | tail -n 1; }
 if [[ $device == cuda ]]; then
-  step=(--preset nano --dtype bfloat16 --resolution 480 --aspect 16,9 --frames 93,189 --steps 3 --peak-tflops "${PEAK_TFLOPS:-790}")
+  step=(--preset nano --dtype bfloat16 --resolution 480 --aspect 16,9 --steps 3 --peak-tflops "${PEAK_TFLOPS:-790}")
+  all_frames=93,189; short_frames=93
 else
-  step=(--preset nano --hidden 512 --layers 4 --dtype float32 --resolution 256 --aspect 16,9 --frames 9,17 --steps 2 --prompt-tokens 64)
+  step=(--preset nano --hidden 512 --layers 4 --dtype float32 --resolution 256 --aspect 16,9 --steps 2 --prompt-tokens 64)
+  all_frames=9,17; short_frames=9
 fi
-for variant in "--compare-attention" "--tower-split" "--resident-layers 8"; do
+# Both towers at both lengths, then SDPA against matmul + softmax at the shorter, the tower split and offload.
+for variant in "" "--compare-attention" "--tower-split" "--resident-layers 8"; do
+  frames=$all_frames; [[ -n $variant ]] && frames=$short_frames
   [[ $device == cpu && $variant == "--resident-layers 8" ]] && variant="--resident-layers 2"
-  mem="$OUT/memory-$(echo "$variant" | tr -d ' -').csv"
+  mem="$OUT/memory-$(echo "${variant:-plain}" | tr -d ' -').csv"
   watcher=$(watch_memory "$mem")
   # shellcheck disable=SC2086
-  timeout 150 "$cli" bench-step "${step[@]}" --device "$device" $variant > "$OUT/step.log" 2>&1
+  timeout 150 "$cli" bench-step "${step[@]}" --frames "$frames" --device "$device" $variant > "$OUT/step.log" 2>&1
   status=$?
   [[ $watcher != 0 ]] && kill "$watcher" 2>/dev/null
   say ""
-  say "bench-step ${variant/--compare-attention/(both towers resident; SDPA against matmul + softmax)}$([[ $status != 0 ]] && echo " FAILED ($status)")"
+  say "bench-step ${variant:-(both towers resident)}$([[ $status != 0 ]] && echo " FAILED ($status)")"
   sed 's/^/    /' "$OUT/step.log" | tee -a "$summary"
   [[ -s $mem ]] && say "    peak GPU memory used (nvidia-smi): $(peak_of "$mem") MiB"
   (( $(elapsed) > 420 )) && { say "(time: the remaining step variants are left out)"; break; }
