@@ -39,6 +39,12 @@ endif()
 # The CUDA wheel's configuration looks for the CUDA toolkit (nvcc, cudart) and, without an architecture list, compiles
 # a probe for the installed GPUs. The project compiles no kernels of its own (LibTorch's are in the wheel), so the
 # list only quiets the probe.
+# TorchConfig.cmake looks for its Caffe2 part on the system paths before its own folder: a Debian libtorch-dev would
+# lend its 1.13 Caffe2 to the wheel's Torch. Pin it to the one beside Torch_DIR.
+if(Torch_DIR AND EXISTS "${Torch_DIR}/../Caffe2/Caffe2Config.cmake")
+  get_filename_component(ws_caffe2_dir "${Torch_DIR}/../Caffe2" ABSOLUTE)
+  set(Caffe2_DIR "${ws_caffe2_dir}" CACHE PATH "LibTorch's Caffe2 CMake folder (beside Torch_DIR)" FORCE)
+endif()
 if(NOT TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
   set(TORCH_CUDA_ARCH_LIST "8.0;9.0")
 endif()
@@ -118,8 +124,10 @@ if(TORCH_CXX_FLAGS)
   target_compile_options(ws_torch INTERFACE ${ws_torch_flags})
 endif()
 
+# libtorch_cuda is linked for its static initializers (they register the CUDA kernels and hooks): no symbol of it is
+# called, so it must be linked --no-as-needed (LibTorch's own torch_cuda_library says so) or the linker drops it.
 add_library(ws_torch_cuda INTERFACE)
-target_link_libraries(ws_torch_cuda INTERFACE ws_torch torch_cuda c10_cuda)
+target_link_libraries(ws_torch_cuda INTERFACE ws_torch "-Wl,--no-as-needed" torch_cuda "-Wl,--as-needed" c10_cuda)
 
 # The LibTorch headers take about 20 s of a 2-core machine's time in every file that includes them; compiled once
 # into a precompiled header that every target including them reuses (GCC; clang's builds, the fuzz targets, go

@@ -76,8 +76,9 @@ void load_once() {
         g_plugin.mem_info = reinterpret_cast<int (*)(int, size_t*, size_t*)>(dlsym(h, "ws_cuda_mem_info"));
         g_plugin.peak_allocated = reinterpret_cast<long long (*)(int)>(dlsym(h, "ws_cuda_peak_allocated"));
         g_plugin.reset_peak = reinterpret_cast<void (*)(int)>(dlsym(h, "ws_cuda_reset_peak"));
-        g_loaded = true;
-        g_status = "loaded";
+        // LibTorch's CUDA library registers its hooks as it loads; ATen now sees the devices, or says why not.
+        g_loaded = at::hasCUDA();
+        g_status = g_loaded ? "loaded" : "the CUDA plugin loaded, but LibTorch sees no CUDA device (is libtorch_cuda linked into it?)";
         return;
     }
     g_status = tried.empty() ? "CUDA driver present, but no libworldstudio_cuda.so beside the program (set WS_CUDA_PLUGIN)"
