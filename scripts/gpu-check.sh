@@ -12,7 +12,8 @@
 # Without a CUDA device (or with --cpu) it runs the same steps on the CPU at sizes a CPU affords: the dry run.
 # A user with a GPU runs it as it is; the small libraries a machine without apt lacks come from
 # scripts/fetch-engine-deps.sh (run where apt is, then carry build-deps/ along).
-# Usage: scripts/gpu-check.sh [--cpu]        Each section has its own time limit; the whole stays under 9 minutes on a
+# Usage: scripts/gpu-check.sh [--cpu]        SECTIONS="build parity step vae memory" (the default) picks sections
+# (the build always runs). Each section has its own time limit; the whole stays under 9 minutes on a
 # 16-core GPU machine. BUILD_DIR and BUILD_TIMEOUT (seconds, default 300) change the build's folder and limit.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -65,7 +66,11 @@ say "worldstudio-cli links: $(readelf -d "$cli" | awk '/NEEDED/ {print $5}' | tr
 say "libworldstudio_cuda.so links: $(readelf -d "$bdir/libworldstudio_cuda.so" | awk '/NEEDED/ {print $5}' | tr -d '[]' | tr '\n' ' ')"
 say "CUDA: $("$cli" --version | grep -i cuda || echo '(not reported)')"
 
+sections=" ${SECTIONS:-build parity step vae memory} "
+want() { [[ $sections == *" $1 "* ]]; }
+
 # 2. Parity against the reference's golden cases, float32 and bfloat16; generation on the device against the CPU.
+if want parity; then
 section "2. Parity"
 say "| case | dtype | tensor | relative error (max abs) |"
 say "| --- | --- | --- | --- |"
@@ -86,17 +91,19 @@ for dtype in float32 bfloat16; do
 done
 "$cli" make-tiny "$OUT/tiny" > /dev/null
 say ""
-say "| model | generate on $device against the CPU (latents) |"
-say "| --- | --- |"
+say "| model | dtype on $device | generate on $device against the CPU in float32 (latents) |"
+say "| --- | --- | --- |"
 for model in "$OUT/tiny" resources/pico; do
   job=(--prompt "A red ball drops onto the table." --steps 4 --seed 5)
   [[ $model == "$OUT/tiny" ]] && job+=(--resolution 256 --frames 9)
-  if timeout 120 "$cli" generate --model "$model" --device cpu "${job[@]}" -o "$OUT/gen-cpu" > /dev/null 2>&1 &&
-     timeout 120 "$cli" generate --model "$model" --device "$device" "${job[@]}" -o "$OUT/gen-dev" > /dev/null 2> "$OUT/gen.err"; then
-    say "| $(basename "$model") | $("$cli" compare "$OUT/gen-cpu.safetensors" "$OUT/gen-dev.safetensors" | tr '\n' ';') |"
-  else
-    say "| $(basename "$model") | FAILED: $(head -c 200 "$OUT/gen.err" | tr '\n' ' ') |"
-  fi
+  timeout 120 "$cli" generate --model "$model" --device cpu --dtype float32 "${job[@]}" -o "$OUT/gen-cpu" > /dev/null 2>&1
+  for dtype in float32 bfloat16; do
+    if timeout 120 "$cli" generate --model "$model" --device "$device" --dtype "$dtype" "${job[@]}" -o "$OUT/gen-dev" > /dev/null 2> "$OUT/gen.err"; then
+      say "| $(basename "$model") | $dtype | $("$cli" compare "$OUT/gen-cpu.safetensors" "$OUT/gen-dev.safetensors" | tr '\n' ';') |"
+    else
+      say "| $(basename "$model") | $dtype | FAILED: $(head -c 200 "$OUT/gen.err" | tr '\n' ' ') |"
+    fi
+  done
 done
 
 # FP8: W8A8 (activations quantized, the FP8 product) against W8A16 (dequantized weights) on the same FP8 checkpoint.
@@ -113,7 +120,10 @@ else
   say "| tiny-fp8 | FAILED: $(head -c 300 "$OUT/fp8.err" | tr '\n' ' ') |"
 fi
 
+fi
+
 # 3. Seconds per step against the FLOP floor, with the memory levers; peak device memory sampled by nvidia-smi.
+if want step; then
 section "3. Per-step time"
 watch_memory() {  # $1: file; samples the GPU's used memory every 100 ms until killed
   if [[ $device == cuda ]] && command -v nvidia-smi >/dev/null; then
@@ -148,7 +158,10 @@ for variant in "" "--compare-attention" "--tower-split" "--resident-layers 8"; d
   (( $(elapsed) > 420 )) && { say "(time: the remaining step variants are left out)"; break; }
 done
 
+fi
+
 # 4. Video VAE at the real width.
+if want vae; then
 section "4. Video VAE decode"
 if (( $(elapsed) < 450 )); then
   if [[ $device == cuda ]]; then
@@ -162,13 +175,17 @@ else
   say "(time: left out)"
 fi
 
+fi
+
 # 5. The memory levers on a checkpoint read from disk.
+if want memory; then
 section "5. Memory levers (bench-memory)"
 if (( $(elapsed) < 480 )); then
   timeout 90 "$cli" bench-memory --device "$device" > "$OUT/memory.log" 2>&1 || say "bench-memory FAILED or ran out of time"
   sed 's/^/    /' "$OUT/memory.log" | tee -a "$summary"
 else
   say "(time: left out)"
+fi
 fi
 say ""
 say "gpu-check: $(elapsed) s in all; files in $OUT"

@@ -1,5 +1,6 @@
 #include "core/device.h"
 
+#include <ATen/Context.h>
 #include <ATen/SDPBackend.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <dlfcn.h>
@@ -78,6 +79,10 @@ void load_once() {
         g_plugin.reset_peak = reinterpret_cast<void (*)(int)>(dlsym(h, "ws_cuda_reset_peak"));
         // LibTorch's CUDA library registers its hooks as it loads; ATen now sees the devices, or says why not.
         g_loaded = at::hasCUDA();
+        // float32 means float32: cuDNN's convolutions would otherwise run in TF32 (10-bit mantissas), LibTorch's
+        // default, which moves the video and audio VAEs' float32 output by 1e-3 to 1e-1 against the reference.
+        // Matrix products are float32 already (LibTorch's default precision "highest").
+        if (g_loaded) at::globalContext().setAllowTF32CuDNN(false);
         g_status = g_loaded ? "loaded" : "the CUDA plugin loaded, but LibTorch sees no CUDA device (is libtorch_cuda linked into it?)";
         return;
     }
