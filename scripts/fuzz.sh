@@ -15,6 +15,7 @@ shift 2
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a whole number" >&2; exit 2; }
 [[ -d "tests/fuzz/corpus/$target" ]] || { echo "fuzz.sh: no target $target (tests/fuzz/corpus/$target missing)" >&2; exit 2; }
 installer/install-deps.sh --fuzz
+source scripts/ccache-env.sh
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target "$target"
 mkdir -p "build-fuzz/corpus/$target" build-fuzz/artifacts
