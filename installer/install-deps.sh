@@ -62,10 +62,10 @@ echo "install-deps: installing $req into .venv (torch is about 3.5 GB with its C
 log=$(mktemp)
 if ! .venv/bin/python3 -m pip install --quiet --disable-pip-version-check -r "$req" > "$log" 2>&1; then
   line=$(grep -E 'ERROR|error:' "$log" | grep -v '^ ' | head -n 1)
-  if grep -qiE 'Max retries|Name or service not known|Temporary failure in name resolution|Connection (refused|reset)|timed out|NewConnectionError' "$log"; then
-    echo "install-deps: PyPI is unreachable from this machine ($line); set PIP_INDEX_URL for a mirror or PIP_FIND_LINKS for a folder of wheels" >&2
+  if grep -qiE 'Max retries|Name or service not known|Temporary failure in name resolution|Connection (refused|reset)|timed out|NewConnectionError|from versions: none' "$log"; then
+    echo "install-deps: the package registry gave nothing (unreachable from this machine?): $line; set PIP_INDEX_URL for a mirror or PIP_FIND_LINKS for a folder of wheels" >&2
   elif grep -qE 'No matching distribution|not a supported wheel|Could not find a version' "$log"; then
-    echo "install-deps: no wheel of $req fits this machine's Python $(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])') and platform: $line" >&2
+    echo "install-deps: a pinned version in $req has no wheel for this machine's Python $(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])') and platform: $line" >&2
   else
     echo "install-deps: pip could not install $req: ${line:-see $log}" >&2
   fi
