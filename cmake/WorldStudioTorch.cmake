@@ -140,7 +140,7 @@ endif()
 if(WS_PCH)
   # GCC uses a precompiled header only under the same code-generation flags: one for the static libraries and the
   # CLI, one position-independent for the test executables (Qt compiles those with -fPIC).
-  file(WRITE "${CMAKE_BINARY_DIR}/ws_pch.cpp" "// The targets that own the precompiled LibTorch headers.\n")
+  file(CONFIGURE OUTPUT "${CMAKE_BINARY_DIR}/ws_pch.cpp" CONTENT "// The targets that own the precompiled LibTorch headers.\n")
   add_library(ws_pch STATIC "${CMAKE_BINARY_DIR}/ws_pch.cpp")
   add_library(ws_pch_pic STATIC "${CMAKE_BINARY_DIR}/ws_pch.cpp")
   set_target_properties(ws_pch_pic PROPERTIES POSITION_INDEPENDENT_CODE ON)
