@@ -1,8 +1,9 @@
 #pragma once
-// What the robot dataset tests share: the shared LeRobot fixtures and their truth.json comparisons.
+// What the robot dataset tests share: the shared LeRobot fixtures, their truth.json comparisons, the Parquet peers.
 #include <fstream>
 #include <string>
 
+#include "test_support.h"
 #include "worldstudio/core/pyjson.h"
 
 namespace wstest {
@@ -31,5 +32,9 @@ inline bool same_json(const ws::ojson& a, const ws::ojson& b) {
     }
     return a == b;
 }
+
+// The Parquet peers, DuckDB and pyarrow, through scripts/parquet-peer.py on the project's Python (.venv).
+inline bool have_parquet_peers() { return run(WS_PEER_PYTHON, {"-c", "import duckdb, pyarrow"}).code == 0; }
+inline ProcResult parquet_peer(const QStringList& args) { return run(WS_PEER_PYTHON, QStringList{WS_SOURCE_DIR "/scripts/parquet-peer.py"} + args); }
 
 }  // namespace wstest

@@ -39,11 +39,6 @@ std::string copy_fixture(const std::string& name, const QTemporaryDir& tmp, cons
     return dst;
 }
 
-// The Parquet peers, DuckDB and pyarrow, through scripts/parquet-peer.py on the project's Python (.venv).
-wstest::ProcResult parquet_peer(const QStringList& args) { return wstest::run(WS_PEER_PYTHON, QStringList{WS_SOURCE_DIR "/scripts/parquet-peer.py"} + args); }
-bool have_peers() {
-    return wstest::run(WS_PEER_PYTHON, {"-c", "import duckdb, pyarrow"}).code == 0;
-}
 
 }  // namespace
 
@@ -144,9 +139,9 @@ private Q_SLOTS:
                 for (size_t c = 0; c < 3; ++c) QVERIFY2(std::abs(m0[c] - m1[c]) < 3.0, "exported frame colours");
             }
         }
-        if (!have_peers()) QSKIP("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
+        if (!wstest::have_parquet_peers()) QSKIP("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
         auto duck = [&](const QString& sql) {
-            const auto r = parquet_peer({"sql", sql});
+            const auto r = wstest::parquet_peer({"sql", sql});
             if (r.code != 0) qWarning("%s", r.err.constData());
             return r.code == 0 ? ojson::parse(r.out.toStdString()) : ojson();
         };
@@ -163,7 +158,7 @@ private Q_SLOTS:
             }
         }
         // pyarrow (Arrow's C++ reader) on the same file: the same rows.
-        const auto arrow = parquet_peer({"arrow", data});
+        const auto arrow = wstest::parquet_peer({"arrow", data});
         QVERIFY2(arrow.code == 0, arrow.err.constData());
         const ojson table = ojson::parse(arrow.out.toStdString());
         QVERIFY(table["columns"].size() >= 2);

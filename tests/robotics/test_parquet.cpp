@@ -92,10 +92,9 @@ std::string file_bytes(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-// The Parquet peers, DuckDB and pyarrow, through scripts/parquet-peer.py on the project's Python (.venv).
-bool have_peers() { return wstest::run(WS_PEER_PYTHON, {"-c", "import duckdb, pyarrow"}).code == 0; }
+// What a Parquet peer printed, parsed; its failure is the test's.
 ojson peer(const QStringList& args) {
-    const auto r = wstest::run(WS_PEER_PYTHON, QStringList{WS_SOURCE_DIR "/scripts/parquet-peer.py"} + args);
+    const auto r = wstest::parquet_peer(args);
     if (r.code != 0) throw std::runtime_error("parquet-peer: " + r.err.toStdString());
     return ojson::parse(r.out.toStdString());
 }
@@ -280,7 +279,7 @@ private Q_SLOTS:
         QVERIFY(n >= 1);
     }
     void duckdbZstdPageV2() {
-        if (!have_peers()) QSKIP("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
+        if (!wstest::have_parquet_peers()) QSKIP("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
         const QString path = tmp_.filePath("duck.parquet");
         const QString select =
             "SELECT i::BIGINT AS id, (i - 500)::INTEGER AS i32, (i * 0.5)::DOUBLE AS d, (i * 0.25)::FLOAT AS f, (i % 3 = 0) AS b, "

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/torch_util.h"
+#include "model/network.h"
 #include "worldstudio/core/error.h"
 
 namespace ws {
@@ -37,7 +38,7 @@ TransformerTensors::TransformerTensors(const Checkpoint& ck, const std::optional
         for (const char* second : {".weight_scale_2", ".input_scale_2", ".pre_quant_scale"})
             if (ends_with(name, second))
                 throw Error(dir + ": '" + name + "' belongs to a block-scaled format (NVFP4, AWQ); only per-tensor FP8 is supported");
-        if (ends_with(name, ".weight_scale") || ends_with(name, ".input_scale")) {
+        if (is_fp8_scale(name)) {
             if (!fp8) throw Error(dir + ": '" + name + "' is a quantization scale, but the folder declares no quantization (hf_quant_config.json)");
             continue;
         }
