@@ -39,6 +39,8 @@ ModelConfig ModelConfig::from_json(const ojson& j_in, const std::string& origin)
     read_json_field(j, "vocab_size", c.vocab_size, origin);
     read_json_field(j, "rope_theta", c.rope_theta, origin);
     if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) read_json_field(j["rope_scaling"], "mrope_section", c.mrope_section, origin);
+    // diffusers' Cosmos3OmniTransformer saves the sections as rope_axes_dim (rope_scaling null); it wins when both are set.
+    read_json_field(j, "rope_axes_dim", c.mrope_section, origin);
     read_json_field(j, "rms_norm_eps", c.rms_norm_eps, origin);
     read_json_field(j, "hidden_act", c.hidden_act, origin);
     // The diffusers Edge export names its backbone; a config without the name is Edge's when its MLP is ReLU².
@@ -68,6 +70,7 @@ ModelConfig ModelConfig::from_json(const ojson& j_in, const std::string& origin)
     read_json_field(j, "sound_latent_fps", c.sound_latent_fps, origin);
     read_json_field(j, "action_gen", c.action_gen, origin);
     read_json_field(j, "max_action_dim", c.max_action_dim, origin);
+    read_json_field(j, "action_dim", c.max_action_dim, origin);  // diffusers' name (null without an action tower)
     read_json_field(j, "num_embodiment_domains", c.num_domains, origin);
     read_json_field(j, "tie_word_embeddings", c.tie_word_embeddings, origin);
     if (j.contains("patch_latent_dim") && j["patch_latent_dim"].is_number_integer() &&

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""diffusers' own Cosmos 3 pipeline as the end-to-end peer of the engine, on the CPU in float32.
+
+Builds tiny random Cosmos 3 pipelines with diffusers' classes and writes them with save_pretrained, as the
+snapshots users download are written:
+  qwen3/          the Qwen3 layout (SiLU MLP, text QK-norm), a Wan2.2-shaped VAE, a sound tokenizer, UniPC with
+                  Karras flow sigmas (the converter's scheduler)
+  edge/           the Edge layout (ReLU², k_norm_und_for_gen, no sound), its model_index keys
+  qwen3-bf16/     qwen3's weights in bfloat16, the transformer sharded with a *.safetensors.index.json
+  distilled/      qwen3's weights as a distilled student: FlowMatchEuler with the fixed SDE sigmas,
+                  modular_model_index.json
+The tokenizer is Qwen3's tokenizer.json (the copy the tokenizer tests use) with a Qwen3-VL style chat template;
+nothing is fetched.
+
+Then it runs diffusers' pipeline on each case (text->image, text->video, image->video, text->video with sound on
+both layouts; the 4-step distilled path) with fixed seeds and writes OUT/cases/NAME.safetensors: the initial
+latents the pipeline drew (noise_vision, noise_sound), the final latents (latents, sound_latents), the decoded
+frames [T, H, W, 3] in [0, 1] (frames) and the sound waveform [channels, samples] (sound); OUT/cases.json lists
+each case's request for the engine.
+
+Usage: diffusers-peer.py OUT_DIR --tokenizer-dir DIR
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+
+try:
+    import numpy as np
+    import torch
+    from PIL import Image
+    import diffusers
+    from diffusers import (AutoencoderKLWan, Cosmos3AVAEAudioTokenizer, Cosmos3OmniPipeline, Cosmos3OmniTransformer,
+                           FlowMatchEulerDiscreteScheduler, UniPCMultistepScheduler)
+    from transformers import AutoTokenizer
+except ImportError as e:  # the caller reports this line and skips
+    print(f"diffusers-peer: {e.name or e} is not installed (installer/install-deps.sh puts diffusers and transformers in .venv)",
+          file=sys.stderr)
+    sys.exit(3)
+
+# A Qwen3-VL style chat template for text turns: each message as <|im_start|>role\n...<|im_end|>\n, then the
+# assistant's opening when asked. (Pictures and videos never reach it here: the pipeline sends text only.)
+CHAT_TEMPLATE = (
+    "{%- for message in messages -%}"
+    "{{- '<|im_start|>' + message['role'] + '\\n' -}}"
+    "{%- if message['content'] is string -%}{{- message['content'] -}}"
+    "{%- else -%}{%- for part in message['content'] -%}{%- if part['type'] == 'text' -%}{{- part['text'] -}}{%- endif -%}{%- endfor -%}"
+    "{%- endif -%}"
+    "{{- '<|im_end|>\\n' -}}"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}"
+)
+
+TRANSFORMER = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=32,
+                   intermediate_size=96, rope_axes_dim=[6, 5, 5], latent_channel=48, latent_patch_size=2,
+                   patch_latent_dim=192, dtype="float32")
+VAE = dict(base_dim=8, decoder_base_dim=16, z_dim=48, dim_mult=[1, 2, 4, 4], num_res_blocks=2,
+           temperal_downsample=[False, True, True], is_residual=True, patch_size=2, in_channels=12, out_channels=12, scale_factor_temporal=4,
+           scale_factor_spatial=16)
+SOUND = dict(dec_dim=8, dec_c_mults=(1, 2, 4, 8, 16), dec_strides=(2, 4, 5, 6, 8), vocoder_input_dim=64,
+             enc_dim=8, enc_intermediate_dim=16, enc_num_layers=1, enc_latent_dim=128, sampling_rate=48000)
+DISTILLED_SIGMAS = [1.0, 0.9375, 0.8333333333333334, 0.625]
+
+
+def perturb(module, generator, scale=0.1):
+    """Random weights where diffusers initializes constants (norm gains, biases), so every weight matters."""
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            if p.dim() == 1 or "norm" in name:
+                p.add_(torch.randn(p.shape, generator=generator, dtype=p.dtype) * scale)
+
+
+def tokenizer(tokenizer_dir, out):
+    os.makedirs(out, exist_ok=True)
+    shutil.copy(os.path.join(tokenizer_dir, "tokenizer.json"), out)
+    with open(os.path.join(tokenizer_dir, "tokenizer_config.json")) as f:
+        cfg = json.load(f)
+    cfg["chat_template"] = CHAT_TEMPLATE
+    with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+    return AutoTokenizer.from_pretrained(out)
+
+
+def build_pipeline(tok, edge, seed):
+    g = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    t_args = dict(TRANSFORMER, vocab_size=len(tok))
+    if edge:
+        t_args.update(hidden_act="relu2", qk_norm_for_text=False, use_und_k_norm_for_gen=True)
+    else:
+        t_args.update(sound_gen=True, sound_dim=64, sound_latent_fps=25.0)
+    transformer = Cosmos3OmniTransformer(**t_args).eval()
+    perturb(transformer, g)
+    mean = (torch.randn(48, generator=g) * 0.1).tolist()
+    std = (0.5 + 0.1 * torch.randn(48, generator=g).abs()).tolist()
+    vae = AutoencoderKLWan(**VAE, latents_mean=mean, latents_std=std).eval()
+    perturb(vae, g, 0.05)
+    sound = None
+    if not edge:
+        sound = Cosmos3AVAEAudioTokenizer(**SOUND).eval()
+        perturb(sound, g, 0.05)
+    scheduler = UniPCMultistepScheduler(prediction_type="flow_prediction", use_flow_sigmas=True, use_karras_sigmas=True,
+                                        sigma_max=200.0, sigma_min=0.147, flow_shift=1.0, solver_order=2)
+    return Cosmos3OmniPipeline(transformer=transformer, text_tokenizer=tok, vae=vae, scheduler=scheduler,
+                               sound_tokenizer=sound, enable_safety_checker=False,
+                               default_use_system_prompt=not edge, use_native_flow_schedule=edge)
+
+
+def save(pipe, out, dtype=None, shard=None):
+    if dtype is not None:
+        pipe.transformer.to(dtype)
+    pipe.save_pretrained(out, safe_serialization=True, **({"max_shard_size": shard} if shard else {}))
+    if dtype is not None:
+        pipe.transformer.to(torch.float32)
+
+
+def write_distilled(pipe, out):
+    save(pipe, out)
+    sched = FlowMatchEulerDiscreteScheduler(num_train_timesteps=1000, shift=1.0, stochastic_sampling=True)
+    sched.save_pretrained(os.path.join(out, "scheduler"))
+    # The distilled export's extra fields, as the framework converter writes them.
+    path = os.path.join(out, "scheduler", "scheduler_config.json")
+    with open(path) as f:
+        cfg = json.load(f)
+    cfg.update(fixed_step_requires_explicit_sigmas=True, fixed_step_sampler_config={"sample_type": "sde", "t_list": DISTILLED_SIGMAS})
+    with open(path, "w") as f:
+        json.dump(cfg, f, indent=2)
+    with open(os.path.join(out, "model_index.json")) as f:
+        index = json.load(f)
+    index["scheduler"] = ["diffusers", "FlowMatchEulerDiscreteScheduler"]
+    with open(os.path.join(out, "model_index.json"), "w") as f:
+        json.dump(index, f, indent=2)
+    with open(os.path.join(out, "modular_model_index.json"), "w") as f:
+        json.dump({"_class_name": "Cosmos3DistilledModularPipeline", "is_distilled": True,
+                   "distilled_sigmas": DISTILLED_SIGMAS}, f, indent=2)
+
+
+class Recorder:
+    """The initial latents prepare_latents returns, and the latents after the last step."""
+
+    def __init__(self, pipe):
+        self.pipe, self.initial, self.final = pipe, {}, {}
+        original = pipe.prepare_latents
+
+        def prepare(*a, **k):
+            r = original(*a, **k)
+            self.initial = {"noise_vision": r[0].detach().clone()}
+            if r[1] is not None:
+                self.initial["noise_sound"] = r[1].detach().clone()
+            return r
+
+        pipe.prepare_latents = prepare
+
+    def on_step_end(self, pipe, i, t, kwargs):
+        self.final["latents"] = kwargs["latents"].detach().clone()
+        return {}
+
+
+def run_case(pipe, case, image_path, out_dir):
+    rec = Recorder(pipe)
+    sound_final = {}
+    original_decode = pipe.decode_sound
+
+    def decode_sound(latent):
+        sound_final["sound_latents"] = latent.detach().clone()
+        return original_decode(latent)
+
+    pipe.decode_sound = decode_sound
+    kwargs = dict(prompt=case["prompt"], negative_prompt=case.get("negative_prompt"), num_frames=case["num_frames"],
+                  height=case["height"], width=case["width"], fps=case["fps"], num_inference_steps=case["num_steps"],
+                  guidance_scale=case["guidance"], enable_sound=case.get("enable_sound", False),
+                  generator=torch.Generator().manual_seed(case["seed"]), output_type="np",
+                  callback_on_step_end=rec.on_step_end, enable_safety_check=False)
+    if case["mode"] == "image2video":
+        kwargs["image"] = Image.open(image_path)
+    with torch.no_grad():
+        out = pipe(**kwargs)
+    pipe.decode_sound = original_decode
+    tensors = dict(rec.initial)
+    tensors.update(rec.final)
+    tensors.update(sound_final)
+    tensors["frames"] = torch.from_numpy(np.asarray(out.video, dtype=np.float32))
+    if out.sound is not None:
+        tensors["sound"] = out.sound.float()
+    from safetensors.torch import save_file
+    save_file({k: v.float().contiguous() for k, v in tensors.items()}, os.path.join(out_dir, case["name"] + ".safetensors"))
+
+
+def run_distilled(folder, case, out_dir):
+    """The distilled student through diffusers' modular pipeline (fixed sigmas, SDE steps, no guidance)."""
+    from diffusers.modular_pipelines import ModularPipeline
+    pipe = ModularPipeline.from_pretrained(folder)
+    pipe.load_components(torch_dtype=torch.float32)
+    pipe.disable_safety_checker() if hasattr(pipe, "disable_safety_checker") else None
+    latents_seen = {}
+    original = pipe.prepare_latents if hasattr(pipe, "prepare_latents") else None
+    with torch.no_grad():
+        out = pipe(prompt=case["prompt"], num_frames=case["num_frames"], height=case["height"], width=case["width"],
+                   fps=case["fps"], generator=torch.Generator().manual_seed(case["seed"]), output_type="np",
+                   output=["videos", "latents"])
+    del original, latents_seen
+    from safetensors.torch import save_file
+    tensors = {"frames": torch.from_numpy(np.asarray(out["videos"], dtype=np.float32))}
+    save_file(tensors, os.path.join(out_dir, case["name"] + ".safetensors"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--tokenizer-dir", required=True)
+    ap.add_argument("--only", default="", help="comma-separated case names")
+    args = ap.parse_args()
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    tok = tokenizer(args.tokenizer_dir, os.path.join(out, "tokenizer-src"))
+    folders = {}
+    for name, edge in (("qwen3", False), ("edge", True)):
+        pipe = build_pipeline(tok, edge, seed=7 if not edge else 11)
+        save(pipe, os.path.join(out, name))
+        folders[name] = pipe
+    save(folders["qwen3"], os.path.join(out, "qwen3-bf16"), dtype=torch.bfloat16, shard="300KB")
+    write_distilled(folders["qwen3"], os.path.join(out, "distilled"))
+
+    # A picture at the output size, for image->video (no resize: the comparison is of the pipeline, not of resamplers).
+    rng = np.random.RandomState(5)
+    image_path = os.path.join(out, "first-frame.png")
+    Image.fromarray(rng.randint(0, 256, size=(64, 96, 3), dtype=np.uint8)).save(image_path)
+
+    base = dict(prompt="a red ball rolls across a wooden table", negative_prompt="blurry", width=96, height=64, fps=24.0,
+                num_steps=4, guidance=6.0, seed=42)
+    cases = []
+    for layout in ("qwen3", "edge"):
+        cases += [
+            dict(base, name=f"{layout}-t2i", model=layout, mode="text2image", num_frames=1),
+            dict(base, name=f"{layout}-t2v", model=layout, mode="text2video", num_frames=9),
+            dict(base, name=f"{layout}-i2v", model=layout, mode="image2video", num_frames=9, vision_path="first-frame.png"),
+        ]
+    cases.append(dict(base, name="qwen3-t2v-sound", model="qwen3", mode="text2video", num_frames=9, enable_sound=True))
+    cases.append(dict(base, name="qwen3-bf16-t2v", model="qwen3-bf16", mode="text2video", num_frames=9))
+    only = set(filter(None, args.only.split(",")))
+    os.makedirs(os.path.join(out, "cases"), exist_ok=True)
+    for case in cases:
+        if only and case["name"] not in only:
+            continue
+        pipe = folders.get(case["model"])
+        if pipe is None:  # a folder as saved: loaded back the way users load it
+            pipe = Cosmos3OmniPipeline.from_pretrained(os.path.join(out, case["model"]), enable_safety_checker=False)
+            pipe.to(torch.float32)  # bfloat16 weights computed in float32, as the engine runs them on the CPU
+        run_case(pipe, case, image_path, os.path.join(out, "cases"))
+        print(f"diffusers-peer: {case['name']}", flush=True)
+    with open(os.path.join(out, "cases.json"), "w") as f:
+        json.dump({"diffusers": diffusers.__version__, "torch": torch.__version__, "cases": cases}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
