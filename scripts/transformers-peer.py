@@ -13,7 +13,8 @@ writes into OUT_DIR
                          stream, which text never reaches, is random), tokenizer.json and tokenizer_config.json with
                          Qwen3-VL's chat template
   peer.safetensors       per prompt i: ids_i (the chat-templated prompt), logits_i ([L, vocab], transformers' forward),
-                         greedy_i (transformers' generate, greedy, stopped at <|im_end|>, which is not included)
+                         greedy_i (transformers' generate, greedy, stopped at <|im_end|>, which is not included);
+                         mrope_logits for ids_0 at mrope_positions ([3, L]: temporal, height, width rows)
   chat.json              per case: system, user, the chat string apply_chat_template renders (add_generation_prompt,
                          add_vision_id=False, as the diffusers Cosmos 3 pipeline calls it) and its ids
   done                   written last
@@ -311,6 +312,14 @@ def main(argv):
             tensors["ids_%d" % i] = ids[0].clone()
             tensors["logits_%d" % i] = logits.float().contiguous()
             tensors["greedy_%d" % i] = torch.tensor(gen, dtype=torch.long)
+        # Interleaved MRoPE with three different rows (text positions are equal on all three, where the interleave
+        # changes nothing): temporal past the 15000 modality margin, and a 3 x 4 spatial grid spread wide enough that
+        # the lowest frequencies, where the sections end, turn by a visible angle.
+        ids = tensors["ids_0"].unsqueeze(0)
+        i = torch.arange(ids.shape[1])
+        positions = torch.stack([15022 + 3 * (i // 12), 400009 * ((i // 4) % 3), 300007 * (i % 4)])
+        tensors["mrope_positions"] = positions
+        tensors["mrope_logits"] = model(input_ids=ids, position_ids=positions.unsqueeze(1)).logits[0].float().contiguous()
     save_file(tensors, os.path.join(out, "peer.safetensors"))
 
     weights = {}

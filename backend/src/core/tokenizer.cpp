@@ -460,6 +460,11 @@ std::string chat_template_user_turn(const std::string& content) {
     return "<|im_start|>user\n" + content + "<|im_end|>\n<|im_start|>assistant\n";
 }
 
+std::string chat_template(const std::string& system, const std::string& user) {
+    if (system.empty()) return chat_template_user_turn(user);
+    return "<|im_start|>system\n" + system + "<|im_end|>\n" + chat_template_user_turn(user);
+}
+
 std::string unicode_library_version() { return utf8proc_version(); }
 
 }  // namespace ws

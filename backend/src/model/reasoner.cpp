@@ -130,7 +130,7 @@ std::string upsampler_chat(const std::string& template_name, const std::string& 
     tmpl = fill(tmpl, "{aspect_ratio}", req.aspect_ratio);
     tmpl = fill(tmpl, "{width}", std::to_string(meta.width));
     tmpl = fill(tmpl, "{height}", std::to_string(meta.height));
-    return "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n" + chat_template_user_turn(tmpl);
+    return chat_template("You are a helpful assistant.", tmpl);
 }
 
 std::vector<int32_t> decode_tokens(const Network& net, const Tokenizer* tokenizer, const std::vector<int32_t>& prompt_ids,

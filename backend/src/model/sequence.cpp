@@ -77,10 +77,7 @@ at::Tensor packed_text_ids(const ModelConfig& c, const std::vector<int64_t>& pro
 
 at::Tensor packed_prompt_ids(const ModelConfig& c, const Tokenizer& tokenizer, const std::string& formatted_prompt,
                              const std::string& system_prompt) {
-    // Qwen3-VL's chat template for a system message with text content.
-    const auto v = system_prompt.empty() ? tokenizer.encode_chat_user_turn(formatted_prompt)
-                                         : tokenizer.encode("<|im_start|>system\n" + system_prompt + "<|im_end|>\n" +
-                                                            chat_template_user_turn(formatted_prompt));
+    const auto v = tokenizer.encode(chat_template(system_prompt, formatted_prompt));
     return packed_text_ids(c, std::vector<int64_t>(v.begin(), v.end()));
 }
 

@@ -49,6 +49,9 @@ std::string train_byte_level_bpe(const std::vector<std::string>& texts, int voca
 
 // The Qwen chat template for one user turn with the generation prompt and no system turn.
 std::string chat_template_user_turn(const std::string& content);
+// Qwen3-VL's chat template for a system turn (none when `system` is empty) and one user turn of text, with the
+// generation prompt: what apply_chat_template renders for these messages (tests/model/test_reasoner_peer).
+std::string chat_template(const std::string& system, const std::string& user);
 
 // The version of utf8proc, whose Unicode tables decide NFC normalization (for generation records).
 std::string unicode_library_version();
