@@ -61,6 +61,8 @@ int cmd_info(const std::string&, const Args& a) {
                     r["components"]["transformer"].value("fp8_weights", 0) ? (std::to_string(r["components"]["transformer"]["fp8_weights"].get<int>()) + " FP8 linears").c_str() : "declared",
                     q.contains("diffusion_step_policy") ? "; the checkpoint's step policy (W8A16 at the first and last steps) is met at every step" : "");
     }
+    if (fmt.contains("ignored_files"))
+        for (const auto& f : fmt["ignored_files"]) std::printf("ignored (a pickle file, never read): %s\n", f.get<std::string>().c_str());
     std::printf("components (checked as loading reads them):\n");
     for (const auto& [name, comp] : r["components"].items())
         std::printf("  %s: %s%s\n", name.c_str(), comp["ok"].get<bool>() ? "ok" : "FAILS: ",

@@ -24,6 +24,13 @@ ModelConfig ModelConfig::from_json(const ojson& j_in, const std::string& origin)
     for (const char* wrap : {"transformer", "text_config", "config"})
         if (jp->contains(wrap) && (*jp)[wrap].is_object() && !jp->contains("hidden_size")) jp = &(*jp)[wrap];
     const ojson& j = *jp;
+    // The sizes have no meaningful default, and an object the loader reads into must be one (or null): a value of
+    // another kind is refused by name, not passed over.
+    for (const char* k : {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "intermediate_size", "vocab_size"})
+        if (j.contains(k) && j[k].is_null()) throw Error(origin + ": field '" + k + "' is null; it must be a positive integer");
+    for (const char* k : {"rope_scaling", "special_tokens"})
+        if (j.contains(k) && !j[k].is_null() && !j[k].is_object())
+            throw Error(origin + ": field '" + k + "' must be an object (got " + j[k].type_name() + ")");
     ModelConfig c;
     // The reference's defaults: sound and action towers exist only when the config says so.
     c.sound_gen = false;
@@ -89,9 +96,12 @@ ModelConfig ModelConfig::from_json(const ojson& j_in, const std::string& origin)
 
 void ModelConfig::validate(const std::string& origin) const {
     auto bad = [&](const std::string& why) { return Error(origin + ": " + why); };
-    if (hidden_size <= 0 || num_layers <= 0 || num_heads <= 0 || num_kv_heads <= 0 || head_dim <= 0 ||
-        intermediate_size <= 0 || vocab_size <= 0)
-        throw bad("sizes must be positive");
+    const std::pair<const char*, int64_t> sizes[] = {{"hidden_size", hidden_size},         {"num_hidden_layers", num_layers},
+                                                     {"num_attention_heads", num_heads},    {"num_key_value_heads", num_kv_heads},
+                                                     {"head_dim", head_dim},                {"intermediate_size", intermediate_size},
+                                                     {"vocab_size", vocab_size}};
+    for (const auto& [name, v] : sizes)
+        if (v <= 0) throw bad(std::string("sizes must be positive (field '") + name + "' is " + std::to_string(v) + ")");
     if (num_heads % num_kv_heads != 0) throw bad("num_attention_heads must be a multiple of num_key_value_heads");
     if (head_dim % 2 != 0) throw bad("head_dim must be even");
     if (mrope_section.size() != 3) throw bad("mrope_section must have three entries");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -182,13 +183,44 @@ const TensorView& SafeTensorsFile::at(const std::string& name) const {
     return it->second;
 }
 
-void refuse_pickle_checkpoint(const std::string& path) {
+bool is_pickle_file(const std::string& path) {
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
-    if (ext == ".pt" || ext == ".pth" || ext == ".ckpt" || ext == ".bin" || ext == ".pkl")
-        throw Error(path + ": pickle checkpoints (" + ext +
+    return ext == ".pt" || ext == ".pth" || ext == ".ckpt" || ext == ".bin" || ext == ".pkl";
+}
+
+void refuse_pickle_checkpoint(const std::string& path) {
+    if (is_pickle_file(path))
+        throw Error(path + ": pickle checkpoints (" + fs::path(path).extension().string() +
                     ") are refused because loading them can execute code; convert to .safetensors first");
 }
+
+namespace {
+// Hugging Face names unindexed shards "<stem>-00001-of-00003.safetensors": with no index, every number up to
+// the total must be there, or the folder is an interrupted download.
+void check_shard_numbering(const std::vector<fs::path>& files) {
+    for (const fs::path& f : files) {
+        const std::string n = f.filename().string();
+        const size_t of = n.rfind("-of-"), dot = n.rfind(".safetensors");
+        if (of == std::string::npos || dot == std::string::npos || dot <= of + 4) continue;
+        const size_t dash = n.rfind('-', of - 1);
+        if (dash == std::string::npos) continue;
+        const std::string index = n.substr(dash + 1, of - dash - 1), total = n.substr(of + 4, dot - of - 4);
+        auto digits = [](const std::string& s) {
+            return !s.empty() && s.size() < 9 && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+        };
+        if (!digits(index) || !digits(total)) continue;
+        for (int k = 1; k <= std::stoi(total); ++k) {
+            std::string num = std::to_string(k);
+            if (num.size() < index.size()) num.insert(0, index.size() - num.size(), '0');
+            const fs::path want = f.parent_path() / (n.substr(0, dash + 1) + num + n.substr(of));
+            if (!fs::exists(want))
+                throw Error(want.string() + ": missing; " + n + " is one of " + std::to_string(std::stoi(total)) +
+                            " shards and the folder has no .safetensors.index.json naming others");
+        }
+    }
+}
+}  // namespace
 
 Checkpoint::Checkpoint(const std::string& path_in) {
     fs::path path(path_in);
@@ -205,26 +237,44 @@ Checkpoint::Checkpoint(const std::string& path_in) {
         if (!j.contains("weight_map") || !j["weight_map"].is_object())
             throw Error(idx.string() + ": no weight_map object");
         std::vector<std::string> names;
+        std::map<std::string, std::pair<std::string, size_t>> named_for;  // file -> (its first tensor, how many)
         for (auto& [k, v] : j["weight_map"].items()) {
             if (!v.is_string()) throw Error(idx.string() + ": weight_map entry '" + k + "' is not a file name");
             std::string f = v.get<std::string>();
             if (f.find('/') != std::string::npos || f.find("..") != std::string::npos)
                 throw Error(idx.string() + ": weight_map entry '" + k + "' points outside the folder");
-            if (std::find(names.begin(), names.end(), f) == names.end()) names.push_back(f);
+            if (std::find(names.begin(), names.end(), f) == names.end()) names.push_back(f), named_for[f] = {k, 0};
+            ++named_for[f].second;
         }
-        for (auto& n : names) shards.push_back(idx.parent_path() / n);
+        if (names.empty()) throw Error(idx.string() + ": weight_map is empty");
+        for (auto& n : names) {
+            // A shard the index names but the folder lacks: an interrupted download or a stale index.
+            if (!fs::exists(idx.parent_path() / n)) {
+                const auto& [first, count] = named_for[n];
+                throw Error(idx.string() + ": weight_map names " + n + " for '" + first + "'" +
+                            (count > 1 ? " and " + std::to_string(count - 1) + " more tensors" : std::string()) +
+                            ", but " + (idx.parent_path() / n).string() + " is not there");
+            }
+            shards.push_back(idx.parent_path() / n);
+        }
     };
     if (fs::is_directory(path)) {
-        std::vector<fs::path> idx, st;
+        std::vector<fs::path> idx, st, pickles;
         for (auto& e : fs::directory_iterator(path)) {
             std::string n = e.path().filename().string();
             if (n.size() > 23 && n.substr(n.size() - 23) == ".safetensors.index.json") idx.push_back(e.path());
             else if (e.path().extension() == ".safetensors") st.push_back(e.path());
+            else if (e.is_regular_file() && is_pickle_file(n)) pickles.push_back(e.path());
         }
         std::sort(idx.begin(), idx.end());
         std::sort(st.begin(), st.end());
+        std::sort(pickles.begin(), pickles.end());
         if (!idx.empty()) add_index(idx.front());
-        else if (!st.empty()) shards = st;
+        else if (!st.empty()) check_shard_numbering(st), shards = st;
+        else if (!pickles.empty())  // weights only as pickles: refused by name, never read
+            throw Error(pickles.front().string() + ": pickle checkpoints (" + pickles.front().extension().string() +
+                        ") are refused because loading them can execute code, and " + path.string() +
+                        " holds no .safetensors weights; convert to .safetensors first");
         else throw Error(path.string() + ": no .safetensors files in this folder");
     } else if (path.string().size() > 5 && path.string().substr(path.string().size() - 5) == ".json") {
         add_index(path);

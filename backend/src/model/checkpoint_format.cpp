@@ -1,10 +1,12 @@
 #include "worldstudio/model/checkpoint_format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "worldstudio/core/error.h"
+#include "worldstudio/core/safetensors.h"
 
 namespace fs = std::filesystem;
 
@@ -167,6 +169,16 @@ DiffusersPipelineConfig diffusers_config(const fs::path& root) {
     if (json_field<int>(*j, "solver_order", 2, origin) != 2 || json_field<std::string>(*j, "solver_type", "bh2", origin) != "bh2" ||
         !json_field<bool>(*j, "predict_x0", true, origin))
         throw Error(origin + ": only UniPC order 2, bh2, predicting x0 is supported (solver_order, solver_type, predict_x0)");
+    // What diffusers' UniPC honours and this sampler does not: refused when set away from diffusers' default.
+    if (json_field<int>(*j, "num_train_timesteps", 1000, origin) != 1000)
+        throw Error(origin + ": num_train_timesteps must be 1000 (the flow grid and the timesteps the model sees assume it)");
+    if (!json_field<bool>(*j, "lower_order_final", true, origin))
+        throw Error(origin + ": lower_order_final false is not supported (the last step runs first order)");
+    if (json_field<bool>(*j, "thresholding", false, origin)) throw Error(origin + ": thresholding is not supported");
+    if (j->contains("solver_p") && !(*j)["solver_p"].is_null()) throw Error(origin + ": solver_p is not supported");
+    if (j->contains("disable_corrector") && !(*j)["disable_corrector"].is_null() &&
+        (!(*j)["disable_corrector"].is_array() || !(*j)["disable_corrector"].empty()))
+        throw Error(origin + ": disable_corrector must be an empty list (the corrector runs at every step after the first)");
     // null means "from the training table" in diffusers; for flow sigmas that is the base export's values here.
     if (j->contains("sigma_min") && !(*j)["sigma_min"].is_null()) read_json_field(*j, "sigma_min", d.sigma_min, origin);
     if (j->contains("sigma_max") && !(*j)["sigma_max"].is_null()) read_json_field(*j, "sigma_max", d.sigma_max, origin);
@@ -177,7 +189,41 @@ DiffusersPipelineConfig diffusers_config(const fs::path& root) {
     return d;
 }
 
+// The pickles of the folder and its subfolders, except in a weights folder the loader reads that holds no
+// safetensors: there the pickle is all the weights there are, and Checkpoint refuses it by name.
+std::vector<std::string> ignored_pickles(const fs::path& root, const fs::path& transformer) {
+    std::vector<std::string> out;
+    const std::vector<fs::path> weight_dirs = {transformer, root / "vae", root / "sound_tokenizer"};
+    auto scan = [&](const fs::path& dir, const std::string& prefix) {
+        std::vector<std::string> found;
+        bool safetensors = false;
+        std::error_code ec;
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+            if (!it->is_regular_file(ec)) continue;
+            const std::string n = it->path().filename().string();
+            if (is_pickle_file(n)) found.push_back(prefix + n);
+            else if (it->path().extension() == ".safetensors") safetensors = true;
+        }
+        const bool weights = std::any_of(weight_dirs.begin(), weight_dirs.end(),
+                                         [&](const fs::path& w) { return w.lexically_normal() == dir.lexically_normal(); });
+        if (safetensors || !weights) out.insert(out.end(), found.begin(), found.end());
+    };
+    scan(root, "");
+    std::error_code ec;
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_directory(ec)) scan(it->path(), it->path().filename().string() + "/");
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 }  // namespace
+
+std::string CheckpointFormat::ignored_note() const {
+    if (ignored_files.empty()) return "";
+    std::string s = "not read (pickle files are never loaded):";
+    for (const std::string& f : ignored_files) s += " " + f;
+    return s;
+}
 
 ojson DiffusersPipelineConfig::to_json() const {
     ojson j = {{"use_system_prompt", use_system_prompt}, {"scheduler", "UniPCMultistepScheduler"},
@@ -197,6 +243,7 @@ CheckpointFormat read_checkpoint_format(const std::string& model_dir, const std:
     f.fixed_steps = from_scheduler ? from_scheduler : from_modular;
     f.fp8 = fp8_quantization(root, fs::path(transformer_dir));
     f.diffusers = diffusers_config(root);
+    f.ignored_files = ignored_pickles(root, fs::path(transformer_dir));
     return f;
 }
 
@@ -211,6 +258,7 @@ ojson CheckpointFormat::to_json() const {
                                           {"reasoner", fp8->step_policy->reasoner_a16 ? "a16" : "native"}};
         j["fp8"] = q;
     }
+    if (!ignored_files.empty()) j["ignored_files"] = ignored_files;
     return j;
 }
 

@@ -37,7 +37,6 @@ ModelFolder locate_model_folder(const std::string& dir) {
             f.tokenizer_path = (root / cand).string();
             break;
         }
-    for (auto& e : fs::directory_iterator(f.transformer_dir)) refuse_pickle_checkpoint(e.path().string());
     if (fs::exists(root / "vae" / "config.json")) f.vae_dir = (root / "vae").string();
     if (fs::exists(root / "sound_tokenizer" / "config.json")) f.sound_dir = (root / "sound_tokenizer").string();
     return f;
@@ -264,7 +263,8 @@ ojson Model::inspect(const std::string& dir) {
         r = check_weights(c, tensors.shapes());
         files = ck.files();
         if (!r.ok()) throw Error(f.transformer_dir + ": the checkpoint does not match its config (" + std::to_string(r.missing.size()) +
-                                 " missing, " + std::to_string(r.misshaped.size()) + " mis-shaped tensors)");
+                                 " missing, " + std::to_string(r.misshaped.size()) + " mis-shaped tensors)" +
+                                 (format.ignored_files.empty() ? "" : "; " + format.ignored_note()));
         ojson out{{"files", files.size()}};
         if (tensors.fp8_weights()) out["fp8_weights"] = tensors.fp8_weights();
         return out;
@@ -368,7 +368,8 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     Checkpoint ck(f.transformer_dir);
     const TransformerTensors tensors(ck, impl->format.fp8, f.transformer_dir);
     WeightReport report = check_weights(impl->config, tensors.shapes());
-    if (!report.ok()) throw Error(dir + ": the checkpoint does not match its config\n" + report.summary());
+    if (!report.ok())
+        throw Error(dir + ": the checkpoint does not match its config\n" + report.summary() + impl->format.ignored_note());
     if (!report.unexpected.empty() && cb.on_log) cb.on_log("ignoring " + std::to_string(report.unexpected.size()) + " unexpected tensors");
     if (tensors.fp8_weights()) {
         if (options.fp8 != "auto" && options.fp8 != "w8a8" && options.fp8 != "w8a16")

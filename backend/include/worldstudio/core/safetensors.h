@@ -67,9 +67,12 @@ private:
     std::map<std::string, const TensorView*> index_;
 };
 
-// Refuses pickle checkpoints (.pt/.pth/.ckpt/.bin) with a clear message: loading them would mean
+// Refuses pickle checkpoints (.pt/.pth/.ckpt/.bin/.pkl) with a clear message: loading them would mean
 // executing code from the file.
 void refuse_pickle_checkpoint(const std::string& path);
+// Whether `path` has one of those extensions (a Checkpoint folder never reads such a file; with no .safetensors
+// beside it, the folder is refused naming it).
+bool is_pickle_file(const std::string& path);
 
 // Tensors to write: name -> (dtype, shape, raw little-endian bytes).
 struct TensorBlob {

@@ -51,7 +51,12 @@ struct CheckpointFormat {
     std::optional<FixedStepSchedule> fixed_steps;
     std::optional<Fp8Quantization> fp8;
     DiffusersPipelineConfig diffusers;
+    // Pickle files (.pt/.pth/.bin/.ckpt/.pkl) in the folder or its subfolders that the loader leaves unread: beside
+    // safetensors weights (ModelOpt's modelopt_state.pth) or in folders it does not load. Relative to the folder.
+    std::vector<std::string> ignored_files;
     ojson to_json() const;
+    // "" or a line naming the ignored files, for a refusal about missing weights (they were not read).
+    std::string ignored_note() const;
 };
 
 // Reads the format of the folder `model_dir` whose transformer lives in `transformer_dir`. A malformed or
