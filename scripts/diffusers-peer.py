@@ -241,13 +241,15 @@ def main():
     cases.append(dict(base, name="qwen3-bf16-t2v", model="qwen3-bf16", mode="text2video", num_frames=9))
     only = set(filter(None, args.only.split(",")))
     os.makedirs(os.path.join(out, "cases"), exist_ok=True)
+    loaded = {}
     for case in cases:
         if only and case["name"] not in only:
             continue
-        pipe = folders.get(case["model"])
-        if pipe is None:  # a folder as saved: loaded back the way users load it
-            pipe = Cosmos3OmniPipeline.from_pretrained(os.path.join(out, case["model"]), enable_safety_checker=False)
-            pipe.to(torch.float32)  # bfloat16 weights computed in float32, as the engine runs them on the CPU
+        # Every case runs on its folder as saved, loaded back the way users load a snapshot.
+        if case["model"] not in loaded:
+            loaded[case["model"]] = Cosmos3OmniPipeline.from_pretrained(os.path.join(out, case["model"]), enable_safety_checker=False)
+            loaded[case["model"]].to(torch.float32)  # bfloat16 weights computed in float32, as the engine runs them on the CPU
+        pipe = loaded[case["model"]]
         run_case(pipe, case, image_path, os.path.join(out, "cases"))
         print(f"diffusers-peer: {case['name']}", flush=True)
     with open(os.path.join(out, "cases.json"), "w") as f:

@@ -289,13 +289,14 @@ int cmd_generate(const std::string&, const Args& a) {
 }
 
 int cmd_case(const std::string& verb, const Args& a) {
-    if (a.positional.size() != 1) throw UsageError(verb + " needs CASE_DIR");
+    if (a.positional.size() != 1) throw UsageError(verb + (verb == "decode" ? " needs LATENTS.safetensors" : " needs CASE_DIR"));
     const std::string out = a.need("-o");
     // Reference cases run on the CPU in float32 unless asked otherwise (the parity on a GPU and in bfloat16).
     const std::string device = a.get("--device", "cpu"), dtype = a.get("--dtype", "float32");
     if (verb == "velocity") ws::run_velocity_case(a.positional[0], out, !a.has("--recompute-text"), device, dtype);
     else if (verb == "logits") ws::run_logits_case(a.positional[0], out, device, dtype);
     else if (verb == "vae-check") ws::run_vae_case(a.positional[0], out, device, dtype);
+    else if (verb == "decode") ws::decode_latents(a.need("--model"), a.positional[0], out, device, dtype);
     else ws::run_positions_case(a.positional[0], out);
     std::printf("wrote %s\n", out.c_str());
     return 0;
@@ -438,6 +439,10 @@ void add_engine_verbs(std::vector<Verb>& v) {
 )", cmd_compare});
     v.push_back({"vae-check", R"(  vae-check CASE_DIR -o OUT.safetensors [--device D] [--dtype T]
                                     video VAE (encoded, decoded) or audio VAE (audio) case
+)", cmd_case});
+    v.push_back({"decode", R"(  decode LATENTS.safetensors --model DIR -o OUT.safetensors [--device D] [--dtype T]
+                                    a generation's latents decoded unquantized: frames [T, H, W, 3] in [0, 1] and
+                                    the sound decoder's waveform, for comparing against other implementations
 )", cmd_case});
     v.push_back({"fit-preview", R"(  fit-preview MODEL_DIR [--samples N]
                                     fit the linear latent->RGB preview projection and store it beside the model

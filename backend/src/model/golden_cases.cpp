@@ -9,6 +9,7 @@
 #include "core/torch_util.h"
 #include "model/audio_vae.h"
 #include "model/video_vae.h"
+#include "model/model_impl.h"
 #include "worldstudio/model/cases.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/core/weights.h"
@@ -179,6 +180,31 @@ void run_vae_case(const std::string& dir, const std::string& out, const std::str
     if (t.count("latent")) result["decoded"] = host(vae.decode(t.at("latent").to(at::kFloat)));
     if (result.empty()) throw Error(dir + "/case.safetensors: neither 'video' nor 'latent' to run");
     save_tensors(out, result);
+}
+
+void decode_latents(const std::string& model_dir, const std::string& latents_path, const std::string& out_path, const std::string& device,
+                    const std::string& dtype) {
+    c10::InferenceMode guard;
+    LoadOptions o;
+    o.device = device, o.dtype = dtype, o.hash_files = false;
+    const auto model = Model::load(model_dir, o);
+    const Model::Impl& M = model->impl();
+    const auto t = load_tensors(latents_path);
+    std::map<std::string, at::Tensor> result;
+    if (auto it = t.find("video_latent"); it != t.end()) {
+        if (!M.vae) throw Error(model_dir + ": no vae/ to decode " + latents_path + "'s video_latent");
+        if (it->second.dim() != 4 || it->second.size(0) != M.config.latent_channels)
+            throw Error(latents_path + ": video_latent must be [" + std::to_string(M.config.latent_channels) + ", T, H, W]");
+        result["frames"] = host(((M.vae->decode(it->second.to(at::kFloat)).to(at::kFloat) + 1) / 2).clamp(0, 1).permute({1, 2, 3, 0}).contiguous());
+    }
+    if (auto it = t.find("sound_latent"); it != t.end()) {
+        if (!M.sound) throw Error(model_dir + ": no sound_tokenizer/ to decode " + latents_path + "'s sound_latent");
+        if (it->second.dim() != 2 || it->second.size(0) != M.config.sound_dim)
+            throw Error(latents_path + ": sound_latent must be [" + std::to_string(M.config.sound_dim) + ", n]");
+        result["sound"] = host(M.sound->decode(it->second.to(at::kFloat)).to(at::kFloat));
+    }
+    if (result.empty()) throw Error(latents_path + ": neither video_latent nor sound_latent to decode");
+    save_tensors(out_path, result);
 }
 
 std::vector<std::string> compare_tensor_files(const std::string& reference, const std::string& ours) {

@@ -1,4 +1,5 @@
 // Session::generate: every generation mode as one denoising loop over a LatentState.
+#include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
 
 #include <chrono>
@@ -166,9 +167,12 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                     return std::any_of(g.begin(), g.end(), [&](const std::string& k) { return job_in.contains(k); });
             return job_in.contains(key);
         };
+        // The diffusers path sends the prompt as diffusers' pipeline does: a model's JSON-caption wrapping (Edge's
+        // recipe) is the framework's and stays out unless the job asks for it.
+        const bool diffusers_job = job_in.contains("prompting") && job_in["prompting"] == "diffusers";
         const ojson defaults = model_->generation_defaults(mode.get<std::string>());
         for (const auto& [k, v] : defaults.items())
-            if (!job_sets(k)) job[k] = v;
+            if (!job_sets(k) && !(diffusers_job && k == "json_caption_wrapper")) job[k] = v;
     }
     GenerationRequest req = GenerationRequest::parse(job);
     if (req.continuation) return generate_continued(job, req, out_prefix, cb);
@@ -417,9 +421,15 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
     int global_step = 0;
     for (int o = 0; o < req.num_outputs; ++o) {
         const uint32_t seed = req.seed + static_cast<uint32_t>(o);
+        // The framework draws each latent's noise from numpy's RandomState(seed); the diffusers pipeline draws the
+        // vision noise, then the sound noise, from one CPU torch.Generator seeded once (randn_tensor), which
+        // LibTorch's CPU generator reproduces bit for bit.
+        std::optional<at::Generator> torch_noise;
+        if (diffusers_path) torch_noise = at::detail::createCPUGenerator(seed);
+        auto initial_noise = [&](at::IntArrayRef shape) { return torch_noise ? at::randn(shape, *torch_noise, at::kFloat) : numpy_noise(seed, shape); };
         LatentState state;
         if (control_latent.defined()) state.vision.push_back({control_latent, std::vector<bool>(static_cast<size_t>(T), true), req.fps});
-        VisionLatent target{numpy_noise(seed, {c.latent_channels, T, H, W}), clean, req.fps};
+        VisionLatent target{initial_noise({c.latent_channels, T, H, W}), clean, req.fps};
         if (cond_latent.defined()) {
             at::Tensor m = at::tensor(std::vector<float>(clean.begin(), clean.end()), at::kFloat).view({1, T, 1, 1});
             target.x = m * cond_latent + (1 - m) * target.x;
@@ -438,7 +448,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             state.action = a;
         }
         if (req.enable_sound) {
-            state.sound = SoundLatent{numpy_noise(seed, {c.sound_dim, n_sound}), std::vector<bool>(static_cast<size_t>(n_sound), false), c.sound_latent_fps};
+            state.sound = SoundLatent{initial_noise({c.sound_dim, n_sound}), std::vector<bool>(static_cast<size_t>(n_sound), false), c.sound_latent_fps};
             if (pinned_sound.defined()) {
                 state.sound->x.narrow(1, 0, pinned_sound.size(1)).copy_(pinned_sound);
                 std::fill(state.sound->clean.begin(), state.sound->clean.begin() + pinned_sound.size(1), true);
@@ -571,6 +581,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                                          {"adapters", job_adapter_record}};
     if (diffusers_path) {
         ojson p = {{"path", "diffusers"}, {"system_prompt", system_prompt}, {"negative_templates", "inverse"},
+                   {"noise", "one CPU torch generator seeded with the seed: vision, then sound (randn_tensor)"},
                    {"json_prompts", "templates appended as text (no metadata keys)"}};
         if (!fixed) {
             p["scheduler"] = dcfg.to_json();

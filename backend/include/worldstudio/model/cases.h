@@ -24,6 +24,12 @@ void run_positions_case(const std::string& case_dir, const std::string& out_path
 // audio (of `latent`), the raw decoder output before any clamp.
 void run_vae_case(const std::string& case_dir, const std::string& out_path, const std::string& device = "cpu",
                   const std::string& dtype = "float32");
+// Decodes a generation's latents (`video_latent`, `sound_latent` as generate writes them) with a model folder's
+// vae/ and sound_tokenizer/ and writes them unquantized, for comparing against other implementations: frames
+// [T, H, W, 3] = clamp((1 + x) / 2, 0, 1) (diffusers' "np" output) and sound [channels, samples], the decoder's
+// raw output (diffusers' decode_sound).
+void decode_latents(const std::string& model_dir, const std::string& latents_path, const std::string& out_path,
+                    const std::string& device = "cpu", const std::string& dtype = "float32");
 // Per tensor present in both files: "name: relative error E (max abs M)" for floats, "name: equal|DIFFERENT" for
 // integers, relative error = ||ours - reference|| / ||reference||.
 std::vector<std::string> compare_tensor_files(const std::string& reference, const std::string& ours);
