@@ -188,21 +188,22 @@ def run_case(pipe, case, image_path, out_dir):
 
 
 def run_distilled(folder, case, out_dir):
-    """The distilled student through diffusers' modular pipeline (fixed sigmas, SDE steps, no guidance)."""
-    from diffusers.modular_pipelines import ModularPipeline
-    pipe = ModularPipeline.from_pretrained(folder)
-    pipe.load_components(torch_dtype=torch.float32)
-    pipe.disable_safety_checker() if hasattr(pipe, "disable_safety_checker") else None
-    latents_seen = {}
-    original = pipe.prepare_latents if hasattr(pipe, "prepare_latents") else None
+    """The distilled student through diffusers' modular pipeline (its distilled_sigmas, SDE steps that re-noise from
+    the same generator, no guidance), its components read from the folder as saved."""
+    from diffusers.modular_pipelines.cosmos import Cosmos3DistilledBlocks
+    pipe = Cosmos3DistilledBlocks().init_pipeline(folder)
+    pipe.update_components(transformer=Cosmos3OmniTransformer.from_pretrained(os.path.join(folder, "transformer")),
+                           vae=AutoencoderKLWan.from_pretrained(os.path.join(folder, "vae")),
+                           scheduler=FlowMatchEulerDiscreteScheduler.from_pretrained(os.path.join(folder, "scheduler")),
+                           text_tokenizer=AutoTokenizer.from_pretrained(os.path.join(folder, "text_tokenizer")))
+    pipe.disable_safety_checker()
     with torch.no_grad():
         out = pipe(prompt=case["prompt"], num_frames=case["num_frames"], height=case["height"], width=case["width"],
                    fps=case["fps"], generator=torch.Generator().manual_seed(case["seed"]), output_type="np",
                    output=["videos", "latents"])
-    del original, latents_seen
     from safetensors.torch import save_file
-    tensors = {"frames": torch.from_numpy(np.asarray(out["videos"], dtype=np.float32))}
-    save_file(tensors, os.path.join(out_dir, case["name"] + ".safetensors"))
+    tensors = {"latents": out["latents"].float(), "frames": torch.from_numpy(np.asarray(out["videos"], dtype=np.float32))}
+    save_file({k: v.contiguous() for k, v in tensors.items()}, os.path.join(out_dir, case["name"] + ".safetensors"))
 
 
 def main():
@@ -239,11 +240,18 @@ def main():
         ]
     cases.append(dict(base, name="qwen3-t2v-sound", model="qwen3", mode="text2video", num_frames=9, enable_sound=True))
     cases.append(dict(base, name="qwen3-bf16-t2v", model="qwen3-bf16", mode="text2video", num_frames=9))
+    # The 4-step student: no negative prompt and no guidance (both are baked in), its own steps.
+    cases.append(dict(base, name="distilled-t2v", model="distilled", mode="text2video", num_frames=9, negative_prompt=None,
+                      guidance=1.0, num_steps=len(DISTILLED_SIGMAS)))
     only = set(filter(None, args.only.split(",")))
     os.makedirs(os.path.join(out, "cases"), exist_ok=True)
     loaded = {}
     for case in cases:
         if only and case["name"] not in only:
+            continue
+        if case["model"] == "distilled":
+            run_distilled(os.path.join(out, "distilled"), case, os.path.join(out, "cases"))
+            print(f"diffusers-peer: {case['name']}", flush=True)
             continue
         # Every case runs on its folder as saved, loaded back the way users load a snapshot.
         if case["model"] not in loaded:

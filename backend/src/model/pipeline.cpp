@@ -471,7 +471,10 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
             const GenStream through_cache = [&](const GenTokens& g, const std::function<at::Tensor()>& run) { return step_cache->forward(pass, g.hidden, run); };
             return predict_velocity(n, b.ids, req.reuse_text_kv ? &b.cache : nullptr, s, ts, &through_cache, cancel).flatten();
         };
-        std::unique_ptr<Sampler> sampler = fixed ? std::make_unique<FixedStepSdeSampler>(fixed->t_list, seed, M.device) : Sampler::create(req.sampler, sched);
+        // A distilled student on the diffusers path re-noises from the generator that drew its initial noise.
+        std::unique_ptr<Sampler> sampler = fixed && torch_noise ? std::make_unique<FixedStepSdeSampler>(fixed->t_list, *torch_noise)
+                                           : fixed              ? std::make_unique<FixedStepSdeSampler>(fixed->t_list, seed, M.device)
+                                                                : Sampler::create(req.sampler, sched);
         at::Tensor x = state.flatten();
         double last_preview_at = -1e9;  // seconds since the start, of the last preview made
         for (int i = 0; i < req.num_steps; ++i) {
@@ -598,7 +601,8 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
         result.record["sampling"] = {{"kind", "fixed-step SDE (distilled checkpoint)"},
                                      {"t_list", fixed->t_list},
                                      {"timesteps", timesteps},
-                                     {"noise", "torch generator seeded with seed + step on " + M.device.str()},
+                                     {"noise", diffusers_path ? std::string("the initial noise's CPU torch generator, continued (diffusers' FlowMatchEuler)")
+                                                              : "torch generator seeded with seed + step on " + M.device.str()},
                                      {"source", fixed->source},
                                      {"negative_prompt", "unused (one conditional pass)"},
                                      {"set_aside", set_aside}};

@@ -31,6 +31,12 @@ FixedStepSdeSampler::FixedStepSdeSampler(const std::vector<double>& t_list, uint
     t_.push_back(0.0);
 }
 
+FixedStepSdeSampler::FixedStepSdeSampler(const std::vector<double>& t_list, at::Generator generator)
+    : Sampler(fixed_schedule(t_list)), t_(t_list), stream_(std::move(generator)) {
+    if (t_.empty()) throw Error("the fixed-step sampler needs at least one sigma");
+    t_.push_back(0.0);
+}
+
 double FixedStepSdeSampler::timestep() const { return network_timestep(t_[static_cast<size_t>(index_)]); }
 
 at::Tensor FixedStepSdeSampler::step(const at::Tensor& v, const at::Tensor& x) {
@@ -40,6 +46,12 @@ at::Tensor FixedStepSdeSampler::step(const at::Tensor& v, const at::Tensor& x) {
     last_x0_ = x - static_cast<float>(s) * v;
     at::Tensor next = last_x0_;
     if (sn > 0) {
+        if (stream_) {
+            const at::Tensor eps = at::randn(x.sizes(), *stream_, x.options().device(at::kCPU)).to(x.device());
+            next = static_cast<float>(1.0 - sn) * last_x0_ + static_cast<float>(sn) * eps;
+            ++index_;
+            return next;
+        }
         // torch.manual_seed(seed + step) then randn_like: a fresh generator at that seed draws the same stream.
         at::Generator gen = noise_device_.is_cuda() ? at::globalContext().defaultGenerator(noise_device_).clone()
                                                     : at::detail::createCPUGenerator();

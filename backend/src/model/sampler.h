@@ -3,6 +3,7 @@
 // reference): FlowUniPC multistep (order 2, bh2, x0 prediction, corrector from the second step, lower order
 // at the end, final sigma 0) and Euler. Scalar coefficients are float32 like the reference's 0-dim tensors.
 #include <ATen/ATen.h>
+#include <optional>
 
 #include <deque>
 #include <string>
@@ -45,6 +46,9 @@ public:
 class FixedStepSdeSampler : public Sampler {
 public:
     FixedStepSdeSampler(const std::vector<double>& t_list, uint64_t seed, at::Device noise_device);
+    // diffusers' FlowMatchEuler with stochastic sampling instead: e continues the stream of `generator` (the CPU
+    // generator that drew the initial noise), one draw shaped like the latent per step.
+    FixedStepSdeSampler(const std::vector<double>& t_list, at::Generator generator);
     at::Tensor step(const at::Tensor& v, const at::Tensor& x) override;
     double timestep() const override;
     // torch.tensor(sigma * 1000) in the reference: the float64 product stored as float32.
@@ -53,8 +57,9 @@ public:
 
 private:
     std::vector<double> t_;  // with the final 0
-    uint64_t seed_;
-    at::Device noise_device_;
+    uint64_t seed_ = 0;
+    at::Device noise_device_ = at::kCPU;
+    std::optional<at::Generator> stream_;
 };
 
 class FlowUniPCSampler : public Sampler {
