@@ -262,6 +262,8 @@ def main():
         print(f"diffusers-peer: {case['name']}", flush=True)
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump({"diffusers": diffusers.__version__, "torch": torch.__version__, "cases": cases}, f, indent=2)
+    with open(os.path.join(out, "done"), "w") as f:  # last: the folder is complete
+        f.write("ok\n")
 
 
 if __name__ == "__main__":

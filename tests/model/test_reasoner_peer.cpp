@@ -13,6 +13,7 @@
 
 #include "model/model_impl.h"
 #include "model/sequence.h"
+#include "peer_cache.h"
 #include "test_support.h"
 #include "worldstudio/core/pyjson.h"
 #include "worldstudio/core/tokenizer.h"
@@ -24,30 +25,7 @@ using namespace ws;
 namespace {
 const QString kScript = WS_SOURCE_DIR "/scripts/transformers-peer.py";
 
-// The peer's folder for this version of the script: made once per build folder (a copy being written by another
-// process is never read: the script writes `done` last and the folder is renamed into place).
-QString peer_output(QString* error) {
-    QFile f(kScript);
-    if (!f.open(QIODevice::ReadOnly)) return *error = "cannot read " + kScript, QString();
-    const QString key = QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex().left(16);
-    const QString root = QCoreApplication::applicationDirPath() + "/transformers-peer";
-    const QString dir = root + "/" + key;
-    if (QFile::exists(dir + "/done")) return dir;
-    QDir().mkpath(root);
-    const QString tmp = dir + ".tmp-" + QString::number(QCoreApplication::applicationPid());
-    QDir(tmp).removeRecursively();
-    const wstest::ProcResult r = wstest::run(WS_PEER_PYTHON, {kScript, tmp, WS_QWEN3_TOKENIZER_DIR}, {}, {}, 600000);
-    if (r.code != 0) {
-        QDir(tmp).removeRecursively();
-        return *error = QString("transformers-peer.py failed (%1): %2").arg(r.code).arg(QString::fromUtf8(r.err.trimmed())), QString();
-    }
-    if (!QDir().rename(tmp, dir)) QDir(tmp).removeRecursively();  // another process finished first
-    if (!QFile::exists(dir + "/done")) return *error = dir + ": the peer wrote no 'done'", QString();
-    // Earlier versions' folders (160 MB each) go.
-    for (const QString& old : QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-        if (old != key && !old.contains(".tmp-") && QFile::exists(root + "/" + old + "/done")) QDir(root + "/" + old).removeRecursively();
-    return dir;
-}
+QString peer_output(QString* error) { return wstest::cached_peer_output(kScript, "transformers-peer", {WS_QWEN3_TOKENIZER_DIR}, error, 600000); }
 
 std::vector<int32_t> ids32(const at::Tensor& t) {
     const at::Tensor x = t.to(at::kLong).contiguous();
