@@ -18,7 +18,9 @@ latents the pipeline drew (noise_vision, noise_sound), the final latents (latent
 frames [T, H, W, 3] in [0, 1] (frames) and the sound waveform [channels, samples] (sound); OUT/cases.json lists
 each case's request for the engine.
 
-Usage: diffusers-peer.py OUT_DIR --tokenizer-dir DIR
+Usage: diffusers-peer.py OUT_DIR --tokenizer-dir DIR [--only NAME,...]
+       diffusers-peer.py OUT_DIR --tokenizer-dir DIR --bench CLI [--hidden 512] [--layers 4] [--steps 4]
+         one denoising step (text->video with CFG) of the same random network in diffusers and in the engine
 """
 import argparse
 import json
@@ -206,16 +208,72 @@ def run_distilled(folder, case, out_dir):
     save_file({k: v.contiguous() for k, v in tensors.items()}, os.path.join(out_dir, case["name"] + ".safetensors"))
 
 
+def bench(out, tok, cli, hidden, layers, steps):
+    """One denoising step of the same network (text->video with CFG) in diffusers and in the engine, on the CPU:
+    seconds per step after the first, from each side's own step clock."""
+    import re
+    import subprocess
+    import time
+    torch.manual_seed(3)
+    t_args = dict(TRANSFORMER, vocab_size=len(tok), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=hidden // 64,
+                  num_key_value_heads=max(1, hidden // 256), head_dim=64, intermediate_size=hidden * 3, rope_axes_dim=[12, 10, 10])
+    pipe = Cosmos3OmniPipeline(transformer=Cosmos3OmniTransformer(**t_args).eval(), text_tokenizer=tok,
+                               vae=AutoencoderKLWan(**VAE, latents_mean=[0.0] * 48, latents_std=[1.0] * 48).eval(),
+                               scheduler=UniPCMultistepScheduler(prediction_type="flow_prediction", use_flow_sigmas=True,
+                                                                 use_karras_sigmas=True, sigma_max=200.0, sigma_min=0.147),
+                               enable_safety_checker=False)
+    folder = os.path.join(out, "bench")
+    pipe.save_pretrained(folder, safe_serialization=True)
+    shape = dict(prompt="a red ball rolls across a wooden table", negative_prompt="blurry", num_frames=33, height=256, width=384, fps=24.0)
+    stamps = []
+    with torch.no_grad():
+        pipe(**shape, num_inference_steps=steps, guidance_scale=6.0, generator=torch.Generator().manual_seed(1),
+             output_type="latent", enable_safety_check=False,
+             callback_on_step_end=lambda p, i, t, k: (stamps.append(time.perf_counter()), {})[1])
+    theirs = (stamps[-1] - stamps[0]) / (len(stamps) - 1)
+    job = os.path.join(out, "bench-job.json")
+    with open(job, "w") as f:
+        json.dump({"model_mode": "text2video", "prompting": "diffusers", "num_steps": steps, "guidance": 6.0, "seed": 1,
+                   **{k: v for k, v in shape.items() if k != "prompt" and k != "negative_prompt"},
+                   "prompt": shape["prompt"], "negative_prompt": shape["negative_prompt"]}, f)
+
+    def engine(extra):
+        with open(job) as f:
+            j = dict(json.load(f), **extra)
+        with open(job + ".run.json", "w") as f:
+            json.dump(j, f)
+        r = subprocess.run([cli, "generate", job + ".run.json", "--model", folder, "-o", os.path.join(out, "bench-out"),
+                            "--device", "cpu", "--dtype", "float32"], capture_output=True, text=True, check=True)
+        clock = [float(m.group(1)) for m in re.finditer(r"step \d+/\d+\s+([0-9.]+)s", r.stdout)]
+        return (clock[-1] - clock[0]) / (len(clock) - 1)
+
+    ours = engine({})
+    recompute = engine({"reuse_text_kv": False})  # the text stream run at every step, as diffusers runs it
+    tokens = (shape["num_frames"] - 1) // 4 + 1
+    tokens *= (shape["height"] // 32) * (shape["width"] // 32)
+    print(f"one denoising step with CFG, hidden {hidden}, {layers} layers, {tokens} vision tokens, {torch.get_num_threads()} threads, float32 CPU")
+    print(f"  diffusers {diffusers.__version__}:                   {theirs:.3f} s/step")
+    print(f"  engine, text K/V reused:           {ours:.3f} s/step")
+    print(f"  engine, text stream at every step: {recompute:.3f} s/step")
+    print(f"  engine / diffusers: {ours / theirs:.2f} (text K/V reused), {recompute / theirs:.2f} (text recomputed)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--tokenizer-dir", required=True)
     ap.add_argument("--only", default="", help="comma-separated case names")
+    ap.add_argument("--bench", metavar="CLI", help="time one step against the engine's CLI instead of writing cases")
+    ap.add_argument("--hidden", type=int, default=512)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--steps", type=int, default=4)
     args = ap.parse_args()
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     tok = tokenizer(args.tokenizer_dir, os.path.join(out, "tokenizer-src"))
+    if args.bench:
+        return bench(out, tok, args.bench, args.hidden, args.layers, args.steps)
     folders = {}
     for name, edge in (("qwen3", False), ("edge", True)):
         pipe = build_pipeline(tok, edge, seed=7 if not edge else 11)
