@@ -318,8 +318,20 @@ def main():
         pipe = loaded[case["model"]]
         run_case(pipe, case, image_path, os.path.join(out, "cases"))
         print(f"diffusers-peer: {case['name']}", flush=True)
+    # UniPC's Karras schedule with its bounds given and left null (then diffusers takes them from the beta table).
+    schedules = []
+    for bounds in ({"sigma_min": 0.147, "sigma_max": 200.0}, {"sigma_min": None, "sigma_max": None}):
+        for beta_schedule in ("linear", "scaled_linear"):
+            config = dict(prediction_type="flow_prediction", use_flow_sigmas=True, use_karras_sigmas=True,
+                          beta_schedule=beta_schedule, **bounds)
+            for steps in (4, 35):
+                sched = UniPCMultistepScheduler(**config)
+                sched.set_timesteps(steps)
+                schedules.append({"config": config, "steps": steps, "timesteps": sched.timesteps.tolist(),
+                                  "sigmas": sched.sigmas.tolist()})
     with open(os.path.join(out, "cases.json"), "w") as f:
-        json.dump({"diffusers": diffusers.__version__, "torch": torch.__version__, "cases": cases}, f, indent=2)
+        json.dump({"diffusers": diffusers.__version__, "torch": torch.__version__, "cases": cases, "schedules": schedules}, f,
+                  indent=2)
     with open(os.path.join(out, "done"), "w") as f:  # last: the folder is complete
         f.write("ok\n")
 

@@ -6,13 +6,17 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/core/InferenceMode.h>
 
+#include <QDir>
+#include <cmath>
 #include <fstream>
 #include <set>
 
 #include "peer_cache.h"
 #include "test_support.h"
 #include "worldstudio/core/pyjson.h"
+#include "worldstudio/core/schedule.h"
 #include "worldstudio/core/weights.h"
+#include "worldstudio/model/checkpoint_format.h"
 
 using namespace ws;
 
@@ -113,6 +117,32 @@ private Q_SLOTS:
             QVERIFY2(sl.relative <= 1e-4 && snd.relative <= 1e-4, qPrintable(line));
         }
         qInfo("%s", qPrintable(line));
+    }
+
+    // UniPC's Karras flow schedule as the folder's scheduler config gives it, bounds set and left null (diffusers then
+    // takes them from the beta table): the engine's timesteps equal diffusers', its sigmas within float32 rounding.
+    void karrasScheduleMatchesDiffusers() {
+        int n = 0;
+        for (const ojson& sc : cases_["schedules"]) {
+            QTemporaryDir d;
+            QDir().mkpath(d.filePath("scheduler"));
+            ojson config = sc["config"];
+            config["_class_name"] = "UniPCMultistepScheduler";
+            std::ofstream(d.filePath("scheduler/scheduler_config.json").toStdString()) << config.dump();
+            const CheckpointFormat f = read_checkpoint_format(d.path().toStdString(), d.filePath("transformer").toStdString());
+            const DiffusersPipelineConfig& dc = f.diffusers;
+            QVERIFY(dc.karras);
+            QCOMPARE(dc.sigmas_from_training_table, config["sigma_min"].is_null());
+            const SigmaSchedule ours = make_karras_flow_schedule(sc["steps"].get<int>(), dc.sigma_min, dc.sigma_max);
+            const auto timesteps = sc["timesteps"].get<std::vector<int64_t>>();
+            const auto sigmas = sc["sigmas"].get<std::vector<double>>();
+            const std::string what = config.dump() + " steps " + std::to_string(sc["steps"].get<int>());
+            QVERIFY2(ours.timesteps == timesteps, what.c_str());
+            QCOMPARE(ours.sigmas.size(), sigmas.size());
+            for (size_t i = 0; i < sigmas.size(); ++i) QVERIFY2(std::fabs(ours.sigmas[i] - sigmas[i]) <= 1e-6, what.c_str());
+            ++n;
+        }
+        QCOMPARE(n, 8);
     }
 
     // The cases cover what the peer promises: both layouts, every mode it runs, sound, bfloat16 shards, distilled.

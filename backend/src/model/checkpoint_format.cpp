@@ -1,5 +1,7 @@
 #include "worldstudio/model/checkpoint_format.h"
 
+#include <ATen/ATen.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -179,7 +181,23 @@ DiffusersPipelineConfig diffusers_config(const fs::path& root) {
     if (j->contains("disable_corrector") && !(*j)["disable_corrector"].is_null() &&
         (!(*j)["disable_corrector"].is_array() || !(*j)["disable_corrector"].empty()))
         throw Error(origin + ": disable_corrector must be an empty list (the corrector runs at every step after the first)");
-    // null means "from the training table" in diffusers; for flow sigmas that is the base export's values here.
+    // Karras bounds left null (or absent) come, as in diffusers' set_timesteps, from the training noise table: the
+    // smallest and largest sqrt((1 - a) / a) over the cumulative alphas of the beta schedule, in float32.
+    const bool null_min = !j->contains("sigma_min") || (*j)["sigma_min"].is_null(), null_max = !j->contains("sigma_max") || (*j)["sigma_max"].is_null();
+    if (d.karras && (null_min || null_max)) {
+        const std::string schedule = json_field<std::string>(*j, "beta_schedule", "linear", origin);
+        const double b0 = json_field<double>(*j, "beta_start", 0.0001, origin), b1 = json_field<double>(*j, "beta_end", 0.02, origin);
+        if (schedule != "linear" && schedule != "scaled_linear")
+            throw Error(origin + ": beta_schedule '" + schedule + "' is not supported with sigma_min/sigma_max null (linear, scaled_linear)");
+        if (j->contains("trained_betas") && !(*j)["trained_betas"].is_null()) throw Error(origin + ": trained_betas is not supported");
+        if (!(b0 > 0 && b1 > b0 && b1 < 1)) throw Error(origin + ": beta_start and beta_end must satisfy 0 < beta_start < beta_end < 1");
+        const at::Tensor betas = schedule == "linear" ? at::linspace(b0, b1, 1000, at::kFloat)
+                                                      : at::linspace(std::sqrt(b0), std::sqrt(b1), 1000, at::kFloat).pow(2);
+        const at::Tensor a = at::cumprod(1 - betas, 0), table = ((1 - a) / a).pow(0.5);
+        if (null_min) d.sigma_min = table[0].item<float>();
+        if (null_max) d.sigma_max = table[-1].item<float>();
+        d.sigmas_from_training_table = true;
+    }
     if (j->contains("sigma_min") && !(*j)["sigma_min"].is_null()) read_json_field(*j, "sigma_min", d.sigma_min, origin);
     if (j->contains("sigma_max") && !(*j)["sigma_max"].is_null()) read_json_field(*j, "sigma_max", d.sigma_max, origin);
     read_json_field(*j, "flow_shift", d.flow_shift, origin);
@@ -228,7 +246,7 @@ std::string CheckpointFormat::ignored_note() const {
 ojson DiffusersPipelineConfig::to_json() const {
     ojson j = {{"use_system_prompt", use_system_prompt}, {"scheduler", "UniPCMultistepScheduler"},
                {"source", scheduler_source.empty() ? "the base export's scheduler (no scheduler/scheduler_config.json)" : scheduler_source}};
-    if (karras) j["karras_sigmas"] = {{"sigma_min", sigma_min}, {"sigma_max", sigma_max}, {"rho", 7.0}};
+    if (karras) j["karras_sigmas"] = {{"sigma_min", sigma_min}, {"sigma_max", sigma_max}, {"rho", 7.0}, {"from_training_table", sigmas_from_training_table}};
     else j["flow_shift"] = flow_shift, j["grid"] = native_flow_schedule ? "linspace(0.999, 0)" : "linspace(1, 1/1000)";
     return j;
 }

@@ -42,6 +42,7 @@ struct DiffusersPipelineConfig {
     bool native_flow_schedule = false;   // model_index use_native_flow_schedule (Edge): the framework's sigma grid
     bool karras = true;                  // use_karras_sigmas
     double sigma_min = 0.147, sigma_max = 200.0;
+    bool sigmas_from_training_table = false;  // the config left them null: diffusers' beta table gave them
     double flow_shift = 1.0;
     std::string scheduler_source;        // the file, or "" for the base export's values
     ojson to_json() const;
