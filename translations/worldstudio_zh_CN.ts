@@ -916,6 +916,10 @@
         <source>No questions to answer in this project. Add videos from the Library (Add to evaluation), then write or draft questions on the Questions page.</source>
         <translation>此项目中没有要回答的问题。请先在素材库中添加视频（“加入评测”），再在“问题”页编写或起草问题。</translation>
     </message>
+    <message>
+        <source>Drafting questions for %1 from its videos&apos; caption and the prompt…</source>
+        <translation>正在根据 %1 的视频描述和提示词起草问题…</translation>
+    </message>
 </context>
 <context>
     <name>GenerateView</name>
@@ -2174,20 +2178,32 @@
         <translation>描述写的是“%1”，而提示词是“%2”</translation>
     </message>
     <message>
-        <source>the caption lacks the colour “%1”</source>
-        <translation>描述缺少颜色“%1”</translation>
-    </message>
-    <message>
-        <source>the caption lacks the material “%1”</source>
-        <translation>描述缺少材质“%1”</translation>
-    </message>
-    <message>
-        <source>the caption lacks the count “%1”</source>
-        <translation>描述缺少数量“%1”</translation>
-    </message>
-    <message>
         <source>the caption lacks “%1”</source>
         <translation>描述缺少“%1”</translation>
+    </message>
+    <message>
+        <source>the caption says “%1 %2” where your prompt says “%1 %3”</source>
+        <translation>描述写的是“%1 %2”，而提示词是“%1 %3”</translation>
+    </message>
+    <message>
+        <source>the caption says “%1” for the %2 where your prompt says “%3”</source>
+        <translation>描述中 %2 是“%1”，而提示词是“%3”</translation>
+    </message>
+    <message>
+        <source>the caption lacks the colour “%1” of the %2</source>
+        <translation>描述缺少 %2 的颜色“%1”</translation>
+    </message>
+    <message>
+        <source>the caption lacks the material “%1” of the %2</source>
+        <translation>描述缺少 %2 的材质“%1”</translation>
+    </message>
+    <message>
+        <source>the caption lacks the count “%1” of the %2</source>
+        <translation>描述缺少 %2 的数量“%1”</translation>
+    </message>
+    <message>
+        <source>the caption lacks “%1 %2”</source>
+        <translation>描述缺少“%1 %2”</translation>
     </message>
 </context>
 <context>

@@ -76,7 +76,7 @@ void EngineWorker::loadDefaultModel() {
     loadModel(dir);
 }
 
-void EngineWorker::draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode) {
+void EngineWorker::draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode, const QString& caption) {
     cancel_ = false;
     auto model = this->model();
     if (!model) {
@@ -89,6 +89,7 @@ void EngineWorker::draftQuestions(const QString& promptKey, const QString& promp
         cb.should_cancel = [this] { return cancel_.load(); };
         ws::hue::QuestionOptions o;
         o.mode = mode.toStdString();
+        o.caption = caption.toStdString();
         const ws::hue::QuestionPlan plan = ws::hue::draft_questions(session, prompt.toStdString(), o, cb);
         ws::ojson out = ws::ojson::array();
         for (const auto& q : plan.questions) out.push_back({{"question", q.text}, {"dimension", ws::hue::dimension_name(q.dimension)}, {"origin", q.origin}});

@@ -30,7 +30,7 @@ public:
     void upsample(const QString& templateMode, const QString& prompt, const QString& requestJson);
     // Drafts HUE questions for a prompt (hue_questions.h); emits questionsDrafted with a JSON array of
     // {"question", "dimension", "origin"} and the plan's domain, or questionsFailed.
-    void draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode);
+    void draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode, const QString& caption = QString());
 
 Q_SIGNALS:
     void loadProgress(int done, int total);

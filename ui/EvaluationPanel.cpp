@@ -484,8 +484,12 @@ void EvaluationPanel::requestDrafts() {
                 draftsFailed(tr("Prompt %1 has no text to draft questions from.").arg(key));
                 return;
             }
-            draftStatus_->setText(tr("Drafting questions for %1 (Domain Strategist → Scene Parser → Auditor)…").arg(key));
-            Q_EMIT draftRequested(key, QString::fromStdString(p.text), QString::fromStdString(p.mode));
+            // The structured caption the prompt's videos were generated from, where the studio made them: the
+            // questions then start from it (repaired against the prompt) rather than from a new upsampling.
+            const QString caption = QString::fromStdString(ws::hue::videos_caption(*project_, p.key));
+            draftStatus_->setText(caption.isEmpty() ? tr("Drafting questions for %1 (Domain Strategist → Scene Parser → Auditor)…").arg(key)
+                                                    : tr("Drafting questions for %1 from its videos' caption and the prompt…").arg(key));
+            Q_EMIT draftRequested(key, QString::fromStdString(p.text), QString::fromStdString(p.mode), caption);
             return;
         }
 }

@@ -74,7 +74,7 @@ Q_SIGNALS:
     void answered(qint64 videoId, qint64 questionId, const QString& value);
     void projectChanged(const QString& path);
     void failed(const QString& message);
-    void draftRequested(const QString& promptKey, const QString& promptText, const QString& mode);
+    void draftRequested(const QString& promptKey, const QString& promptText, const QString& mode, const QString& caption);
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;

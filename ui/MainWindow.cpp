@@ -188,8 +188,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(model_, &ModelView::cancelRequested, this, &MainWindow::cancelModelLoad);
     connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { setStatus(m); });
     connect(robotics_, &RoboticsView::message, this, [this](const QString& m) { setStatus(m); });
-    connect(evaluation_, &EvaluationPanel::draftRequested, this, [this](const QString& key, const QString& text, const QString& mode) {
-        QMetaObject::invokeMethod(worker_, [w = worker_, key, text, mode] { w->draftQuestions(key, text, mode); }, Qt::QueuedConnection);
+    connect(evaluation_, &EvaluationPanel::draftRequested, this, [this](const QString& key, const QString& text, const QString& mode, const QString& caption) {
+        QMetaObject::invokeMethod(worker_, [w = worker_, key, text, mode, caption] { w->draftQuestions(key, text, mode, caption); }, Qt::QueuedConnection);
     });
     connect(worker_, &EngineWorker::questionsDrafted, evaluation_, &EvaluationPanel::addDrafts, Qt::QueuedConnection);
     connect(worker_, &EngineWorker::questionsFailed, evaluation_, [this](const QString&, const QString& m) { evaluation_->draftsFailed(m); },

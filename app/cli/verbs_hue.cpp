@@ -54,6 +54,7 @@ int cmd_hue(const std::string&, const Args& a) {
         ws::hue::QuestionOptions o;
         o.mode = prompt->mode;
         o.max_questions = to_int(a.get("--max", "20"), "--max");
+        o.caption = ws::hue::videos_caption(*project, prompt->key);  // the caption its studio videos were made from
         if (o.max_questions < 1 || o.max_questions > 100) throw UsageError("--max must be between 1 and 100");
         ws::Session session(load_model(a));
         ws::RunCallbacks cb = cancel_callbacks();
@@ -70,6 +71,8 @@ int cmd_hue(const std::string&, const Args& a) {
                                     .c_str());
         } else {
             std::printf("domain: %s (%s); questions by the %s\n", plan.domain.c_str(), plan.domain_source.c_str(), plan.auditor_source.c_str());
+            std::printf("inventory: %s\n", plan.inventory_source == "caption" ? "the caption its videos were made from" : "the prompt, upsampled");
+            for (const std::string& r : plan.inventory_repairs) std::printf("  as the prompt says it: %s\n", r.c_str());
             for (const auto& q : plan.questions) std::printf("  [%s] %s\n", ws::hue::dimension_name(q.dimension), q.text.c_str());
             std::printf("%zu drafts added to %s; approve them in the studio's Evaluate view (Questions)\n", plan.questions.size(), a.positional[1].c_str());
         }
@@ -89,7 +92,9 @@ void add_hue_verbs(std::vector<Verb>& v) {
   hue export PROJECT.db FILE.jsonl  every answer and adjudication in the import format
   hue draft PROJECT.db PROMPT_ID [--model DIR] [--max N] [--json]
                                     draft questions for a prompt with the reasoner (Domain Strategist, Scene
-                                    Parser, Auditor); they are stored as drafts, asked once approved
+                                    Parser, Auditor); they are stored as drafts, asked once approved; the
+                                    inventory is the caption its studio videos were made from when they have
+                                    one, with what it changed of the prompt put back as the prompt says it
 )", cmd_hue});
 }
 

@@ -94,6 +94,34 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(ws::Cancelled, draft_questions(session, "a ball", o, cancel));
     }
 
+    // The videos' own caption is the inventory, and what it changed of the prompt (the box's colour, the bounces)
+    // is asked as the prompt says it.
+    void aGivenCaptionIsTheInventoryRepairedAgainstThePrompt() {
+        ws::Session session(ws::Model::load(ws::pico::shipped_model_dir()));
+        QuestionOptions o;
+        o.max_questions = 20;
+        o.caption = R"({"subjects": [{"description": "a red rubber ball", "action": "rolls off a red wooden box and bounces several times"},)"
+                    R"( {"description": "a red wooden box"}], "actions": [{"time": "0:01", "description": "the ball bounces several times"}]})";
+        const std::string prompt = "a red rubber ball rolls off a blue wooden box and bounces twice";
+        const QuestionPlan plan = draft_questions(session, prompt, o);
+        QCOMPARE(QString::fromStdString(plan.inventory_source), QString("caption"));
+        QCOMPARE(QString::fromStdString(plan.inventory["subjects"][1]["description"].get<std::string>()), QString("a blue wooden box"));
+        QCOMPARE(QString::fromStdString(plan.inventory["actions"][0]["description"].get<std::string>()), QString("the ball bounces twice"));
+        QCOMPARE(plan.inventory_repairs.size(), size_t(2));
+        QVERIFY(!plan.record.contains("scene_parser_problems"));  // nothing was upsampled
+        std::string all;
+        for (const auto& q : plan.questions) all += q.text + "\n";
+        if (plan.auditor_source == "rules") {
+            QVERIFY2(all.find("Does the video show a blue wooden box?") != std::string::npos, all.c_str());
+            QVERIFY2(all.find("the ball bounces twice") != std::string::npos, all.c_str());
+        }
+        QVERIFY2(all.find("red wooden box") == std::string::npos && all.find("several times") == std::string::npos, all.c_str());
+        // A caption that is no JSON object leaves the Scene Parser to upsample.
+        o.caption = "not json";
+        o.max_questions = 4;
+        QCOMPARE(QString::fromStdString(draft_questions(session, "a green ball bounces", o).inventory_source), QString("scene parser"));
+    }
+
     void cliDraftsAreStoredUnapproved() {
         QTemporaryDir dir;
         const QString db = dir.filePath("p.db");

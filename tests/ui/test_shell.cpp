@@ -412,6 +412,29 @@ private Q_SLOTS:
         QVERIFY(w.captionEditor()->text().contains("blue"));
         w.captionEditor()->undoStack()->undo();
         QCOMPARE(w.captionEditor()->text(), caption);
+        // The quickstart prompt upsampled with the box turned red and "twice" turned "several times": the bar names
+        // the box, and Fix repairs the box and the bounces everywhere (the ball stays red), in one undo step.
+        const QString quick = "a red rubber ball rolls off a blue wooden box and bounces twice";
+        const QString upsampled = R"({"subjects": [{"description": "a red rubber ball", "action": "rolls off a red wooden box and bounces several times"},)"
+                                  R"( {"description": "a red wooden box", "action": "rests on the table"}],)"
+                                  R"( "temporal_caption": "0:00-0:02 A red rubber ball rolls off a red wooden box and bounces several times."})";
+        w.promptEdit()->setText(quick);
+        w.captionEditor()->setText(upsampled);
+        w.generateView()->updatePromptCheck();
+        QVERIFY(w.generateView()->promptCheckBar()->isVisible());
+        QVERIFY2(w.generateView()->promptCheckText().contains("for the box"), qPrintable(w.generateView()->promptCheckText()));
+        QVERIFY2(w.generateView()->promptCheckText().contains("several times"), qPrintable(w.generateView()->promptCheckText()));
+        QTest::mouseClick(w.generateView()->promptCheckBar()->findChild<QPushButton*>("fixCaption"), Qt::LeftButton);
+        QVERIFY(!w.generateView()->promptCheckBar()->isVisible());
+        const ws::ojson repaired = ws::ojson::parse(w.captionEditor()->text().toStdString());
+        QCOMPARE(QString::fromStdString(repaired["subjects"][1]["description"].get<std::string>()), QString("a blue wooden box"));
+        QCOMPARE(QString::fromStdString(repaired["subjects"][0]["description"].get<std::string>()), QString("a red rubber ball"));
+        QCOMPARE(QString::fromStdString(repaired["subjects"][0]["action"].get<std::string>()), QString("rolls off a blue wooden box and bounces twice"));
+        QCOMPARE(QString::fromStdString(repaired["temporal_caption"].get<std::string>()),
+                 QString("0:00-0:02 A red rubber ball rolls off a blue wooden box and bounces twice."));
+        QVERIFY(PromptCheck::check(quick, w.captionEditor()->text()).isEmpty());
+        w.captionEditor()->undoStack()->undo();
+        QCOMPARE(ws::ojson::parse(w.captionEditor()->text().toStdString()), ws::ojson::parse(upsampled.toStdString()));
         // A caption that keeps the prompt raises nothing.
         QVERIFY(PromptCheck::check("a red ball bounces", R"({"temporal_caption": "a red ball bounces twice"})").isEmpty());
         // Nor one that says the motion in other words ("falls" as "drops"); a lost object is still raised.

@@ -565,6 +565,29 @@ private Q_SLOTS:
         w.evaluation()->questionList()->setCurrentRow(0);
         w.evaluation()->approveSelectedQuestion();
         QCOMPARE(w.evaluation()->taskCount(), 1);
+
+        // A prompt whose video was made from a caption that turned the box red and "twice" into "several times":
+        // the drafts start from that caption and ask what the prompt said.
+        const std::string caption = R"({"subjects": [{"description": "a red rubber ball", "action": "rolls off a red wooden box and bounces several times"},)"
+                                    R"( {"description": "a red wooden box", "action": "rests on the table"}],)"
+                                    R"( "temporal_caption": "0:00-0:02 a red rubber ball rolls off a red wooden box and bounces several times."})";
+        w.evaluation()->project()->add_prompt({0, "p2", "a red rubber ball rolls off a blue wooden box and bounces twice", "Physics", "T2V"});
+        w.evaluation()->project()->add_video({0, "v2.mp4", "Pico", "p2", 0, ws::ojson{{"request", {{"prompt", caption}}}}.dump()});
+        w.evaluation()->refresh();
+        auto* promptBox = w.evaluation()->findChild<QComboBox*>("questionPrompt");
+        QVERIFY(promptBox);
+        promptBox->setCurrentIndex(promptBox->findData(QString("p2")));
+        QCOMPARE(promptBox->currentData().toString(), QString("p2"));
+        const int before = w.evaluation()->questionList()->count();
+        w.evaluation()->requestDrafts();
+        QTRY_VERIFY_WITH_TIMEOUT(w.evaluation()->questionList()->count() > before, 120000);
+        QStringList p2;
+        for (int i = 0; i < w.evaluation()->questionList()->count(); ++i)
+            if (w.evaluation()->questionList()->item(i)->text().contains("[p2]")) p2 << w.evaluation()->questionList()->item(i)->text();
+        QVERIFY2(!p2.isEmpty(), qPrintable(p2.join("\n")));
+        const QString all = p2.join("\n");
+        QVERIFY2(all.contains("a blue wooden box") && all.contains("a red rubber ball"), qPrintable(all));
+        QVERIFY2(!all.contains("red wooden box") && !all.contains("several times"), qPrintable(all));
     }
 
     void theShippedPicoModelUpsamplesAndGenerates() {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "worldstudio/core/error.h"
+#include "worldstudio/model/caption_check.h"
 #include "worldstudio/model/prompt.h"
 
 namespace ws::hue {
@@ -83,7 +84,29 @@ const std::vector<Check>& checklist(const std::string& domain) {
     return it == lists.end() ? lists.at("Miscellaneous") : it->second;
 }
 
+// A question's words that contradict the prompt's ("Is the box red?" for "a blue box") put back as the prompt says them.
+std::string keep_prompt(const std::string& prompt, const std::string& question) {
+    const ojson q = {{"q", question}};
+    std::vector<CaptionIssue> conflicts;
+    for (const CaptionIssue& i : check_caption(prompt, q))
+        if (!i.conflict.empty()) conflicts.push_back(i);
+    return conflicts.empty() ? question : repair_caption(prompt, q, conflicts)["q"].get<std::string>();
+}
+
 }  // namespace
+
+std::string videos_caption(const Project& project, const std::string& prompt_key) {
+    for (const Video& v : project.videos()) {
+        if (v.prompt_key != prompt_key || v.record.empty()) continue;
+        const ojson record = ojson::parse(v.record, nullptr, false);
+        if (!record.is_object() || !record.contains("request") || !record["request"].is_object()) continue;
+        const ojson& prompt = record["request"].value("prompt", ojson());
+        if (!prompt.is_string()) continue;
+        const ojson caption = ojson::parse(prompt.get<std::string>(), nullptr, false);
+        if (caption.is_object() && !caption.empty()) return prompt.get<std::string>();
+    }
+    return "";
+}
 
 std::string domain_by_keywords(const std::string& prompt) {
     static const std::vector<std::pair<std::string, std::vector<std::string>>> vocab = {
@@ -177,19 +200,41 @@ QuestionPlan draft_questions(Session& session, const std::string& prompt, const 
     if (plan.domain.empty()) plan.domain = domain_by_keywords(prompt);
     check_cancel();
 
-    // 2. Scene Parser: the structured caption is the scene inventory.
-    try {
-        const UpsampleResult up = session.upsample(o.mode == "I2V" ? "i2v" : "t2v", prompt, ojson::object(), o.sampling, cb);
-        plan.inventory = up.caption;
-        plan.record["model"] = up.record["model"];
-        plan.record["scene_parser_problems"] = up.problems;
-    } catch (const Cancelled&) {
-        throw;
-    } catch (const std::exception& e) {
-        // No usable inventory: the auditor still has the domain's checklist and the general checks.
-        plan.inventory = ojson::object();
-        plan.record["scene_parser_error"] = user_message(e);
+    // 2. Scene Parser: the structured caption is the scene inventory: the videos' own when given, else upsampled.
+    const ojson given = o.caption.empty() ? ojson() : ojson::parse(o.caption, nullptr, false);
+    if (given.is_object() && !given.empty()) {
+        plan.inventory = given;
+        plan.inventory_source = "caption";
+    } else {
+        plan.inventory_source = "scene parser";
+        try {
+            const UpsampleResult up = session.upsample(o.mode == "I2V" ? "i2v" : "t2v", prompt, ojson::object(), o.sampling, cb);
+            plan.inventory = up.caption;
+            plan.record["model"] = up.record["model"];
+            plan.record["scene_parser_problems"] = up.problems;
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const std::exception& e) {
+            // No usable inventory: the auditor still has the domain's checklist and the general checks.
+            plan.inventory = ojson::object();
+            plan.record["scene_parser_error"] = user_message(e);
+        }
     }
+    // What the caption changed of the prompt is asked as the prompt says it.
+    if (plan.inventory.is_object() && !plan.inventory.empty()) {
+        const std::vector<CaptionIssue> issues = check_caption(prompt, plan.inventory);
+        for (const CaptionIssue& i : issues)
+            if (i.kind != CaptionIssue::Kind::Object)
+                plan.inventory_repairs.push_back(i.subject + ": " + i.word + (i.conflict.empty() ? " (missing)" : ", not " + i.conflict));
+        if (!plan.inventory_repairs.empty()) {
+            std::vector<CaptionIssue> attributes;
+            for (const CaptionIssue& i : issues)
+                if (i.kind != CaptionIssue::Kind::Object) attributes.push_back(i);
+            plan.inventory = repair_caption(prompt, plan.inventory, attributes);
+        }
+    }
+    plan.record["inventory_source"] = plan.inventory_source;
+    plan.record["inventory_repairs"] = plan.inventory_repairs;
     check_cancel();
 
     // 3. Auditor.
@@ -212,7 +257,7 @@ QuestionPlan draft_questions(Session& session, const std::string& prompt, const 
                 plan.dropped.push_back(q["question"].get<std::string>() + " (no known dimension)");
                 continue;
             }
-            candidates.push_back({q["question"].get<std::string>(), *d, "reasoner"});
+            candidates.push_back({keep_prompt(prompt, q["question"].get<std::string>()), *d, "reasoner"});
         }
     plan.auditor_source = "reasoner";
     auto audit = [&](const std::vector<DraftQuestion>& in) {
