@@ -587,6 +587,48 @@ private Q_SLOTS:
         QCOMPARE(track_error({{-1, -1}}, {{1, 1}}), -1.0);
     }
 
+    // The prompt measures of the quality table, on the simulator's own videos: the colours its prompts name are
+    // shown and no others, the bodies are counted, hardly a frame loses one, and the motion each prompt names happens;
+    // a blank video shows nothing and a video of other colours is caught.
+    void promptMeasuresHoldOnTheSimulatorsOwnVideos() {
+        QCOMPARE(named_colours("A red rubber ball rolls off a blue wooden box, next to a red box"), (std::vector<int>{0, 2}));
+        QVERIFY(named_colours("a robot gripper").empty());
+        int n = 0, right = 0, counted = 0, moved = 0, ruled = 0;
+        double lost = 0;
+        for (uint64_t s = 2000000; s < 2000040; ++s) {
+            const Episode e = simulate(s);
+            const std::vector<int> named = named_colours(e.prompt);
+            if (named.size() != e.initial.size()) continue;
+            const Showing sh = showing(e.video, named);
+            ++n, right += sh.colours_right, counted += sh.count_right, lost += sh.lost;
+            const int m = motion_happens(e.scene, e.prompt, e.video);
+            if (m >= 0) ++ruled, moved += m;
+            else qInfo("no motion rule measured for %s: %s", e.scene.c_str(), e.prompt.c_str());
+            if (m == 0) qInfo("the rule missed the motion of %s: %s", e.scene.c_str(), e.prompt.c_str());
+        }
+        qInfo("simulator: %d of %d prompts' colours shown, %d counted, %.1f %% of frames lost; motion in %d of %d", right, n, counted,
+              100 * lost / std::max(1, n), moved, ruled);
+        QVERIFY(n >= 30);
+        QVERIFY(right >= n * 95 / 100 && counted >= n * 95 / 100);
+        QVERIFY(lost / n < 0.05);
+        QVERIFY(ruled >= n * 9 / 10 && moved >= ruled * 95 / 100);
+        // Nothing drawn: nothing shown, every frame lost, no motion.
+        const Episode e = simulate(2000000);
+        ws::VideoFrames blank = e.video;
+        std::fill(blank.rgb.begin(), blank.rgb.end(), uint8_t{200});
+        const Showing none = showing(blank, named_colours(e.prompt));
+        QVERIFY(!none.colours_right && !none.count_right);
+        QCOMPARE(none.lost, 1.0);
+        QCOMPARE(motion_happens(e.scene, e.prompt, blank), -1);
+        // The same video asked about colours it does not show: wrong, and the colours it does show are others.
+        std::vector<int> others;
+        for (int c = 0; c < static_cast<int>(palette().size()) && others.size() < named_colours(e.prompt).size(); ++c)
+            if (std::none_of(e.initial.begin(), e.initial.end(), [&](const Body& b) { return b.colour == c; }))
+                others.push_back(c);
+        QVERIFY(!showing(e.video, others).colours_right);
+        QCOMPARE(showing(ws::VideoFrames{}, named_colours(e.prompt)).colours_right, false);
+    }
+
     void aShortTrainingRunLowersTheLossDeterministically() {
         QTemporaryDir tmp;
         const QString a = tmp.filePath("a"), b = tmp.filePath("b");
@@ -703,6 +745,10 @@ private Q_SLOTS:
         QVERIFY(j["inverse_dynamics"]["zero_action_mse"].get<double>() > 0);
         QVERIFY(j["inverse_dynamics"]["action_mse"].get<double>() >= 0);
         QVERIFY(j["speed"]["text2video_sound_seconds"].get<double>() > 0);
+        // The prompt measures over every frame, with the simulator's own video as the baseline.
+        QVERIFY(j["text2video"]["simulator_colours_right"].get<double>() >= 0);
+        QVERIFY(j["text2video"]["colours_right"].get<double>() >= 0 && j["text2video"]["lost_share"].get<double>() <= 1);
+        QVERIFY(j["text2video"].contains("motion_right") && j["text2video"].contains("impact_count_right"));
         QVERIFY(j["sound"]["onset_error_ms"].get<double>() > 0);
         // The folder has Pico codecs: the ceilings they set are measured the same way (the true media round-tripped).
         QVERIFY(j["forward_dynamics"]["codec_round_trip_error_px"].get<double>() >= 0);

@@ -1,6 +1,7 @@
 #include "worldstudio/pico/eval.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "worldstudio/pico/world.h"
@@ -191,6 +192,89 @@ double onset_error(const std::vector<double>& reference, const std::vector<doubl
         sum += best;
     }
     return sum / static_cast<double>(reference.size());
+}
+
+std::vector<int> named_colours(const std::string& text) {
+    std::vector<int> out;
+    std::string word;
+    auto take = [&] {
+        for (size_t i = 0; i < palette().size(); ++i)
+            if (word == palette()[i].name && std::find(out.begin(), out.end(), static_cast<int>(i)) == out.end()) out.push_back(static_cast<int>(i));
+        word.clear();
+    };
+    for (char c : text) {
+        if (std::isalpha(static_cast<unsigned char>(c))) word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        else take();
+    }
+    take();
+    return out;
+}
+
+Showing showing(const VideoFrames& video, const std::vector<int>& named, int min_pixels) {
+    Showing out;
+    if (video.count < 1 || named.empty()) return out;
+    std::vector<int> frames_seen(palette().size(), 0);
+    for (int i = 0; i < video.count; ++i)
+        for (const Detection& d : detect(video, i, min_pixels)) ++frames_seen[static_cast<size_t>(d.colour)];
+    int shown = 0;
+    bool others = false;
+    double lost = 0;
+    for (size_t c = 0; c < palette().size(); ++c) {
+        const bool is_named = std::find(named.begin(), named.end(), static_cast<int>(c)) != named.end();
+        const double share = static_cast<double>(frames_seen[c]) / video.count;
+        if (is_named) lost += 1 - share;
+        if (is_named && 2 * frames_seen[c] >= video.count) ++shown;
+        if (!is_named && 3 * frames_seen[c] >= video.count) others = true;
+    }
+    out.colours_right = shown == static_cast<int>(named.size()) && !others;
+    int drawn = 0;
+    for (size_t c = 0; c < palette().size(); ++c) drawn += 2 * frames_seen[c] >= video.count ? 1 : 0;
+    out.count_right = drawn == static_cast<int>(named.size());
+    out.lost = lost / static_cast<double>(named.size());
+    return out;
+}
+
+int motion_happens(const std::string& scene, const std::string& prompt, const VideoFrames& video, int min_pixels) {
+    const std::vector<int> named = named_colours(prompt);
+    if (named.empty() || video.count < 2) return -1;
+    const auto a = track(video, named[0], min_pixels);
+    // First and last frames where the tracks needed are both seen.
+    auto ends = [&](const std::vector<std::pair<double, double>>* b, int* first, int* last) {
+        *first = *last = -1;
+        for (int i = 0; i < video.count; ++i) {
+            const bool ok = a[static_cast<size_t>(i)].first >= 0 && (!b || (*b)[static_cast<size_t>(i)].first >= 0);
+            if (ok && *first < 0) *first = i;
+            if (ok) *last = i;
+        }
+        return *first >= 0 && *last > *first;
+    };
+    int f = -1, l = -1;
+    if (scene == "drop" || scene == "pick_place") {
+        if (!ends(nullptr, &f, &l)) return -1;
+        const auto& p0 = a[static_cast<size_t>(f)];
+        const auto& p1 = a[static_cast<size_t>(l)];
+        if (scene == "drop") return p1.second - p0.second >= 4 ? 1 : 0;
+        const bool right = prompt.find("further right") != std::string::npos;
+        return (right ? p1.first - p0.first : p0.first - p1.first) >= 4 ? 1 : 0;
+    }
+    if ((scene == "roll_off" || scene == "push") && named.size() >= 2) {
+        const auto b = track(video, named[1], min_pixels);
+        if (!ends(&b, &f, &l)) return -1;
+        auto dist = [&](int i) {
+            return std::hypot(a[static_cast<size_t>(i)].first - b[static_cast<size_t>(i)].first, a[static_cast<size_t>(i)].second - b[static_cast<size_t>(i)].second);
+        };
+        // Over the frames where both are seen: the closest they come (a push), the furthest the ball gets and the
+        // lowest it goes (rolling off, it may bounce back toward the box).
+        double nearest = dist(f), furthest = dist(f), lowest = a[static_cast<size_t>(f)].second;
+        for (int i = f; i <= l; ++i)
+            if (a[static_cast<size_t>(i)].first >= 0 && b[static_cast<size_t>(i)].first >= 0) {
+                nearest = std::min(nearest, dist(i)), furthest = std::max(furthest, dist(i));
+                lowest = std::max(lowest, a[static_cast<size_t>(i)].second);
+            }
+        if (scene == "push") return dist(f) - nearest >= 4 ? 1 : 0;
+        return furthest - dist(f) >= 4 && lowest > a[static_cast<size_t>(f)].second ? 1 : 0;
+    }
+    return -1;
 }
 
 }  // namespace ws::pico

@@ -41,4 +41,24 @@ std::vector<double> onsets(const AudioClip& clip, float threshold = 0.02f, doubl
 // Mean distance from each reference onset to the nearest found one (seconds); -1 when either is empty.
 double onset_error(const std::vector<double>& reference, const std::vector<double>& found);
 
+// Palette colours a text names, as palette indices in the order first named ("a red ball ... a blue box": red, blue).
+std::vector<int> named_colours(const std::string& text);
+
+// How a video shows the bodies a prompt names, by the detector over every frame. A colour is shown when the detector
+// finds it in at least half the frames; a colour the prompt does not name is drawn as a body when found in at least
+// a third of them.
+struct Showing {
+    bool colours_right = false;  // every named colour shown, and no other colour drawn
+    bool count_right = false;    // as many colours shown as the prompt names
+    double lost = 0;             // share of frames where a named colour is not found (mean over the named colours)
+};
+Showing showing(const VideoFrames& video, const std::vector<int>& named, int min_pixels = 4);
+
+// Whether the motion a Pico World prompt names happens in `video`, by the tracks of the named bodies (the first named
+// is the one that moves), between the first and last frames that show the bodies the rule needs: drop, the body ends
+// 4 px or more lower; roll_off, the ball gets 4 px or more further from the box than it starts and goes lower; push,
+// the ball comes 4 px or more closer to the other body; pick_place, the body ends 4 px or more to the side the prompt
+// says. 1 or 0; -1 when the video never shows the bodies the rule needs, or the scene has no rule.
+int motion_happens(const std::string& scene, const std::string& prompt, const VideoFrames& video, int min_pixels = 4);
+
 }  // namespace ws::pico
