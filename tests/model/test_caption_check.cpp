@@ -68,6 +68,36 @@ private Q_SLOTS:
         QVERIFY(check_caption(prompt, fixed).empty());
     }
 
+    // Two subjects of one kind: the subjects are matched to the prompt's one to one, so a duplicated subject or one
+    // that took the other's colour becomes the one the prompt names and the caption lacks.
+    void subjectsOfOneKindAreMatchedOneToOne() {
+        const std::string prompt = "a blue rubber box drops onto the table and stays, next to a green metal box and a cyan metal ball";
+        const ojson caption = {{"subjects", ojson::array({{{"description", "a green metal box"}}, {{"description", "a cyan metal ball"}},
+                                                          {{"description", "a green metal box"}}})}};
+        // The attributes only (the caption has no actions, so the prompt's verbs are lost words, left to the user).
+        const auto issues = repairable_issues(prompt, check_caption(prompt, caption));
+        QVERIFY2(!issues.empty(), "a duplicated subject is an issue");
+        const ojson fixed = repair_caption(prompt, caption, issues);
+        QCOMPARE(QString::fromStdString(fixed["subjects"][0]["description"].get<std::string>()), QString("a green metal box"));
+        QCOMPARE(QString::fromStdString(fixed["subjects"][2]["description"].get<std::string>()), QString("a blue rubber box"));
+        QVERIFY2(repairable_issues(prompt, check_caption(prompt, fixed)).empty(), qPrintable(seen(check_caption(prompt, fixed)).join(", ")));
+        const std::string balls = "a cyan plastic ball drops onto the table and stays, next to a blue rubber ball";
+        const ojson mixed = {{"subjects", ojson::array({{{"description", "a cyan rubber ball"}}, {{"description", "a cyan plastic ball"}}})}};
+        const ojson sorted = repair_caption(balls, mixed, repairable_issues(balls, check_caption(balls, mixed)));
+        QCOMPARE(QString::fromStdString(sorted["subjects"][0]["description"].get<std::string>()), QString("a blue rubber ball"));
+        QCOMPARE(QString::fromStdString(sorted["subjects"][1]["description"].get<std::string>()), QString("a cyan plastic ball"));
+        QVERIFY(repairable_issues(balls, check_caption(balls, sorted)).empty());
+        // A coloured subject the caption lost entirely joins the subjects; a lost verb or place is left to the user.
+        const std::string off = "a cyan rubber ball rolls off a yellow metal box onto the table";
+        const ojson lost = {{"subjects", ojson::array({{{"description", "a yellow metal box"}}})},
+                            {"temporal_caption", "a cyan rubber ball rolls off a yellow metal box onto the table"}};
+        const auto repairable = repairable_issues(off, check_caption(off, lost));
+        QCOMPARE(seen(repairable), QStringList{"a cyan rubber ball"});
+        const ojson found = repair_caption(off, lost, repairable);
+        QCOMPARE(QString::fromStdString(found["subjects"][1]["description"].get<std::string>()), QString("a cyan rubber ball"));
+        QVERIFY(check_caption(off, found).empty());
+    }
+
     // Missing attributes and counts are added to the subject's phrases (colour before material, the noun in the
     // plural), and a lost object joins the subjects as the prompt words it.
     void missingWordsAreAdded() {

@@ -222,16 +222,9 @@ QuestionPlan draft_questions(Session& session, const std::string& prompt, const 
     }
     // What the caption changed of the prompt is asked as the prompt says it.
     if (plan.inventory.is_object() && !plan.inventory.empty()) {
-        const std::vector<CaptionIssue> issues = check_caption(prompt, plan.inventory);
-        for (const CaptionIssue& i : issues)
-            if (i.kind != CaptionIssue::Kind::Object)
-                plan.inventory_repairs.push_back(i.subject + ": " + i.word + (i.conflict.empty() ? " (missing)" : ", not " + i.conflict));
-        if (!plan.inventory_repairs.empty()) {
-            std::vector<CaptionIssue> attributes;
-            for (const CaptionIssue& i : issues)
-                if (i.kind != CaptionIssue::Kind::Object) attributes.push_back(i);
-            plan.inventory = repair_caption(prompt, plan.inventory, attributes);
-        }
+        const std::vector<CaptionIssue> attributes = repairable_issues(prompt, check_caption(prompt, plan.inventory));
+        for (const CaptionIssue& i : attributes) plan.inventory_repairs.push_back(issue_text(i));
+        if (!attributes.empty()) plan.inventory = repair_caption(prompt, plan.inventory, attributes);
     }
     plan.record["inventory_source"] = plan.inventory_source;
     plan.record["inventory_repairs"] = plan.inventory_repairs;

@@ -245,6 +245,12 @@ struct PromptReading {
                 out.push_back(s.attrs.at(a));
         return out;
     }
+    // The subject a lost-object issue names: by the prompt's whole phrase ("a blue rubber box"), else by its noun.
+    const PromptSubject* subject_named(const std::string& words) const {
+        for (const PromptSubject& s : subjects)
+            if (s.text == words) return &s;
+        return subject(words);
+    }
     const PromptSubject* subject(const std::string& word) const {
         for (const PromptSubject& s : subjects)
             if (s.head == stem(word)) return &s;
@@ -278,18 +284,94 @@ struct Leaf {
     ojson* node = nullptr;
     std::vector<Token> tokens;
     std::vector<Phrase> phrases;
+    bool subject = false;  // a subjects[i].description: one subject each, so they are matched to the prompt's one to one
 };
 
-void collect(ojson& j, std::vector<Leaf>* out) {
+void collect(ojson& j, std::vector<Leaf>* out, bool subject = false) {
     if (j.is_string()) {
         Leaf l;
         l.node = &j;
         l.tokens = tokenize(j.get_ref<const std::string&>());
         l.phrases = phrases(l.tokens);
+        l.subject = subject;
         out->push_back(std::move(l));
-    } else if (j.is_array() || j.is_object()) {
+    } else if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            if (it.key() == "subjects" && it->is_array()) {
+                for (auto& s : *it)
+                    if (s.is_object())
+                        for (auto f = s.begin(); f != s.end(); ++f) collect(*f, out, f.key() == "description");
+                    else
+                        collect(s, out);
+            } else {
+                collect(*it, out);
+            }
+        }
+    } else if (j.is_array()) {
         for (auto& v : j) collect(v, out);
     }
+}
+
+// Which of the prompt's subjects each phrase of the caption names. A noun the prompt names once: every phrase of it.
+// A noun it names more than once ("a red ball ... a green ball"): the subjects' descriptions are matched to the
+// prompt's phrases one to one, the best agreeing first (so a duplicated or swapped subject takes the one left over);
+// any other phrase takes the prompt phrase it agrees with best, and none when two agree equally.
+struct Mapping {
+    size_t leaf = 0, phrase = 0;
+    const PromptSubject* subject = nullptr;
+};
+
+int agreement(const Leaf& l, const Phrase& p, const PromptSubject& s) {
+    int score = 0;
+    for (Attr a : {Attr::Count, Attr::Colour, Attr::Material}) {
+        const Modifier* m = p.mod(a);
+        if (m && s.attrs.count(a)) score += m->value == s.attrs.at(a).value ? 2 : -1;
+    }
+    (void)l;
+    return score;
+}
+
+std::vector<Mapping> map_phrases(const PromptReading& r, const std::vector<Leaf>& leaves) {
+    std::vector<Mapping> out;
+    std::map<std::string, std::vector<const PromptSubject*>> by_head;
+    for (const PromptSubject& s : r.subjects) by_head[s.head].push_back(&s);
+    for (const auto& [head, group] : by_head) {
+        if (group.size() == 1) {
+            for (size_t li = 0; li < leaves.size(); ++li)
+                for (size_t pi = 0; pi < leaves[li].phrases.size(); ++pi)
+                    if (leaves[li].phrases[pi].head == head) out.push_back({li, pi, group[0]});
+            continue;
+        }
+        // Subjects one to one, best pairs first.
+        struct Pair { int score; size_t leaf, phrase, subject; };
+        std::vector<Pair> pairs;
+        for (size_t li = 0; li < leaves.size(); ++li)
+            if (leaves[li].subject)
+                for (size_t pi = 0; pi < leaves[li].phrases.size(); ++pi)
+                    if (leaves[li].phrases[pi].head == head)
+                        for (size_t k = 0; k < group.size(); ++k) pairs.push_back({agreement(leaves[li], leaves[li].phrases[pi], *group[k]), li, pi, k});
+        std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.score > b.score; });
+        std::set<std::pair<size_t, size_t>> phrase_taken;
+        std::set<size_t> subject_taken;
+        for (const Pair& p : pairs) {
+            if (phrase_taken.count({p.leaf, p.phrase}) || subject_taken.count(p.subject)) continue;
+            phrase_taken.insert({p.leaf, p.phrase}), subject_taken.insert(p.subject);
+            out.push_back({p.leaf, p.phrase, group[p.subject]});
+        }
+        for (size_t li = 0; li < leaves.size(); ++li)
+            for (size_t pi = 0; pi < leaves[li].phrases.size(); ++pi) {
+                if (leaves[li].phrases[pi].head != head || phrase_taken.count({li, pi})) continue;
+                int best = -1000, ties = 0;
+                const PromptSubject* pick = nullptr;
+                for (const PromptSubject* s : group) {
+                    const int a = agreement(leaves[li], leaves[li].phrases[pi], *s);
+                    if (a > best) best = a, pick = s, ties = 1;
+                    else if (a == best) ++ties;
+                }
+                if (ties == 1) out.push_back({li, pi, pick});
+            }
+    }
+    return out;
 }
 
 // Where the caption says a verb, and the event count right after it (if any).
@@ -321,38 +403,45 @@ CaptionIssue::Kind kind_of(Attr a) {
 
 std::vector<CaptionIssue> check_leaves(const PromptReading& r, const std::vector<Leaf>& leaves) {
     std::vector<CaptionIssue> out;
-    std::set<std::string> heads_done;
+    auto add = [&](CaptionIssue i) {
+        for (const CaptionIssue& x : out)
+            if (x.kind == i.kind && x.subject == i.subject && x.word == i.word && x.conflict == i.conflict) return;
+        out.push_back(std::move(i));
+    };
+    const std::vector<Mapping> mapping = map_phrases(r, leaves);
     for (const PromptSubject& s : r.subjects) {
-        if (!heads_done.insert(s.head).second) continue;
-        std::vector<std::pair<const Leaf*, const Phrase*>> uses;
-        for (const Leaf& l : leaves)
-            for (const Phrase& p : l.phrases)
-                if (p.head == s.head) uses.push_back({&l, &p});
-        if (uses.empty()) continue;  // the word check below says whether the object is lost
         for (Attr a : {Attr::Count, Attr::Colour, Attr::Material}) {
-            const std::vector<Wanted> want = r.wanted(s.head, a);
-            if (want.empty()) continue;
-            std::vector<Wanted> said;
-            for (const auto& [leaf, p] : uses)
-                for (const Modifier& m : p->mods)
-                    if (m.kind == a && std::none_of(said.begin(), said.end(), [&](const Wanted& w) { return w.value == m.value; }))
-                        said.push_back({m.value, leaf->tokens[m.tok].w});
-            auto has = [](const std::vector<Wanted>& v, const std::string& value) {
-                return std::any_of(v.begin(), v.end(), [&](const Wanted& w) { return w.value == value; });
-            };
-            std::vector<Wanted> others, lacking;
-            for (const Wanted& w : said)
-                if (!has(want, w.value)) others.push_back(w);
-            for (const Wanted& w : want)
-                if (!has(said, w.value)) lacking.push_back(w);
-            if (!others.empty()) {
-                if (want.size() == 1) out.push_back({kind_of(a), s.surface, want[0].surface, others[0].surface});
-                else if (!lacking.empty()) out.push_back({kind_of(a), s.surface, lacking[0].surface, others[0].surface});
-            } else {
-                for (const Wanted& w : lacking) out.push_back({kind_of(a), s.surface, w.surface, ""});
+            if (!s.attrs.count(a)) continue;
+            const Wanted& want = s.attrs.at(a);
+            bool named = false, said = false;
+            for (const Mapping& m : mapping) {
+                if (m.subject != &s) continue;
+                named = true;
+                const Leaf& l = leaves[m.leaf];
+                const Modifier* mod = l.phrases[m.phrase].mod(a);
+                if (!mod) continue;
+                if (mod->value == want.value) said = true;
+                else add({kind_of(a), s.surface, want.surface, l.tokens[mod->tok].w});
+            }
+            if (named && !said) {
+                bool conflicted = false;
+                for (const CaptionIssue& x : out) conflicted |= x.kind == kind_of(a) && x.subject == s.surface && x.word == want.surface;
+                if (!conflicted) add({kind_of(a), s.surface, want.surface, ""});
             }
         }
     }
+    // A subjects list that leaves out a subject the prompt names with attributes (its noun said elsewhere, so the
+    // word check below does not see it): that subject, as the prompt words it, is lost.
+    const bool listed = std::any_of(leaves.begin(), leaves.end(), [](const Leaf& l) { return l.subject; });
+    if (listed)
+        for (const PromptSubject& s : r.subjects) {
+            if (s.attrs.empty()) continue;
+            const bool in_list = std::any_of(mapping.begin(), mapping.end(), [&](const Mapping& m) { return m.subject == &s && leaves[m.leaf].subject; });
+            bool said = false;
+            for (const Leaf& l : leaves)
+                for (const Token& t : l.tokens) said |= stem(t.w) == s.head;
+            if (!in_list && said) add({CaptionIssue::Kind::Object, "", s.text, ""});
+        }
     for (const PromptFrequency& f : r.frequencies) {
         const std::vector<VerbUse> uses = verb_uses(leaves, f.verb);
         if (uses.empty()) continue;
@@ -459,10 +548,11 @@ ojson repair_caption(const std::string& prompt, const ojson& caption, const std:
     collect(out, &leaves);
     std::vector<std::vector<Edit>> edits(leaves.size());
     std::vector<std::string> lost_subjects;
+    std::vector<CaptionIssue> repairable_issues_asked;
     bool lost_words = false;
     for (const CaptionIssue& issue : issues) {
         if (issue.kind == CaptionIssue::Kind::Object) {
-            const PromptSubject* s = r.subject(issue.word);
+            const PromptSubject* s = r.subject_named(issue.word);
             if (s) lost_subjects.push_back(s->text);
             else lost_words = true;
             continue;
@@ -484,48 +574,51 @@ ojson repair_caption(const std::string& prompt, const ojson& caption, const std:
             }
             continue;
         }
-        const Attr a = issue.kind == CaptionIssue::Kind::Colour ? Attr::Colour : issue.kind == CaptionIssue::Kind::Material ? Attr::Material : Attr::Count;
-        const std::string head = stem(issue.subject);
-        const std::vector<Wanted> want = r.wanted(head, a);
-        const std::string wanted_value = canonical(a, issue.word);
-        const std::string conflict_value = issue.conflict.empty() || attr_of(issue.conflict) != a ? "" : canonical(a, issue.conflict);
-        for (size_t li = 0; li < leaves.size(); ++li) {
-            Leaf& l = leaves[li];
-            for (const Phrase& p : l.phrases) {
-                if (p.head != head) continue;
-                const Token& head_tok = l.tokens[p.head_tok];
-                const Modifier* m = p.mod(a);
-                auto fix_number = [&](int n) {
-                    const std::string word = n > 1 ? plural(head_tok.w) : stem(head_tok.w);
-                    if (word != head_tok.w) edits[li].push_back({head_tok.pos, head_tok.len, like_case(l.node->get_ref<const std::string&>().substr(head_tok.pos, 1), word)});
-                };
-                if (m && !issue.conflict.empty()) {
-                    // A contradicting word: replaced wherever this subject is named (with several wanted values, only
-                    // the one reported, so the others' own words stay).
-                    const bool replace = want.size() == 1 ? m->value != wanted_value : m->value == conflict_value;
-                    if (!replace) continue;
-                    const Token& t = l.tokens[m->tok];
-                    const std::string word = a == Attr::Material && m->after ? wanted_value : issue.word;
-                    edits[li].push_back({t.pos, t.len, like_case(l.node->get_ref<const std::string&>().substr(t.pos, 1), word)});
-                    if (a == Attr::Count) fix_number(std::stoi(wanted_value));
-                } else if (!m && issue.conflict.empty() && want.size() == 1) {
-                    // A missing word: added to every phrase of the subject that lacks its kind.
-                    if (a == Attr::Count) {
-                        if (p.article_tok >= 0) {
-                            const Token& art = l.tokens[static_cast<size_t>(p.article_tok)];
-                            edits[li].push_back({art.pos, art.len, like_case(l.node->get_ref<const std::string&>().substr(art.pos, 1), issue.word)});
-                        } else {
-                            edits[li].push_back({l.tokens[p.start_tok].pos, 0, issue.word + " ", 0});
-                        }
-                        fix_number(std::stoi(wanted_value));
+        repairable_issues_asked.push_back(issue);
+    }
+    // Attributes: every phrase that names a subject the issues are about takes the prompt's word for each kind asked
+    // (replacing a contradicting word; added where the phrase lacks the kind and the issue says it is missing).
+    const std::vector<Mapping> mapping = map_phrases(r, leaves);
+    for (const Mapping& mp : mapping) {
+        Leaf& l = leaves[mp.leaf];
+        const Phrase& p = l.phrases[mp.phrase];
+        const PromptSubject& s = *mp.subject;
+        const Token& head_tok = l.tokens[p.head_tok];
+        const std::string& text = l.node->get_ref<const std::string&>();
+        auto fix_number = [&](int n) {
+            const std::string word = n > 1 ? plural(head_tok.w) : stem(head_tok.w);
+            if (word != head_tok.w) edits[mp.leaf].push_back({head_tok.pos, head_tok.len, like_case(text.substr(head_tok.pos, 1), word)});
+        };
+        for (Attr a : {Attr::Count, Attr::Colour, Attr::Material}) {
+            if (!s.attrs.count(a)) continue;
+            const Wanted& want = s.attrs.at(a);
+            bool asked = false, missing = false;
+            for (const CaptionIssue& i : repairable_issues_asked)
+                if (i.kind == kind_of(a) && stem(i.subject) == s.head && attr_of(i.word) == a && canonical(a, i.word) == want.value)
+                    asked = true, missing |= i.conflict.empty();
+            if (!asked) continue;
+            const Modifier* m = p.mod(a);
+            if (m && m->value != want.value) {
+                const Token& t = l.tokens[m->tok];
+                const std::string word = a == Attr::Material && m->after ? want.value : want.surface;
+                edits[mp.leaf].push_back({t.pos, t.len, like_case(text.substr(t.pos, 1), word)});
+                if (a == Attr::Count) fix_number(std::stoi(want.value));
+            } else if (!m && missing) {
+                if (a == Attr::Count) {
+                    if (p.article_tok >= 0) {
+                        const Token& art = l.tokens[static_cast<size_t>(p.article_tok)];
+                        edits[mp.leaf].push_back({art.pos, art.len, like_case(text.substr(art.pos, 1), want.surface)});
                     } else {
-                        // Colour before material: before a material word already there, else before the noun.
-                        size_t at = head_tok.pos;
-                        if (a == Attr::Colour)
-                            for (const Modifier& x : p.mods)
-                                if (x.kind == Attr::Material && !x.after) at = std::min(at, l.tokens[x.tok].pos);
-                        edits[li].push_back({at, 0, issue.word + " ", a == Attr::Colour ? 1 : 2});
+                        edits[mp.leaf].push_back({l.tokens[p.start_tok].pos, 0, want.surface + " ", 0});
                     }
+                    fix_number(std::stoi(want.value));
+                } else {
+                    // Colour before material: before a material word already there, else before the noun.
+                    size_t at = head_tok.pos;
+                    if (a == Attr::Colour)
+                        for (const Modifier& x : p.mods)
+                            if (x.kind == Attr::Material && !x.after) at = std::min(at, l.tokens[x.tok].pos);
+                    edits[mp.leaf].push_back({at, 0, want.surface + " ", a == Attr::Colour ? 1 : 2});
                 }
             }
         }
@@ -537,6 +630,21 @@ ojson repair_caption(const std::string& prompt, const ojson& caption, const std:
         else append_text(*main_text(out), "With " + text + ".");
     }
     if (lost_words) append_text(*main_text(out), "(" + prompt + ")");
+    return out;
+}
+
+std::string issue_text(const CaptionIssue& i) {
+    if (i.kind == CaptionIssue::Kind::Object) return "lost: " + i.word;
+    return i.subject + ": " + i.word + (i.conflict.empty() ? " (missing)" : ", not " + i.conflict);
+}
+
+std::vector<CaptionIssue> repairable_issues(const std::string& prompt, const std::vector<CaptionIssue>& issues) {
+    const PromptReading r = read_prompt(prompt);
+    std::vector<CaptionIssue> out;
+    for (const CaptionIssue& i : issues) {
+        const PromptSubject* s = i.kind == CaptionIssue::Kind::Object ? r.subject_named(i.word) : nullptr;
+        if (i.kind != CaptionIssue::Kind::Object || (s && !s->attrs.empty())) out.push_back(i);
+    }
     return out;
 }
 

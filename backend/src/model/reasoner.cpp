@@ -11,6 +11,8 @@
 #include "core/json_prefix.h"
 #include "model/model_impl.h"
 #include "model/reasoner.h"
+
+#include "worldstudio/model/caption_check.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/model/request.h"
 
@@ -225,6 +227,11 @@ UpsampleResult Session::upsample(const std::string& mode, const std::string& pro
     std::vector<int32_t> gen = generate_text(ids, s, cb);
     r.raw_text = M.tokenizer->decode(gen);
     r.caption = extract_json_caption(r.raw_text);
+    r.reasoner_caption = r.caption;
+    // The prompt wins: attributes the reply swapped or dropped are put back before anyone sees the caption.
+    const std::vector<CaptionIssue> repairs = repairable_issues(prompt, check_caption(prompt, r.caption));
+    for (const CaptionIssue& i : repairs) r.prompt_repairs.push_back(issue_text(i));
+    if (!repairs.empty()) r.caption = repair_caption(prompt, r.caption, repairs);
     r.problems = validate_caption(r.caption, job["model_mode"] == "text2image" ? 0.0 : req.num_frames / req.fps);
     if (cb.on_log)
         for (const auto& p : r.problems) cb.on_log("caption: " + p);
@@ -233,6 +240,7 @@ UpsampleResult Session::upsample(const std::string& mode, const std::string& pro
                      {"max_new_tokens", s.max_new_tokens}, {"do_sample", s.do_sample}, {"temperature", s.temperature},
                      {"top_k", s.top_k}, {"top_p", s.top_p}, {"repetition_penalty", s.repetition_penalty},
                      {"presence_penalty", s.presence_penalty}, {"seed", s.seed}, {"generated_tokens", gen.size()},
+                     {"prompt_repairs", r.prompt_repairs},
                      {"versions", library_versions()}};
     return r;
 }

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "worldstudio/model/caption_check.h"
 #include "worldstudio/model/request.h"
 
 #include "worldstudio/core/error.h"
@@ -104,47 +105,85 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
     ojson out = {{"model", model->id()}, {"episodes", o.episodes}, {"first_seed", o.seed}, {"steps", o.steps}};
 
     if (wants(o, "upsampler")) {
-        // The reasoner's reply to each held-out prompt (greedy), parsed and checked against the episode's caption.
-        Mean parsed, valid, count_ok, colour_ok, material_ok, shape_ok;  // parsed: a JSON object; valid: and no schema problem
+        // The reasoner's reply to each held-out prompt (greedy), parsed and checked against the episode's caption:
+        // as the studio gets it (the prompt's attributes put back by the caption check) and as the reasoner wrote it.
+        struct Attributes {
+            Mean count_ok, colour_ok, material_ok, shape_ok;
+            // Each subject of the episode against the reply's subject that agrees with it best, one to one (the
+            // order of the subjects is no attribute); a missing one gets every attribute wrong.
+            void add(const ojson& truth, const ojson& caption) {
+                const ojson subjects = caption.is_object() && caption.contains("subjects") && caption["subjects"].is_array() ? caption["subjects"] : ojson();
+                count_ok.add(subjects.is_array() && subjects.size() == truth.size() ? 1 : 0);
+                std::vector<SubjectAttributes> want, got;
+                for (const ojson& t : truth) want.push_back(subject_attributes(t["description"].get<std::string>()));
+                if (subjects.is_array())
+                    for (const ojson& g : subjects)
+                        got.push_back(g.is_object() && g.contains("description") && g["description"].is_string()
+                                          ? subject_attributes(g["description"].get<std::string>()) : SubjectAttributes{});
+                auto agree = [](const SubjectAttributes& a, const SubjectAttributes& b) {
+                    return (a.colour == b.colour) + (a.material == b.material) + (a.shape == b.shape);
+                };
+                struct Pair { int score; size_t w, g; };
+                std::vector<Pair> pairs;
+                for (size_t i = 0; i < want.size(); ++i)
+                    for (size_t j = 0; j < got.size(); ++j) pairs.push_back({agree(want[i], got[j]), i, j});
+                std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.score > b.score; });
+                std::vector<int> match(want.size(), -1);
+                std::set<size_t> used;
+                for (const Pair& p : pairs)
+                    if (match[p.w] < 0 && !used.count(p.g)) match[p.w] = static_cast<int>(p.g), used.insert(p.g);
+                for (size_t i = 0; i < want.size(); ++i) {
+                    const SubjectAttributes g = match[i] >= 0 ? got[static_cast<size_t>(match[i])] : SubjectAttributes{};
+                    if (!want[i].colour.empty()) colour_ok.add(g.colour == want[i].colour ? 1 : 0);
+                    if (!want[i].material.empty()) material_ok.add(g.material == want[i].material ? 1 : 0);
+                    shape_ok.add(g.shape == want[i].shape ? 1 : 0);
+                }
+            }
+            double accuracy() const {
+                return (count_ok.sum + colour_ok.sum + material_ok.sum + shape_ok.sum) / std::max(1, count_ok.n + colour_ok.n + material_ok.n + shape_ok.n);
+            }
+        };
+        Mean parsed, valid, events_ok, events_ok_model, repaired;  // parsed: a JSON object; valid: and no schema problem
+        Attributes studio, model_alone;
         Options text_only;
         text_only.render = false;
         ReasonerSampling greedy;
         greedy.max_new_tokens = 1024;  // the longest Pico captions are about 700 tokens
         greedy.json_object = o.json_constrained;  // as the studio upsamples, unless asked for free text
+        // Event counts ("bounces twice"): the caption's agree with the prompt's wherever it says them.
+        auto events_agree = [](const std::string& prompt, const ojson& caption) {
+            for (const CaptionIssue& i : check_caption(prompt, caption))
+                if (i.kind == CaptionIssue::Kind::Frequency && !i.conflict.empty()) return 0.0;
+            return 1.0;
+        };
         for (int k = 0; k < o.upsampler_episodes; ++k) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
             const Episode e = simulate(o.seed + 500000 + static_cast<uint64_t>(k), text_only);
             const ojson request = {{"width", e.options.width}, {"height", e.options.height}, {"num_frames", e.options.frames}, {"fps", e.options.fps}};
             const ojson& truth = e.caption["subjects"];
-            ojson subjects;
+            ojson caption, reasoner_caption;
             try {
                 const UpsampleResult r = session.upsample("text2video", e.prompt, request, greedy, {});
                 parsed.add(1);
                 valid.add(r.problems.empty() ? 1 : 0);
-                if (r.caption.contains("subjects") && r.caption["subjects"].is_array()) subjects = r.caption["subjects"];
+                caption = r.caption, reasoner_caption = r.reasoner_caption;
+                repaired.add(r.prompt_repairs.empty() ? 0 : 1);
             } catch (const Cancelled&) {
                 throw;
             } catch (const std::exception&) {
                 parsed.add(0), valid.add(0);  // no JSON object in the reply
             }
-            count_ok.add(subjects.is_array() && subjects.size() == truth.size() ? 1 : 0);
-            // Subject i of the reply against subject i of the episode; a missing one gets every attribute wrong.
-            for (size_t i = 0; i < truth.size(); ++i) {
-                const SubjectAttributes want = subject_attributes(truth[i]["description"].get<std::string>());
-                SubjectAttributes got;
-                if (subjects.is_array() && i < subjects.size() && subjects[i].is_object() && subjects[i].contains("description") &&
-                    subjects[i]["description"].is_string())
-                    got = subject_attributes(subjects[i]["description"].get<std::string>());
-                if (!want.colour.empty()) colour_ok.add(got.colour == want.colour ? 1 : 0);
-                if (!want.material.empty()) material_ok.add(got.material == want.material ? 1 : 0);
-                shape_ok.add(got.shape == want.shape ? 1 : 0);
-            }
+            studio.add(truth, caption);
+            model_alone.add(truth, reasoner_caption);
+            if (e.prompt.find("bounces") != std::string::npos || e.prompt.find("times") != std::string::npos)
+                events_ok.add(events_agree(e.prompt, caption)), events_ok_model.add(events_agree(e.prompt, reasoner_caption));
         }
-        const double attributes = (count_ok.sum + colour_ok.sum + material_ok.sum + shape_ok.sum) /
-                                  std::max(1, count_ok.n + colour_ok.n + material_ok.n + shape_ok.n);
-        out["upsampler"] = {{"prompts", o.upsampler_episodes}, {"json_constrained", o.json_constrained}, {"json_valid", parsed.value()}, {"caption_valid", valid.value()}, {"subject_count_accuracy", count_ok.value()},
-                            {"colour_accuracy", colour_ok.value()}, {"material_accuracy", material_ok.value()},
-                            {"shape_accuracy", shape_ok.value()}, {"attribute_accuracy", attributes}};
+        out["upsampler"] = {{"prompts", o.upsampler_episodes}, {"json_constrained", o.json_constrained}, {"json_valid", parsed.value()}, {"caption_valid", valid.value()}, {"subject_count_accuracy", studio.count_ok.value()},
+                            {"colour_accuracy", studio.colour_ok.value()}, {"material_accuracy", studio.material_ok.value()},
+                            {"shape_accuracy", studio.shape_ok.value()}, {"attribute_accuracy", studio.accuracy()},
+                            {"reasoner_attribute_accuracy", model_alone.accuracy()}, {"reasoner_colour_accuracy", model_alone.colour_ok.value()},
+                            {"repaired_share", repaired.value()},
+                            {"event_count_agreement", events_ok.value()}, {"reasoner_event_count_agreement", events_ok_model.value()}};
     }
 
     const bool generation = wants(o, "text2video") || wants(o, "image2video") || wants(o, "forward_dynamics") || wants(o, "inverse_dynamics") ||
@@ -356,6 +395,14 @@ std::string bench_table(const ojson& r) {
         row("| upsampler: colours, materials, shapes right | %.0f %% / %.0f %% / %.0f %% | |\n", 100 * v("upsampler", "colour_accuracy"),
             100 * v("upsampler", "material_accuracy"), 100 * v("upsampler", "shape_accuracy"));
         row("| upsampler: attribute accuracy (count, colour, material, shape) | %.1f %% | 90 %% |\n", 100 * v("upsampler", "attribute_accuracy"));
+        if (has("upsampler", "reasoner_attribute_accuracy")) {
+            row("| upsampler: the same, as the reasoner wrote it (before the caption check puts the prompt's attributes back) | %.1f %% | |\n",
+                100 * v("upsampler", "reasoner_attribute_accuracy"));
+            row("| upsampler: captions the caption check repaired | %.0f %% | |\n", 100 * v("upsampler", "repaired_share"));
+        }
+        if (has("upsampler", "event_count_agreement"))
+            row("| upsampler: bounce counts agree with the prompt | %.0f %% | %.0f %% (as the reasoner wrote them) |\n", 100 * v("upsampler", "event_count_agreement"),
+                100 * v("upsampler", "reasoner_event_count_agreement"));
     }
     if (r.contains("text2video")) {
         row("| text2video: object count right | %.0f %% | |\n", 100 * v("text2video", "object_count_accuracy"));

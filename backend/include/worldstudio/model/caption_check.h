@@ -30,4 +30,12 @@ std::vector<CaptionIssue> check_caption(const std::string& prompt, const ojson& 
 // Afterwards check_caption finds none of those issues.
 ojson repair_caption(const std::string& prompt, const ojson& caption, const std::vector<CaptionIssue>& issues);
 
+// One line for a record or a log: "box: blue, not red", "bounces: twice (missing)", "lost: table".
+std::string issue_text(const CaptionIssue& issue);
+
+// The issues a caption may have repaired without asking: attributes, event counts, and a subject the prompt names
+// with attributes ("a red ball") that the caption lost entirely. Other lost words (verbs, places) are left to the
+// user, who may have meant them.
+std::vector<CaptionIssue> repairable_issues(const std::string& prompt, const std::vector<CaptionIssue>& issues);
+
 }  // namespace ws

@@ -142,8 +142,12 @@ struct GenerationResult {
 struct UpsampleResult {
     std::string raw_text;  // everything the reasoner produced
     std::string json_text; // the extracted caption, re-serialized
-    ojson caption;
+    ojson caption;         // with what it changed of the prompt's attributes put back (below)
     std::vector<std::string> problems;  // schema problems of the caption (empty = valid)
+    // The prompt's attributes and event counts the reasoner's caption contradicted or lacked, put back as the prompt
+    // says them (model/caption_check.h; "box: blue, not red"), and the caption as the reasoner wrote it.
+    std::vector<std::string> prompt_repairs;
+    ojson reasoner_caption;
     ojson record;
 };
 
