@@ -145,6 +145,11 @@ private Q_SLOTS:
         QVERIFY(fixed.is_object());
         QVERIFY(text_of(fixed).find("ball") != std::string::npos);
         QCOMPARE(repair_caption("a red ball", ojson::array({1}), {}), ojson::array({1}));
+        // A prompt that is not valid UTF-8 (found by fuzz_caption_check): what it adds to the caption still serializes.
+        const std::string bad = "a red box zooms\xff\xff away";
+        const ojson desk = {{"temporal_caption", "0:00 a red box sits on a desk"}};
+        const ojson mended = repair_caption(bad, desk, check_caption(bad, desk));
+        QVERIFY(mended.dump().find("\xEF\xBF\xBD") != std::string::npos);
     }
 };
 

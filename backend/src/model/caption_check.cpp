@@ -524,6 +524,30 @@ ojson* main_text(ojson& caption) {
     return &caption["temporal_caption"];
 }
 
+// The text with every byte that is not part of valid UTF-8 replaced by U+FFFD: prompt text copied into a caption
+// must not make the caption unserializable.
+std::string valid_utf8(const std::string& in) {
+    std::string out;
+    for (size_t i = 0; i < in.size();) {
+        const auto c = static_cast<unsigned char>(in[i]);
+        size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+        bool ok = n > 0 && i + n <= in.size();
+        for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(in[i + k]) >> 6) == 0x2;
+        if (ok && n == 2) ok = c >= 0xC2;
+        if (ok && n == 3) {
+            const auto c1 = static_cast<unsigned char>(in[i + 1]);
+            ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
+        }
+        if (ok && n == 4) {
+            const auto c1 = static_cast<unsigned char>(in[i + 1]);
+            ok = c <= 0xF4 && !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+        }
+        if (ok) out.append(in, i, n), i += n;
+        else out += "\xEF\xBF\xBD", ++i;
+    }
+    return out;
+}
+
 void append_text(ojson& field, const std::string& text) {
     std::string s = field.get<std::string>();
     while (!s.empty() && s.back() == ' ') s.pop_back();
@@ -626,10 +650,10 @@ ojson repair_caption(const std::string& prompt, const ojson& caption, const std:
     for (size_t i = 0; i < leaves.size(); ++i)
         if (!edits[i].empty()) apply(leaves[i], edits[i]);
     for (const std::string& text : lost_subjects) {
-        if (out.contains("subjects") && out["subjects"].is_array()) out["subjects"].push_back(ojson{{"description", text}});
-        else append_text(*main_text(out), "With " + text + ".");
+        if (out.contains("subjects") && out["subjects"].is_array()) out["subjects"].push_back(ojson{{"description", valid_utf8(text)}});
+        else append_text(*main_text(out), valid_utf8("With " + text + "."));
     }
-    if (lost_words) append_text(*main_text(out), "(" + prompt + ")");
+    if (lost_words) append_text(*main_text(out), valid_utf8("(" + prompt + ")"));
     return out;
 }
 
