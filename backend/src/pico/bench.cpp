@@ -77,6 +77,58 @@ std::vector<double> audible_impacts(const Episode& e) {
     return out;
 }
 
+// The text2video figures of one generated video (and its sound) against the episode: at the middle frame, the
+// prompt's colours and object count; over every frame, on the prompts that name every body (the rest leave bodies to
+// the model), the named colours and no others, the bodies counted and the frames lost, with the simulator's own
+// video measured alike and through the codec (the ceiling); the motion the prompt names (a scene with no rule for
+// it is not counted; bodies the video never shows did not move); as many sounds as the true track has heard impacts.
+struct Text2VideoScores {
+    Mean count_ok, colour_recall, shown_right, shown_count, shown_lost, truth_right, truth_count, truth_lost, codec_right, codec_lost;
+    Mean motion, truth_motion, impacts_right, codec_impacts_right;
+
+    void score(const Episode& e, const VideoFrames& gen, const AudioClip& sound, const LinearVideoCodec* video_codec,
+               const EnvelopeAudioCodec* audio_codec) {
+        std::set<int> want, seen;
+        for (const Body& b : e.initial) want.insert(b.colour);
+        for (const Detection& d : detect(gen, gen.count / 2)) seen.insert(d.colour);
+        count_ok.add(seen.size() == want.size() ? 1 : 0);
+        int hit = 0;
+        for (int c : want) hit += seen.count(c) ? 1 : 0;
+        colour_recall.add(static_cast<double>(hit) / static_cast<double>(want.size()));
+        const std::vector<int> named = named_colours(e.prompt);
+        bool names_all = named.size() == e.initial.size();
+        for (const Body& b : e.initial) names_all = names_all && std::find(named.begin(), named.end(), b.colour) != named.end();
+        if (names_all) {
+            const Showing g = showing(gen, named), t = showing(e.video, named);
+            shown_right.add(g.colours_right), shown_count.add(g.count_right), shown_lost.add(g.lost);
+            truth_right.add(t.colours_right), truth_count.add(t.count_right), truth_lost.add(t.lost);
+            if (video_codec) {
+                const Showing c = showing(video_codec->decode(video_codec->encode(e.video), e.options.fps), named);
+                codec_right.add(c.colours_right), codec_lost.add(c.lost);
+            }
+        }
+        if (e.scene == "drop" || e.scene == "pick_place" || named.size() >= 2) {
+            motion.add(std::max(0, motion_happens(e.scene, e.prompt, gen)));
+            truth_motion.add(std::max(0, motion_happens(e.scene, e.prompt, e.video)));
+        }
+        const size_t heard = audible_impacts(e).size();
+        impacts_right.add(onsets(sound).size() == heard ? 1 : 0);
+        if (audio_codec) codec_impacts_right.add(onsets(audio_codec->decode(audio_codec->encode(e.audio))).size() == heard ? 1 : 0);
+    }
+
+    ojson json() const {
+        return {{"object_count_accuracy", count_ok.value()}, {"colour_recall", colour_recall.value()},
+                {"prompts_naming_every_body", shown_right.n},
+                {"colours_right", shown_right.value()}, {"simulator_colours_right", truth_right.value()},
+                {"codec_round_trip_colours_right", codec_right.value()},
+                {"counts_right", shown_count.value()}, {"simulator_counts_right", truth_count.value()},
+                {"lost_share", shown_lost.value()}, {"simulator_lost_share", truth_lost.value()},
+                {"codec_round_trip_lost_share", codec_lost.value()},
+                {"motion_right", motion.value()}, {"simulator_motion_right", truth_motion.value()},
+                {"impact_count_right", impacts_right.value()}, {"codec_round_trip_impact_count_right", codec_impacts_right.value()}};
+    }
+};
+
 bool wants(const BenchOptions& o, const char* section) { return o.sections.empty() || o.sections.count(section) > 0; }
 
 }  // namespace
@@ -94,6 +146,90 @@ SubjectAttributes subject_attributes(const std::string& description) {
     return a;
 }
 
+// The upsampler section: the reasoner's reply to each held-out prompt (greedy), parsed and checked against the
+// episode's caption, as the studio gets it and as the reasoner wrote it.
+static ojson bench_upsampler(Session& session, const BenchOptions& o, const RunCallbacks& cb) {
+    ojson out;
+    struct Attributes {
+        Mean count_ok, colour_ok, material_ok, shape_ok;
+        // Each subject of the episode against the reply's subject that agrees with it best, one to one (the
+        // order of the subjects is no attribute); a missing one gets every attribute wrong.
+        void add(const ojson& truth, const ojson& caption) {
+            const ojson subjects = caption.is_object() && caption.contains("subjects") && caption["subjects"].is_array() ? caption["subjects"] : ojson();
+            count_ok.add(subjects.is_array() && subjects.size() == truth.size() ? 1 : 0);
+            std::vector<SubjectAttributes> want, got;
+            for (const ojson& t : truth) want.push_back(subject_attributes(t["description"].get<std::string>()));
+            if (subjects.is_array())
+                for (const ojson& g : subjects)
+                    got.push_back(g.is_object() && g.contains("description") && g["description"].is_string()
+                                      ? subject_attributes(g["description"].get<std::string>()) : SubjectAttributes{});
+            auto agree = [](const SubjectAttributes& a, const SubjectAttributes& b) {
+                return (a.colour == b.colour) + (a.material == b.material) + (a.shape == b.shape);
+            };
+            struct Pair { int score; size_t w, g; };
+            std::vector<Pair> pairs;
+            for (size_t i = 0; i < want.size(); ++i)
+                for (size_t j = 0; j < got.size(); ++j) pairs.push_back({agree(want[i], got[j]), i, j});
+            std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.score > b.score; });
+            std::vector<int> match(want.size(), -1);
+            std::set<size_t> used;
+            for (const Pair& p : pairs)
+                if (match[p.w] < 0 && !used.count(p.g)) match[p.w] = static_cast<int>(p.g), used.insert(p.g);
+            for (size_t i = 0; i < want.size(); ++i) {
+                const SubjectAttributes g = match[i] >= 0 ? got[static_cast<size_t>(match[i])] : SubjectAttributes{};
+                if (!want[i].colour.empty()) colour_ok.add(g.colour == want[i].colour ? 1 : 0);
+                if (!want[i].material.empty()) material_ok.add(g.material == want[i].material ? 1 : 0);
+                shape_ok.add(g.shape == want[i].shape ? 1 : 0);
+            }
+        }
+        double accuracy() const {
+            return (count_ok.sum + colour_ok.sum + material_ok.sum + shape_ok.sum) / std::max(1, count_ok.n + colour_ok.n + material_ok.n + shape_ok.n);
+        }
+    };
+    Mean parsed, valid, events_ok, events_ok_model, repaired;  // parsed: a JSON object; valid: and no schema problem
+    Attributes studio, model_alone;
+    Options text_only;
+    text_only.render = false;
+    ReasonerSampling greedy;
+    greedy.max_new_tokens = 1024;  // the longest Pico captions are about 700 tokens
+    greedy.json_object = o.json_constrained;  // as the studio upsamples, unless asked for free text
+    // Event counts ("bounces twice"): the caption's agree with the prompt's wherever it says them.
+    auto events_agree = [](const std::string& prompt, const ojson& caption) {
+        for (const CaptionIssue& i : check_caption(prompt, caption))
+            if (i.kind == CaptionIssue::Kind::Frequency && !i.conflict.empty()) return 0.0;
+        return 1.0;
+    };
+    for (int k = 0; k < o.upsampler_episodes; ++k) {
+        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+        const Episode e = simulate(o.seed + 500000 + static_cast<uint64_t>(k), text_only);
+        const ojson request = {{"width", e.options.width}, {"height", e.options.height}, {"num_frames", e.options.frames}, {"fps", e.options.fps}};
+        const ojson& truth = e.caption["subjects"];
+        ojson caption, reasoner_caption;
+        try {
+            const UpsampleResult r = session.upsample("text2video", e.prompt, request, greedy, {});
+            parsed.add(1);
+            valid.add(r.problems.empty() ? 1 : 0);
+            caption = r.caption, reasoner_caption = r.reasoner_caption;
+            repaired.add(r.prompt_repairs.empty() ? 0 : 1);
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const std::exception&) {
+            parsed.add(0), valid.add(0);  // no JSON object in the reply
+        }
+        studio.add(truth, caption);
+        model_alone.add(truth, reasoner_caption);
+        if (e.prompt.find("bounces") != std::string::npos || e.prompt.find("times") != std::string::npos)
+            events_ok.add(events_agree(e.prompt, caption)), events_ok_model.add(events_agree(e.prompt, reasoner_caption));
+    }
+    out["upsampler"] = {{"prompts", o.upsampler_episodes}, {"json_constrained", o.json_constrained}, {"json_valid", parsed.value()}, {"caption_valid", valid.value()}, {"subject_count_accuracy", studio.count_ok.value()},
+                        {"colour_accuracy", studio.colour_ok.value()}, {"material_accuracy", studio.material_ok.value()},
+                        {"shape_accuracy", studio.shape_ok.value()}, {"attribute_accuracy", studio.accuracy()},
+                        {"reasoner_attribute_accuracy", model_alone.accuracy()}, {"reasoner_colour_accuracy", model_alone.colour_ok.value()},
+                        {"repaired_share", repaired.value()},
+                        {"event_count_agreement", events_ok.value()}, {"reasoner_event_count_agreement", events_ok_model.value()}};
+    return out["upsampler"];
+}
+
 ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCallbacks& cb) {
     namespace fs = std::filesystem;
     if (o.episodes < 1 || o.steps < 1 || o.upsampler_episodes < 1) throw Error("the benchmark needs at least one episode and one step");
@@ -104,99 +240,18 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
     Session session(model, ffmpeg_media_files());
     ojson out = {{"model", model->id()}, {"episodes", o.episodes}, {"first_seed", o.seed}, {"steps", o.steps}};
 
-    if (wants(o, "upsampler")) {
-        // The reasoner's reply to each held-out prompt (greedy), parsed and checked against the episode's caption:
-        // as the studio gets it (the prompt's attributes put back by the caption check) and as the reasoner wrote it.
-        struct Attributes {
-            Mean count_ok, colour_ok, material_ok, shape_ok;
-            // Each subject of the episode against the reply's subject that agrees with it best, one to one (the
-            // order of the subjects is no attribute); a missing one gets every attribute wrong.
-            void add(const ojson& truth, const ojson& caption) {
-                const ojson subjects = caption.is_object() && caption.contains("subjects") && caption["subjects"].is_array() ? caption["subjects"] : ojson();
-                count_ok.add(subjects.is_array() && subjects.size() == truth.size() ? 1 : 0);
-                std::vector<SubjectAttributes> want, got;
-                for (const ojson& t : truth) want.push_back(subject_attributes(t["description"].get<std::string>()));
-                if (subjects.is_array())
-                    for (const ojson& g : subjects)
-                        got.push_back(g.is_object() && g.contains("description") && g["description"].is_string()
-                                          ? subject_attributes(g["description"].get<std::string>()) : SubjectAttributes{});
-                auto agree = [](const SubjectAttributes& a, const SubjectAttributes& b) {
-                    return (a.colour == b.colour) + (a.material == b.material) + (a.shape == b.shape);
-                };
-                struct Pair { int score; size_t w, g; };
-                std::vector<Pair> pairs;
-                for (size_t i = 0; i < want.size(); ++i)
-                    for (size_t j = 0; j < got.size(); ++j) pairs.push_back({agree(want[i], got[j]), i, j});
-                std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.score > b.score; });
-                std::vector<int> match(want.size(), -1);
-                std::set<size_t> used;
-                for (const Pair& p : pairs)
-                    if (match[p.w] < 0 && !used.count(p.g)) match[p.w] = static_cast<int>(p.g), used.insert(p.g);
-                for (size_t i = 0; i < want.size(); ++i) {
-                    const SubjectAttributes g = match[i] >= 0 ? got[static_cast<size_t>(match[i])] : SubjectAttributes{};
-                    if (!want[i].colour.empty()) colour_ok.add(g.colour == want[i].colour ? 1 : 0);
-                    if (!want[i].material.empty()) material_ok.add(g.material == want[i].material ? 1 : 0);
-                    shape_ok.add(g.shape == want[i].shape ? 1 : 0);
-                }
-            }
-            double accuracy() const {
-                return (count_ok.sum + colour_ok.sum + material_ok.sum + shape_ok.sum) / std::max(1, count_ok.n + colour_ok.n + material_ok.n + shape_ok.n);
-            }
-        };
-        Mean parsed, valid, events_ok, events_ok_model, repaired;  // parsed: a JSON object; valid: and no schema problem
-        Attributes studio, model_alone;
-        Options text_only;
-        text_only.render = false;
-        ReasonerSampling greedy;
-        greedy.max_new_tokens = 1024;  // the longest Pico captions are about 700 tokens
-        greedy.json_object = o.json_constrained;  // as the studio upsamples, unless asked for free text
-        // Event counts ("bounces twice"): the caption's agree with the prompt's wherever it says them.
-        auto events_agree = [](const std::string& prompt, const ojson& caption) {
-            for (const CaptionIssue& i : check_caption(prompt, caption))
-                if (i.kind == CaptionIssue::Kind::Frequency && !i.conflict.empty()) return 0.0;
-            return 1.0;
-        };
-        for (int k = 0; k < o.upsampler_episodes; ++k) {
-            if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-            const Episode e = simulate(o.seed + 500000 + static_cast<uint64_t>(k), text_only);
-            const ojson request = {{"width", e.options.width}, {"height", e.options.height}, {"num_frames", e.options.frames}, {"fps", e.options.fps}};
-            const ojson& truth = e.caption["subjects"];
-            ojson caption, reasoner_caption;
-            try {
-                const UpsampleResult r = session.upsample("text2video", e.prompt, request, greedy, {});
-                parsed.add(1);
-                valid.add(r.problems.empty() ? 1 : 0);
-                caption = r.caption, reasoner_caption = r.reasoner_caption;
-                repaired.add(r.prompt_repairs.empty() ? 0 : 1);
-            } catch (const Cancelled&) {
-                throw;
-            } catch (const std::exception&) {
-                parsed.add(0), valid.add(0);  // no JSON object in the reply
-            }
-            studio.add(truth, caption);
-            model_alone.add(truth, reasoner_caption);
-            if (e.prompt.find("bounces") != std::string::npos || e.prompt.find("times") != std::string::npos)
-                events_ok.add(events_agree(e.prompt, caption)), events_ok_model.add(events_agree(e.prompt, reasoner_caption));
-        }
-        out["upsampler"] = {{"prompts", o.upsampler_episodes}, {"json_constrained", o.json_constrained}, {"json_valid", parsed.value()}, {"caption_valid", valid.value()}, {"subject_count_accuracy", studio.count_ok.value()},
-                            {"colour_accuracy", studio.colour_ok.value()}, {"material_accuracy", studio.material_ok.value()},
-                            {"shape_accuracy", studio.shape_ok.value()}, {"attribute_accuracy", studio.accuracy()},
-                            {"reasoner_attribute_accuracy", model_alone.accuracy()}, {"reasoner_colour_accuracy", model_alone.colour_ok.value()},
-                            {"repaired_share", repaired.value()},
-                            {"event_count_agreement", events_ok.value()}, {"reasoner_event_count_agreement", events_ok_model.value()}};
-    }
+    if (wants(o, "upsampler")) out["upsampler"] = bench_upsampler(session, o, cb);
 
     const bool generation = wants(o, "text2video") || wants(o, "image2video") || wants(o, "forward_dynamics") || wants(o, "inverse_dynamics") ||
                             wants(o, "sound");
     if (!generation) return out;
     const fs::path tmp = fs::temp_directory_path() / ("worldstudio-bench-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
     fs::create_directories(tmp);
-    Mean count_ok, colour_recall, fd_err, copy_err, fd_psnr, copy_psnr, id_mse, id_base_mse, onset_err, t2v_seconds;
+    Mean fd_err, copy_err, fd_psnr, copy_psnr, id_mse, id_base_mse, onset_err, t2v_seconds;
+    Text2VideoScores t2v;
     // The ceiling the folder's own codecs set: the true video and sound through encode and decode, measured alike.
     Mean codec_fd_err, codec_psnr, codec_onset_err, fd_lost, copy_lost, codec_lost;
     Mean i2v_err, i2v_lost, i2v_psnr, i2v_text_psnr;
-    Mean shown_right, shown_count, shown_lost, truth_right, truth_count, truth_lost, codec_right, codec_lost_t2v;
-    Mean motion, truth_motion, impacts_right, codec_impacts_right;
     std::optional<LinearVideoCodec> video_codec;
     std::optional<EnvelopeAudioCodec> audio_codec;
     if (fs::exists(fs::path(model_dir) / "vae" / "codec.safetensors")) video_codec = LinearVideoCodec::load((fs::path(model_dir) / "vae" / "codec.safetensors").string());
@@ -229,44 +284,13 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
             };
             if (wants(o, "text2video")) {
                 // Text to video with sound: objects and colours of the prompt, and the time it takes.
-                ojson t2v = request("text2video");
-                t2v["enable_sound"] = true;
+                ojson t2v_job = request("text2video");
+                t2v_job["enable_sound"] = true;
                 const auto t0 = std::chrono::steady_clock::now();
-                session.generate(t2v, base + "_t2v.mp4", {});
+                session.generate(t2v_job, base + "_t2v.mp4", {});
                 t2v_seconds.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-                const VideoFrames gen = read_video(base + "_t2v.mp4");
-                std::set<int> want, seen;
-                for (const Body& b : e.initial) want.insert(b.colour);
-                for (const Detection& d : detect(gen, gen.count / 2)) seen.insert(d.colour);
-                count_ok.add(seen.size() == want.size() ? 1 : 0);
-                int hit = 0;
-                for (int c : want) hit += seen.count(c) ? 1 : 0;
-                colour_recall.add(static_cast<double>(hit) / static_cast<double>(want.size()));
-                // Over every frame, on the prompts that name every body (the rest leave bodies to the model); the
-                // simulator's own video is measured alike, and through the codec (the ceiling).
-                const std::vector<int> named = named_colours(e.prompt);
-                bool names_all = named.size() == e.initial.size();
-                for (const Body& b : e.initial) names_all = names_all && std::find(named.begin(), named.end(), b.colour) != named.end();
-                if (names_all) {
-                    const Showing g = showing(gen, named), t = showing(e.video, named);
-                    shown_right.add(g.colours_right), shown_count.add(g.count_right), shown_lost.add(g.lost);
-                    truth_right.add(t.colours_right), truth_count.add(t.count_right), truth_lost.add(t.lost);
-                    if (video_codec) {
-                        const Showing c = showing(video_codec->decode(video_codec->encode(e.video), e.options.fps), named);
-                        codec_right.add(c.colours_right), codec_lost_t2v.add(c.lost);
-                    }
-                }
-                // The motion the prompt names (a body with no rule for its scene is not counted; one the video
-                // never shows did not move).
-                const bool rule = e.scene == "drop" || e.scene == "pick_place" || named.size() >= 2;
-                if (rule) {
-                    motion.add(std::max(0, motion_happens(e.scene, e.prompt, gen)));
-                    truth_motion.add(std::max(0, motion_happens(e.scene, e.prompt, e.video)));
-                }
-                // Impacts: as many sounds as the simulator's own track has heard impacts.
-                const size_t heard = audible_impacts(e).size();
-                impacts_right.add(onsets(read_audio(base + "_t2v.mp4")).size() == heard ? 1 : 0);
-                if (audio_codec) codec_impacts_right.add(onsets(audio_codec->decode(audio_codec->encode(e.audio))).size() == heard ? 1 : 0);
+                t2v.score(e, read_video(base + "_t2v.mp4"), read_audio(base + "_t2v.mp4"), video_codec ? &*video_codec : nullptr,
+                          audio_codec ? &*audio_codec : nullptr);
             }
             // A generated rollout against the simulation: the tracked bodies from frame 1 on, and PSNR.
             auto score_rollout = [&](const VideoFrames& rollout, Mean& error, Mean& lost, Mean& rollout_psnr) {
@@ -348,15 +372,7 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
     }
     fs::remove_all(tmp);
     if (wants(o, "text2video")) {
-        out["text2video"] = {{"object_count_accuracy", count_ok.value()}, {"colour_recall", colour_recall.value()},
-                             {"prompts_naming_every_body", shown_right.n},
-                             {"colours_right", shown_right.value()}, {"simulator_colours_right", truth_right.value()},
-                             {"codec_round_trip_colours_right", codec_right.value()},
-                             {"counts_right", shown_count.value()}, {"simulator_counts_right", truth_count.value()},
-                             {"lost_share", shown_lost.value()}, {"simulator_lost_share", truth_lost.value()},
-                             {"codec_round_trip_lost_share", codec_lost_t2v.value()},
-                             {"motion_right", motion.value()}, {"simulator_motion_right", truth_motion.value()},
-                             {"impact_count_right", impacts_right.value()}, {"codec_round_trip_impact_count_right", codec_impacts_right.value()}};
+        out["text2video"] = t2v.json();
         out["speed"] = {{"text2video_sound_seconds", t2v_seconds.value()}};
     }
     if (wants(o, "image2video"))
