@@ -588,6 +588,7 @@ private Q_SLOTS:
         const QString all = p2.join("\n");
         QVERIFY2(all.contains("a blue wooden box") && all.contains("a red rubber ball"), qPrintable(all));
         QVERIFY2(!all.contains("red wooden box") && !all.contains("several times"), qPrintable(all));
+        shot(&w, "evaluate_questions_from_caption");
     }
 
     void theShippedPicoModelUpsamplesAndGenerates() {
