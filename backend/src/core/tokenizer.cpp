@@ -325,10 +325,7 @@ std::string Tokenizer::token_bytes(int32_t id) const {
     return out;
 }
 
-std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
-    std::string bytes;
-    for (int32_t id : ids) bytes += token_bytes(id);
-    // errors="replace": each invalid byte becomes U+FFFD.
+std::string valid_utf8(const std::string& bytes) {
     std::string out;
     const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(bytes.data());
     utf8proc_ssize_t n = static_cast<utf8proc_ssize_t>(bytes.size()), i = 0;
@@ -344,6 +341,12 @@ std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
         }
     }
     return out;
+}
+
+std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
+    std::string bytes;
+    for (int32_t id : ids) bytes += token_bytes(id);
+    return valid_utf8(bytes);
 }
 
 int32_t Tokenizer::token_id(const std::string& token) const {

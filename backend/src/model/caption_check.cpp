@@ -1,5 +1,7 @@
 #include "worldstudio/model/caption_check.h"
 
+#include "worldstudio/core/tokenizer.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -236,15 +238,6 @@ struct PromptReading {
     std::vector<PromptSubject> subjects;
     std::vector<PromptFrequency> frequencies;
     std::vector<std::string> words;  // every word, lower case
-    // The wanted values of one attribute for one noun, in prompt order and without repeats.
-    std::vector<Wanted> wanted(const std::string& head, Attr a) const {
-        std::vector<Wanted> out;
-        for (const PromptSubject& s : subjects)
-            if (s.head == head && s.attrs.count(a) &&
-                std::none_of(out.begin(), out.end(), [&](const Wanted& w) { return w.value == s.attrs.at(a).value; }))
-                out.push_back(s.attrs.at(a));
-        return out;
-    }
     // The subject a lost-object issue names: by the prompt's whole phrase ("a blue rubber box"), else by its noun.
     const PromptSubject* subject_named(const std::string& words) const {
         for (const PromptSubject& s : subjects)
@@ -321,13 +314,12 @@ struct Mapping {
     const PromptSubject* subject = nullptr;
 };
 
-int agreement(const Leaf& l, const Phrase& p, const PromptSubject& s) {
+int agreement(const Phrase& p, const PromptSubject& s) {
     int score = 0;
     for (Attr a : {Attr::Count, Attr::Colour, Attr::Material}) {
         const Modifier* m = p.mod(a);
         if (m && s.attrs.count(a)) score += m->value == s.attrs.at(a).value ? 2 : -1;
     }
-    (void)l;
     return score;
 }
 
@@ -349,7 +341,7 @@ std::vector<Mapping> map_phrases(const PromptReading& r, const std::vector<Leaf>
             if (leaves[li].subject)
                 for (size_t pi = 0; pi < leaves[li].phrases.size(); ++pi)
                     if (leaves[li].phrases[pi].head == head)
-                        for (size_t k = 0; k < group.size(); ++k) pairs.push_back({agreement(leaves[li], leaves[li].phrases[pi], *group[k]), li, pi, k});
+                        for (size_t k = 0; k < group.size(); ++k) pairs.push_back({agreement(leaves[li].phrases[pi], *group[k]), li, pi, k});
         std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.score > b.score; });
         std::set<std::pair<size_t, size_t>> phrase_taken;
         std::set<size_t> subject_taken;
@@ -364,7 +356,7 @@ std::vector<Mapping> map_phrases(const PromptReading& r, const std::vector<Leaf>
                 int best = -1000, ties = 0;
                 const PromptSubject* pick = nullptr;
                 for (const PromptSubject* s : group) {
-                    const int a = agreement(leaves[li], leaves[li].phrases[pi], *s);
+                    const int a = agreement(leaves[li].phrases[pi], *s);
                     if (a > best) best = a, pick = s, ties = 1;
                     else if (a == best) ++ties;
                 }
@@ -522,30 +514,6 @@ ojson* main_text(ojson& caption) {
     }
     caption["temporal_caption"] = "";
     return &caption["temporal_caption"];
-}
-
-// The text with every byte that is not part of valid UTF-8 replaced by U+FFFD: prompt text copied into a caption
-// must not make the caption unserializable.
-std::string valid_utf8(const std::string& in) {
-    std::string out;
-    for (size_t i = 0; i < in.size();) {
-        const auto c = static_cast<unsigned char>(in[i]);
-        size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-        bool ok = n > 0 && i + n <= in.size();
-        for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(in[i + k]) >> 6) == 0x2;
-        if (ok && n == 2) ok = c >= 0xC2;
-        if (ok && n == 3) {
-            const auto c1 = static_cast<unsigned char>(in[i + 1]);
-            ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
-        }
-        if (ok && n == 4) {
-            const auto c1 = static_cast<unsigned char>(in[i + 1]);
-            ok = c <= 0xF4 && !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-        }
-        if (ok) out.append(in, i, n), i += n;
-        else out += "\xEF\xBF\xBD", ++i;
-    }
-    return out;
 }
 
 void append_text(ojson& field, const std::string& text) {

@@ -11,6 +11,9 @@
 
 namespace ws {
 
+// `bytes` with each byte that is not part of valid UTF-8 replaced by U+FFFD (Python's errors="replace").
+std::string valid_utf8(const std::string& bytes);
+
 class Tokenizer {
 public:
     static Tokenizer from_file(const std::string& tokenizer_json_path);
