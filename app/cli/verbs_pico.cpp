@@ -136,6 +136,8 @@ int cmd_train(const std::string&, const Args& a) {
     if (!(o.text_dropout >= 0 && o.text_dropout < 1)) throw UsageError("--text-dropout must be in [0, 1)");
     o.timestep_shift = to_double(a.get("--timestep-shift", "1"), "--timestep-shift");
     if (!(o.timestep_shift > 0 && o.timestep_shift <= 100)) throw UsageError("--timestep-shift must be in (0, 100]");
+    o.foreground_weight = to_double(a.get("--foreground-weight", "0"), "--foreground-weight");
+    if (!(o.foreground_weight >= 0 && o.foreground_weight <= 100)) throw UsageError("--foreground-weight must be in [0, 100]");
     o.modes.clear();
     std::stringstream modes(a.get("--modes", "text2video"));
     for (std::string m; std::getline(modes, m, ',');) {
@@ -241,7 +243,8 @@ void add_pico_verbs(std::vector<Verb>& v) {
 )", cmd_fit_decoder});
     v.push_back({"train", R"(  train MODEL_DIR [--stage generator|upsampler] [--steps N] [--episodes N] [--seed S] [--lr X]
         [--modes M,M,...] [--freeze-reasoner] [--caption-share X] [--text-dropout X]
-        [--timestep-shift X] [--batch N] [--checkpoint-every N] [--resume] [--device cpu|cuda|cuda:N|auto]
+        [--timestep-shift X] [--foreground-weight X] [--batch N] [--checkpoint-every N] [--resume]
+        [--device cpu|cuda|cuda:N|auto]
                                     train a Pico model folder in place on Pico World episodes. upsampler: the
                                     reasoner learns short prompt -> structured caption. generator (default):
                                     rectified flow on the modes text2video (with sound), image2video,
@@ -250,6 +253,8 @@ void add_pico_verbs(std::vector<Verb>& v) {
                                     stage left it; --caption-share conditions that share of steps on the
                                     episode's caption; --timestep-shift draws noise levels shifted as the
                                     sampling schedule shifts them (match the model's shift, Pico: 10);
+                                    --foreground-weight X counts a video latent cell's error
+                                    1 + X * (its share of body pixels) times;
                                     --batch averages N samples per update;
                                     --resume continues a run up to --steps in all
 )", cmd_train});

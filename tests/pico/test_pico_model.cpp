@@ -6,6 +6,7 @@
 #include <QFile>
 #include <cmath>
 
+#include "skip_support.h"
 #include "model/model_impl.h"
 #include "model/sequence.h"
 #include "test_support.h"
@@ -234,6 +235,15 @@ private Q_SLOTS:
         QVERIFY2(rs.validation_after < rs.validation_before, qPrintable(QString("%1 -> %2").arg(rs.validation_before).arg(rs.validation_after)));
         sound.video_to_sound_share = 1.5;
         QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), sound));
+        // Weighing the video's error up where bodies are still trains (the weights change the loss, not its scale).
+        ws::TrainOptions weighted;
+        weighted.steps = 8, weighted.episodes = 4, weighted.freeze_reasoner = true, weighted.foreground_weight = 8;
+        const ws::TrainReport rw = ws::train_generator(dir.toStdString(), weighted);
+        for (double l : rw.losses) QVERIFY(std::isfinite(l) && l > 0 && l < 10);
+        QVERIFY2(rw.validation_after < rw.validation_before, qPrintable(QString("%1 -> %2").arg(rw.validation_before).arg(rw.validation_after)));
+        weighted.foreground_weight = -1;
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), weighted));
+        QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--foreground-weight", "-1"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--video-to-sound-share", "-0.1"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--batch", "0"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--timestep-shift", "0"}).code, 2);
@@ -252,7 +262,7 @@ private Q_SLOTS:
     // here, after it 0.63 and 0.72, after the fifth (the shipped one) 0.66 and 0.71.
     void shippedPicoReadsItsConditioning() {
         const std::string dir = ws::pico::shipped_model_dir();
-        if (dir.empty()) QSKIP("this checkout has no resources/pico");
+        if (dir.empty()) WS_SKIP_MISSING("this checkout has no resources/pico");
         const auto model = ws::Model::load(dir);
         const ws::Network& net = *model->impl().network;
         const auto video_codec = ws::pico::LinearVideoCodec::load(dir + "/vae/codec.safetensors");
@@ -320,5 +330,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPicoModel)
+WS_TEST_MAIN(TestPicoModel)
 #include "test_pico_model.moc"

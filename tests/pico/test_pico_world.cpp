@@ -585,6 +585,24 @@ private Q_SLOTS:
         QVERIFY(worst_onset < 0.01);
         QCOMPARE(onset_error({}, {1.0}), -1.0);
         QCOMPARE(track_error({{-1, -1}}, {{1, 1}}), -1.0);
+        // Body pixels (what training weighs up): none in an empty scene, and in episodes every pixel the detector
+        // counts plus their antialiased edges, not much more.
+        Gripper no_gripper;
+        no_gripper.visible = false;
+        const auto empty = body_pixels(World({}, Options{}, no_gripper).render());
+        QCOMPARE(std::count(empty.begin(), empty.end(), 1), 0L);
+        for (uint64_t s = 0; s < 10; ++s) {
+            const Episode e = simulate(s);
+            const auto mask = body_pixels(e.video);
+            QCOMPARE(mask.size(), size_t(e.video.count) * 64 * 64);
+            long detected = 0;
+            for (const Detection& d : detect(e.video, 0)) {
+                detected += d.pixels;
+                QCOMPARE(int(mask[size_t(std::lround(d.y - 0.5)) * 64 + size_t(std::lround(d.x - 0.5))]), 1);
+            }
+            const long marked = std::count(mask.begin(), mask.begin() + 64 * 64, 1);
+            QVERIFY2(marked >= detected && marked <= 2 * detected + 64, qPrintable(QString("%1 marked, %2 detected").arg(marked).arg(detected)));
+        }
     }
 
     void aShortTrainingRunLowersTheLossDeterministically() {

@@ -104,6 +104,16 @@ std::vector<std::pair<double, double>> track_gripper(const VideoFrames& v, int m
     return out;
 }
 
+std::vector<uint8_t> body_pixels(const VideoFrames& v) {
+    const size_t per_frame = static_cast<size_t>(v.width) * v.height;
+    std::vector<uint8_t> out(per_frame * static_cast<size_t>(std::max(v.count, 0)), 0);
+    for (int i = 0; i < v.count; ++i) {
+        const uint8_t* f = v.frame(i);
+        for (size_t k = 0; k < per_frame; ++k) out[static_cast<size_t>(i) * per_frame + k] = classify(f + k * 3) >= 0;
+    }
+    return out;
+}
+
 std::vector<Detection> detect(const VideoFrames& v, int index, int min_pixels) {
     const size_t n = palette().size();
     std::vector<double> sx(n, 0), sy(n, 0);

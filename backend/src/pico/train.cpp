@@ -16,6 +16,7 @@
 #include "worldstudio/core/error.h"
 #include "worldstudio/media/media.h"
 #include "worldstudio/model/pico_codec.h"
+#include "worldstudio/pico/eval.h"
 #include "worldstudio/pico/world.h"
 #include "worldstudio/model/request.h"
 #include "worldstudio/core/safetensors.h"
@@ -193,13 +194,31 @@ struct Sample {
     at::Tensor video, sound;  // clean latents [48, T, h, w], [64, T_s]
     at::Tensor actions;       // [frames - 1, max_action_dim], scaled, zero-padded
     at::Tensor control;       // edge-map latents like `video` (only when transfer is trained)
+    at::Tensor body_share;    // [1, T, h, w]: share of body pixels each video latent cell codes (with a foreground weight)
 };
+
+// The share of body pixels (pico::body_pixels) in the pixels and frames each latent cell codes: latent frame 0 is
+// pixel frame 0, latent frame k >= 1 pixel frames 1 + f(k - 1) .. fk (f the temporal factor), each cell a square
+// of `cell` pixels.
+at::Tensor body_share_of(const VideoFrames& v, int64_t latent_frames, int64_t temporal, int64_t cell) {
+    std::vector<uint8_t> mask = pico::body_pixels(v);
+    const at::Tensor m = at::from_blob(mask.data(), {v.count, v.height, v.width}, at::kByte).to(at::kFloat);
+    std::vector<at::Tensor> groups{m.narrow(0, 0, 1)};
+    for (int64_t k = 1; k < latent_frames; ++k) {
+        const int64_t first = 1 + temporal * (k - 1), count = std::min<int64_t>(temporal, v.count - first);
+        if (count < 1) throw Error("body_share_of: the video has too few frames for its latent frames");
+        groups.push_back(m.narrow(0, first, count).mean(0, true));
+    }
+    const at::Tensor per_frame = at::cat(groups, 0).unsqueeze(1);  // [T, 1, H, W]
+    const at::Tensor pooled = at::avg_pool2d(per_frame, {cell, cell});  // [T, 1, h, w]
+    return pooled.squeeze(1).unsqueeze(0).contiguous();
+}
 
 // The rectified-flow loss of one sample in one mode at one timestep: clean latent frames as the reference
 // conditions each mode, noise from `gen`, the velocity (noise minus data) regressed on the noisy parts only.
 // Video-to-sound (`all_frames_given`, with video2video) gives every video frame clean and asks for the sound.
 at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t timestep, const TextInput& text, bool all_frames_given,
-                     at::Generator& gen) {
+                     at::Generator& gen, double foreground_weight = 0) {
     const double sigma = timestep / 1000.0;
     const int64_t T = s.video.size(1);
     std::vector<bool> clean(static_cast<size_t>(T), false);
@@ -238,7 +257,12 @@ at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t tim
         masked.action->x.narrow(1, pico::kActionDim, masked.action->x.size(1) - pico::kActionDim).zero_();
         goal = masked.flatten();
     }
-    return ((v.flatten() - goal).pow(2) * noisy).sum() / noisy.sum().clamp_min(1);
+    if (foreground_weight <= 0 || !s.body_share.defined()) return ((v.flatten() - goal).pow(2) * noisy).sum() / noisy.sum().clamp_min(1);
+    // The generated video (the last vision item) weighed by its bodies; control maps, sound and actions by 1.
+    LatentState weights = state.with_flat(at::ones_like(goal));
+    weights.vision.back().x = (1 + foreground_weight * s.body_share).expand_as(s.video).contiguous();
+    const at::Tensor w = weights.flatten() * noisy;
+    return ((v.flatten() - goal).pow(2) * w).sum() / w.sum().clamp_min(1);
 }
 
 }  // namespace
@@ -254,13 +278,15 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
     if (!(o.caption_share >= 0 && o.caption_share <= 1)) throw Error("the caption share must be in [0, 1]");
     if (!(o.timestep_shift > 0 && o.timestep_shift <= 100)) throw Error("the timestep shift must be in (0, 100]");
     if (!(o.video_to_sound_share >= 0 && o.video_to_sound_share <= 1)) throw Error("the video-to-sound share must be in [0, 1]");
+    if (!(o.foreground_weight >= 0 && o.foreground_weight <= 100)) throw Error("the foreground weight must be in [0, 100]");
     const bool transfer = std::find(modes.begin(), modes.end(), Mode::Transfer) != modes.end();
     const auto t_start = std::chrono::steady_clock::now();
     TrainingRun run(model_dir, o, "generator", [&](const std::string& n) { return !(o.freeze_reasoner && is_reasoner_weight(n)); },
                     {{"modes", join(o.modes)}, {"freeze_reasoner", o.freeze_reasoner ? "1" : "0"},
                      {"caption_share", std::to_string(o.caption_share)},
                      {"timestep_shift", std::to_string(o.timestep_shift)},
-                     {"video_to_sound_share", std::to_string(o.video_to_sound_share)}});
+                     {"video_to_sound_share", std::to_string(o.video_to_sound_share)},
+                     {"foreground_weight", std::to_string(o.foreground_weight)}});
     const ModelConfig& c = run.config;
     const Network& net = *run.net;
     const ModelFolder& f = run.folder;
@@ -296,6 +322,7 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
             const pico::Latent zc = video_codec.encode(edge_control_map(e.video));
             s.control = at::tensor(zc.data).reshape(zc.shape);
         }
+        if (o.foreground_weight > 0) s.body_share = body_share_of(e.video, s.video.size(1), c.temporal_compression, c.spatial_compression);
         return s;
     };
     std::vector<Sample> data, held_out;
@@ -334,7 +361,7 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         // Some video2video steps give the whole video and ask only for its sound.
         const bool all_frames = mode == Mode::Video2Video && run.uniform() < o.video_to_sound_share;
         const TextInput& text = drop_text ? s.empty : use_caption ? s.caption : s.prompt;
-        return flow_loss(net, s, mode, timestep, text, all_frames, run.gen);
+        return flow_loss(net, s, mode, timestep, text, all_frames, run.gen, o.foreground_weight);
     }, validate);
 }
 

@@ -2,6 +2,7 @@
 // Measuring Pico World videos without a model: a colour detector (which palette objects are in a frame, where, ball
 // or box), a tracker over frames, audio onsets, and the distances the quality table reports. The same code scores
 // the simulator's own episodes (where it must agree with the ground truth) and what a model generates.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct Detection {
 // Objects in frame `index`: one per palette colour with at least `min_pixels` pixels nearest to it (nearest among
 // the palette and the scene's own greys and browns).
 std::vector<Detection> detect(const VideoFrames& video, int index, int min_pixels = 4);
+
+// Per pixel of every frame (frame-major, then row-major): 1 where the pixel is a body's (near a palette colour's
+// shade and clearly not the scene's), else 0. What the generator's training weighs up with --foreground-weight.
+std::vector<uint8_t> body_pixels(const VideoFrames& video);
 
 // Centroid of `colour` in every frame (-1, -1 where it is not seen).
 std::vector<std::pair<double, double>> track(const VideoFrames& video, int colour, int min_pixels = 4);

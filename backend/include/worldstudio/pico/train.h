@@ -48,6 +48,11 @@ struct TrainOptions {
     // sigma 0.9, where only the conditioning (first frame, actions, text) tells the outcome; unshifted training
     // draws that range about one step in seventy, and the network learns to ignore the conditioning.
     double timestep_shift = 1.0;
+    // How much more a video latent cell's error counts where bodies are: each cell's squared error is weighed by
+    // 1 + foreground_weight * (the share of body pixels in the frames and pixels it codes), and the loss is divided
+    // by the weights' sum, so its scale stays. 0: every element alike. In a 64x64 picture a ball covers a tenth of a
+    // 16-pixel cell or less, and the unweighted loss is mostly wall and table.
+    double foreground_weight = 0.0;
 };
 constexpr const char* kTrainingStateFile = "training_state.safetensors";
 
