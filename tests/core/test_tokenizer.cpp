@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include "skip_support.h"
 #include "test_support.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/model/prompt.h"
@@ -43,7 +44,7 @@ private Q_SLOTS:
             "print(json.dumps([t.encode(x, add_special_tokens=False).ids for x in xs]))\n";
         auto r = wstest::run(WS_PEER_PYTHON, {"-c", code, tokenizer_json()}, QJsonDocument(inputs).toJson(QJsonDocument::Compact));
         if (r.code != 0 && r.err.contains("No module named 'tokenizers'"))
-            QSKIP("the peer tokenizer (PyPI tokenizers) is not installed: installer/install-deps.sh puts it in .venv");
+            WS_SKIP_MISSING("the peer tokenizer (PyPI tokenizers) is not installed: installer/install-deps.sh puts it in .venv");
         QVERIFY2(r.code == 0, r.err.right(2000).constData());
         const QJsonArray js = QJsonDocument::fromJson(r.out.trimmed()).array();
         QCOMPARE(js.size(), inputs.size());
@@ -123,5 +124,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTokenizer)
+WS_TEST_MAIN(TestTokenizer)
 #include "test_tokenizer.moc"

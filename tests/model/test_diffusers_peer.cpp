@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 
+#include "skip_support.h"
 #include "peer_cache.h"
 #include "test_support.h"
 #include "worldstudio/core/pyjson.h"
@@ -55,7 +56,7 @@ class TestDiffusersPeer : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         if (wstest::run(WS_PEER_PYTHON, {"-c", "import diffusers, transformers, accelerate, torch, safetensors"}).code != 0)
-            QSKIP("the peer Python (" WS_PEER_PYTHON ") has no diffusers/transformers/accelerate: installer/install-deps.sh "
+            WS_SKIP_MISSING("the peer Python (" WS_PEER_PYTHON ") has no diffusers/transformers/accelerate: installer/install-deps.sh "
                   "installs installer/requirements.txt into .venv (or configure with -DWS_PEER_PYTHON=...)");
         QString error;
         dir_ = wstest::cached_peer_output(kScript, "diffusers-peer", {"--tokenizer-dir", WS_QWEN3_TOKENIZER_DIR}, &error);
@@ -155,5 +156,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDiffusersPeer)
+WS_TEST_MAIN(TestDiffusersPeer)
 #include "test_diffusers_peer.moc"

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "skip_support.h"
 #include "model/model_impl.h"
 #include "model/sequence.h"
 #include "peer_cache.h"
@@ -51,7 +52,7 @@ class TestReasonerPeer : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         if (wstest::run(WS_PEER_PYTHON, {"-c", "import transformers, torch, safetensors"}).code != 0)
-            QSKIP("the peer Python (" WS_PEER_PYTHON ") has no transformers/torch/safetensors: installer/install-deps.sh "
+            WS_SKIP_MISSING("the peer Python (" WS_PEER_PYTHON ") has no transformers/torch/safetensors: installer/install-deps.sh "
                   "installs installer/requirements.txt into .venv (or configure with -DWS_PEER_PYTHON=...)");
         QString error;
         dir_ = peer_output(&error);
@@ -150,5 +151,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestReasonerPeer)
+WS_TEST_MAIN(TestReasonerPeer)
 #include "test_reasoner_peer.moc"

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "skip_support.h"
 #include "robotics/dataset_truth.h"
 #include "test_support.h"
 #include "worldstudio/core/error.h"
@@ -56,7 +57,7 @@ class TestLerobot : public QObject {
     }
 
     void checkFixture(const std::string& name) {
-        if (!fs::exists(kGolden)) QSKIP("the shared LeRobot fixtures are absent");
+        if (!fs::exists(kGolden)) WS_SKIP_MISSING("the shared LeRobot fixtures are absent");
         const ojson truth = load_json(kGolden + "/" + name + "/truth.json");
         const Dataset d = Dataset::open(kGolden + "/" + name);
         const ojson info = d.info_json();
@@ -101,7 +102,7 @@ private Q_SLOTS:
     void v21Fixture() { checkFixture("v21_small"); }
 
     void picoSourceMatchesTheFixtureOfItsSeed() {
-        if (!fs::exists(kGolden)) QSKIP("the shared LeRobot fixtures are absent");
+        if (!fs::exists(kGolden)) WS_SKIP_MISSING("the shared LeRobot fixtures are absent");
         const ojson truth = load_json(kGolden + "/v3_small/truth.json");
         const ojson& te = truth["episodes"][0];
         ws::pico::Options o;
@@ -139,7 +140,7 @@ private Q_SLOTS:
                 for (size_t c = 0; c < 3; ++c) QVERIFY2(std::abs(m0[c] - m1[c]) < 3.0, "exported frame colours");
             }
         }
-        if (!wstest::have_parquet_peers()) QSKIP("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
+        if (!wstest::have_parquet_peers()) WS_SKIP_MISSING("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
         auto duck = [&](const QString& sql) {
             const auto r = wstest::parquet_peer({"sql", sql});
             if (r.code != 0) qWarning("%s", r.err.constData());
@@ -173,7 +174,7 @@ private Q_SLOTS:
     }
 
     void cliVerbs() {
-        if (!fs::exists(kGolden)) QSKIP("the shared LeRobot fixtures are absent");
+        if (!fs::exists(kGolden)) WS_SKIP_MISSING("the shared LeRobot fixtures are absent");
         const QString v3 = QString::fromStdString(kGolden + "/v3_small");
         const ojson truth = load_json(kGolden + "/v3_small/truth.json");
         auto r = cli({"dataset", "info", v3, "--json"});
@@ -221,7 +222,7 @@ private Q_SLOTS:
     }
 
     void badInputThroughTheCli() {
-        if (!fs::exists(kGolden)) QSKIP("the shared LeRobot fixtures are absent");
+        if (!fs::exists(kGolden)) WS_SKIP_MISSING("the shared LeRobot fixtures are absent");
         // Unknown codebase_version.
         const std::string old = copy_fixture("v21_small", tmp_, "old");
         {
@@ -262,5 +263,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLerobot)
+WS_TEST_MAIN(TestLerobot)
 #include "test_lerobot.moc"

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "skip_support.h"
 #include "robotics/parquet.h"
 #include "robotics/dataset_truth.h"
 #include "test_support.h"
@@ -109,7 +110,7 @@ class TestParquet : public QObject {
 
 private Q_SLOTS:
     void fixturesDataFiles() {
-        if (!fs::exists(kGolden)) QSKIP("the shared LeRobot fixtures are absent");
+        if (!fs::exists(kGolden)) WS_SKIP_MISSING("the shared LeRobot fixtures are absent");
         for (const char* ds : {"v3_small", "v21_small"}) {
             const ojson truth = load_json(kGolden + "/" + ds + "/truth.json");
             // Every data file's rows are its episodes' rows in order.
@@ -130,7 +131,7 @@ private Q_SLOTS:
         }
     }
     void fixturesMeta() {
-        if (!fs::exists(kGolden)) QSKIP("the shared LeRobot fixtures are absent");
+        if (!fs::exists(kGolden)) WS_SKIP_MISSING("the shared LeRobot fixtures are absent");
         const ojson truth = load_json(kGolden + "/v3_small/truth.json");
         const pq::File tasks = pq::File::open(kGolden + "/v3_small/meta/tasks.parquet");
         const Column ti = tasks.read("task_index"), tt = tasks.read("task");
@@ -279,7 +280,7 @@ private Q_SLOTS:
         QVERIFY(n >= 1);
     }
     void duckdbZstdPageV2() {
-        if (!wstest::have_parquet_peers()) QSKIP("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
+        if (!wstest::have_parquet_peers()) WS_SKIP_MISSING("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
         const QString path = tmp_.filePath("duck.parquet");
         const QString select =
             "SELECT i::BIGINT AS id, (i - 500)::INTEGER AS i32, (i * 0.5)::DOUBLE AS d, (i * 0.25)::FLOAT AS f, (i % 3 = 0) AS b, "
@@ -317,5 +318,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestParquet)
+WS_TEST_MAIN(TestParquet)
 #include "test_parquet.moc"

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 
+#include "skip_support.h"
 #include "test_support.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/model/action_input.h"
@@ -105,7 +106,7 @@ class TestRoboticsMath : public QObject {
 private Q_SLOTS:
     void everySharedGoldenCaseMatches() {
         const auto files = golden_files();
-        if (files.empty()) QSKIP("the shared robotics golden cases are not here");
+        if (files.empty()) WS_SKIP_MISSING("the shared robotics golden cases are not here");
         QCOMPARE(files.size(), size_t(15));
         for (const std::string& f : files) {
             const ojson c = read_json(f);
@@ -117,7 +118,7 @@ private Q_SLOTS:
     }
     void theCliPrintsTheSameOutput() {
         const auto files = golden_files();
-        if (files.empty()) QSKIP("the shared robotics golden cases are not here");
+        if (files.empty()) WS_SKIP_MISSING("the shared robotics golden cases are not here");
         for (const std::string& f : {files.front(), files.back()}) {
             const auto r = wstest::run(WS_CLI, {"action-case", QString::fromStdString(f)});
             QCOMPARE(r.code, 0);
@@ -388,5 +389,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRoboticsMath)
+WS_TEST_MAIN(TestRoboticsMath)
 #include "test_robotics_math.moc"

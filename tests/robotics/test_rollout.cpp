@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 
+#include "skip_support.h"
 #include "test_support.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/media/media.h"
@@ -52,7 +53,7 @@ class TestRollout : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         const std::string pico = pico::shipped_model_dir();
-        if (pico.empty()) QSKIP("the shipped Pico model is not here");
+        if (pico.empty()) WS_SKIP_MISSING("the shipped Pico model is not here");
         model_ = Model::load(pico);
     }
 
@@ -302,7 +303,7 @@ private Q_SLOTS:
 
     void aLeRobotEpisodeRollsOut() {
         const std::string fixture = std::string(WS_SOURCE_DIR) + "/../shared/reference/golden/lerobot/v3_small";
-        if (!fs::exists(fixture)) QSKIP("the shared LeRobot fixtures are not here");
+        if (!fs::exists(fixture)) WS_SKIP_MISSING("the shared LeRobot fixtures are not here");
         RolloutSpec s = fd_spec();
         s.dataset = fixture, s.episode = 1, s.chunks = 2, s.from_frame = 2;
         const ojson node = run_rollout(model_, s, dir("lerobot"), {});
@@ -366,5 +367,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRollout)
+WS_TEST_MAIN(TestRollout)
 #include "test_rollout.moc"

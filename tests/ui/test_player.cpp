@@ -11,6 +11,7 @@
 #include <QtTest>
 #include <cmath>
 
+#include "skip_support.h"
 #include "PlayerPanel.h"
 #include "worldstudio/media/media.h"
 #include "worldstudio/media/playback.h"
@@ -239,7 +240,7 @@ private Q_SLOTS:
     }
 
     void deviceClockKeepsPictureAndSoundTogether() {
-        if (QStandardPaths::findExecutable("pulseaudio").isEmpty()) QSKIP("PulseAudio is not installed (installer/install-deps.sh installs it)");
+        if (QStandardPaths::findExecutable("pulseaudio").isEmpty()) WS_SKIP_MISSING("PulseAudio is not installed (installer/install-deps.sh installs it)");
         // A private PulseAudio server with a null sink: a device that consumes sound at the real rate.
         const QString runtime = tmp_.filePath("pulse");
         QDir().mkpath(runtime);
@@ -275,5 +276,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestPlayer)
+WS_TEST_GUI_MAIN(TestPlayer)
 #include "test_player.moc"

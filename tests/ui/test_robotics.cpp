@@ -17,6 +17,7 @@
 #include <QtTest>
 #include <cmath>
 
+#include "skip_support.h"
 #include "ChannelChart.h"
 #include "ClockTimeline.h"
 #include "ImageGrid.h"
@@ -60,7 +61,7 @@ class TestRobotics : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        if (ws::pico::shipped_model_dir().empty()) QSKIP("the shipped Pico model is not here");
+        if (ws::pico::shipped_model_dir().empty()) WS_SKIP_MISSING("the shipped Pico model is not here");
         qputenv("XDG_DATA_HOME", tmp_.filePath("data").toUtf8());
         QSettings().clear();
         shots_ = qEnvironmentVariable("WS_SCREENSHOT_DIR");
@@ -83,7 +84,7 @@ private Q_SLOTS:
 
     void opensTheLeRobotFixtureAndScrubsInSync() {
         const QString fixture = QStringLiteral(WS_SOURCE_DIR "/../shared/reference/golden/lerobot/v3_small");
-        if (!QFileInfo::exists(fixture + "/meta/info.json")) QSKIP("the shared LeRobot fixture is not here");
+        if (!QFileInfo::exists(fixture + "/meta/info.json")) WS_SKIP_MISSING("the shared LeRobot fixture is not here");
         QSignalSpy episode(view_, &RoboticsView::episodeReady);
         view_->openDataset(fixture);
         QVERIFY(episode.wait(60000));
@@ -497,5 +498,5 @@ private Q_SLOTS:
     void cleanupTestCase() { window_.reset(); }
 };
 
-QTEST_MAIN(TestRobotics)
+WS_TEST_GUI_MAIN(TestRobotics)
 #include "test_robotics.moc"

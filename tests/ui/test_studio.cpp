@@ -25,6 +25,7 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include "skip_support.h"
 #include "CaptionEditor.h"
 #include "EvaluationPanel.h"
 #include "GenerateView.h"
@@ -536,7 +537,7 @@ private Q_SLOTS:
         // An evaluator opens a project in the studio and asks the loaded model (Pico) for a prompt's question set:
         // the drafts arrive on the Questions page, unasked until approved.
         const std::string pico = ws::pico::shipped_model_dir();
-        if (pico.empty()) QSKIP("this checkout has no resources/pico");
+        if (pico.empty()) WS_SKIP_MISSING("this checkout has no resources/pico");
         useDataDir("evaluate");
         QTemporaryDir dir;
         const QString db = dir.filePath("eval.db");
@@ -596,7 +597,7 @@ private Q_SLOTS:
         // short prompt into a structured caption the form shows, and a text2video + sound job with Pico's own
         // defaults (64x64, 33 frames, no negative prompt) plays in the player.
         const std::string pico = ws::pico::shipped_model_dir();
-        if (pico.empty()) QSKIP("this checkout has no resources/pico");
+        if (pico.empty()) WS_SKIP_MISSING("this checkout has no resources/pico");
         useDataDir("pico");
         QSettings().remove("model/last");
         MainWindow w;
@@ -730,5 +731,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestStudio)
+WS_TEST_GUI_MAIN(TestStudio)
 #include "test_studio.moc"

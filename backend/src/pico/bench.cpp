@@ -230,6 +230,168 @@ static ojson bench_upsampler(Session& session, const BenchOptions& o, const RunC
     return out["upsampler"];
 }
 
+namespace {
+
+// Both ways (each impact to its nearest sound, each sound to its nearest impact), so a track full of clicks does
+// not score well; no sound at all for an episode with impacts counts as a full second off.
+double onset_score(const std::vector<double>& truth, const std::vector<double>& found) {
+    return found.empty() ? 1.0 : (onset_error(truth, found) + onset_error(found, truth)) / 2;
+}
+
+// The generation sections of the bench: per episode, each section's jobs through the session and their scores;
+// then the sections' figures. Files go to `tmp` (the caller removes it).
+struct GenerationBench {
+    GenerationBench(Session& s, const BenchOptions& options, std::filesystem::path dir) : session(s), o(options), tmp(std::move(dir)) {}
+    Session& session;
+    const BenchOptions& o;
+    std::filesystem::path tmp;
+    std::optional<LinearVideoCodec> video_codec;  // the ceiling the folder's own codecs set: the truth through them
+    std::optional<EnvelopeAudioCodec> audio_codec;
+    Mean fd_err, copy_err, fd_psnr, copy_psnr, id_mse, id_base_mse, onset_err, t2v_seconds;
+    Text2VideoScores t2v;
+    Mean codec_fd_err, codec_psnr, codec_onset_err, fd_lost, copy_lost, codec_lost;
+    Mean i2v_err, i2v_lost, i2v_psnr, i2v_text_psnr;
+
+    // The episode's files and the request every mode starts from.
+    struct Case {
+        const Episode& e;
+        std::string base, video_file;
+        ojson common;
+        // Guidance, shift and the rest come from the folder's generation defaults for the mode, as a user gets them
+        // (Pico: guidance 3 for text2video, 1 for the action modes); the step count is the bench's.
+        ojson request(const char* mode) const {
+            ojson r = common;
+            r["model_mode"] = mode;
+            r["prompt"] = e.prompt;
+            if (mode_has_actions(mode_from_name(mode))) r["domain_name"] = "pico_world";  // the episodes' own embodiment
+            return r;
+        }
+    };
+
+    void run(const Episode& e, int k) {
+        const std::string base = (tmp / ("ep" + std::to_string(k))).string();
+        write_episode(e, tmp.string());
+        std::ofstream(base + "_actions.json") << ojson(e.actions_normalized).dump();
+        const Case c{e, base, (tmp / ("episode_" + std::to_string(e.seed) + ".mp4")).string(),
+                     {{"width", e.options.width}, {"height", e.options.height}, {"num_frames", e.options.frames}, {"fps", e.options.fps},
+                      {"num_steps", o.steps}, {"negative_prompt", ""}, {"seed", k}}};
+        if (wants(o, "text2video")) text2video(c);
+        if (wants(o, "forward_dynamics") || wants(o, "image2video")) {
+            // The baseline of the rollout modes: the first frame held.
+            VideoFrames copy = e.video;
+            for (int i = 1; i < copy.count; ++i)
+                std::copy(copy.frame(0), copy.frame(0) + copy.width * copy.height * 3, copy.rgb.begin() + static_cast<ptrdiff_t>(i) * copy.width * copy.height * 3);
+            score_rollout(e, copy, copy_err, copy_lost, copy_psnr);
+        }
+        if (wants(o, "image2video")) image2video(c);
+        if (wants(o, "sound")) sound(c);
+        if (wants(o, "forward_dynamics")) forward_dynamics(c);
+        if (wants(o, "inverse_dynamics")) inverse_dynamics(c);
+    }
+
+    // A generated rollout against the simulation: the tracked bodies from frame 1 on, and PSNR.
+    void score_rollout(const Episode& e, const VideoFrames& rollout, Mean& error, Mean& lost, Mean& rollout_psnr) {
+        error.add(tracked_error(e, rollout, e.video, 1, &lost));
+        rollout_psnr.add(psnr(rollout, e.video));
+    }
+
+    // Text to video with sound: objects and colours of the prompt, and the time it takes.
+    void text2video(const Case& c) {
+        ojson job = c.request("text2video");
+        job["enable_sound"] = true;
+        const auto t0 = std::chrono::steady_clock::now();
+        session.generate(job, c.base + "_t2v.mp4", {});
+        t2v_seconds.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        t2v.score(c.e, read_video(c.base + "_t2v.mp4"), read_audio(c.base + "_t2v.mp4"), video_codec ? &*video_codec : nullptr,
+                  audio_codec ? &*audio_codec : nullptr);
+    }
+
+    // The episode's first frame and its prompt, no actions: the video has to continue what the image shows
+    // (objects fall and roll as the simulation's do; the gripper's path is not told). Against the first frame held,
+    // and against text2video for the same prompt without the image (the image has to be read).
+    void image2video(const Case& c) {
+        ojson job = c.request("image2video");
+        job["vision_path"] = c.video_file;
+        session.generate(job, c.base + "_i2v.mp4", {});
+        score_rollout(c.e, read_video(c.base + "_i2v.mp4"), i2v_err, i2v_lost, i2v_psnr);
+        session.generate(c.request("text2video"), c.base + "_i2v_without_image.mp4", {});
+        i2v_text_psnr.add(psnr(read_video(c.base + "_i2v_without_image.mp4"), c.e.video));
+    }
+
+    // Sound for the episode's own video (every frame given): onsets against the simulator's impacts, both ways.
+    void sound(const Case& c) {
+        ojson job = c.request("video2video");
+        job["vision_path"] = c.video_file;
+        job["enable_sound"] = true;
+        // Every frame is given, so the text has little to add: on validation episodes (--seed 4000000) the
+        // video2video default of 3 put Pico's onsets further off than 1 (355 vs 220 ms).
+        job["guidance"] = 1.0;
+        std::vector<int64_t> all;
+        for (int64_t t = 0; t < (c.e.options.frames - 1) / 4 + 1; ++t) all.push_back(t);
+        job["condition_frame_indexes_vision"] = all;
+        session.generate(job, c.base + "_v2s.mp4", {});
+        const std::vector<double> truth_onsets = audible_impacts(c.e);
+        if (truth_onsets.empty()) return;
+        onset_err.add(onset_score(truth_onsets, onsets(read_audio(c.base + "_v2s.mp4"))));
+        if (audio_codec) codec_onset_err.add(onset_score(truth_onsets, onsets(audio_codec->decode(audio_codec->encode(c.e.audio)))));
+    }
+
+    // The first frame and the true actions; the rollout against the simulation.
+    void forward_dynamics(const Case& c) {
+        ojson job = c.request("forward_dynamics");
+        job["vision_path"] = c.video_file;
+        job["action_path"] = c.base + "_actions.json";
+        session.generate(job, c.base + "_fd.mp4", {});
+        score_rollout(c.e, read_video(c.base + "_fd.mp4"), fd_err, fd_lost, fd_psnr);
+        if (video_codec) score_rollout(c.e, video_codec->decode(video_codec->encode(c.e.video), c.e.options.fps), codec_fd_err, codec_lost, codec_psnr);
+    }
+
+    // The video; the actions against the true ones.
+    void inverse_dynamics(const Case& c) {
+        ojson job = c.request("inverse_dynamics");
+        job["vision_path"] = c.video_file;
+        session.generate(job, c.base + "_id", {});
+        SafeTensorsFile f(c.base + "_id.safetensors");
+        const TensorView& a = f.at("actions");
+        const int64_t rows = a.shape[0], cols = a.shape[1];
+        const float* p = reinterpret_cast<const float*>(a.data);
+        const auto& truth_rows = c.e.actions_normalized;
+        double se = 0, base_se = 0;
+        int n = 0;
+        for (int64_t t = 0; t < rows && t < static_cast<int64_t>(truth_rows.size()); ++t)
+            for (int64_t j = 0; j < kActionDim && j < cols; ++j) {
+                const double truth = truth_rows[static_cast<size_t>(t)][static_cast<size_t>(j)];
+                se += (p[t * cols + j] - truth) * (p[t * cols + j] - truth), base_se += truth * truth, ++n;
+            }
+        id_mse.add(se / n);
+        id_base_mse.add(base_se / n);
+    }
+
+    void figures(ojson& out) const {
+        if (wants(o, "text2video")) {
+            out["text2video"] = t2v.json();
+            out["speed"] = {{"text2video_sound_seconds", t2v_seconds.value()}};
+        }
+        if (wants(o, "image2video"))
+            out["image2video"] = {{"tracked_position_error_px", i2v_err.value()}, {"copy_first_frame_error_px", copy_err.value()},
+                                  {"lost_share", i2v_lost.value()}, {"copy_first_frame_lost_share", copy_lost.value()},
+                                  {"psnr_db", i2v_psnr.value()}, {"copy_first_frame_psnr_db", copy_psnr.value()},
+                                  {"text2video_psnr_db", i2v_text_psnr.value()}};
+        if (wants(o, "forward_dynamics"))
+            out["forward_dynamics"] = {{"tracked_position_error_px", fd_err.value()}, {"copy_last_frame_error_px", copy_err.value()},
+                                       {"psnr_db", fd_psnr.value()}, {"copy_last_frame_psnr_db", copy_psnr.value()},
+                                       {"codec_round_trip_error_px", codec_fd_err.value()}, {"codec_round_trip_psnr_db", codec_psnr.value()},
+                                       {"lost_share", fd_lost.value()}, {"copy_last_frame_lost_share", copy_lost.value()},
+                                       {"codec_round_trip_lost_share", codec_lost.value()}};
+        if (wants(o, "inverse_dynamics")) out["inverse_dynamics"] = {{"action_mse", id_mse.value()}, {"zero_action_mse", id_base_mse.value()}};
+        if (wants(o, "sound"))
+            out["sound"] = {{"onset_error_ms", onset_err.value() < 0 ? -1 : onset_err.value() * 1000}, {"one_latent_ms", 40},
+                            {"codec_round_trip_onset_error_ms", codec_onset_err.value() < 0 ? -1 : codec_onset_err.value() * 1000}};
+    }
+};
+
+}  // namespace
+
 ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCallbacks& cb) {
     namespace fs = std::filesystem;
     if (o.episodes < 1 || o.steps < 1 || o.upsampler_episodes < 1) throw Error("the benchmark needs at least one episode and one step");
@@ -245,151 +407,23 @@ ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCa
     const bool generation = wants(o, "text2video") || wants(o, "image2video") || wants(o, "forward_dynamics") || wants(o, "inverse_dynamics") ||
                             wants(o, "sound");
     if (!generation) return out;
-    const fs::path tmp = fs::temp_directory_path() / ("worldstudio-bench-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-    fs::create_directories(tmp);
-    Mean fd_err, copy_err, fd_psnr, copy_psnr, id_mse, id_base_mse, onset_err, t2v_seconds;
-    Text2VideoScores t2v;
-    // The ceiling the folder's own codecs set: the true video and sound through encode and decode, measured alike.
-    Mean codec_fd_err, codec_psnr, codec_onset_err, fd_lost, copy_lost, codec_lost;
-    Mean i2v_err, i2v_lost, i2v_psnr, i2v_text_psnr;
-    std::optional<LinearVideoCodec> video_codec;
-    std::optional<EnvelopeAudioCodec> audio_codec;
-    if (fs::exists(fs::path(model_dir) / "vae" / "codec.safetensors")) video_codec = LinearVideoCodec::load((fs::path(model_dir) / "vae" / "codec.safetensors").string());
-    if (fs::exists(fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors"))
-        audio_codec = EnvelopeAudioCodec::load((fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors").string());
-    // Both ways (each impact to its nearest sound, each sound to its nearest impact); no sound at all for an episode
-    // with impacts counts as a full second off.
-    auto onset_score = [](const std::vector<double>& truth, const std::vector<double>& found) {
-        return found.empty() ? 1.0 : (onset_error(truth, found) + onset_error(found, truth)) / 2;
-    };
+    const std::string stamp = std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    GenerationBench bench(session, o, fs::temp_directory_path() / ("worldstudio-bench-" + stamp));
+    fs::create_directories(bench.tmp);
+    const fs::path vae = fs::path(model_dir) / "vae" / "codec.safetensors", sound = fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors";
+    if (fs::exists(vae)) bench.video_codec = LinearVideoCodec::load(vae.string());
+    if (fs::exists(sound)) bench.audio_codec = EnvelopeAudioCodec::load(sound.string());
     try {
         for (int k = 0; k < o.episodes; ++k) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-            const Episode e = simulate(o.seed + static_cast<uint64_t>(k));
-            const std::string base = (tmp / ("ep" + std::to_string(k))).string();
-            write_episode(e, tmp.string());
-            const std::string video_file = (tmp / ("episode_" + std::to_string(e.seed) + ".mp4")).string();
-            std::ofstream(base + "_actions.json") << ojson(e.actions_normalized).dump();
-            const ojson common = {{"width", e.options.width}, {"height", e.options.height}, {"num_frames", e.options.frames},
-                                  {"fps", e.options.fps}, {"num_steps", o.steps}, {"negative_prompt", ""}, {"seed", k}};
-            // Guidance, shift and the rest come from the folder's generation defaults for the mode, as a user gets
-            // them (Pico: guidance 3 for text2video, 1 for the action modes); the step count is the bench's, and
-            // video-to-sound samples at guidance 1 (below).
-            auto request = [&](const char* mode) {
-                ojson r = common;
-                r["model_mode"] = mode;
-                r["prompt"] = e.prompt;
-                if (mode_has_actions(mode_from_name(mode))) r["domain_name"] = "pico_world";  // the episodes' own embodiment
-                return r;
-            };
-            if (wants(o, "text2video")) {
-                // Text to video with sound: objects and colours of the prompt, and the time it takes.
-                ojson t2v_job = request("text2video");
-                t2v_job["enable_sound"] = true;
-                const auto t0 = std::chrono::steady_clock::now();
-                session.generate(t2v_job, base + "_t2v.mp4", {});
-                t2v_seconds.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-                t2v.score(e, read_video(base + "_t2v.mp4"), read_audio(base + "_t2v.mp4"), video_codec ? &*video_codec : nullptr,
-                          audio_codec ? &*audio_codec : nullptr);
-            }
-            // A generated rollout against the simulation: the tracked bodies from frame 1 on, and PSNR.
-            auto score_rollout = [&](const VideoFrames& rollout, Mean& error, Mean& lost, Mean& rollout_psnr) {
-                error.add(tracked_error(e, rollout, e.video, 1, &lost));
-                rollout_psnr.add(psnr(rollout, e.video));
-            };
-            if (wants(o, "forward_dynamics") || wants(o, "image2video")) {
-                // The baseline of the rollout modes: the first frame held.
-                VideoFrames copy = e.video;
-                for (int i = 1; i < copy.count; ++i)
-                    std::copy(copy.frame(0), copy.frame(0) + copy.width * copy.height * 3, copy.rgb.begin() + static_cast<ptrdiff_t>(i) * copy.width * copy.height * 3);
-                score_rollout(copy, copy_err, copy_lost, copy_psnr);
-            }
-            if (wants(o, "image2video")) {
-                // The episode's first frame and its prompt, no actions: the video has to continue what the image
-                // shows (objects fall and roll as the simulation's do; the gripper's path is not told). Against
-                // the first frame held, and against text2video for the same prompt without the image (the image
-                // has to be read).
-                ojson i2v = request("image2video");
-                i2v["vision_path"] = video_file;
-                session.generate(i2v, base + "_i2v.mp4", {});
-                score_rollout(read_video(base + "_i2v.mp4"), i2v_err, i2v_lost, i2v_psnr);
-                session.generate(request("text2video"), base + "_i2v_without_image.mp4", {});
-                i2v_text_psnr.add(psnr(read_video(base + "_i2v_without_image.mp4"), e.video));
-            }
-            if (wants(o, "sound")) {
-                // Sound for the episode's own video (every frame given): onsets against the simulator's impacts, both
-                // ways (each impact to its nearest sound, each sound to its nearest impact), so a track full of
-                // clicks does not score well.
-                ojson v2s = request("video2video");
-                v2s["vision_path"] = video_file;
-                v2s["enable_sound"] = true;
-                // Every frame is given, so the text has little to add: on validation episodes (--seed 4000000) the
-                // video2video default of 3 put Pico's onsets further off than 1 (355 vs 220 ms).
-                v2s["guidance"] = 1.0;
-                std::vector<int64_t> all;
-                for (int64_t t = 0; t < (e.options.frames - 1) / 4 + 1; ++t) all.push_back(t);
-                v2s["condition_frame_indexes_vision"] = all;
-                session.generate(v2s, base + "_v2s.mp4", {});
-                const std::vector<double> truth_onsets = audible_impacts(e);
-                const std::vector<double> found = onsets(read_audio(base + "_v2s.mp4"));
-                if (!truth_onsets.empty()) {
-                    onset_err.add(onset_score(truth_onsets, found));
-                    if (audio_codec) codec_onset_err.add(onset_score(truth_onsets, onsets(audio_codec->decode(audio_codec->encode(e.audio)))));
-                }
-            }
-            if (wants(o, "forward_dynamics")) {
-                // The first frame and the true actions; the rollout against the simulation.
-                ojson fd = request("forward_dynamics");
-                fd["vision_path"] = video_file;
-                fd["action_path"] = base + "_actions.json";
-                session.generate(fd, base + "_fd.mp4", {});
-                score_rollout(read_video(base + "_fd.mp4"), fd_err, fd_lost, fd_psnr);
-                if (video_codec) score_rollout(video_codec->decode(video_codec->encode(e.video), e.options.fps), codec_fd_err, codec_lost, codec_psnr);
-            }
-            if (wants(o, "inverse_dynamics")) {
-                // The video; the actions against the true ones.
-                ojson id = request("inverse_dynamics");
-                id["vision_path"] = video_file;
-                session.generate(id, base + "_id", {});
-                SafeTensorsFile f(base + "_id.safetensors");
-                const TensorView& a = f.at("actions");
-                const int64_t rows = a.shape[0], cols = a.shape[1];
-                const float* p = reinterpret_cast<const float*>(a.data);
-                double se = 0, base_se = 0;
-                int n = 0;
-                for (int64_t t = 0; t < rows && t < static_cast<int64_t>(e.actions_normalized.size()); ++t)
-                    for (int64_t j = 0; j < kActionDim && j < cols; ++j) {
-                        const double truth = e.actions_normalized[static_cast<size_t>(t)][static_cast<size_t>(j)];
-                        se += (p[t * cols + j] - truth) * (p[t * cols + j] - truth), base_se += truth * truth, ++n;
-                    }
-                id_mse.add(se / n);
-                id_base_mse.add(base_se / n);
-            }
+            bench.run(simulate(o.seed + static_cast<uint64_t>(k)), k);
         }
     } catch (...) {
-        fs::remove_all(tmp);
+        fs::remove_all(bench.tmp);
         throw;
     }
-    fs::remove_all(tmp);
-    if (wants(o, "text2video")) {
-        out["text2video"] = t2v.json();
-        out["speed"] = {{"text2video_sound_seconds", t2v_seconds.value()}};
-    }
-    if (wants(o, "image2video"))
-        out["image2video"] = {{"tracked_position_error_px", i2v_err.value()}, {"copy_first_frame_error_px", copy_err.value()},
-                              {"lost_share", i2v_lost.value()}, {"copy_first_frame_lost_share", copy_lost.value()},
-                              {"psnr_db", i2v_psnr.value()}, {"copy_first_frame_psnr_db", copy_psnr.value()},
-                              {"text2video_psnr_db", i2v_text_psnr.value()}};
-    if (wants(o, "forward_dynamics"))
-        out["forward_dynamics"] = {{"tracked_position_error_px", fd_err.value()}, {"copy_last_frame_error_px", copy_err.value()},
-                                   {"psnr_db", fd_psnr.value()}, {"copy_last_frame_psnr_db", copy_psnr.value()},
-                                   {"codec_round_trip_error_px", codec_fd_err.value()}, {"codec_round_trip_psnr_db", codec_psnr.value()},
-                                   {"lost_share", fd_lost.value()}, {"copy_last_frame_lost_share", copy_lost.value()},
-                                   {"codec_round_trip_lost_share", codec_lost.value()}};
-    if (wants(o, "inverse_dynamics")) out["inverse_dynamics"] = {{"action_mse", id_mse.value()}, {"zero_action_mse", id_base_mse.value()}};
-    if (wants(o, "sound"))
-        out["sound"] = {{"onset_error_ms", onset_err.value() < 0 ? -1 : onset_err.value() * 1000}, {"one_latent_ms", 40},
-                        {"codec_round_trip_onset_error_ms", codec_onset_err.value() < 0 ? -1 : codec_onset_err.value() * 1000}};
+    fs::remove_all(bench.tmp);
+    bench.figures(out);
     return out;
 }
 

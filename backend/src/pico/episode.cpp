@@ -78,21 +78,25 @@ Body random_body(Rng& rng, Shape shape, std::set<int>& used_colours, double lo, 
     return b;
 }
 
-}  // namespace
-
-Episode simulate(uint64_t seed, const Options& o) {
-    Rng rng(seed);
-    Episode e;
-    e.seed = seed;
-    e.options = o;
-    const Scene scene = static_cast<Scene>(rng.below(4));
-    e.scene = scene_name(scene);
-    const double side = rng.below(2) ? 1.0 : -1.0;  // mirror the scene
-    std::set<int> colours;
+// A scene as the seed draws it: which scene, mirrored or not, the bodies, the gripper and the camera's move.
+struct Setup {
+    Scene scene = Scene::Drop;
+    double side = 1;  // 1, or -1 for the mirrored scene
     std::vector<Body> bodies;
     Gripper gripper;
-    gripper.visible = scene == Scene::PickPlace;
-    gripper.x = 0.2 * side, gripper.y = 0.5;
+    CameraMove move = CameraMove::Static;
+};
+
+Setup draw_setup(Rng& rng) {
+    Setup st;
+    const Scene scene = static_cast<Scene>(rng.below(4));
+    st.scene = scene;
+    const double side = rng.below(2) ? 1.0 : -1.0;  // mirror the scene
+    st.side = side;
+    std::set<int> colours;
+    std::vector<Body> bodies;
+    st.gripper.visible = scene == Scene::PickPlace;
+    st.gripper.x = 0.2 * side, st.gripper.y = 0.5;
     switch (scene) {
         case Scene::Drop: {
             const int n = 1 + rng.below(3);
@@ -130,9 +134,18 @@ Episode simulate(uint64_t seed, const Options& o) {
         }
     }
     const int move_roll = rng.below(10);
-    const CameraMove move = move_roll < 5 ? CameraMove::Static : move_roll < 7 ? CameraMove::PanLeft : move_roll < 9 ? CameraMove::PanRight : CameraMove::ZoomIn;
-    e.initial = bodies;
+    st.move = move_roll < 5 ? CameraMove::Static : move_roll < 7 ? CameraMove::PanLeft : move_roll < 9 ? CameraMove::PanRight : CameraMove::ZoomIn;
+    st.bodies = bodies;
+    return st;
+}
 
+// The world run frame by frame under the scripted gripper and camera: frames, states, actions, impacts, sound.
+void run_world(Episode& e, const Setup& st, const Options& o) {
+    const Scene scene = st.scene;
+    const double side = st.side;
+    const CameraMove move = st.move;
+    const std::vector<Body>& bodies = st.bodies;
+    const Gripper& gripper = st.gripper;
     World world(bodies, o, gripper);
     const double dt = 1.0 / o.fps;
     // The gripper's script (pick and place): waypoints in time, followed at a capped speed.
@@ -187,21 +200,37 @@ Episode simulate(uint64_t seed, const Options& o) {
     e.impacts = world.impacts();
     const double seconds = o.frames / o.fps;
     if (o.render) e.audio = synthesize_impacts(e.impacts, bodies, seconds, o.sample_rate);
+}
 
-    // What happened, per body: bounces on the table, hits with other bodies, first and last impact times.
-    const size_t n = bodies.size();
-    std::vector<int> bounces(n, 0), hits(n, 0);
-    std::vector<double> first(n, -1);
-    for (const Impact& im : e.impacts) {
-        if (im.speed < 0.5) continue;  // quiet contacts are not events worth a caption
+// What happened, per body: bounces on the table and hits with other bodies (quiet contacts are not events worth a
+// caption).
+struct Events {
+    std::vector<int> bounces, hits;
+};
+
+Events count_events(const std::vector<Impact>& impacts, size_t n) {
+    Events ev{std::vector<int>(n, 0), std::vector<int>(n, 0)};
+    for (const Impact& im : impacts) {
+        if (im.speed < 0.5) continue;
         const auto b = static_cast<size_t>(im.body);
-        if (im.other < 0 && im.y == 0) ++bounces[b];
-        if (im.other >= 0) ++hits[b], ++hits[static_cast<size_t>(im.other)];
-        if (first[b] < 0) first[b] = im.time;
+        if (im.other < 0 && im.y == 0) ++ev.bounces[b];
+        if (im.other >= 0) ++ev.hits[b], ++ev.hits[static_cast<size_t>(im.other)];
     }
+    return ev;
+}
+
+// The short prompt, and what the first body does (verb0, for its caption subject).
+std::string prompt_of(const Setup& st, const Events& ev, std::string& verb0) {
+    const Scene scene = st.scene;
+    const double side = st.side;
+    const CameraMove move = st.move;
+    const std::vector<Body>& bodies = st.bodies;
+    const size_t n = bodies.size();
+    const std::vector<int>& bounces = ev.bounces;
+    const std::vector<int>& hits = ev.hits;
     const Body& b0 = bodies[0];
     const std::string n0 = b0.noun();
-    std::string prompt, verb0;
+    std::string prompt;
     switch (scene) {
         case Scene::Drop:
             verb0 = "drops onto the table" + (bounces[0] > 0 ? " and bounces " + std::string(times_word(bounces[0])) : std::string(" and stays"));
@@ -221,10 +250,24 @@ Episode simulate(uint64_t seed, const Options& o) {
             prompt = with_article(n0) + " " + verb0;
             break;
     }
-    const char* camera_text = move == CameraMove::Static ? "static" : move == CameraMove::PanLeft ? "slow pan left" : move == CameraMove::PanRight ? "slow pan right" : "slow zoom in";
     if (move != CameraMove::Static) prompt += std::string(", the camera ") + (move == CameraMove::PanLeft ? "pans left" : move == CameraMove::PanRight ? "pans right" : "zooms in");
-    e.prompt = prompt;
+    return prompt;
+}
 
+// The structured caption in the video schema, from what the episode did.
+ojson caption_of(const Episode& e, const Setup& st, const Events& ev, const std::string& verb0) {
+    const Scene scene = st.scene;
+    const CameraMove move = st.move;
+    const Gripper& gripper = st.gripper;
+    const std::vector<Body>& bodies = st.bodies;
+    const size_t n = bodies.size();
+    const std::vector<int>& bounces = ev.bounces;
+    const std::vector<int>& hits = ev.hits;
+    const Options& o = e.options;
+    const std::string& prompt = e.prompt;
+    const std::string n0 = bodies[0].noun();
+    const double seconds = o.frames / o.fps;
+    const char* camera_text = move == CameraMove::Static ? "static" : move == CameraMove::PanLeft ? "slow pan left" : move == CameraMove::PanRight ? "slow pan right" : "slow zoom in";
     ojson subjects = ojson::array();
     for (size_t i = 0; i < n; ++i) {
         const Body& b = bodies[i];
@@ -270,7 +313,7 @@ Episode simulate(uint64_t seed, const Options& o) {
     const std::string duration = mss(seconds);
     char dur[32];
     std::snprintf(dur, sizeof dur, "%.1f", seconds);
-    e.caption = {
+    return {
         {"temporal_caption", "0:00-" + duration + " " + prompt + "."},
         {"audio_description", audio},
         {"subjects", subjects},
@@ -286,8 +329,17 @@ Episode simulate(uint64_t seed, const Options& o) {
         {"fps", o.fps},
         {"resolution", {{"W", o.width}, {"H", o.height}}},
     };
+}
 
-    // Atomic questions with their true answers (worded so that "yes" is the outcome the prompt asks for).
+// Atomic questions with their true answers (worded so that "yes" is the outcome the prompt asks for).
+ojson questions_of(const Setup& st, const Events& ev) {
+    const std::vector<Body>& bodies = st.bodies;
+    const size_t n = bodies.size();
+    const Body& b0 = bodies[0];
+    const std::string n0 = b0.noun();
+    const std::vector<int>& bounces = ev.bounces;
+    const CameraMove move = st.move;
+    const Gripper& gripper = st.gripper;
     ojson q = ojson::array();
     auto ask = [&](const std::string& text, const char* dimension, bool truth) {
         q.push_back({{"question", text}, {"dimension", dimension}, {"answer", truth ? "yes" : "no"}});
@@ -306,7 +358,25 @@ Episode simulate(uint64_t seed, const Options& o) {
         ask("Is the " + n0 + " smaller than the " + bodies[1].noun() + "?", "Geometric Reasoning", b0.size < bodies[1].size);
     ask("Is there a robot gripper?", "Semantic Alignment", gripper.visible);
     ask("Do the objects keep their shapes and colours throughout?", "Visual Integrity", true);
-    e.questions = q;
+    return q;
+}
+
+}  // namespace
+
+Episode simulate(uint64_t seed, const Options& o) {
+    Rng rng(seed);
+    Episode e;
+    e.seed = seed;
+    e.options = o;
+    const Setup st = draw_setup(rng);
+    e.scene = scene_name(st.scene);
+    e.initial = st.bodies;
+    run_world(e, st, o);
+    const Events ev = count_events(e.impacts, st.bodies.size());
+    std::string verb0;
+    e.prompt = prompt_of(st, ev, verb0);
+    e.caption = caption_of(e, st, ev, verb0);
+    e.questions = questions_of(st, ev);
     return e;
 }
 
