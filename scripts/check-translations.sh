@@ -17,7 +17,7 @@ for ts in translations/worldstudio_*.ts; do
   lang=$(basename "$ts" .ts); lang=${lang#worldstudio_}
   # English is the source language: its file holds plural forms only.
   plural=(); [[ $lang == en ]] && plural=(-pluralonly)
-  "$lupdate" -silent -locations none -no-obsolete "${plural[@]}" ui widgets app/studio translations/caption_schema_strings.cpp -ts "$copy" >/dev/null
+  "$lupdate" -silent -locations none -no-obsolete "${plural[@]}" ui widgets app/studio translations/caption_schema_strings.cpp translations/request_schema_strings.cpp -ts "$copy" >/dev/null
   python3 - "$copy" "$lang" <<'PY' || status=1
 import sys, xml.etree.ElementTree as ET
 path, lang = sys.argv[1], sys.argv[2]

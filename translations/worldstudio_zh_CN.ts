@@ -920,6 +920,10 @@
         <source>Drafting questions for %1 from its videos&apos; caption and the prompt…</source>
         <translation>正在根据 %1 的视频描述和提示词起草问题…</translation>
     </message>
+    <message>
+        <source>The scores could not be computed: %1</source>
+        <translation>无法计算分数：%1</translation>
+    </message>
 </context>
 <context>
     <name>GenerateView</name>
@@ -1604,10 +1608,6 @@
         <translation>请先加载模型；适配器会合并到已加载的模型中</translation>
     </message>
     <message>
-        <source>Edge&apos;s recipe for its current weights (2026-08-25) is image → video at 832 × 480. This mode still runs, but it is not what those weights were tuned and shown for.</source>
-        <translation>Edge 当前权重（2026-08-25）的推荐配方是图像 → 视频，832 × 480。此模式仍可运行，但这些权重并非为它调校和展示。</translation>
-    </message>
-    <message>
         <source>The memory settings apply to the next model you load</source>
         <translation>内存设置将用于下一次加载的模型</translation>
     </message>
@@ -1728,6 +1728,18 @@
     <message>
         <source>Open evaluation project</source>
         <translation>打开评测项目</translation>
+    </message>
+    <message>
+        <source>%1&apos;s recipe is %2. This mode still runs, but it is not what those weights were tuned and shown for.</source>
+        <translation>%1 的推荐配方是%2。此模式仍可运行，但这些权重并非为它调校和展示。</translation>
+    </message>
+    <message>
+        <source>unknown export kind %1</source>
+        <translation>未知的导出类型 %1</translation>
+    </message>
+    <message>
+        <source>Exporting to %1…</source>
+        <translation>正在导出到 %1…</translation>
     </message>
 </context>
 <context>
@@ -2485,6 +2497,113 @@
     </message>
 </context>
 <context>
+    <name>RequestSchema</name>
+    <message>
+        <source>FPS</source>
+        <translation>帧率</translation>
+    </message>
+    <message>
+        <source>Frames per second of the video (the caption says it too)</source>
+        <translation>视频每秒帧数（描述中也会写明）</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>Denoising steps: more is slower and usually cleaner</source>
+        <translation>去噪步数：越多越慢，通常也越干净</translation>
+    </message>
+    <message>
+        <source>Guidance</source>
+        <translation>引导强度</translation>
+    </message>
+    <message>
+        <source>How strongly the prompt steers the result (classifier-free guidance; 1: off)</source>
+        <translation>提示词对结果的引导强度（无分类器引导；1 为关闭）</translation>
+    </message>
+    <message>
+        <source>Shift</source>
+        <translation>偏移</translation>
+    </message>
+    <message>
+        <source>The flow schedule&apos;s shift: higher spends more steps on the coarse layout</source>
+        <translation>流调度的偏移：越高，越多步数用于粗略布局</translation>
+    </message>
+    <message>
+        <source>VAE memory</source>
+        <translation>VAE 内存</translation>
+    </message>
+    <message>
+        <source>Memory for decoding (and encoding) the video: it is cut into fewer frames at a time and then into tiles to fit. The model&apos;s budget: what its memory budget leaves, or one latent frame at a time</source>
+        <translation>视频解码（及编码）可用的内存：先减少每次处理的帧数，再切分成图块以适应预算。模型的预算：模型内存预算剩余的部分，或每次一个潜变量帧</translation>
+    </message>
+    <message>
+        <source> MiB</source>
+        <translation> MiB</translation>
+    </message>
+    <message>
+        <source>the model&apos;s budget</source>
+        <translation>模型的预算</translation>
+    </message>
+    <message>
+        <source>Prompting</source>
+        <translation>提示方式</translation>
+    </message>
+    <message>
+        <source>Diffusers pipeline: its system prompt, inverse templates on the negative, no default negative and the folder&apos;s own UniPC schedule, for comparing with results made with diffusers</source>
+        <translation>Diffusers 流水线：使用其系统提示词、负面提示词的反向模板、无默认负面提示词以及模型文件夹自带的 UniPC 调度，便于与 diffusers 生成的结果对比</translation>
+    </message>
+    <message>
+        <source>Framework (reference)</source>
+        <translation>框架（参考实现）</translation>
+    </message>
+    <message>
+        <source>Diffusers pipeline</source>
+        <translation>Diffusers 流水线</translation>
+    </message>
+    <message>
+        <source>Send a plain prompt as a JSON caption</source>
+        <translation>将纯文本提示词作为 JSON 描述发送</translation>
+    </message>
+    <message>
+        <source>A prompt that is not JSON goes to the model as {&quot;temporal_caption&quot;: …}; some models (Edge) follow captions better than plain text</source>
+        <translation>非 JSON 的提示词以 {&quot;temporal_caption&quot;: …} 的形式发送给模型；部分模型（Edge）对结构化描述的遵循优于纯文本</translation>
+    </message>
+    <message>
+        <source>What the control video shows</source>
+        <translation>控制视频所呈现的内容</translation>
+    </message>
+    <message>
+        <source>edge</source>
+        <translation>边缘</translation>
+    </message>
+    <message>
+        <source>blur</source>
+        <translation>模糊</translation>
+    </message>
+    <message>
+        <source>depth</source>
+        <translation>深度</translation>
+    </message>
+    <message>
+        <source>seg</source>
+        <translation>分割</translation>
+    </message>
+    <message>
+        <source>How closely the result follows the control video</source>
+        <translation>结果跟随控制视频的紧密程度</translation>
+    </message>
+    <message>
+        <source>Video quality</source>
+        <translation>视频质量</translation>
+    </message>
+    <message>
+        <source>The MP4&apos;s quality on the reference&apos;s 0-10 scale (H.264 CRF = (1 - q / 10) × 51): 10 is nearly lossless and large, 6.5 (CRF 17) looks the same at a fraction of the size</source>
+        <translation>MP4 的质量，采用参考实现的 0–10 刻度（H.264 CRF = (1 - q / 10) × 51）：10 近乎无损但文件很大，6.5（CRF 17）观感相同而体积小得多</translation>
+    </message>
+</context>
+<context>
     <name>RoboticsView</name>
     <message>
         <source>No dataset open</source>
@@ -3156,14 +3275,6 @@
         <translation>递增</translation>
     </message>
     <message>
-        <source>edge</source>
-        <translation>边缘</translation>
-    </message>
-    <message>
-        <source>blur</source>
-        <translation>模糊</translation>
-    </message>
-    <message>
         <source>picture or video</source>
         <translation>图像或视频</translation>
     </message>
@@ -3200,24 +3311,8 @@
         <translation>尺寸</translation>
     </message>
     <message>
-        <source>FPS</source>
-        <translation>帧率</translation>
-    </message>
-    <message>
         <source>Frames</source>
         <translation>帧数</translation>
-    </message>
-    <message>
-        <source>Steps</source>
-        <translation>步数</translation>
-    </message>
-    <message>
-        <source>Guidance</source>
-        <translation>引导强度</translation>
-    </message>
-    <message>
-        <source>Shift</source>
-        <translation>偏移</translation>
     </message>
     <message>
         <source>Seed</source>
@@ -3326,10 +3421,6 @@
         <translation>最后一帧</translation>
     </message>
     <message>
-        <source>Send a plain prompt as a JSON caption</source>
-        <translation>将纯文本提示词作为 JSON 描述发送</translation>
-    </message>
-    <message>
         <source>× </source>
         <translation>× </translation>
     </message>
@@ -3348,26 +3439,6 @@
     <message>
         <source>Length</source>
         <translation>长度</translation>
-    </message>
-    <message>
-        <source>A prompt that is not JSON goes to the model as {&quot;temporal_caption&quot;: …}; some models (Edge) follow captions better than plain text</source>
-        <translation>非 JSON 的提示词以 {&quot;temporal_caption&quot;: …} 的形式发送给模型；部分模型（Edge）对结构化描述的遵循优于纯文本</translation>
-    </message>
-    <message>
-        <source>Framework (reference)</source>
-        <translation>框架（参考实现）</translation>
-    </message>
-    <message>
-        <source>Diffusers pipeline</source>
-        <translation>Diffusers 流水线</translation>
-    </message>
-    <message>
-        <source>Diffusers pipeline: its system prompt, inverse templates on the negative, no default negative and the folder&apos;s own UniPC schedule, for comparing with results made with diffusers</source>
-        <translation>Diffusers 流水线：使用其系统提示词、负面提示词的反向模板、无默认负面提示词以及模型文件夹自带的 UniPC 调度，便于与 diffusers 生成的结果对比</translation>
-    </message>
-    <message>
-        <source>Prompting</source>
-        <translation>提示方式</translation>
     </message>
     <message>
         <source>one generation</source>
@@ -3414,20 +3485,8 @@
         <translation>步缓存</translation>
     </message>
     <message>
-        <source> MiB</source>
-        <translation> MiB</translation>
-    </message>
-    <message>
-        <source>the model&apos;s budget</source>
-        <translation>模型的预算</translation>
-    </message>
-    <message>
-        <source>Memory for decoding (and encoding) the video: it is cut into fewer frames at a time and then into tiles to fit. The model&apos;s budget: what its memory budget leaves, or one latent frame at a time</source>
-        <translation>视频解码（及编码）可用的内存：先减少每次处理的帧数，再切分成图块以适应预算。模型的预算：模型内存预算剩余的部分，或每次一个潜变量帧</translation>
-    </message>
-    <message>
-        <source>VAE memory</source>
-        <translation>VAE 内存</translation>
+        <source>Only edge and blur maps are computed here; a %1 map comes from its own tool</source>
+        <translation>这里只计算边缘图和模糊图；%1 图需由其专用工具生成</translation>
     </message>
 </context>
 <context>

@@ -353,17 +353,39 @@ void EvaluationPanel::refresh() {
             questionList_->addItem(QStringLiteral("%1[%2] %3 (%4)").arg(q.approved ? QString() : tr("DRAFT "), QString::fromStdString(q.prompt_key),
                                                                          QString::fromStdString(q.text), QString::fromUtf8(ws::hue::dimension_name(q.dimension))));
         questionList_->blockSignals(false);
-        int64_t items = 0;
-        std::string progress = "progress (items answered of ";
-        const auto answered = project_->progress(&items);
-        progress += std::to_string(items) + ")\n";
-        for (const auto& [name, n] : answered) progress += "  " + name + ": " + std::to_string(n) + "\n";
-        scores_->setPlainText(QString::fromStdString(ws::hue::scores_table(ws::hue::score(project_->labels())) + "\n" + progress));
     } catch (const std::exception& e) {
         fail(QString::fromStdString(ws::user_message(e)));
     }
+    refreshScores();
     showCurrent();
 }
+
+void EvaluationPanel::refreshScores() {
+    // Every label read and scored on a connection of the worker's own: a large project's recompute after each answer
+    // would otherwise stall the window.
+    const quint64 ticket = ++scoresIssued_;
+    scoresLane_.run(
+        this,
+        [path = project_->path()]() -> QString {
+            try {
+                const auto project = ws::hue::Project::open(path);
+                int64_t items = 0;
+                std::string progress = "progress (items answered of ";
+                const auto answered = project->progress(&items);
+                progress += std::to_string(items) + ")\n";
+                for (const auto& [name, n] : answered) progress += "  " + name + ": " + std::to_string(n) + "\n";
+                return QString::fromStdString(ws::hue::scores_table(ws::hue::score(project->labels())) + "\n" + progress);
+            } catch (const std::exception& e) {
+                return tr("The scores could not be computed: %1").arg(QString::fromStdString(ws::user_message(e)));
+            }
+        },
+        [this, ticket](const QString& text) {
+            scoresShown_ = ticket;
+            scores_->setPlainText(text);
+        });
+}
+
+bool EvaluationPanel::scoring() const { return scoresShown_ != scoresIssued_; }
 
 void EvaluationPanel::showVideo(const std::string& file) {
     QString path = QString::fromStdString(file);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "Background.h"
 #include "worldstudio/hue/project.h"
 
 class PlayerPanel;
@@ -48,6 +49,8 @@ public:
     QString progressText() const;
     int disagreementCount() const { return static_cast<int>(disagreements_.size()); }
     QString scoresText() const;
+    // The scores and progress are recomputed off the UI thread after every change; true until the newest is shown.
+    bool scoring() const;
     QString lastError() const { return error_; }
     ws::hue::Project* project() const { return project_.get(); }
     PlayerPanel* player() const { return player_; }
@@ -120,4 +123,7 @@ private:
     QComboBox* newDimension_;
     QLabel* draftStatus_;
     QPlainTextEdit* scores_;
+    void refreshScores();
+    BackgroundLane scoresLane_;
+    quint64 scoresIssued_ = 0, scoresShown_ = 0;
 };

@@ -43,9 +43,13 @@ HistoryEntry entryFrom(const QSqlQuery& q) {
     return e;
 }
 
+// The search itself, on whichever connection the caller's thread owns.
+QVector<HistoryEntry> searchOn(const QSqlDatabase& db, const QString& text, int limit);
+
 }  // namespace
 
-HistoryStore::HistoryStore(const QString& path) : connection_("history-" + QUuid::createUuid().toString(QUuid::WithoutBraces)) {
+HistoryStore::HistoryStore(const QString& path)
+    : connection_("history-" + QUuid::createUuid().toString(QUuid::WithoutBraces)), path_(path) {
     QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", connection_);
     db.setDatabaseName(path);
     if (!db.open()) throw ws::Error(("cannot open the history database " + path + ": " + db.lastError().text()).toStdString());
@@ -92,7 +96,27 @@ qint64 HistoryStore::add(const QString& file, const QString& recordJson, const Q
 }
 
 QVector<HistoryEntry> HistoryStore::search(const QString& text, int limit) const {
-    QSqlQuery q(QSqlDatabase::database(connection_));
+    return searchOn(QSqlDatabase::database(connection_), text, limit);
+}
+
+QVector<HistoryEntry> HistoryStore::searchFile(const QString& path, const QString& text, int limit) {
+    const QString name = "history-search-" + QUuid::createUuid().toString(QUuid::WithoutBraces);
+    QVector<HistoryEntry> out;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", name);
+        db.setDatabaseName(path);
+        db.setConnectOptions("QSQLITE_BUSY_TIMEOUT=5000");
+        if (db.open()) out = searchOn(db, text, limit);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(name);
+    return out;
+}
+
+namespace {
+
+QVector<HistoryEntry> searchOn(const QSqlDatabase& db, const QString& text, int limit) {
+    QSqlQuery q(db);
     q.prepare(QString::fromLatin1(kColumns) + "WHERE IFNULL(prompt, '') LIKE ? ESCAPE '\\' OR " WS_RECORD("$.request.name") " LIKE ? ESCAPE '\\' "
               "ORDER BY id DESC LIMIT ?");
     QString pattern = text;
@@ -105,6 +129,8 @@ QVector<HistoryEntry> HistoryStore::search(const QString& text, int limit) const
     while (q.next()) out.push_back(entryFrom(q));
     return out;
 }
+
+}  // namespace
 
 HistoryEntry HistoryStore::get(qint64 id) const {
     QSqlQuery q(QSqlDatabase::database(connection_));

@@ -30,10 +30,13 @@ public:
     qint64 add(const QString& file, const QString& recordJson, const QImage& thumbnail);
     // Newest first; matches the user's prompt or the caption; empty text = all.
     QVector<HistoryEntry> search(const QString& text, int limit = 500) const;
+    // The same on a connection of its own, opened and closed in the calling thread (a search off the UI thread).
+    static QVector<HistoryEntry> searchFile(const QString& path, const QString& text, int limit = 500);
+    QString path() const { return path_; }
     HistoryEntry get(qint64 id) const;  // id 0 when absent
     bool remove(qint64 id);
     int count() const;
 
 private:
-    QString connection_;
+    QString connection_, path_;
 };

@@ -10,6 +10,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "HistoryStore.h"
@@ -73,7 +74,11 @@ HistoryView::HistoryView(HistoryStore* history, QWidget* parent) : QWidget(paren
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(split, 1);
-    connect(search_, &QLineEdit::textChanged, this, &HistoryView::refresh);
+    searchDelay_ = new QTimer(this);
+    searchDelay_->setSingleShot(true);
+    searchDelay_->setInterval(150);
+    connect(search_, &QLineEdit::textChanged, searchDelay_, qOverload<>(&QTimer::start));
+    connect(searchDelay_, &QTimer::timeout, this, &HistoryView::refresh);
     connect(list_, &QListWidget::currentRowChanged, this, &HistoryView::showSelected);
     connect(recallButton, &QPushButton::clicked, this, [this] { Q_EMIT recallRequested(selectedEntry()); });
     connect(list_, &QListWidget::itemDoubleClicked, this, [this] { Q_EMIT recallRequested(selectedEntry()); });
@@ -91,14 +96,34 @@ HistoryView::HistoryView(HistoryStore* history, QWidget* parent) : QWidget(paren
 }
 
 void HistoryView::refresh() {
+    searchDelay_->stop();
+    if (!history_) {
+        list_->clear();
+        showSelected();
+        return;
+    }
+    const quint64 ticket = ++searchesIssued_;
+    const QString path = history_->path(), text = search_->text();
+    searchLane_.run(
+        this, [path, text] { return HistoryStore::searchFile(path, text); },
+        [this, ticket](const QVector<HistoryEntry>& entries) {
+            searchesShown_ = ticket;
+            showEntries(entries);
+        });
+}
+
+bool HistoryView::searching() const { return searchDelay_->isActive() || searchesShown_ != searchesIssued_; }
+
+void HistoryView::showEntries(const QVector<HistoryEntry>& entries) {
     list_->clear();
-    if (!history_) return;
-    for (const HistoryEntry& e : history_->search(search_->text())) {
+    for (const HistoryEntry& e : entries) {
         const QString line2 = QStringList{ModeNames::label(e.mode), e.model.section(':', 0, 0), tr("seed %1").arg(e.seed),
                                           e.created.toString("yyyy-MM-dd HH:mm"), seconds(e.seconds)}
                                   .filter(QRegularExpression("\\S"))
                                   .join(QStringLiteral(" · "));
-        auto* item = new QListWidgetItem(QIcon(QPixmap::fromImage(e.thumbnail)), e.userPrompt.left(90) + "\n" + line2);
+        auto icon = icons_.find(e.id);
+        if (icon == icons_.end()) icon = icons_.insert(e.id, QIcon(QPixmap::fromImage(e.thumbnail)));
+        auto* item = new QListWidgetItem(*icon, e.userPrompt.left(90) + "\n" + line2);
         item->setData(Qt::UserRole, e.id);
         item->setToolTip(e.userPrompt);
         list_->addItem(item);

@@ -3,15 +3,22 @@
 // with mode, model, seed and time; searched by either. The selected output's summary (picture, prompt, settings) is
 // beside the list, its full generation record behind a "Record" tab. Recall, play, compare, remove, and add to the
 // open evaluation project.
+#include <QHash>
+#include <QVector>
+#include <QIcon>
 #include <QWidget>
 
+#include "Background.h"
+
 class HistoryStore;
+struct HistoryEntry;
 class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
 class QTabWidget;
+class QTimer;
 
 class HistoryView : public QWidget {
     Q_OBJECT
@@ -19,7 +26,10 @@ public:
     // `history` may be null (the database could not be opened); the view is then empty.
     explicit HistoryView(HistoryStore* history, QWidget* parent = nullptr);
 
+    // Lists the outputs matching the search text: the query and the thumbnails' decoding run off the UI thread, the
+    // newest search wins, and typing waits for a pause (150 ms) before searching.
     void refresh();
+    bool searching() const;  // a search is waiting or running; the list shows the last one that finished
     qint64 selectedEntry() const;
     QLineEdit* search() const { return search_; }
     QListWidget* list() const { return list_; }
@@ -33,6 +43,7 @@ Q_SIGNALS:
 
 private:
     void showSelected();
+    void showEntries(const QVector<HistoryEntry>& entries);
     HistoryStore* history_;
     QLineEdit* search_;
     QListWidget* list_;
@@ -40,4 +51,8 @@ private:
     QLabel *picture_, *summary_;
     QPlainTextEdit* record_;
     QList<QPushButton*> selectionButtons_;  // enabled while an output is selected
+    QTimer* searchDelay_;
+    BackgroundLane searchLane_;
+    quint64 searchesIssued_ = 0, searchesShown_ = 0;
+    QHash<qint64, QIcon> icons_;  // thumbnails made into icons once, by entry
 };

@@ -1,5 +1,7 @@
 #include "MainWindow.h"
 
+#include "Background.h"
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -427,11 +429,15 @@ void MainWindow::showModel(const QString& summaryJson) {
         generate_->setFixedSampling(fixedSteps);
     }
     {
-        const bool edge = info.is_object() && info.contains("config") && info["config"].is_object() &&
-                          info["config"].value("backbone_type", "") == "cosmos3_edge_nemotron_dense";
-        settings()->setRecipeModes(edge ? QStringList{"image2video"} : QStringList{},
-                                   tr("Edge's recipe for its current weights (2026-08-25) is image → video at 832 × 480. "
-                                      "This mode still runs, but it is not what those weights were tuned and shown for."));
+        // The model's recipe (Model::info()["recipe"]): the modes its weights were made for.
+        const ws::ojson recipe = info.is_object() && info.contains("recipe") && info["recipe"].is_object() ? info["recipe"] : ws::ojson::object();
+        QStringList modes;
+        if (recipe.contains("modes") && recipe["modes"].is_array())
+            for (const auto& m : recipe["modes"])
+                if (m.is_string()) modes << QString::fromStdString(m.get<std::string>());
+        settings()->setRecipeModes(modes, tr("%1's recipe is %2. This mode still runs, but it is not what those weights were tuned and shown for.")
+                                              .arg(QString::fromStdString(recipe.value("name", std::string("This model"))),
+                                                   QString::fromStdString(recipe.value("summary", std::string()))));
     }
     {
         const QString name = QString::fromStdString(info.is_object() ? info.value("id", std::string()) : std::string()).section(':', 0, 0);
@@ -572,6 +578,32 @@ void MainWindow::onJobFinished(qint64 id, const QString& state, const QString& f
     Q_EMIT jobCompleted(id, state, historyId);
 }
 
+namespace {
+
+// Writes a clip as an MP4 (a generated MP4 is copied, keeping its record byte for byte), PNG frames or a WAV.
+void exportMedia(const PlayerMedia& m, const QString& kind, const QString& to) {
+    if (kind == "mp4") {
+        if (m.video.count == 0) throw ws::Error("this clip has no video");
+        if (m.path.endsWith(".mp4")) {
+            if (QFileInfo(to).absoluteFilePath() != QFileInfo(m.path).absoluteFilePath()) {
+                QFile::remove(to);
+                if (!QFile::copy(m.path, to)) throw ws::Error("cannot write " + to.toStdString());
+            }
+        } else {
+            ws::write_mp4(to.toStdString(), m.video, m.audio.frames() ? &m.audio : nullptr, ws::read_embedded_record(m.path.toStdString()));
+        }
+    } else if (kind == "png") {
+        if (!QDir().mkpath(to)) throw ws::Error("cannot create " + to.toStdString());
+        for (int i = 0; i < m.video.count; ++i)
+            ws::write_png(QStringLiteral("%1/frame_%2.png").arg(to).arg(i, 5, 10, QChar('0')).toStdString(), m.video, i);
+    } else {
+        if (m.audio.frames() == 0) throw ws::Error("this clip has no sound");
+        ws::write_wav(to.toStdString(), m.audio);
+    }
+}
+
+}  // namespace
+
 void MainWindow::exportCurrent(const QString& kind) {
     const PlayerMedia* m = player()->media(0);
     if (!m) return setStatus(tr("Open a result on the stage (Generate) to export it"));
@@ -584,38 +616,32 @@ void MainWindow::exportCurrent(const QString& kind) {
 }
 
 bool MainWindow::exportTo(const QString& kind, const QString& to) {
-    const PlayerMedia* m = player()->media(0);
+    const std::shared_ptr<const PlayerMedia> m = player()->sharedMedia(0);
     if (!m) {
         setStatus(tr("Open a result on the stage (Generate) to export it"));
         return false;
     }
-    try {
-        if (kind == "mp4") {
-            if (m->video.count == 0) throw ws::Error("this clip has no video");
-            // A generated MP4 already carries its record; copying keeps it byte for byte.
-            if (m->path.endsWith(".mp4")) {
-                if (QFileInfo(to).absoluteFilePath() != QFileInfo(m->path).absoluteFilePath()) {
-                    QFile::remove(to);
-                    if (!QFile::copy(m->path, to)) throw ws::Error("cannot write " + to.toStdString());
-                }
-            } else {
-                ws::write_mp4(to.toStdString(), m->video, m->audio.frames() ? &m->audio : nullptr, ws::read_embedded_record(m->path.toStdString()));
-            }
-        } else if (kind == "png") {
-            if (!QDir().mkpath(to)) throw ws::Error("cannot create " + to.toStdString());
-            for (int i = 0; i < m->video.count; ++i)
-                ws::write_png(QStringLiteral("%1/frame_%2.png").arg(to).arg(i, 5, 10, QChar('0')).toStdString(), m->video, i);
-        } else if (kind == "wav") {
-            if (m->audio.frames() == 0) throw ws::Error("this clip has no sound");
-            ws::write_wav(to.toStdString(), m->audio);
-        } else {
-            throw ws::Error("unknown export kind " + kind.toStdString());
-        }
-    } catch (const std::exception& e) {
-        setStatus(tr("Export failed: %1").arg(QString::fromStdString(ws::user_message(e))));
+    if (kind != "mp4" && kind != "png" && kind != "wav") {
+        setStatus(tr("Export failed: %1").arg(tr("unknown export kind %1").arg(kind)));
         return false;
     }
-    setStatus(tr("Exported %1").arg(to));
+    // Encoding runs on a pool thread (a 720p clip's frames take seconds); the clip stays alive in `m` even if the
+    // player moves on to another.
+    setStatus(tr("Exporting to %1…").arg(to));
+    runInBackground(
+        this,
+        [m, kind, to]() -> QString {
+            try {
+                exportMedia(*m, kind, to);
+                return QString();
+            } catch (const std::exception& e) {
+                return QString::fromStdString(ws::user_message(e));
+            }
+        },
+        [this, to](const QString& error) {
+            setStatus(error.isEmpty() ? tr("Exported %1").arg(to) : tr("Export failed: %1").arg(error));
+            Q_EMIT exportFinished(to, error.isEmpty());
+        });
     return true;
 }
 

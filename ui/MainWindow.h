@@ -71,8 +71,9 @@ public:
     // The Slurm cluster window (made on first use): sends the queued jobs to a job array and follows its shards;
     // the samples it finishes join the Library.
     ClusterDialog* showCluster();
-    // Exports the player's clip A: "mp4" (a file), "png" (a folder of frames) or "wav" (a file). Returns false and
-    // says why in the status bar when it cannot.
+    // Exports the player's clip A: "mp4" (a file), "png" (a folder of frames) or "wav" (a file), encoded off the UI
+    // thread; exportFinished says when it is written. Returns false and says why in the status bar when it cannot
+    // start (nothing on the stage, an unknown kind).
     bool exportTo(const QString& kind, const QString& destination);
     // Plays a file on the stage (slot 0) or compares with it (slot 1), in the Generate workspace.
     void play(const QString& file, int slot = 0);
@@ -111,6 +112,8 @@ Q_SIGNALS:
     void modelFailed(const QString& message);
     void upsampleFinished(bool ok);
     void jobCompleted(qint64 jobId, const QString& state, qint64 historyId);
+    // An export started by exportTo has finished (ok: written; otherwise the status bar says why).
+    void exportFinished(const QString& destination, bool ok);
     void historyChanged();
 
 protected:

@@ -65,6 +65,8 @@ public:
     int droppedFrames() const { return dropped_; }
     bool hasMedia(int slot = 0) const { return media_[slot] != nullptr; }
     const PlayerMedia* media(int slot = 0) const { return media_[slot].get(); }
+    // The same clip, kept alive for work off the UI thread (an export) while the player moves on.
+    std::shared_ptr<const PlayerMedia> sharedMedia(int slot = 0) const { return media_[slot]; }
     QString clockDescription() const;
     VideoView* view(int slot = 0) const { return views_[slot]; }
     TimelineView* timeline() const { return timeline_; }

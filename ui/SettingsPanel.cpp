@@ -24,10 +24,14 @@
 #include "AdapterList.h"
 #include "ModeNames.h"
 #include "StudioPaths.h"
+#include "RequestFields.h"
 #include "TabOrder.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/media/media.h"
 #include "worldstudio/model/request.h"
+#include "worldstudio/model/request_schema.h"
+
+#include <set>
 
 namespace {
 
@@ -56,14 +60,26 @@ QWidget* pathRow(QLineEdit* edit, const QString& caption, QWidget* parent) {
 
 SettingsPanel::SettingsPanel(QWidget* parent)
     : QWidget(parent), mode_(new QComboBox(this)), preset_(new QComboBox(this)), tier_(new QComboBox(this)),
-      aspect_(new QComboBox(this)), seedPolicy_(new QComboBox(this)), controlType_(new QComboBox(this)),
-      fps_(new QSpinBox(this)), frames_(new QSpinBox(this)), steps_(new QSpinBox(this)), seed_(new QSpinBox(this)),
-      width_(new QSpinBox(this)), height_(new QSpinBox(this)),
-      guidance_(new QDoubleSpinBox(this)), shift_(new QDoubleSpinBox(this)), controlWeight_(new QDoubleSpinBox(this)),
-      sound_(new QCheckBox(tr("Generate sound"), this)), jsonCaption_(new QCheckBox(tr("Send a plain prompt as a JSON caption"), this)),
-      vision_(new QLineEdit(this)), action_(new QLineEdit(this)),
+      aspect_(new QComboBox(this)), seedPolicy_(new QComboBox(this)), frames_(new QSpinBox(this)), seed_(new QSpinBox(this)),
+      width_(new QSpinBox(this)), height_(new QSpinBox(this)), sound_(new QCheckBox(tr("Generate sound"), this)),
+      fields_(new RequestFields(this)), vision_(new QLineEdit(this)), action_(new QLineEdit(this)),
       control_(new QLineEdit(this)), sizeLabel_(new QLabel(this)), durationLabel_(new QLabel(this)),
       controlPreview_(new QLabel(this)), form_(new QFormLayout(this)) {
+    // The rows the request schema declares (ranges, steps, labels, tooltips); the panel lays out the ones below.
+    fps_ = qobject_cast<QDoubleSpinBox*>(fields_->widget("fps"));
+    steps_ = qobject_cast<QSpinBox*>(fields_->widget("num_steps"));
+    guidance_ = qobject_cast<QDoubleSpinBox*>(fields_->widget("guidance"));
+    shift_ = qobject_cast<QDoubleSpinBox*>(fields_->widget("shift"));
+    prompting_ = qobject_cast<QComboBox*>(fields_->widget("prompting"));
+    jsonCaption_ = qobject_cast<QCheckBox*>(fields_->widget("json_caption_wrapper"));
+    vaeBudget_ = qobject_cast<QSpinBox*>(fields_->widget("vae_budget_mb"));
+    controlType_ = qobject_cast<QComboBox*>(fields_->widget("control_type"));
+    controlWeight_ = qobject_cast<QDoubleSpinBox*>(fields_->widget("control_weight"));
+    const std::set<std::string> placed = {"fps", "num_steps", "guidance", "shift", "prompting", "json_caption_wrapper",
+                                          "vae_budget_mb", "control_type", "control_weight"};
+    connect(fields_, &RequestFields::changed, this, [this] {
+        if (!applying_) Q_EMIT changed();
+    });
     for (const auto& m : ws::mode_names()) {
         const QString id = QString::fromStdString(m);
         mode_->addItem(ModeNames::label(id), id);
@@ -86,25 +102,14 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     for (const auto& [label, value] : std::vector<std::pair<QString, QString>>{
              {"16:9", "16,9"}, {"9:16", "9,16"}, {"4:3", "4,3"}, {"3:4", "3,4"}, {"1:1", "1,1"}})
         aspect_->addItem(label, value);
-    fps_->setRange(10, 30);
-    frames_->setRange(5, 400);
+    frames_->setRange(5, static_cast<int>(ws::request_field("num_frames")->max));
     frames_->setSingleStep(4);
     frames_->setObjectName("frames");
-    steps_->setRange(1, 1000);  // what a request accepts
-    guidance_->setRange(0, 20);
-    guidance_->setSingleStep(0.5);
-    shift_->setRange(0.1, 50);
-    shift_->setSingleStep(0.5);
     seed_->setRange(0, std::numeric_limits<int>::max());
     seed_->setObjectName("seed");
     seedPolicy_->addItem(tr("fixed"), "fixed");
     seedPolicy_->addItem(tr("random"), "random");
     seedPolicy_->addItem(tr("increment"), "increment");
-    controlType_->addItem(tr("edge"), "edge");
-    controlType_->addItem(tr("blur"), "blur");
-    controlWeight_->setRange(0, 1);
-    controlWeight_->setSingleStep(0.1);
-    controlWeight_->setValue(1.0);
     vision_->setPlaceholderText(tr("picture or video"));
     vision_->setObjectName("conditioning");
     action_->setPlaceholderText(tr("actions (.json or .safetensors)"));
@@ -113,7 +118,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     controlPreview_->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
 
     form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    for (QAbstractSpinBox* b : std::initializer_list<QAbstractSpinBox*>{fps_, steps_, guidance_, shift_, frames_}) b->setMaximumWidth(110);
+    frames_->setMaximumWidth(110);
     seed_->setMaximumWidth(160);
     auto* presetRow = new QWidget(this);
     auto* pl = new QHBoxLayout(presetRow);
@@ -138,7 +143,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     sl->addWidget(height_);
     sl->addWidget(sizeLabel_, 1);
     form_->addRow(tr("Size"), sizeRow);
-    form_->addRow(tr("FPS"), fps_);
+    form_->addRow(fields_->label("fps"), fps_);
     auto* framesRow = new QWidget(this);
     auto* fl = new QHBoxLayout(framesRow);
     fl->setContentsMargins(0, 0, 0, 0);
@@ -172,9 +177,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     connect(overlap_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
         if (!cappingOverlap_) overlapWanted_ = v;
     });
-    form_->addRow(tr("Steps"), steps_);
-    form_->addRow(tr("Guidance"), guidance_);
-    form_->addRow(tr("Shift"), shift_);
+    for (const char* f : {"num_steps", "guidance", "shift"}) form_->addRow(fields_->label(f), fields_->widget(f));
     fixedNote_ = new QLabel(this);
     fixedNote_->setObjectName("fixedSamplingNote");
     fixedNote_->setWordWrap(true);
@@ -196,16 +199,8 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     form_->addRow(tr("Seed"), seedRow);
     form_->addRow(QString(), sound_);
     jsonCaption_->setObjectName("jsonCaption");
-    jsonCaption_->setToolTip(tr("A prompt that is not JSON goes to the model as {\"temporal_caption\": …}; some models (Edge) "
-                                "follow captions better than plain text"));
     form_->addRow(QString(), jsonCaption_);
-    prompting_ = new QComboBox(this);
-    prompting_->setObjectName("prompting");
-    prompting_->addItem(tr("Framework (reference)"), "framework");
-    prompting_->addItem(tr("Diffusers pipeline"), "diffusers");
-    prompting_->setToolTip(tr("Diffusers pipeline: its system prompt, inverse templates on the negative, no default negative and the "
-                              "folder's own UniPC schedule, for comparing with results made with diffusers"));
-    form_->addRow(tr("Prompting"), prompting_);
+    form_->addRow(fields_->label("prompting"), prompting_);
     // Speed and memory of this job: the framework's step cache, and the VAE's own memory budget.
     auto* cacheRow = new QWidget(this);
     auto* cacheLayout = new QHBoxLayout(cacheRow);
@@ -228,20 +223,16 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     cacheLayout->addStretch(1);
     form_->addRow(tr("Step cache"), cacheRow);
     connect(stepCache_, &QCheckBox::toggled, stepCacheThreshold_, &QWidget::setEnabled);
-    vaeBudget_ = new QSpinBox(this);
     vaeBudget_->setObjectName("vaeBudget");
-    vaeBudget_->setRange(0, 4 * 1024 * 1024);
-    vaeBudget_->setSingleStep(512);
-    vaeBudget_->setSuffix(tr(" MiB"));
-    vaeBudget_->setSpecialValueText(tr("the model's budget"));
-    vaeBudget_->setToolTip(tr("Memory for decoding (and encoding) the video: it is cut into fewer frames at a time and then into "
-                              "tiles to fit. The model's budget: what its memory budget leaves, or one latent frame at a time"));
     auto* vaeRow = new QWidget(this);
     auto* vl = new QHBoxLayout(vaeRow);
     vl->setContentsMargins(0, 0, 0, 0);
     vl->addWidget(vaeBudget_);
     vl->addStretch(1);
-    form_->addRow(tr("VAE memory"), vaeRow);
+    form_->addRow(fields_->label("vae_budget_mb"), vaeRow);
+    // Every other field the schema puts in the form: a row of its own, here.
+    for (const std::string& f : fields_->names())
+        if (!placed.count(f)) form_->addRow(fields_->label(f), fields_->widget(f));
     // LoRA for this job: the model's adapters, or a list of its own (applied on the fly, nothing reloads).
     auto* loraRow = new QWidget(this);
     auto* ll = new QVBoxLayout(loraRow);
@@ -298,7 +289,7 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     });
     connect(preset_, qOverload<int>(&QComboBox::activated), this, &SettingsPanel::applyPreset);
     for (QComboBox* b : {tier_, aspect_}) connect(b, qOverload<int>(&QComboBox::currentIndexChanged), this, &SettingsPanel::updateDerived);
-    connect(fps_, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
+    connect(fps_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
     for (QSpinBox* b : {width_, height_}) connect(b, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
     connect(frames_, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
     // Frame counts are 4k + 1 (the VAE's causal first frame plus groups of four); typed values snap on leaving the box.
@@ -486,11 +477,13 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
             height_->setValue(h);
         }
     }
-    fps_->setValue(static_cast<int>(num("fps", fps_->value())));
     if (r.contains("num_frames")) frames_->setValue(std::max(5, static_cast<int>(num("num_frames", frames_->value()))));
-    steps_->setValue(static_cast<int>(num("num_steps", steps_->value())));
-    guidance_->setValue(num("guidance", guidance_->value()));
-    shift_->setValue(num("shift", shift_->value()));
+    // The schema's rows: a field the request names shows its value; a recalled job (it names its prompt; presets do
+    // not) that leaves one out ran with the field's default.
+    for (const std::string& f : fields_->names()) {
+        if (r.contains(f)) fields_->setValue(f, r[f]);
+        else if (r.contains("prompt") && !fields_->fallback(f).is_null()) fields_->setValue(f, fields_->fallback(f));
+    }
     lockFixedSampling();  // a recalled base-model job does not unlock a distilled checkpoint's settings
     if (r.contains("seed")) {
         seed_->setValue(static_cast<int>(num("seed", seed_->value())));
@@ -503,10 +496,6 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
     } else if (r.contains("prompt")) {
         chunks_->setValue(1);  // a recalled job (it names its prompt; presets do not) made one chunk
     }
-    if (r.contains("prompting") && r["prompting"].is_string())
-        prompting_->setCurrentIndex(std::max(0, prompting_->findData(QString::fromStdString(r["prompting"].get<std::string>()))));
-    else if (r.contains("prompt"))
-        prompting_->setCurrentIndex(0);
     if (r.contains("adapters") && r["adapters"].is_array()) {
         // A recalled job's adapters: the model's when they are what it carries, else the job's own.
         ws::ojson named = ws::ojson::array();
@@ -525,10 +514,6 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
     } else if (r.contains("prompt")) {
         stepCache_->setChecked(false);  // a recalled job that did not ask for it
     }
-    if (r.contains("vae_budget_mb") && r["vae_budget_mb"].is_number()) vaeBudget_->setValue(static_cast<int>(r["vae_budget_mb"].get<double>()));
-    else if (r.contains("prompt")) vaeBudget_->setValue(0);
-    if (r.contains("json_caption_wrapper") && r["json_caption_wrapper"].is_boolean())
-        jsonCaption_->setChecked(r["json_caption_wrapper"].get<bool>());
     auto text = [&](const char* k, QLineEdit* e) {
         if (r.contains(k) && r[k].is_string()) e->setText(QString::fromStdString(r[k].get<std::string>()));
     };
@@ -541,9 +526,6 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
     }
     text("action_path", action_);
     text("control_path", control_);
-    if (r.contains("control_type") && r["control_type"].is_string())
-        controlType_->setCurrentIndex(std::max(0, controlType_->findData(QString::fromStdString(r["control_type"].get<std::string>()))));
-    controlWeight_->setValue(num("control_weight", controlWeight_->value()));
     applying_ = false;
     updateVisibility();
     updateDerived();
@@ -567,33 +549,24 @@ ws::ojson SettingsPanel::request() const {
         r["resolution"] = tier_->currentData().toString().toStdString();
         r["aspect_ratio"] = aspect_->currentData().toString().toStdString();
     }
-    r["fps"] = fps_->value();
+    // The schema's rows, each where it applies.
+    for (const std::string& f : fields_->names())
+        if (fields_->appliesTo(f, mode())) r[f] = fields_->value(f);
     r["num_frames"] = m == ws::Mode::Text2Image ? 1 : ws::round_frames_to_4k1(frames_->value());
-    r["num_steps"] = steps_->value();
-    r["guidance"] = guidance_->value();
-    r["shift"] = shift_->value();
     if (fixedSteps_) r.erase("shift");  // a distilled checkpoint has none: its sigmas are fixed
     r["seed"] = seed_->value();
     r["enable_sound"] = sound_->isChecked() && canMakeSound_ && m != ws::Mode::Text2Image;
     const bool continues = m == ws::Mode::Text2Video || m == ws::Mode::Image2Video || m == ws::Mode::Video2Video;
     if (continues && chunks_->value() > 1)
         r["continuation"] = {{"chunks", chunks_->value()}, {"overlap_latent_frames", overlap_->value()}};
-    if (prompting_->isVisibleTo(this) && prompting_->currentData() != "framework") r["prompting"] = prompting_->currentData().toString().toStdString();
     if (!useModelAdapters_->isChecked())  // the job's own, [] for none
         r["adapters"] = ws::ojson::parse(QJsonDocument(jobAdapters_->adapters()).toJson(QJsonDocument::Compact).toStdString());
     if (stepCache_->isChecked()) r["step_cache"] = {{"threshold", stepCacheThreshold_->value()}};
-    if (vaeBudget_->value() > 0) r["vae_budget_mb"] = vaeBudget_->value();
-    // Always said, so unticking it overrides a model's default of true.
-    if (!ws::mode_has_actions(m)) r["json_caption_wrapper"] = jsonCaption_->isChecked();
     if (visionRow_->isVisibleTo(this) && !vision_->text().isEmpty()) r["vision_path"] = vision_->text().toStdString();
     if (lastFrameRow_->isVisibleTo(this) && !lastFrame_->text().isEmpty())
         r["keyframes"] = ws::ojson::array({{{"path", lastFrame_->text().toStdString()}, {"latent_frame", -1}}});
     if (actionRow_->isVisibleTo(this) && !action_->text().isEmpty()) r["action_path"] = action_->text().toStdString();
-    if (m == ws::Mode::Transfer) {
-        if (!control_->text().isEmpty()) r["control_path"] = control_->text().toStdString();
-        r["control_type"] = controlType_->currentData().toString().toStdString();
-        r["control_weight"] = controlWeight_->value();
-    }
+    if (m == ws::Mode::Transfer && !control_->text().isEmpty()) r["control_path"] = control_->text().toStdString();
     return r;
 }
 
@@ -645,9 +618,8 @@ void SettingsPanel::updateVisibility() {
     show(controlRow_, m == ws::Mode::Transfer);
     frames_->setEnabled(m != ws::Mode::Text2Image);
     sound_->setEnabled(m != ws::Mode::Text2Image && canMakeSound_);
-    show(jsonCaption_, !ws::mode_has_actions(m));
-    show(lengthRow_, m == ws::Mode::Text2Video || m == ws::Mode::Image2Video || m == ws::Mode::Video2Video);
-    show(prompting_, m == ws::Mode::Text2Image || m == ws::Mode::Text2Video || m == ws::Mode::Image2Video || m == ws::Mode::Video2Video);  // action modes send the reference's own action caption
+    show(lengthRow_, ws::mode_in(ws::request_field("continuation")->modes, m));
+    for (const std::string& f : fields_->names()) show(fields_->widget(f), fields_->appliesTo(f, mode()));
     recipeNote_->setVisible(!recipeModes_.isEmpty() && !recipeModes_.contains(mode()) && !recipeNote_->text().isEmpty());
 }
 
@@ -658,6 +630,10 @@ void SettingsPanel::deriveControl() {
 
 void SettingsPanel::deriveControlFrom(const QString& source) {
     const QString type = controlType_->currentData().toString();
+    if (type != "edge" && type != "blur") {
+        Q_EMIT message(tr("Only edge and blur maps are computed here; a %1 map comes from its own tool").arg(controlType_->currentText()));
+        return;
+    }
     const QString out = StudioPaths::outputsDir() + QStringLiteral("/control-%1-%2.mp4").arg(type, QFileInfo(source).completeBaseName());
     Q_EMIT message(tr("Computing the %1 map of %2…").arg(controlType_->currentText(), source));
     // OpenCV on a pool thread; the result comes back to this widget queued.

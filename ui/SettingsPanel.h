@@ -15,6 +15,7 @@ class QLineEdit;
 class QPushButton;
 class QSpinBox;
 class QFormLayout;
+class RequestFields;
 
 class SettingsPanel : public QWidget {
     Q_OBJECT
@@ -101,11 +102,13 @@ private:
     void deriveControl();
     void lockFixedSampling();
     QComboBox *mode_, *preset_, *tier_, *aspect_, *seedPolicy_, *controlType_;
-    QSpinBox *fps_, *frames_, *steps_, *seed_, *width_, *height_, *chunks_, *overlap_;
+    QSpinBox *frames_, *seed_, *width_, *height_, *steps_ = nullptr, *chunks_, *overlap_;
+    QDoubleSpinBox* fps_ = nullptr;
     QComboBox* prompting_;
     QWidget* lengthRow_;
     QDoubleSpinBox *guidance_, *shift_, *controlWeight_;
-    QCheckBox *sound_, *jsonCaption_, *useModelAdapters_, *stepCache_;
+    QCheckBox *sound_, *jsonCaption_ = nullptr, *useModelAdapters_, *stepCache_;
+    RequestFields* fields_;  // the rows the request schema declares
     QDoubleSpinBox* stepCacheThreshold_;
     QSpinBox* vaeBudget_;
     AdapterList* jobAdapters_;

@@ -38,7 +38,7 @@ const std::vector<std::string> kFlagOptions = {"--chat",   "--negative", "--soun
                                                "--recompute-text", "--json", "--resume", "--freeze-reasoner",
                                                "--closed-loop", "--no-inverse-check", "--distilled", "--fp8", "--edge",
                                                "--json-caption", "--plain-prompt", "--tower-split", "--step-cache", "--slurm",
-                                               "--slurm-cancel", "--no-wait", "--compare-attention"};
+                                               "--slurm-cancel", "--no-wait", "--compare-attention", "--translation-source"};
 }  // namespace
 
 Args parse(int argc, char** argv, int start) {

@@ -1,7 +1,7 @@
 // worldstudio: the studio window.
 //   worldstudio [MODEL_DIR | PROJECT.db] [--model DIR] [--enqueue REQUEST.json ...] [--no-audio]
 //               [--evaluate PROJECT.db [--annotator NAME]] [--screenshots DIR]
-//               [--benchmark [--jobs N]] [--benchmark-robotics [--rollouts N]]
+//               [--benchmark [--jobs N]] [--benchmark-robotics [--rollouts N]] [--benchmark-io [--items N]]
 // A file given as the argument (a file manager's "open with") is an evaluation project; a folder is a model.
 // With no model given it opens the last model used, or the built-in model (made on first start).
 #include <QApplication>
@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
     // the application reads them.)
     std::unique_ptr<QTemporaryDir> scratch;
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--benchmark") == 0 || std::strcmp(argv[i], "--benchmark-robotics") == 0) {
+        if (std::strcmp(argv[i], "--benchmark") == 0 || std::strcmp(argv[i], "--benchmark-robotics") == 0 ||
+            std::strcmp(argv[i], "--benchmark-io") == 0) {
             scratch = std::make_unique<QTemporaryDir>();
             setenv("XDG_DATA_HOME", (scratch->path() + "/data").toLocal8Bit().constData(), 1);
             setenv("XDG_CONFIG_HOME", (scratch->path() + "/config").toLocal8Bit().constData(), 1);
@@ -61,10 +62,13 @@ int main(int argc, char** argv) {
     QCommandLineOption jobs("jobs", "Benchmark jobs with previews, and as many without (default 15).", "N", "15");
     QCommandLineOption roboticsBenchmark("benchmark-robotics", "Print the Robotics workspace's figures (UI stalls while rollouts generate, play latency) as JSON, then quit.");
     QCommandLineOption rollouts("rollouts", "Rollouts the Robotics benchmark runs (default 3).", "N", "3");
-    cli.addOptions({model, enqueue, noAudio, evaluate, annotator, screenshots, benchmark, jobs, roboticsBenchmark, rollouts});
+    QCommandLineOption ioBenchmark("benchmark-io", "Print the UI stalls while searching the library, exporting and adjudicating as JSON, then quit.");
+    QCommandLineOption items("items", "Outputs in the library the I/O benchmark searches (default 500).", "N", "500");
+    cli.addOptions({model, enqueue, noAudio, evaluate, annotator, screenshots, benchmark, jobs, roboticsBenchmark, rollouts, ioBenchmark, items});
     cli.process(app);
     if (cli.isSet(benchmark)) return runStudioBenchmark(app, sinceMain, std::max(1, cli.value(jobs).toInt()));
     if (cli.isSet(roboticsBenchmark)) return runRoboticsBenchmark(std::max(1, cli.value(rollouts).toInt()));
+    if (cli.isSet(ioBenchmark)) return runInteractionBenchmark(std::max(1, cli.value(items).toInt()));
 
     MainWindow w;
     if (cli.isSet(noAudio)) w.player()->setUseAudioDevice(false), w.evaluation()->player()->setUseAudioDevice(false);

@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -9,6 +10,7 @@
 
 #include "CaptionEditor.h"
 #include "EvaluationPanel.h"
+#include "HistoryView.h"
 #include "MainWindow.h"
 #include <QListWidget>
 #include <QTabWidget>
@@ -151,6 +153,9 @@ void startScreenshotTour(MainWindow* w, const QString& dir) {
         after(1500, w, [w, dir, historyId] {
             save(w, dir, "generate-result");
             w->showWorkspace(MainWindow::Workspace::Library);
+            QElapsedTimer waited;  // the list fills off the UI thread
+            waited.start();
+            while (w->library()->searching() && waited.elapsed() < 10000) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
             w->historyList()->setCurrentRow(0);
             after(300, w, [w, dir, historyId] {
                 save(w, dir, "library");

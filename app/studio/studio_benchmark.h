@@ -13,3 +13,8 @@ int runStudioBenchmark(QApplication& app, const QElapsedTimer& sinceMain, int jo
 // episodes open, while `rollouts` 3-chunk forward-dynamics rollouts generate (goal < 50 ms) and while two chunks
 // are played from the keyboard, with each rollout's time and each played chunk's latency.
 int runRoboticsBenchmark(int rollouts);
+
+// `worldstudio --benchmark-io`: the longest UI stall (goal < 50 ms) while a library of `items` outputs is searched as
+// the user types, while a 480p clip is exported (MP4, PNG frames, WAV), and while disagreements of a 600-item
+// evaluation project are adjudicated from the keyboard (io_benchmark.cpp).
+int runInteractionBenchmark(int items);

@@ -93,6 +93,25 @@ private Q_SLOTS:
         QCOMPARE(r.code, 0);
         QCOMPARE(r.out, QByteArray("A ball. The video is 7.9 seconds long and is of 24 FPS. This video is of 1280x720 resolution.\n"));
     }
+    // The request schema, printed three ways; the form's strings for lupdate are the committed file, so a field's
+    // label or help changed in the schema cannot go untranslated unnoticed.
+    void fieldsPrintsTheRequestSchema() {
+        auto table = cli({"fields"});
+        QCOMPARE(table.code, 0);
+        QVERIFY2(table.out.contains("video_save_quality") && table.out.contains("guidance"), table.out.constData());
+        auto json = cli({"fields", "--json"});
+        QCOMPARE(json.code, 0);
+        bool found = false;
+        for (const ws::ojson& f : ws::ojson::parse(json.out.toStdString()))
+            if (f["name"] == "guidance") found = f["max"].get<double>() == 7 && f["form"].get<bool>();
+        QVERIFY(found);
+        auto strings = cli({"fields", "--translation-source"});
+        QCOMPARE(strings.code, 0);
+        QFile committed(WS_SOURCE_DIR "/translations/request_schema_strings.cpp");
+        QVERIFY(committed.open(QIODevice::ReadOnly));
+        QVERIFY2(committed.readAll() == strings.out,
+                 "translations/request_schema_strings.cpp is stale: worldstudio-cli fields --translation-source > it, then lupdate");
+    }
     void compareReportsErrors() {
         const QString golden = QString(WS_TEST_DATA) + "/golden/seq_a";
         auto r = cli({"positions", golden, "-o", tmp_.filePath("p.safetensors")});

@@ -194,6 +194,16 @@ private Q_SLOTS:
         QVERIFY(std::fabs(info["streams"][0]["duration"].get<double>() - want) < 1 / 16.0);
         QVERIFY(std::fabs(info["streams"][1]["duration"].get<double>() - want) < 1 / 16.0);
         QCOMPARE(r.record["outputs"][0]["video"].get<std::string>(), std::string("clip.mp4"));
+        // video_save_quality reaches the encoder: the reference's 10 (CRF 0) makes a larger file than 2 (CRF 40), and the
+        // record says which was used.
+        QCOMPARE(r.record["request"]["video_save_quality"].get<double>(), 6.5);
+        ojson best = job, worst = job;
+        best["video_save_quality"] = 10;
+        worst["video_save_quality"] = 2;
+        s.generate(best, p("gen/best.mp4"), {});
+        s.generate(worst, p("gen/worst.mp4"), {});
+        const auto best_size = fs::file_size(p("gen/best.mp4")), worst_size = fs::file_size(p("gen/worst.mp4"));
+        QVERIFY2(best_size > worst_size * 2, qPrintable(QString("%1 vs %2 bytes").arg(best_size).arg(worst_size)));
         ojson img = {{"model_mode", "text2image"}, {"prompt", "a ball"}, {"resolution", "256"}, {"num_steps", 2}};
         s.generate(img, p("gen/still.png"), {});
         QCOMPARE(read_image(p("gen/still.png")).width, 256);

@@ -12,6 +12,9 @@
 #include "worldstudio/model/prompt.h"
 #include "worldstudio/core/pyjson.h"
 #include "worldstudio/model/request.h"
+#include "worldstudio/model/request_schema.h"
+
+#include <variant>
 
 using namespace ws;
 
@@ -22,6 +25,15 @@ QStringList python_lines(const QString& code, const QByteArray& input) {
     QString out = QString::fromUtf8(r.out);
     if (out.endsWith('\n')) out.chop(1);
     return out.split('\n');
+}
+// The job is refused with a message containing `frag`.
+void expect(const ojson& job, const char* frag) {
+    try {
+        GenerationRequest::parse(job);
+        QFAIL(("accepted: " + job.dump()).c_str());
+    } catch (const Error& e) {
+        QVERIFY2(std::string(e.what()).find(frag) != std::string::npos, e.what());
+    }
 }
 }  // namespace
 
@@ -152,14 +164,6 @@ private Q_SLOTS:
         }
     }
     void badJobs() {
-        auto expect = [](const ojson& job, const char* frag) {
-            try {
-                GenerationRequest::parse(job);
-                QFAIL(("accepted: " + job.dump()).c_str());
-            } catch (const Error& e) {
-                QVERIFY2(std::string(e.what()).find(frag) != std::string::npos, e.what());
-            }
-        };
         expect({{"model_mode", "text2movie"}}, "unknown model_mode");
         expect({{"promt", "typo"}}, "unknown job field 'promt'");
         expect({{"resolution", "333"}}, "resolution must be one of");
@@ -182,6 +186,46 @@ private Q_SLOTS:
         expect({{"sampler", "ddim"}}, "sampler must be");
         expect({{"prompt_path", "/nonexistent/prompt.txt"}}, "cannot be read");
         expect(ojson::array(), "JSON object");
+    }
+    // Each field is declared once, in the schema: the typed request's own defaults are the schema's fallbacks, every
+    // plain field's fallback parses, and refusals quote the schema's ranges.
+    void requestSchemaIsTheOneDeclaration() {
+        const GenerationRequest blank;
+        int compared = 0;
+        for (const ws::RequestField& f : ws::request_fields()) {
+            if (f.fallback.is_null() || std::holds_alternative<std::monostate>(f.target)) continue;
+            ojson member;
+            std::visit([&](auto m) {
+                if constexpr (!std::is_same_v<decltype(m), std::monostate>) member = blank.*m;
+            }, f.target);
+            QVERIFY2(member == f.fallback, (f.name + ": " + member.dump() + " in GenerationRequest, " + f.fallback.dump() + " in the schema").c_str());
+            ++compared;
+        }
+        QVERIFY(compared >= 15);
+        for (const ws::RequestField& f : ws::request_fields()) {
+            if (f.fallback.is_null() || !f.read_everywhere) continue;
+            try {
+                GenerationRequest::parse({{f.name, f.fallback}});
+            } catch (const Error& e) {
+                QFAIL((f.name + " = its own fallback was refused: " + e.what()).c_str());
+            }
+        }
+        expect({{"guidance", 7.5}}, "guidance must be between 0 and 7");
+        expect({{"shift", 0}}, "shift must be in (0, 100]");
+        expect({{"raw_action_dim", -1}}, "raw_action_dim must not be negative");
+        expect({{"control_type", "canny"}}, "control_type must be edge, blur, depth or seg (got 'canny')");
+        expect({{"video_save_quality", 11}}, "video_save_quality must be between 0 and 10");
+        expect({{"video_save_quality", "high"}}, "'video_save_quality' must be a number");
+        expect({{"reuse_text_kv", 1}}, "'reuse_text_kv' must be true or false");
+        // The field added through the schema alone: read, recorded, and turned into the encoder's CRF as imageio does.
+        QCOMPARE(GenerationRequest::parse({{"prompt", "x"}}).video_crf(), 17);
+        const GenerationRequest best = GenerationRequest::parse({{"prompt", "x"}, {"video_save_quality", "10"}});
+        QCOMPARE(best.video_crf(), 0);
+        QCOMPARE(best.to_json()["video_save_quality"].get<double>(), 10.0);
+        QVERIFY(!GenerationRequest::parse({{"model_mode", "text2image"}}).to_json().contains("video_save_quality"));
+        QCOMPARE(ws::request_field("video_save_quality")->max, 10.0);
+        QVERIFY(ws::request_field("sigma_max") && ws::request_field("sigma_max")->kind == ws::FieldKind::Ignored);
+        QVERIFY(!ws::request_field("promt"));
     }
     void modelPresets() {
         // Both towers together: Nano is the "16B" model on a Qwen3-VL-8B text stack, Super the "64B" one.

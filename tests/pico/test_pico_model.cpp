@@ -150,6 +150,23 @@ private Q_SLOTS:
         } catch (const ws::Error& e) {
             QVERIFY2(QString(e.what()).contains("worldstudio_generation_defaults"), e.what());
         }
+        // A recipe sets request fields through the request schema: an unknown field or a value out of its range is
+        // refused at load, naming the mode and the field.
+        const std::vector<std::pair<ws::ojson, const char*>> recipes = {
+            {{{"*", {{"guidance", 9}}}}, "worldstudio_generation_defaults.*: guidance must be between 0 and 7"},
+            {{{"text2video", {{"promt", "x"}}}}, "worldstudio_generation_defaults.text2video: 'promt' is not a request field"},
+            {{{"text2movie", {{"fps", 16}}}}, "unknown model_mode 'text2movie'"},
+            {{{"image2video", {{"control_type", "canny"}}}}, "control_type must be edge, blur, depth or seg"}};
+        for (const auto& [recipe, why] : recipes) {
+            j["worldstudio_generation_defaults"] = recipe;
+            write_file(dir + "/model_index.json", QByteArray::fromStdString(j.dump()));
+            try {
+                ws::Model::load(dir.toStdString());
+                QFAIL(("a bad recipe was accepted: " + recipe.dump()).c_str());
+            } catch (const ws::Error& e) {
+                QVERIFY2(QString(e.what()).contains(why) && QString(e.what()).contains("model_index.json"), e.what());
+            }
+        }
         write_file(dir + "/model_index.json", "{ not json");
         QVERIFY_THROWS_EXCEPTION(ws::Error, ws::Model::load(dir.toStdString()));
     }

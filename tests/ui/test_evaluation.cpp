@@ -180,6 +180,7 @@ private Q_SLOTS:
         QCOMPARE(s.models[0].second.overall.yes, int64_t(5));  // 4 agreed yes + the reviewer's one yes
         key(panel.get(), Qt::Key_S, Qt::AltModifier);
         QCOMPARE(panel->page(), EvaluationPanel::ScoresPage);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->scoring(), 10000);  // recomputed off the UI thread after each answer
         QVERIFY2(panel->scoresText().contains("M: HUE 83.3"), qPrintable(panel->scoresText()));
         QVERIFY(panel->scoresText().contains("ann2: 6"));  // progress per annotator
         key(panel.get(), Qt::Key_L, Qt::AltModifier);
@@ -237,6 +238,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(panel->player()->media(0)->path.endsWith("episode_7.mp4"), 10000);
         // Scores: Wilson's interval first, the paper's clamped to 0–100 beside it.
         panel->showPage(EvaluationPanel::ScoresPage);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->scoring(), 10000);
         QVERIFY2(panel->scoresText().contains("95% Wilson ["), qPrintable(panel->scoresText()));
         QVERIFY(panel->scoresText().contains("paper's normal interval ["));
         static const QRegularExpression number(QStringLiteral("\\[(-?[0-9.]+), (-?[0-9.]+)\\]"));

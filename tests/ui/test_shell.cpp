@@ -6,6 +6,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QFileDialog>
 #include <QHelpEvent>
 #include <QLabel>
@@ -23,6 +25,7 @@
 #include <QtTest>
 
 #include "CaptionEditor.h"
+#include "worldstudio/model/request.h"
 #include "EvaluationPanel.h"
 #include "GenerateView.h"
 #include "HistoryStore.h"
@@ -64,6 +67,13 @@ QString writeClip(const QString& path, int frames, int r, int g, int b) {
     return path;
 }
 
+
+// The Library's list once its search (off the UI thread, after a typing pause) has finished; -1 if it never does.
+int listed(MainWindow& w) {
+    HistoryView* view = w.library();
+    if (!QTest::qWaitFor([view] { return !view->searching(); }, 10000)) return -1;
+    return w.historyList()->count();
+}
 }  // namespace
 
 class TestShell : public QObject {
@@ -185,6 +195,45 @@ private Q_SLOTS:
         QVERIFY(!s.request()["enable_sound"].get<bool>());
         s.setModelCanMakeSound(true);
         QVERIFY(s.soundBox()->isChecked());
+    }
+
+    // The form's rows come from the request schema: its ranges (guidance 0-7, as the engine accepts; the window
+    // offered 0-20), and a field declared only there (video_save_quality) gets a row, is sent, recalled and hidden
+    // where it means nothing.
+    void settingsRowsComeFromTheRequestSchema() {
+        freshSettings("schema");
+        SettingsPanel s;
+        s.resize(600, 1400);
+        s.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&s));
+        QCOMPARE(s.findChild<QDoubleSpinBox*>("guidance")->maximum(), 7.0);
+        auto* quality = s.findChild<QDoubleSpinBox*>("video_save_quality");
+        QVERIFY(quality && quality->isVisible());
+        QCOMPARE(quality->minimum(), 0.0);
+        QCOMPARE(quality->maximum(), 10.0);
+        QCOMPARE(quality->value(), 6.5);
+        QVERIFY(quality->toolTip().contains("CRF"));
+        auto* form = qobject_cast<QFormLayout*>(s.layout());
+        QVERIFY(form && form->labelForField(quality));
+        QCOMPARE(qobject_cast<QLabel*>(form->labelForField(quality))->text(), QString("Video quality"));
+        quality->setFocus();
+        quality->selectAll();
+        QTest::keyClicks(quality, "9");
+        QTest::keyClick(quality, Qt::Key_Tab);
+        QCOMPARE(s.request()["video_save_quality"].get<double>(), 9.0);
+        s.applyRequest({{"prompt", "recalled"}, {"video_save_quality", 3}});
+        QCOMPARE(quality->value(), 3.0);
+        s.applyRequest({{"prompt", "recalled without it"}});
+        QCOMPARE(quality->value(), 6.5);
+        s.setMode("text2image");
+        QVERIFY(!quality->isVisible() && !form->labelForField(quality)->isVisible());
+        QVERIFY(!s.request().contains("video_save_quality"));
+        s.setMode("text2video");
+        QVERIFY(quality->isVisible());
+        // The request the form makes is one the engine accepts.
+        ws::ojson job = s.request();
+        job["prompt"] = "a kite";
+        QCOMPARE(ws::GenerationRequest::parse(job).video_save_quality, 6.5);
     }
 
     // Tab went Frames → Steps → Seed → back up to the size row: the settings' focus chain must read down the form.
@@ -337,23 +386,23 @@ private Q_SLOTS:
         QVERIFY(w.history()->add(tmp_.filePath("damaged.mp4"), "{not json", thumb) > 0);
         QVERIFY(w.history()->add(tmp_.filePath("x.mp4"), record, thumb) > 0);
         w.showWorkspace(MainWindow::Workspace::Library);
-        QCOMPARE(w.historyList()->count(), 2);
+        QCOMPARE(listed(w), 2);
         const QString label = w.historyList()->item(0)->text();
         QVERIFY2(label.startsWith("a lighthouse in a storm"), qPrintable(label));
         QVERIFY(label.contains("Text → video") && label.contains("pico") && label.contains("seed 77") && label.contains("12.5 s"));
         QVERIFY(!w.historyList()->item(0)->icon().isNull());
         // Searched by the user's words and by the caption's.
         QTest::keyClicks(w.historySearch(), "storm");
-        QCOMPARE(w.historyList()->count(), 1);
+        QCOMPARE(listed(w), 1);
         QVERIFY(w.historyList()->item(0)->text().startsWith("a lighthouse in a storm"));
         w.historySearch()->clear();
         QTest::keyClicks(w.historySearch(), "basalt");
-        QCOMPARE(w.historyList()->count(), 1);
+        QCOMPARE(listed(w), 1);
         w.historySearch()->clear();
         QTest::keyClicks(w.historySearch(), "volcano");
-        QCOMPARE(w.historyList()->count(), 0);
+        QCOMPARE(listed(w), 0);
         w.historySearch()->clear();
-        QCOMPARE(w.historyList()->count(), 2);
+        QCOMPARE(listed(w), 2);
         w.historyList()->setCurrentRow(0);
         QVERIFY(w.library()->summaryText().contains("a lighthouse in a storm"));
         QVERIFY(w.library()->summaryText().contains("64×64"));

@@ -60,6 +60,13 @@ QString readFile(const QString& path) {
     return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
 }
 
+
+// The Library's list once its search (off the UI thread, after a typing pause) has finished; -1 if it never does.
+int listed(MainWindow& w) {
+    HistoryView* view = w.library();
+    if (!QTest::qWaitFor([view] { return !view->searching(); }, 10000)) return -1;
+    return w.historyList()->count();
+}
 }  // namespace
 
 class TestStudio : public QObject {
@@ -168,12 +175,13 @@ private Q_SLOTS:
         // History: the output with its record, searchable, and recall restores caption and settings exactly.
         QCOMPARE(w.history()->count(), 1);
         w.showWorkspace(MainWindow::Workspace::Library);
-        QCOMPARE(w.historyList()->count(), 1);
+        QCOMPARE(listed(w), 1);
         QTest::keyClicks(w.historySearch(), "no such words");
-        QCOMPARE(w.historyList()->count(), 0);
+        QVERIFY(w.library()->searching());  // the search waits for a pause in the typing
+        QCOMPARE(listed(w), 0);
         w.historySearch()->clear();
         QTest::keyClicks(w.historySearch(), "dolly");
-        QCOMPARE(w.historyList()->count(), 1);
+        QCOMPARE(listed(w), 1);
         // Play, Recall and the rest act on a selection: without one they are off.
         QPushButton* libraryPlay = nullptr;
         for (QPushButton* b : w.findChild<HistoryView*>()->findChildren<QPushButton*>())
@@ -239,7 +247,7 @@ private Q_SLOTS:
         }
         MainWindow w;
         QCOMPARE(w.history()->count(), 1);
-        QCOMPARE(w.historyList()->count(), 1);
+        QCOMPARE(listed(w), 1);
         QVERIFY2(w.statusMessage().contains("Restored 2 queued"), qPrintable(w.statusMessage()));
         QTRY_COMPARE(w.queueTable()->rowCount(), 6);  // the done job, the two waiting ones, three cancelled
         // The done job's card gets its picture back from its file.
@@ -498,15 +506,24 @@ private Q_SLOTS:
         QCOMPARE(completed.first().at(1).toString(), QString("done"));
 
         // Exports of the result: the MP4 keeps its record, frames as PNGs, the sound as WAV.
+        // Each is encoded off the UI thread and reported when written.
         QTRY_VERIFY_WITH_TIMEOUT(w.player()->hasMedia(0), 20000);
-        QVERIFY(w.exportTo("mp4", tmp_.filePath("export.mp4")));
+        QSignalSpy exported(&w, &MainWindow::exportFinished);
+        auto exportAndWait = [&](const char* kind, const QString& to) {
+            exported.clear();
+            if (!w.exportTo(kind, to)) return false;
+            return exported.wait(60000) && exported.first().at(0).toString() == to && exported.first().at(1).toBool();
+        };
+        QVERIFY(exportAndWait("mp4", tmp_.filePath("export.mp4")));
         QVERIFY(ws::probe_media(tmp_.filePath("export.mp4").toStdString()).contains("record"));
-        QVERIFY(w.exportTo("png", tmp_.filePath("frames")));
+        QVERIFY(exportAndWait("png", tmp_.filePath("frames")));
         QCOMPARE(QDir(tmp_.filePath("frames")).entryList({"*.png"}).size(), 9);
-        QVERIFY(w.exportTo("wav", tmp_.filePath("export.wav")));
+        QVERIFY(exportAndWait("wav", tmp_.filePath("export.wav")));
         QVERIFY(ws::read_audio(tmp_.filePath("export.wav").toStdString()).frames() > 0);
         QVERIFY(!w.exportTo("gif", tmp_.filePath("x.gif")));
-        QVERIFY(!w.exportTo("mp4", "/nonexistent/dir/x.mp4"));
+        QVERIFY(w.statusMessage().contains("Export failed"));
+        QVERIFY(!exportAndWait("mp4", "/nonexistent/dir/x.mp4"));
+        QVERIFY(exported.size() == 1 && !exported.first().at(1).toBool());
         QVERIFY(w.statusMessage().contains("Export failed"));
 
         // A job that fails while running shows its error; the next one still runs.

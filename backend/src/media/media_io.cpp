@@ -335,11 +335,12 @@ void check_frames(const std::string& path, const VideoFrames& v) {
 
 }  // namespace
 
-void write_mp4(const std::string& path, const VideoFrames& v, const AudioClip* audio, const std::string& record_json) {
+void write_mp4(const std::string& path, const VideoFrames& v, const AudioClip* audio, const std::string& record_json, int crf) {
     check_frames(path, v);
     quiet_ffmpeg();
     if (v.width % 2 || v.height % 2) throw Error(path + ": H.264 needs even width and height");
     if (!(v.fps > 0 && v.fps <= 240)) throw Error(path + ": fps must be in (0, 240]");
+    if (crf < 0 || crf > 51) throw Error(path + ": the H.264 CRF must be from 0 to 51");
     const std::string tmp = path + ".partial.mp4";
     OutputContext out;
     int rc = avformat_alloc_output_context2(&out.oc, nullptr, "mp4", tmp.c_str());
@@ -358,7 +359,7 @@ void write_mp4(const std::string& path, const VideoFrames& v, const AudioClip* a
     vctx->thread_count = 2;
     if (out.oc->oformat->flags & AVFMT_GLOBALHEADER) vctx->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     AVDictionary* vopts = nullptr;
-    av_dict_set(&vopts, "crf", "18", 0);
+    av_dict_set(&vopts, "crf", std::to_string(crf).c_str(), 0);
     av_dict_set(&vopts, "preset", "medium", 0);
     rc = avcodec_open2(vctx.get(), venc, &vopts);
     av_dict_free(&vopts);

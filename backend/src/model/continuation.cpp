@@ -145,7 +145,7 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
     result.record["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     for (const auto& [name, version] : media_.versions.items()) result.record["versions"][name] = version;
     const std::string record_text = result.record.dump(2);
-    media_.write_video(base + ".mp4", frames, clip.frames() > 0 ? &clip : nullptr, record_text);
+    media_.write_video(base + ".mp4", frames, clip.frames() > 0 ? &clip : nullptr, record_text, req.video_crf());
     result.outputs.push_back(base + ".mp4");
     write_record_file(base, record_text, result);
     return result;

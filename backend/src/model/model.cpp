@@ -12,6 +12,7 @@
 #include "model/memory.h"
 #include "model/quantized_weights.h"
 #include "worldstudio/model/pico_codec.h"
+#include "worldstudio/model/request_schema.h"
 #include "core/torch_util.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/core/safetensors.h"
@@ -220,6 +221,13 @@ ojson checkpoint_defaults(const CheckpointFormat& format, const ModelConfig& c) 
     d["text2image"]["resolution"] = "768";
     return d;
 }
+// The modes a checkpoint's recipe is made for and what it is, beside its defaults above ({}: every mode). The studio
+// says so when another mode is chosen.
+ojson checkpoint_recipe(const ModelConfig& c) {
+    if (c.backbone == "nemotron_dense")
+        return {{"modes", {"image2video"}}, {"name", "Edge"}, {"summary", "image → video at 832 × 480, for the weights of 2026-08-25"}};
+    return ojson::object();
+}
 }  // namespace
 
 ojson Model::inspect(const std::string& dir) {
@@ -319,6 +327,26 @@ ojson parse_generation_defaults(const std::string& text, const std::string& orig
     bool ok = d.is_object();
     for (auto it = d.begin(); ok && it != d.end(); ++it) ok = it.value().is_object();
     if (!ok) throw Error(origin + ": worldstudio_generation_defaults must map \"*\" or mode names to objects of request fields");
+    // A recipe sets request fields through the request schema: each key must be a field, each value one it accepts.
+    for (const auto& [mode, fields] : d.items()) {
+        const std::string where = origin + ": worldstudio_generation_defaults." + mode;
+        if (mode != "*") {
+            try {
+                mode_from_name(mode);
+            } catch (const Error& e) {
+                throw Error(where + ": " + e.what());
+            }
+        }
+        for (const auto& [key, value] : fields.items()) {
+            const RequestField* f = request_field(key);
+            if (!f || f->kind == FieldKind::Ignored || key == "model_mode") throw Error(where + ": '" + key + "' is not a request field a recipe can set");
+            try {
+                check_field(*f, value);
+            } catch (const Error& e) {
+                throw Error(where + ": " + e.what());
+            }
+        }
+    }
     return d;
 }
 
@@ -535,6 +563,7 @@ ojson Model::info() const {
                  {"vae", impl_->vae != nullptr},
                  {"sound_tokenizer", impl_->sound != nullptr},
                  {"generation_defaults", impl_->generation_defaults},
+                 {"recipe", checkpoint_recipe(impl_->config)},
                  {"format", impl_->format.to_json()},
                  {"adapters", impl_->adapters},
                  {"memory", impl_->memory_plan},

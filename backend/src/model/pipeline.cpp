@@ -327,7 +327,7 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                 continue;
             }
             const AudioClip clip = f.state.sound && M.sound ? decode_sound_clip(*M.sound, f.state.sound->x, req.num_frames / req.fps) : AudioClip{};
-            media_.write_video(f.prefix + ".mp4", frames, clip.frames() > 0 ? &clip : nullptr, record_text);
+            media_.write_video(f.prefix + ".mp4", frames, clip.frames() > 0 ? &clip : nullptr, record_text, req.video_crf());
             result.outputs.push_back(f.prefix + ".mp4");
             if (plan.action_mode) write_reference_sample(f.prefix, req, result.record, action_rows.count(f.prefix) ? &action_rows[f.prefix] : nullptr);
         }

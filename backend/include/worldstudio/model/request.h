@@ -122,6 +122,9 @@ struct GenerationRequest {
     // Memory for the VAE's decode and encode, in MiB: frames are chunked and the picture tiled so the largest
     // activation fits. 0 = what the model's memory budget leaves, or (without one) one latent frame at a time, untiled.
     int64_t vae_budget_mb = 0;
+    // The MP4's quality on the reference's 0-10 scale (imageio's: H.264 CRF = int((1 - q / 10) * 51)).
+    double video_save_quality = 6.5;
+    int video_crf() const { return static_cast<int>((1.0 - video_save_quality / 10.0) * 51.0); }
     // LoRA adapters the model must be loaded with (loaders read them; Session::generate checks the model has them).
     std::vector<AdapterChoice> adapters;
 
@@ -129,7 +132,8 @@ struct GenerationRequest {
     int latent_frames() const { return (num_frames - 1) / 4 + 1; }
     PromptMetadata metadata() const;
 
-    // Parses and validates (paths are taken as given; see resolve_job_paths).
+    // Parses and validates (paths are taken as given; see resolve_job_paths). The fields are declared in
+    // request_schema.h: a member here and a row there is all a new field needs to be read, checked, recorded and shown.
     static GenerationRequest parse(const ojson& request);
     ojson to_json() const;  // the fully resolved request, for generation records
 };
