@@ -34,20 +34,26 @@ public:
     void run(QObject* receiver, Work work, Done done) {
         const quint64 ticket = ++*latest_;
         std::shared_ptr<std::atomic<quint64>> latest = latest_;
+        std::shared_ptr<quint64> shown = shown_;
         QPointer<QObject> to(receiver);
-        QThreadPool::globalInstance()->start([latest, ticket, to, work = std::move(work), done = std::move(done)]() mutable {
+        QThreadPool::globalInstance()->start([latest, shown, ticket, to, work = std::move(work), done = std::move(done)]() mutable {
             if (latest->load() != ticket) return;
             auto result = work();
             QMetaObject::invokeMethod(
                 QCoreApplication::instance(),
-                [latest, ticket, to, done = std::move(done), result = std::move(result)]() mutable {
-                    if (to && latest->load() == ticket) done(std::move(result));
+                [latest, shown, ticket, to, done = std::move(done), result = std::move(result)]() mutable {
+                    if (!to || latest->load() != ticket) return;
+                    *shown = ticket;
+                    done(std::move(result));
                 },
                 Qt::QueuedConnection);
         });
     }
-    void cancel() { ++*latest_; }
+    void cancel() { *shown_ = ++*latest_; }
+    // The newest run has not delivered its result yet (read on the UI thread).
+    bool pending() const { return *shown_ != latest_->load(); }
 
 private:
     std::shared_ptr<std::atomic<quint64>> latest_ = std::make_shared<std::atomic<quint64>>(0);
+    std::shared_ptr<quint64> shown_ = std::make_shared<quint64>(0);  // the ticket whose result was delivered last
 };

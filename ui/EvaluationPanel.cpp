@@ -363,7 +363,6 @@ void EvaluationPanel::refresh() {
 void EvaluationPanel::refreshScores() {
     // Every label read and scored on a connection of the worker's own: a large project's recompute after each answer
     // would otherwise stall the window.
-    const quint64 ticket = ++scoresIssued_;
     scoresLane_.run(
         this,
         [path = project_->path()]() -> QString {
@@ -379,13 +378,10 @@ void EvaluationPanel::refreshScores() {
                 return tr("The scores could not be computed: %1").arg(QString::fromStdString(ws::user_message(e)));
             }
         },
-        [this, ticket](const QString& text) {
-            scoresShown_ = ticket;
-            scores_->setPlainText(text);
-        });
+        [this](const QString& text) { scores_->setPlainText(text); });
 }
 
-bool EvaluationPanel::scoring() const { return scoresShown_ != scoresIssued_; }
+bool EvaluationPanel::scoring() const { return scoresLane_.pending(); }
 
 void EvaluationPanel::showVideo(const std::string& file) {
     QString path = QString::fromStdString(file);

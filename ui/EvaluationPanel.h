@@ -125,5 +125,4 @@ private:
     QPlainTextEdit* scores_;
     void refreshScores();
     BackgroundLane scoresLane_;
-    quint64 scoresIssued_ = 0, scoresShown_ = 0;
 };

@@ -102,17 +102,13 @@ void HistoryView::refresh() {
         showSelected();
         return;
     }
-    const quint64 ticket = ++searchesIssued_;
     const QString path = history_->path(), text = search_->text();
     searchLane_.run(
         this, [path, text] { return HistoryStore::searchFile(path, text); },
-        [this, ticket](const QVector<HistoryEntry>& entries) {
-            searchesShown_ = ticket;
-            showEntries(entries);
-        });
+        [this](const QVector<HistoryEntry>& entries) { showEntries(entries); });
 }
 
-bool HistoryView::searching() const { return searchDelay_->isActive() || searchesShown_ != searchesIssued_; }
+bool HistoryView::searching() const { return searchDelay_->isActive() || searchLane_.pending(); }
 
 void HistoryView::showEntries(const QVector<HistoryEntry>& entries) {
     list_->clear();

@@ -53,6 +53,5 @@ private:
     QList<QPushButton*> selectionButtons_;  // enabled while an output is selected
     QTimer* searchDelay_;
     BackgroundLane searchLane_;
-    quint64 searchesIssued_ = 0, searchesShown_ = 0;
     QHash<qint64, QIcon> icons_;  // thumbnails made into icons once, by entry
 };

@@ -13,15 +13,14 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPointer>
 #include <QPushButton>
 #include <QRandomGenerator>
 #include <QSaveFile>
 #include <QSpinBox>
-#include <QThreadPool>
 #include <QToolButton>
 
 #include "AdapterList.h"
+#include "Background.h"
 #include "ModeNames.h"
 #include "StudioPaths.h"
 #include "RequestFields.h"
@@ -636,33 +635,33 @@ void SettingsPanel::deriveControlFrom(const QString& source) {
     }
     const QString out = StudioPaths::outputsDir() + QStringLiteral("/control-%1-%2.mp4").arg(type, QFileInfo(source).completeBaseName());
     Q_EMIT message(tr("Computing the %1 map of %2…").arg(controlType_->currentText(), source));
-    // OpenCV on a pool thread; the result comes back to this widget queued.
-    // Only the latest request fills the field: two derivations may finish out of order.
-    QPointer<SettingsPanel> self(this);
-    const quint64 ticket = ++controlTicket_;
-    QThreadPool::globalInstance()->start([self, source, type, out, ticket] {
+    // OpenCV on a pool thread. Only the latest request fills the field: two derivations may finish out of order.
+    struct Derived {
         QString error;
         QImage first;
-        try {
-            ws::VideoFrames v = ws::read_video(source.toStdString());
-            ws::VideoFrames map = type == "blur" ? ws::blur_control_map(v) : ws::edge_control_map(v);
-            ws::write_mp4(out.toStdString(), map, nullptr, ws::ojson{{"control", type.toStdString()}, {"source", source.toStdString()}}.dump());
-            first = QImage(map.frame(0), map.width, map.height, map.width * 3, QImage::Format_RGB888).copy();
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(ws::user_message(e));
-        }
-        if (!self) return;
-        QMetaObject::invokeMethod(self, [self, error, first, out, ticket] {
-            SettingsPanel* panel = self;
-            if (!panel || ticket != panel->controlTicket_) return;
-            if (!error.isEmpty()) {
-                Q_EMIT panel->message(tr("Control map failed: %1").arg(error));
+    };
+    controlLane_.run(
+        this,
+        [source, type, out] {
+            Derived d;
+            try {
+                ws::VideoFrames v = ws::read_video(source.toStdString());
+                ws::VideoFrames map = type == "blur" ? ws::blur_control_map(v) : ws::edge_control_map(v);
+                ws::write_mp4(out.toStdString(), map, nullptr, ws::ojson{{"control", type.toStdString()}, {"source", source.toStdString()}}.dump());
+                d.first = QImage(map.frame(0), map.width, map.height, map.width * 3, QImage::Format_RGB888).copy();
+            } catch (const std::exception& e) {
+                d.error = QString::fromStdString(ws::user_message(e));
+            }
+            return d;
+        },
+        [this, out](const Derived& d) {
+            if (!d.error.isEmpty()) {
+                Q_EMIT message(tr("Control map failed: %1").arg(d.error));
                 return;
             }
-            panel->control_->setText(out);
-            panel->controlPreview_->setPixmap(QPixmap::fromImage(first.scaledToHeight(72, Qt::SmoothTransformation)));
-            Q_EMIT panel->controlDerived(out);
-            Q_EMIT panel->message(tr("Control map written to %1").arg(out));
-        }, Qt::QueuedConnection);
-    });
+            control_->setText(out);
+            controlPreview_->setPixmap(QPixmap::fromImage(d.first.scaledToHeight(72, Qt::SmoothTransformation)));
+            Q_EMIT controlDerived(out);
+            Q_EMIT message(tr("Control map written to %1").arg(out));
+        });
 }

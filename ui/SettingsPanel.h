@@ -4,6 +4,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include "Background.h"
 #include "worldstudio/core/pyjson.h"
 
 class AdapterList;
@@ -117,7 +118,7 @@ private:
     QLabel *sizeLabel_, *durationLabel_, *controlPreview_, *fixedNote_, *recipeNote_, *lengthLabel_ = nullptr;
     QStringList recipeModes_;
     int fixedSteps_ = 0;
-    quint64 controlTicket_ = 0;  // the latest control-map derivation; older ones finishing later are dropped
+    BackgroundLane controlLane_;  // control-map derivations: the latest one's result fills the field
     QFormLayout* form_;
     QWidget *visionRow_, *actionRow_, *controlRow_, *lastFrameRow_;
     bool applying_ = false;
