@@ -11,11 +11,12 @@
 #include <memory>
 #include <utility>
 
-// Runs work() on the pool, then done(result) on the UI thread unless `receiver` is gone by then.
+// Runs work() on the pool (the shared one unless `pool` names another: a pool of one thread runs its work in
+// order), then done(result) on the UI thread unless `receiver` is gone by then.
 template <typename Work, typename Done>
-void runInBackground(QObject* receiver, Work work, Done done) {
+void runInBackground(QObject* receiver, Work work, Done done, QThreadPool* pool = nullptr) {
     QPointer<QObject> to(receiver);
-    QThreadPool::globalInstance()->start([to, work = std::move(work), done = std::move(done)]() mutable {
+    (pool ? pool : QThreadPool::globalInstance())->start([to, work = std::move(work), done = std::move(done)]() mutable {
         auto result = work();
         QMetaObject::invokeMethod(
             QCoreApplication::instance(),
@@ -31,12 +32,12 @@ public:
     // As runInBackground, but a later run() or cancel() on this lane drops this one's result (and skips its work
     // when it has not started).
     template <typename Work, typename Done>
-    void run(QObject* receiver, Work work, Done done) {
+    void run(QObject* receiver, Work work, Done done, QThreadPool* pool = nullptr) {
         const quint64 ticket = ++*latest_;
         std::shared_ptr<std::atomic<quint64>> latest = latest_;
         std::shared_ptr<quint64> shown = shown_;
         QPointer<QObject> to(receiver);
-        QThreadPool::globalInstance()->start([latest, shown, ticket, to, work = std::move(work), done = std::move(done)]() mutable {
+        (pool ? pool : QThreadPool::globalInstance())->start([latest, shown, ticket, to, work = std::move(work), done = std::move(done)]() mutable {
             if (latest->load() != ticket) return;
             auto result = work();
             QMetaObject::invokeMethod(

@@ -2,6 +2,7 @@
 #include "EvaluationPanel.h"
 
 #include <QComboBox>
+#include <algorithm>
 #include <QDir>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -34,6 +35,8 @@ QPushButton* keyButton(const QString& text, QWidget* parent) {
 
 EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
+    writerPool_.setMaxThreadCount(1);
+    writerPool_.setExpiryTimeout(-1);  // the thread stays (and with it the connection's thread affinity)
     auto* top = new QHBoxLayout;
     projectLabel_ = new QLabel(tr("No evaluation project open"), this);
     annotator_ = new QLineEdit(qEnvironmentVariable("USER"), this);
@@ -63,7 +66,7 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
     pages_->addTab(buildQuestionsPage(), tr("&Questions"));
     pages_->addTab(buildScoresPage(), tr("&Scores"));
     connect(pages_, &QTabWidget::currentChanged, this, [this] {
-        refresh();
+        reload();
         showPromptVideo();
         setFocus();
     });
@@ -78,7 +81,20 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
     root->addWidget(split, 1);
 }
 
-EvaluationPanel::~EvaluationPanel() = default;
+// The project's connection on the writer's thread, opened there at its first use.
+struct EvaluationPanel::WriterConnection {
+    explicit WriterConnection(std::string p) : path(std::move(p)) {}
+    ws::hue::Project& get() {
+        if (!db) db = ws::hue::Project::open(path);
+        return *db;
+    }
+    std::string path;
+    std::unique_ptr<ws::hue::Project> db;
+};
+
+EvaluationPanel::~EvaluationPanel() {
+    writerPool_.waitForDone();  // every answer given is committed before the window goes
+}
 
 QWidget* EvaluationPanel::buildLabelPage() {
     auto* page = new QWidget(this);
@@ -240,6 +256,7 @@ QWidget* EvaluationPanel::buildScoresPage() {
 bool EvaluationPanel::openProject(const QString& path) {
     try {
         project_ = ws::hue::Project::open(path.toStdString());
+        writer_ = std::make_shared<WriterConnection>(path.toStdString());
     } catch (const std::exception& e) {
         fail(QString::fromStdString(ws::user_message(e)));
         return false;
@@ -321,43 +338,103 @@ QString EvaluationPanel::currentQuestion() const {
 QString EvaluationPanel::progressText() const { return progress_->text(); }
 QString EvaluationPanel::scoresText() const { return scores_->toPlainText(); }
 
+EvaluationPanel::Snapshot EvaluationPanel::readSnapshot(const ws::hue::Project& project, const std::string& annotator) {
+    Snapshot s;
+    try {
+        if (!annotator.empty()) s.tasks = project.tasks_for(annotator);
+        s.disagreements = project.disagreements();
+        s.prompts = project.prompts();
+        s.questions = project.questions("", true);
+    } catch (const std::exception& e) {
+        s.error = QString::fromStdString(ws::user_message(e));
+    }
+    return s;
+}
+
 void EvaluationPanel::refresh() {
     if (!project_) return;
-    try {
-        const std::string who = annotator().toStdString();
-        tasks_ = who.empty() ? std::vector<ws::hue::Task>{} : project_->tasks_for(who);
-        disagreements_ = project_->disagreements();
-        current_ = std::clamp(current_, 0, std::max(0, taskCount() - 1));
-        currentDispute_ = std::clamp(currentDispute_, 0, std::max(0, disagreementCount() - 1));
+    applySnapshot(readSnapshot(*project_, annotator().toStdString()));
+}
 
-        disputes_->blockSignals(true);
-        disputes_->clear();
-        for (const auto& d : disagreements_) {
-            QStringList answers;
-            for (const auto& [name, a] : d.answers) answers << QStringLiteral("%1: %2").arg(QString::fromStdString(name), answerText(a));
-            // Blind: an item number, never the file name (it may name the model that made the video).
-            disputes_->addItem(tr("Item %1 — %2 — %3").arg(d.video_id).arg(QString::fromStdString(d.question), answers.join(", ")));
-        }
-        disputes_->setCurrentRow(disagreements_.empty() ? -1 : currentDispute_);
-        disputes_->blockSignals(false);
+void EvaluationPanel::reload() {
+    if (!project_) return;
+    reloadLane_.run(
+        this, [writer = writer_, who = annotator().toStdString()] {
+            try {
+                return readSnapshot(writer->get(), who);
+            } catch (const std::exception& e) {
+                Snapshot s;
+                s.error = QString::fromStdString(ws::user_message(e));
+                return s;
+            }
+        },
+        [this](const Snapshot& s) {
+            // A write given after this re-read began re-reads again when it is committed; until then the window keeps
+            // what it already shows of it.
+            if (writesPending_ == 0) applySnapshot(s);
+        },
+        &writerPool_);
+}
 
-        const QString keepPrompt = questionPrompt_->currentData().toString();
-        questionPrompt_->clear();
-        for (const auto& p : project_->prompts())
-            questionPrompt_->addItem(QStringLiteral("%1: %2").arg(QString::fromStdString(p.key), QString::fromStdString(p.text)), QString::fromStdString(p.key));
-        if (int i = questionPrompt_->findData(keepPrompt); i >= 0) questionPrompt_->setCurrentIndex(i);
-        questionList_->blockSignals(true);
-        questionList_->clear();
-        questions_ = project_->questions("", true);  // row i of the list is questions_[i]
-        for (const auto& q : questions_)
-            questionList_->addItem(QStringLiteral("%1[%2] %3 (%4)").arg(q.approved ? QString() : tr("DRAFT "), QString::fromStdString(q.prompt_key),
-                                                                         QString::fromStdString(q.text), QString::fromUtf8(ws::hue::dimension_name(q.dimension))));
-        questionList_->blockSignals(false);
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(ws::user_message(e)));
+void EvaluationPanel::applySnapshot(const Snapshot& s) {
+    if (!s.error.isEmpty()) {
+        fail(s.error);
+        return;
     }
+    tasks_ = s.tasks;
+    disagreements_ = s.disagreements;
+    current_ = std::clamp(current_, 0, std::max(0, taskCount() - 1));
+    currentDispute_ = std::clamp(currentDispute_, 0, std::max(0, disagreementCount() - 1));
+
+    disputes_->blockSignals(true);
+    disputes_->clear();
+    for (const auto& d : disagreements_) {
+        QStringList answers;
+        for (const auto& [name, a] : d.answers) answers << QStringLiteral("%1: %2").arg(QString::fromStdString(name), answerText(a));
+        // Blind: an item number, never the file name (it may name the model that made the video).
+        disputes_->addItem(tr("Item %1 — %2 — %3").arg(d.video_id).arg(QString::fromStdString(d.question), answers.join(", ")));
+    }
+    disputes_->setCurrentRow(disagreements_.empty() ? -1 : currentDispute_);
+    disputes_->blockSignals(false);
+
+    const QString keepPrompt = questionPrompt_->currentData().toString();
+    questionPrompt_->blockSignals(true);
+    questionPrompt_->clear();
+    for (const auto& p : s.prompts)
+        questionPrompt_->addItem(QStringLiteral("%1: %2").arg(QString::fromStdString(p.key), QString::fromStdString(p.text)), QString::fromStdString(p.key));
+    if (int i = questionPrompt_->findData(keepPrompt); i >= 0) questionPrompt_->setCurrentIndex(i);
+    questionPrompt_->blockSignals(false);
+    if (questionPrompt_->currentData().toString() != keepPrompt) showPromptVideo();
+    questionList_->blockSignals(true);
+    questionList_->clear();
+    questions_ = s.questions;  // row i of the list is questions_[i]
+    for (const auto& q : questions_)
+        questionList_->addItem(QStringLiteral("%1[%2] %3 (%4)").arg(q.approved ? QString() : tr("DRAFT "), QString::fromStdString(q.prompt_key),
+                                                                     QString::fromStdString(q.text), QString::fromUtf8(ws::hue::dimension_name(q.dimension))));
+    questionList_->blockSignals(false);
     refreshScores();
     showCurrent();
+}
+
+void EvaluationPanel::write(std::function<void(ws::hue::Project&)> change, std::function<void()> committed) {
+    ++writesPending_;
+    runInBackground(
+        this,
+        [writer = writer_, change = std::move(change)]() -> QString {
+            try {
+                change(writer->get());
+                return {};
+            } catch (const std::exception& e) {
+                return QString::fromStdString(ws::user_message(e));
+            }
+        },
+        [this, committed = std::move(committed)](const QString& error) {
+            --writesPending_;
+            if (error.isEmpty()) return committed();
+            fail(error);
+            reload();  // the window shows what the file holds
+        },
+        &writerPool_);
 }
 
 void EvaluationPanel::refreshScores() {
@@ -445,34 +522,49 @@ void EvaluationPanel::showCurrent() {
 
 void EvaluationPanel::answer(Answer a) {
     if (!project_) return;
-    try {
-        if (page() == AdjudicatePage) {
-            if (disagreements_.empty()) return;
-            const auto& d = disagreements_[static_cast<size_t>(currentDispute_)];
-            project_->adjudicate(d.video_id, d.question_id, annotator().toStdString(), a, note_->text().toStdString());
-            note_->clear();
-            Q_EMIT answered(d.video_id, d.question_id, answerText(a));
-            refresh();  // the settled item leaves the list; the next one takes its row
-            return;
+    if (page() == AdjudicatePage) return settle(a);
+    if (tasks_.empty() || annotator().isEmpty()) return;
+    auto& t = tasks_[static_cast<size_t>(current_)];
+    t.mine = a;
+    write([v = t.video_id, q = t.question_id, who = annotator().toStdString(), a](ws::hue::Project& p) { p.answer(v, q, who, a); },
+          [this, v = t.video_id, q = t.question_id, a] {
+              Q_EMIT answered(v, q, answerText(a));
+              refreshScores();
+          });
+    // On to the next item this annotator has not answered (or simply the next one), without waiting for the write.
+    int next = current_;
+    for (int i = current_ + 1; i < taskCount(); ++i)
+        if (!tasks_[static_cast<size_t>(i)].mine) {
+            next = i;
+            break;
         }
-        if (tasks_.empty() || annotator().isEmpty()) return;
-        auto& t = tasks_[static_cast<size_t>(current_)];
-        project_->answer(t.video_id, t.question_id, annotator().toStdString(), a);  // committed here
-        t.mine = a;
-        Q_EMIT answered(t.video_id, t.question_id, answerText(a));
-        // On to the next item this annotator has not answered (or simply the next one).
-        int next = current_;
-        for (int i = current_ + 1; i < taskCount(); ++i)
-            if (!tasks_[static_cast<size_t>(i)].mine) {
-                next = i;
-                break;
-            }
-        if (next == current_ && current_ + 1 < taskCount()) next = current_ + 1;
-        current_ = next;
-        showCurrent();
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(ws::user_message(e)));
-    }
+    if (next == current_ && current_ + 1 < taskCount()) next = current_ + 1;
+    current_ = next;
+    showCurrent();
+}
+
+void EvaluationPanel::settle(Answer a) {
+    if (disagreements_.empty()) return;
+    const auto d = disagreements_[static_cast<size_t>(currentDispute_)];
+    const std::string reviewer = annotator().toStdString();
+    if (reviewer.empty()) return fail(tr("Type your annotator name above: a final answer records who gave it."));
+    // The project refuses it too; asked here first, the settled item can leave the list before the write is done.
+    if (std::any_of(d.answers.begin(), d.answers.end(), [&](const auto& given) { return given.first == reviewer; }))
+        return fail(tr("%1 answered this item; its final answer must come from another reviewer").arg(annotator()));
+    const std::string note = note_->text().toStdString();
+    note_->clear();
+    // The settled item leaves the list now, and the next one takes its row.
+    disagreements_.erase(disagreements_.begin() + currentDispute_);
+    disputes_->blockSignals(true);
+    delete disputes_->takeItem(currentDispute_);
+    disputes_->blockSignals(false);
+    currentDispute_ = std::clamp(currentDispute_, 0, std::max(0, disagreementCount() - 1));
+    showCurrent();
+    write([d, reviewer, a, note](ws::hue::Project& p) { p.adjudicate(d.video_id, d.question_id, reviewer, a, note); },
+          [this, d, a] {
+              Q_EMIT answered(d.video_id, d.question_id, answerText(a));
+              reload();
+          });
 }
 
 void EvaluationPanel::move(int delta) {

@@ -2,13 +2,16 @@
 // The evaluation workspace: Cosmos-HUE-style labeling of generated videos in an evaluation project (hue.h).
 //   Label:      the video loops; the current question is large; Y / N / U answer (and move on), J / K next /
 //               previous, Space plays or pauses, Left / Right step a frame. Each annotator sees only their own
-//               answers. Every answer is committed to the project file when it is given.
+//               answers. Every answer is committed to the project file as it is given, on a thread of the
+//               panel's own (the window moves on at once; `answered` reports each answer once it is committed).
 //   Adjudicate: only the items the annotators disagree on, with every answer shown; the reviewer's Y / N / U is
 //               the final answer.
 //   Questions:  question drafts per prompt (from the reasoner or typed), edited and approved before they are asked.
 //   Scores:     HUE per model, dimension and domain with intervals, leaderboards, agreement, pending items.
 // The keys act whenever the focus is not in a text field, so labeling never needs the mouse.
+#include <QThreadPool>
 #include <QWidget>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -51,6 +54,10 @@ public:
     QString scoresText() const;
     // The scores and progress are recomputed off the UI thread after every change; true until the newest is shown.
     bool scoring() const;
+    // Answers and final answers are written in order off the UI thread: true while one is not yet committed.
+    bool writing() const { return writesPending_ > 0; }
+    // The lists are re-read off the UI thread after a page change or a final answer: true until the newest is shown.
+    bool loading() const { return reloadLane_.pending(); }
     QString lastError() const { return error_; }
     ws::hue::Project* project() const { return project_.get(); }
     PlayerPanel* player() const { return player_; }
@@ -71,7 +78,8 @@ public:
     int addDrafts(const QString& promptKey, const QString& questionsJson);
     void draftsFailed(const QString& message);
 
-    void refresh();  // re-reads tasks, disagreements, questions and scores (others may have written)
+    void refresh();  // re-reads tasks, disagreements, questions and scores now (others may have written)
+    void reload();   // the same off the UI thread, after the writes given before it
 
 Q_SIGNALS:
     void answered(qint64 videoId, qint64 questionId, const QString& value);
@@ -91,13 +99,33 @@ private:
     QWidget* buildQuestionsPage();
     QWidget* buildScoresPage();
     void showCurrent();
+    void settle(ws::hue::Answer a);  // the Adjudicate page's final answer for the current disagreement
     void goToFirstOpen();  // the current annotator's first unanswered item
     const ws::hue::Question* selectedQuestion() const;  // the Questions page's current question, or nullptr
     std::vector<ws::hue::Question> selectedQuestions() const;  // its selected ones, or the current one
     void showVideo(const std::string& file);
     void fail(const QString& message);
 
+    // What the lists show, read in one go (on the UI thread by refresh(), on the writer's thread by reload()).
+    struct Snapshot {
+        std::vector<ws::hue::Task> tasks;
+        std::vector<ws::hue::Disagreement> disagreements;
+        std::vector<ws::hue::Prompt> prompts;
+        std::vector<ws::hue::Question> questions;
+        QString error;
+    };
+    static Snapshot readSnapshot(const ws::hue::Project& project, const std::string& annotator);
+    void applySnapshot(const Snapshot& s);
+    // Runs `change` on the writer's own connection, after every write given before it; then committed() on the UI
+    // thread, or the error reported and the lists re-read.
+    void write(std::function<void(ws::hue::Project&)> change, std::function<void()> committed);
+    struct WriterConnection;
+
     std::unique_ptr<ws::hue::Project> project_;
+    std::shared_ptr<WriterConnection> writer_;  // used on writerPool_'s thread only
+    QThreadPool writerPool_;                    // one thread: the project's writes and re-reads, in order
+    int writesPending_ = 0;
+    BackgroundLane reloadLane_;
     std::vector<ws::hue::Task> tasks_;
     std::vector<ws::hue::Disagreement> disagreements_;
     std::vector<ws::hue::Question> questions_;  // the Questions page's list, row for row

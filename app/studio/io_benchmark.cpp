@@ -1,6 +1,6 @@
 // `worldstudio --benchmark-io`: the longest UI-thread stall while the window does file and database work: searching
-// a large library as the user types, exporting a clip (MP4 copy, PNG frames, WAV), and adjudicating disagreements in
-// an evaluation project (each settled item written, the lists re-read and the scores recomputed).
+// a large library as the user types, exporting a clip (MP4 copy, PNG frames, WAV), and labeling and adjudicating in an
+// evaluation project (each answer written, the lists re-read and the scores recomputed).
 #include <QApplication>
 #include <QBuffer>
 #include <QDir>
@@ -148,17 +148,31 @@ int runInteractionBenchmark(int items) {
     fillProject(project, videos, questions);
     EvaluationPanel* e = w.evaluation();
     w.showWorkspace(MainWindow::Workspace::Evaluate);
-    e->setAnnotator("reviewer");
+    e->setAnnotator("ann3");
     if (!e->openProject(project)) return std::fprintf(stderr, "benchmark: the evaluation project did not open\n"), 1;
+    const auto settled = [e] { return !e->writing() && !e->loading() && !e->scoring(); };
+    // Labeling first: ten answers from the keyboard, each written off the UI thread and the scores recomputed.
+    longestStallMs(settled, 60000);
+    double labelStall = 0;
+    for (int i = 0; i < 10; ++i) {
+        const int before = e->answeredCount();
+        QCoreApplication::postEvent(e, new QKeyEvent(QEvent::KeyPress, Qt::Key_N, Qt::NoModifier));
+        QCoreApplication::postEvent(e, new QKeyEvent(QEvent::KeyRelease, Qt::Key_N, Qt::NoModifier));
+        labelStall = std::max(labelStall, longestStallMs([&] { return e->answeredCount() != before && settled(); }, 60000));
+        if (e->answeredCount() != before + 1) ok = false;
+    }
+    std::fprintf(stderr, "benchmark: labeled 10 items, longest UI stall %.0f ms\n", labelStall);
+    out["longest_ui_stall_ms_labeling"] = labelStall;
+    e->setAnnotator("reviewer");
     e->showPage(EvaluationPanel::AdjudicatePage);
-    longestStallMs([&] { return !e->scoring(); }, 60000);
+    longestStallMs(settled, 60000);
     const int disputes = e->disagreementCount();
     double adjudicateStall = 0;
     for (int i = 0; i < 10 && e->disagreementCount() > 0; ++i) {
         const int before = e->disagreementCount();
         QCoreApplication::postEvent(e, new QKeyEvent(QEvent::KeyPress, Qt::Key_Y, Qt::NoModifier));
         QCoreApplication::postEvent(e, new QKeyEvent(QEvent::KeyRelease, Qt::Key_Y, Qt::NoModifier));
-        const double stall = longestStallMs([&] { return e->disagreementCount() != before && !e->scoring(); }, 60000);
+        const double stall = longestStallMs([&] { return e->disagreementCount() != before && settled(); }, 60000);
         if (e->disagreementCount() != before - 1) ok = false;
         adjudicateStall = std::max(adjudicateStall, stall);
     }

@@ -1,5 +1,9 @@
 // Every generation mode end to end on a tiny random model, cancel, determinism, records, bad inputs, the queue.
+#include <sys/stat.h>
+
 #include <filesystem>
+#include <future>
+#include <iterator>
 #include <fstream>
 #include <regex>
 
@@ -711,6 +715,34 @@ private Q_SLOTS:
         std::ofstream(journal) << "{trunc";
         QVERIFY_THROWS_EXCEPTION(Error, JobQueue(nullptr, {}, journal));
         QVERIFY(fs::exists(journal));
+    }
+    // The journal is written on the queue's own writer thread: a disk that does not answer (here the journal's
+    // sibling file is a FIFO nobody reads yet) stalls no caller, and the text it gets is the newest.
+    void queueJournalIsWrittenOffTheCallersThread() {
+        const std::string journal = dir("out/stalled/queue.json");
+        fs::remove_all(dir("out/stalled"));
+        fs::create_directories(dir("out/stalled"));
+        QCOMPARE(mkfifo((journal + ".tmp").c_str(), 0600), 0);
+        std::string written;
+        {
+            JobQueue q(nullptr, {}, journal);
+            auto submitted = std::async(std::launch::async, [&] {
+                q.submit(base("text2video"), dir("out/stalled/a"));
+                return q.submit(base("text2video"), dir("out/stalled/b"));
+            });
+            const bool returned = submitted.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+            std::ifstream fifo(journal + ".tmp", std::ios::binary);  // the writer's open returns; it writes
+            written.assign(std::istreambuf_iterator<char>(fifo), {});
+            QVERIFY2(returned, "submit waited for the journal's disk");
+            QCOMPARE(submitted.get(), int64_t{2});
+            QVERIFY(q.cancel(1));  // one more change, written after the FIFO took its text
+        }
+        QVERIFY2(written.find("\"id\": 1") != std::string::npos, written.c_str());
+        // The destructor wrote the newest text before returning, into a plain file.
+        std::ifstream in(journal, std::ios::binary);
+        const std::string last((std::istreambuf_iterator<char>(in)), {});
+        QVERIFY2(last.find("\"id\": 2") != std::string::npos && last.find("cancelled") != std::string::npos, last.c_str());
+        fs::remove_all(dir("out/stalled"));
     }
 };
 

@@ -6,7 +6,11 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QElapsedTimer>
 #include <QRegularExpression>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
 #include <QProcess>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -127,7 +131,8 @@ private Q_SLOTS:
         key(panel.get(), Qt::Key_J);
         QCOMPARE(panel->currentTask(), 4);
 
-        // Every answer is in the file already: another connection sees them.
+        // Every answer is in the file as soon as it is written (off the UI thread): another connection sees them.
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->writing(), 10000);
         auto other = ws::hue::Project::open(db.toStdString());
         // The videos' own records (here Pico World's episode record) came with them.
         QVERIFY(ws::ojson::parse(other->videos()[0].record)["seed"] == 7);
@@ -143,6 +148,7 @@ private Q_SLOTS:
         QCOMPARE(panel->answeredCount(), 0);
         for (int i = 0; i < 6; ++i) key(panel.get(), i == 1 ? Qt::Key_Y : Qt::Key_N);
         QCOMPARE(panel->answeredCount(), 6);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->writing(), 10000);
         // Video 7: ann1 yes / no / yes, ann2 no / yes / no; video 8 has ann2's answers only.
         QCOMPARE(other->disagreements().size(), size_t(3));
     }
@@ -173,6 +179,8 @@ private Q_SLOTS:
         key(panel.get(), Qt::Key_Y);
         QCOMPARE(panel->disagreementCount(), 0);
 
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->writing() && !panel->loading(), 10000);
+        QCOMPARE(panel->disagreementCount(), 0);  // and so the file says, re-read
         auto p = ws::hue::Project::open(db.toStdString());
         const ws::hue::Scores s = ws::hue::score(p->labels());
         QCOMPARE(s.pending, int64_t(0));
@@ -185,6 +193,55 @@ private Q_SLOTS:
         QVERIFY(panel->scoresText().contains("ann2: 6"));  // progress per annotator
         key(panel.get(), Qt::Key_L, Qt::AltModifier);
         QCOMPARE(panel->page(), EvaluationPanel::LabelPage);
+    }
+
+    // The window never waits for the project file: with another program holding its write lock, answers and final
+    // answers move the window on at once, and each is committed (and reported) when the lock is released.
+    void aLockedProjectFileDoesNotStallLabeling() {
+        QTemporaryDir dir;
+        const QString db = makeProject(dir);
+        {
+            auto p = ws::hue::Project::open(db.toStdString());
+            for (const auto& t : p->tasks_for("ann1")) {
+                p->answer(t.video_id, t.question_id, "ann1", Answer::Yes);
+                p->answer(t.video_id, t.question_id, "ann2", t.question_id == 2 ? Answer::No : Answer::Yes);
+            }
+        }
+        auto panel = openPanel(db, "ann3");
+        QList<qint64> committed;
+        connect(panel.get(), &EvaluationPanel::answered, this, [&](qint64 v, qint64, const QString&) { committed << v; });
+        {
+            QSqlDatabase lock = QSqlDatabase::addDatabase("QSQLITE", "lock");
+            lock.setDatabaseName(db);
+            QVERIFY(lock.open());
+            QSqlQuery q(lock);
+            QVERIFY2(q.exec("BEGIN IMMEDIATE"), qPrintable(q.lastError().text()));  // another writer holds the file
+            QElapsedTimer t;
+            t.start();
+            key(panel.get(), Qt::Key_Y);
+            key(panel.get(), Qt::Key_N);
+            QCOMPARE(panel->currentTask(), 2);
+            QCOMPARE(panel->answeredCount(), 2);
+            key(panel.get(), Qt::Key_A, Qt::AltModifier);
+            QCOMPARE(panel->disagreementCount(), 2);  // q2 on both videos
+            key(panel.get(), Qt::Key_J);               // video 8's, which ann3 has not answered
+            key(panel.get(), Qt::Key_Y);
+            QCOMPARE(panel->disagreementCount(), 1);  // the settled item left the list at once
+            QVERIFY2(t.elapsed() < 2000, qPrintable(QString::number(t.elapsed())));  // not the 10 s busy wait
+            QTest::qWait(300);
+            QVERIFY(panel->writing());
+            QVERIFY(committed.isEmpty());  // nothing is reported before it is in the file
+            QVERIFY(q.exec("COMMIT"));
+        }
+        QSqlDatabase::removeDatabase("lock");
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->writing() && !panel->loading(), 15000);
+        QCOMPARE(committed.size(), 3);
+        QCOMPARE(panel->disagreementCount(), 1);
+        auto p = ws::hue::Project::open(db.toStdString());
+        const auto mine = p->tasks_for("ann3");
+        QCOMPARE(*mine[0].mine, Answer::Yes);
+        QCOMPARE(*mine[1].mine, Answer::No);
+        QCOMPARE(p->disagreements().size(), size_t(1));
     }
 
     // Defect 12: the file name showed which model made a video; an annotator could adjudicate their own item; the

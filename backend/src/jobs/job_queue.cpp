@@ -81,6 +81,7 @@ JobQueue::JobQueue(std::shared_ptr<const Model> model, JobEvents events, std::st
             throw Error("queue journal " + journal_path_ + " cannot be read: " + user_message(e));
         }
     }
+    if (!journal_path_.empty()) journal_writer_ = std::thread([this] { write_journal(); });
     worker_ = std::thread([this] { run(); });
 }
 
@@ -92,6 +93,14 @@ JobQueue::~JobQueue() {
     }
     cv_.notify_all();
     worker_.join();
+    if (journal_writer_.joinable()) {
+        {
+            std::lock_guard<std::mutex> lock(journal_mu_);
+            journal_stop_ = true;
+        }
+        journal_cv_.notify_all();
+        journal_writer_.join();  // the last text is written first
+    }
 }
 
 int64_t JobQueue::submit(ojson request, std::string out_prefix) {
@@ -115,18 +124,36 @@ void JobQueue::changed_locked() {
     ojson doc{{"format", kJournalFormat}, {"version", kJournalVersion}, {"next_id", next_id_}, {"paused", paused_},
               {"jobs", ojson::array()}};
     for (const auto& j : jobs_) doc["jobs"].push_back(j.to_json());
-    // Write a sibling file and rename it over the journal: a crash leaves either the old or the new journal.
-    const std::string tmp = journal_path_ + ".tmp";
-    std::error_code ec;
-    const auto parent = std::filesystem::path(journal_path_).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
     {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << doc.dump(1);
-        out.flush();
-        if (!out) return;  // a full disk must not stop the queue; the previous journal stays
+        std::lock_guard<std::mutex> lock(journal_mu_);
+        journal_text_ = doc.dump(1);
     }
-    std::filesystem::rename(tmp, journal_path_, ec);
+    journal_cv_.notify_one();
+}
+
+void JobQueue::write_journal() {
+    const auto parent = std::filesystem::path(journal_path_).parent_path();
+    const std::string tmp = journal_path_ + ".tmp";
+    std::unique_lock<std::mutex> lock(journal_mu_);
+    for (;;) {
+        journal_cv_.wait(lock, [this] { return journal_text_ || journal_stop_; });
+        if (!journal_text_) return;  // stopping, and everything is written
+        const std::string text = std::move(*journal_text_);
+        journal_text_.reset();
+        lock.unlock();
+        // Write a sibling file and rename it over the journal: a crash leaves either the old or the new journal.
+        std::error_code ec;
+        if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+        bool written = false;
+        {
+            std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+            out << text;
+            out.flush();
+            written = static_cast<bool>(out);  // a full disk must not stop the queue; the previous journal stays
+        }
+        if (written) std::filesystem::rename(tmp, journal_path_, ec);
+        lock.lock();
+    }
 }
 
 void JobQueue::notify_changed() {

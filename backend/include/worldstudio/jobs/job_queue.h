@@ -88,8 +88,9 @@ public:
 
 private:
     void run();
-    void changed_locked();  // writes the journal; mu_ held
+    void changed_locked();  // hands the journal's new text to its writer; mu_ held
     void notify_changed();
+    void write_journal();   // the journal writer's thread: the newest text, written whole and renamed into place
     std::shared_ptr<const Model> model_;
     std::optional<RemoteEngine> remote_;
     JobEvents events_;
@@ -105,6 +106,13 @@ private:
     std::atomic<bool> cancel_running_{false};
     BoundedQueue<std::pair<int64_t, LatentPreview>> previews_{4};
     std::thread worker_;
+    // The journal is written on a thread of its own, so that a caller (a window's thread) never waits on the disk:
+    // only the newest text waits there, and the destructor writes it before returning.
+    std::mutex journal_mu_;
+    std::condition_variable journal_cv_;
+    std::optional<std::string> journal_text_;
+    bool journal_stop_ = false;
+    std::thread journal_writer_;
 };
 
 }  // namespace ws
