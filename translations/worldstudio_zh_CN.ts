@@ -924,6 +924,14 @@
         <source>The scores could not be computed: %1</source>
         <translation>无法计算分数：%1</translation>
     </message>
+    <message>
+        <source>Type your annotator name above: a final answer records who gave it.</source>
+        <translation>请先在上方输入标注者名称：最终答案会记录是谁给出的。</translation>
+    </message>
+    <message>
+        <source>%1 answered this item; its final answer must come from another reviewer</source>
+        <translation>%1 已回答过此项；其最终答案必须由另一位审核者给出</translation>
+    </message>
 </context>
 <context>
     <name>GenerateView</name>
@@ -1088,6 +1096,18 @@
     <message>
         <source>No negative prompt</source>
         <translation>没有负面提示词</translation>
+    </message>
+    <message>
+        <source>Preset %1</source>
+        <translation>预设 %1</translation>
+    </message>
+    <message>
+        <source>Edit job #%1</source>
+        <translation>编辑任务 #%1</translation>
+    </message>
+    <message>
+        <source>Restore settings</source>
+        <translation>恢复设置</translation>
     </message>
 </context>
 <context>
@@ -1740,6 +1760,10 @@
     <message>
         <source>Exporting to %1…</source>
         <translation>正在导出到 %1…</translation>
+    </message>
+    <message>
+        <source>Recall %1</source>
+        <translation>调回 %1</translation>
     </message>
 </context>
 <context>

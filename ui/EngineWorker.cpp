@@ -17,7 +17,7 @@ EngineWorker::EngineWorker(QObject* parent) : QObject(nullptr) {
 }
 
 EngineWorker::~EngineWorker() {
-    cancel_ = true;
+    cancelAll();
     thread_.quit();
     thread_.wait();
 }
@@ -27,16 +27,39 @@ std::shared_ptr<const ws::Model> EngineWorker::model() const {
     return model_;
 }
 
-void EngineWorker::loadModel(const QString& dir, const QString& adaptersJson) {
-    cancel_ = false;
+void EngineWorker::cancel(Task kind) { cancelledUpTo_[static_cast<int>(kind)] = issued_.load(); }
+
+void EngineWorker::cancelAll() {
+    for (Task k : {Task::Load, Task::Upsample, Task::Drafting}) cancel(k);
+}
+
+void EngineWorker::requestLoad(const QString& dir, const QString& adaptersJson) {
+    QMetaObject::invokeMethod(this, [this, dir, adaptersJson, t = issue()] { loadModel(dir, adaptersJson, t); }, Qt::QueuedConnection);
+}
+
+void EngineWorker::requestDefaultLoad() {
+    QMetaObject::invokeMethod(this, [this, t = issue()] { loadDefaultModel(t); }, Qt::QueuedConnection);
+}
+
+void EngineWorker::requestUpsample(const QString& templateMode, const QString& prompt, const QString& requestJson) {
+    QMetaObject::invokeMethod(this, [=, t = issue()] { upsample(templateMode, prompt, requestJson, t); }, Qt::QueuedConnection);
+}
+
+void EngineWorker::requestDrafts(const QString& promptKey, const QString& prompt, const QString& mode, const QString& caption) {
+    QMetaObject::invokeMethod(this, [=, t = issue()] { draftQuestions(promptKey, prompt, mode, caption, t); }, Qt::QueuedConnection);
+}
+
+void EngineWorker::loadModel(const QString& dir, const QString& adaptersJson, quint64 ticket) {
+    if (ticket == 0) ticket = issue();
     try {
+        if (cancelled(Task::Load, ticket)) throw ws::Cancelled();
         ws::LoadOptions options;
         if (!memoryJson_.isEmpty())
             options.memory = ws::MemoryOptions::from_json(ws::ojson::parse(memoryJson_.toStdString()), tr("the memory settings").toStdString());
         if (!adaptersJson.isEmpty())
             options.adapters = ws::adapter_choices_from_json(ws::ojson::parse(adaptersJson.toStdString()), tr("the adapter list").toStdString());
         ws::RunCallbacks cb;
-        cb.should_cancel = [this] { return cancel_.load(); };
+        cb.should_cancel = [this, ticket] { return cancelled(Task::Load, ticket); };
         cb.on_progress = [this](int done, int total, double) { Q_EMIT loadProgress(done, total); };
         auto model = ws::Model::load(dir.toStdString(), options, cb);
         {
@@ -53,10 +76,11 @@ void EngineWorker::loadModel(const QString& dir, const QString& adaptersJson) {
 
 void EngineWorker::setMemoryOptions(const QString& memoryJson) { memoryJson_ = memoryJson; }
 
-void EngineWorker::loadDefaultModel() {
+void EngineWorker::loadDefaultModel(quint64 ticket) {
+    if (ticket == 0) ticket = issue();
     // The shipped Pico model; without it, a tiny random model made in the data folder on first start.
     const std::string pico = ws::pico::shipped_model_dir();
-    if (!pico.empty()) return loadModel(QString::fromStdString(pico));
+    if (!pico.empty()) return loadModel(QString::fromStdString(pico), QString(), ticket);
     const QString dir = StudioPaths::defaultModelDir();
     if (!QFileInfo::exists(dir + "/model_index.json")) {
         Q_EMIT status(tr("Preparing the built-in model..."));
@@ -73,11 +97,16 @@ void EngineWorker::loadDefaultModel() {
             return;
         }
     }
-    loadModel(dir);
+    loadModel(dir, QString(), ticket);
 }
 
-void EngineWorker::draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode, const QString& caption) {
-    cancel_ = false;
+void EngineWorker::draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode, const QString& caption,
+                                  quint64 ticket) {
+    if (ticket == 0) ticket = issue();
+    if (cancelled(Task::Drafting, ticket)) {
+        Q_EMIT questionsFailed(promptKey, tr("Question drafting was cancelled."));
+        return;
+    }
     auto model = this->model();
     if (!model) {
         Q_EMIT questionsFailed(promptKey, tr("No model is loaded."));
@@ -86,7 +115,7 @@ void EngineWorker::draftQuestions(const QString& promptKey, const QString& promp
     try {
         ws::Session session(model);
         ws::RunCallbacks cb;
-        cb.should_cancel = [this] { return cancel_.load(); };
+        cb.should_cancel = [this, ticket] { return cancelled(Task::Drafting, ticket); };
         ws::hue::QuestionOptions o;
         o.mode = mode.toStdString();
         o.caption = caption.toStdString();
@@ -101,8 +130,12 @@ void EngineWorker::draftQuestions(const QString& promptKey, const QString& promp
     }
 }
 
-void EngineWorker::upsample(const QString& templateMode, const QString& prompt, const QString& requestJson) {
-    cancel_ = false;
+void EngineWorker::upsample(const QString& templateMode, const QString& prompt, const QString& requestJson, quint64 ticket) {
+    if (ticket == 0) ticket = issue();
+    if (cancelled(Task::Upsample, ticket)) {
+        Q_EMIT upsampleFailed(tr("Upsampling was cancelled."), QString());
+        return;
+    }
     auto model = this->model();
     if (!model) {
         Q_EMIT upsampleFailed(tr("No model is loaded."), QString());
@@ -112,7 +145,7 @@ void EngineWorker::upsample(const QString& templateMode, const QString& prompt, 
     try {
         ws::Session session(model);
         ws::RunCallbacks cb;
-        cb.should_cancel = [this] { return cancel_.load(); };
+        cb.should_cancel = [this, ticket] { return cancelled(Task::Upsample, ticket); };
         cb.on_text = [&](const std::string& piece) {
             raw += piece;
             Q_EMIT upsampleText(QString::fromStdString(piece));

@@ -9,6 +9,7 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -48,6 +49,23 @@ bool isEmptyObject(const QString& text) {
 }
 
 }  // namespace
+
+// One composed step of the Generate document: the state before and after, put back whole.
+class GenerateStepCommand : public QUndoCommand {
+public:
+    GenerateStepCommand(GenerateView* view, ws::ojson before, ws::ojson after, const QString& name)
+        : QUndoCommand(name), view_(view), before_(std::move(before)), after_(std::move(after)) {}
+    void redo() override {
+        if (shown_) view_->showEditorState(after_);  // the first redo: the view shows it already
+        shown_ = true;
+    }
+    void undo() override { view_->showEditorState(before_); }
+
+private:
+    GenerateView* view_;
+    ws::ojson before_, after_;
+    bool shown_ = false;
+};
 
 GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget* parent)
     : QWidget(parent), worker_(worker), queue_(queue), promptBar_(new QWidget(this)) {
@@ -143,8 +161,17 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     connect(queue_, &QueueController::jobsChanged, this, &GenerateView::updateStopButton);
     connect(queueButton_, &QPushButton::clicked, this, &GenerateView::addToQueue);
     defaultNegative_ = defaultNegativeFor(settings_->mode(), settings_->modelDefaultsFor(settings_->mode()));
+    negative_->setUndoStack(caption_->undoStack());  // one history for the document, as Ctrl+Z expects
     negative_->setText(defaultNegative_);
-    negative_->undoStack()->clear();
+    undoStack()->clear();
+    // A preset the user picks is one step: every setting it changes, and the negative prompt that follows the mode.
+    connect(settings_, &SettingsPanel::aboutToApplyPreset, this, [this] { presetBefore_ = editorState(); });
+    connect(settings_, &SettingsPanel::presetApplied, this, [this](const QString& name) {
+        ws::ojson after = editorState();
+        if (!presetBefore_.is_null() && after != presetBefore_)
+            undoStack()->push(new GenerateStepCommand(this, presetBefore_, std::move(after), tr("Preset %1").arg(name)));
+        presetBefore_ = nullptr;
+    });
 
     // The reasoner's reply streams into the caption editor; a failure leaves the caption as it was.
     connect(worker_, &EngineWorker::upsampleText, this, [this](const QString& piece) { caption_->appendStream(piece); }, Qt::QueuedConnection);
@@ -258,7 +285,7 @@ void GenerateView::onModeChanged(const QString& mode) {
     caption_->setSchema(captionSchema(), mode == "text2image" ? "image" : "video");
     // The negative follows the mode's default unless the user changed it.
     const QString next = defaultNegativeFor(mode, settings_->modelDefaultsFor(mode));
-    if (negative_->text() == defaultNegative_ && next != defaultNegative_) negative_->setText(next);
+    if (negative_->text() == defaultNegative_ && next != defaultNegative_) setEditorText(negative_, next);
     defaultNegative_ = next;
     caption_->revalidate();
 }
@@ -275,10 +302,10 @@ void GenerateView::upsample() {
     ws::ojson request = settings_->request();
     const QString mode = settings_->templateMode();
     const QString json = QString::fromStdString(request.dump());
-    QMetaObject::invokeMethod(worker_, [w = worker_, mode, text, json] { w->upsample(mode, text, json); }, Qt::QueuedConnection);
+    worker_->requestUpsample(mode, text, json);
 }
 
-void GenerateView::cancelUpsample() { worker_->cancel(); }
+void GenerateView::cancelUpsample() { worker_->cancel(EngineWorker::Task::Upsample); }
 
 bool GenerateView::cancelRunningJob() {
     const int64_t id = queue_->queue().running_job();
@@ -351,21 +378,58 @@ qint64 GenerateView::addToQueue() {
 }
 
 void GenerateView::editJob(qint64 id, const ws::ojson& request) {
-    applyRequest(request);
+    applyRequest(request, tr("Edit job #%1").arg(id));
     editingJob_ = id;
     queueButton_->setText(tr("Update job #%1").arg(id));
 }
 
-void GenerateView::applyRequest(const ws::ojson& r) {
-    settings_->applyRequest(r);
+QUndoStack* GenerateView::undoStack() const { return caption_->undoStack(); }
+
+ws::ojson GenerateView::editorState() const {
+    return {{"settings", settings_->request()},
+            {"name", prompt_->text().toStdString()},
+            {"caption", caption_->text().toStdString()},
+            {"negative", negative_->text().toStdString()}};
+}
+
+void GenerateView::showEditorState(const ws::ojson& state) {
+    const bool was = composing_;
+    composing_ = true;
+    settings_->applyRequest(state["settings"]);
     onModeChanged(settings_->mode());
-    const std::string prompt = r.value("prompt", std::string());
-    ws::ojson parsed;
-    if (ws::parse_json_caption(prompt, &parsed)) caption_->setText(QString::fromStdString(prompt));
-    else caption_->setText("{}");
-    prompt_->setText(QString::fromStdString(r.value("name", ws::parse_json_caption(prompt, &parsed) ? std::string() : prompt)));
-    const std::string neg = r.value("negative_prompt", std::string());
-    negative_->setText(neg.empty() ? QStringLiteral("{}") : QString::fromStdString(neg));
+    caption_->showText(QString::fromStdString(state["caption"].get<std::string>()));
+    negative_->showText(QString::fromStdString(state["negative"].get<std::string>()));
+    prompt_->setText(QString::fromStdString(state["name"].get<std::string>()));
+    composing_ = was;
+}
+
+void GenerateView::recordStep(const QString& name, const std::function<void()>& change) {
+    const ws::ojson before = editorState();
+    const bool was = composing_;
+    composing_ = true;
+    change();
+    composing_ = was;
+    ws::ojson after = editorState();
+    if (after != before) undoStack()->push(new GenerateStepCommand(this, before, std::move(after), name));
+}
+
+void GenerateView::setEditorText(CaptionEditor* editor, const QString& text) {
+    if (composing_) editor->showText(text);
+    else editor->setText(text);
+}
+
+void GenerateView::applyRequest(const ws::ojson& r, const QString& step) {
+    recordStep(step.isEmpty() ? tr("Restore settings") : step, [&] {
+        settings_->applyRequest(r);
+        onModeChanged(settings_->mode());
+        const std::string prompt = r.value("prompt", std::string());
+        ws::ojson parsed;
+        const bool caption = ws::parse_json_caption(prompt, &parsed);
+        caption_->showText(caption ? QString::fromStdString(prompt) : QStringLiteral("{}"));
+        prompt_->setText(QString::fromStdString(r.value("name", caption ? std::string() : prompt)));
+        const std::string neg = r.value("negative_prompt", std::string());
+        negative_->showText(neg.empty() ? QStringLiteral("{}") : QString::fromStdString(neg));
+    });
 }
 
 QString GenerateView::promptCheckText() const { return issues_.isEmpty() ? QString() : checkLabel_->text(); }

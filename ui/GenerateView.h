@@ -4,6 +4,7 @@
 // the settings). The window places the two; the running job's previews and results play on the StageView. It talks
 // to the engine only through the EngineWorker and the QueueController.
 #include <QWidget>
+#include <functional>
 
 #include "PromptCheck.h"
 #include "worldstudio/core/pyjson.h"
@@ -17,6 +18,7 @@ class QLineEdit;
 class QTabWidget;
 class QTimer;
 class QPushButton;
+class QUndoStack;
 
 class GenerateView : public QWidget {
     Q_OBJECT
@@ -32,8 +34,11 @@ public:
     qint64 addToQueue();
     // Loads a queued job's request for editing; the queue button then updates that job.
     void editJob(qint64 id, const ws::ojson& request);
-    // Restores a request (a queued job's, or a history entry's record) into the prompt, editors and settings.
-    void applyRequest(const ws::ojson& request);
+    // Restores a request (a queued job's, or a history entry's record) into the prompt, editors and settings, as one
+    // undo step named `step` (Recall, a preset and an upsample each undo whole, caption and settings together).
+    void applyRequest(const ws::ojson& request, const QString& step = QString());
+    // The Generate document's one undo history: the caption, the negative prompt, and the composed steps above.
+    QUndoStack* undoStack() const;
     // The loaded model's generation defaults (model summary JSON's "generation_defaults").
     void setModelDefaults(const ws::ojson& defaults);
     // A distilled checkpoint (steps > 0): its settings locked and the negative prompt tab off, saying why.
@@ -67,6 +72,13 @@ Q_SIGNALS:
     void upsampleFinished(bool ok);
 
 private:
+    friend class GenerateStepCommand;
+    // What one composed step saves and puts back: {"settings", "name", "caption", "negative"}.
+    ws::ojson editorState() const;
+    void showEditorState(const ws::ojson& state);
+    // Runs `change` with the editors' own recording off, then records what it changed as one step.
+    void recordStep(const QString& name, const std::function<void()>& change);
+    void setEditorText(CaptionEditor* editor, const QString& text);  // recorded unless a step is being composed
     void onModeChanged(const QString& mode);
     void updateStopButton();  // enabled while something runs that Stop can stop
 
@@ -86,4 +98,6 @@ private:
     QString confirmedBeyond_;  // the request that was warned about once; the next Generate queues it
     qint64 editingJob_ = 0;
     QString defaultNegative_;
+    bool composing_ = false;
+    ws::ojson presetBefore_;  // the state before the preset being applied
 };

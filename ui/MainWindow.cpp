@@ -149,6 +149,28 @@ MainWindow::MainWindow(QWidget* parent)
     memoryTimer->start(1000);
     updateMemory();
 
+    connectViews();
+
+    int restored = 0, interrupted = 0;
+    for (const auto& j : queue_->jobs())
+        if (j.state == ws::JobState::Queued) ++restored, interrupted += j.interrupted;
+    // A job cut short by closing the studio may be why it was closed: the queue waits for Resume rather than starting it
+    // again by itself.
+    if (interrupted) queue_->queue().pause();
+    if (interrupted)
+        setStatus(tr("Restored %n queued job(s)", nullptr, restored) + QStringLiteral(" ") +
+                  tr("(%n of them interrupted and queued again); the queue is paused: Resume queue (Ctrl+P) starts them", nullptr,
+                     interrupted));
+    else if (restored > 0)
+        setStatus(tr("Restored %n queued job(s); they start when a model is loaded", nullptr, restored));
+    else
+        setStatus(tr("No model loaded"));
+    resize(1440, 900);
+    restoreSession();
+}
+
+// The views, the engine worker and the queue wired to the window (signals from other threads arrive queued).
+void MainWindow::connectViews() {
     // Views -> window.
     connect(generate_, &GenerateView::message, this, &MainWindow::setStatus);
     connect(generate_, &GenerateView::upsampleFinished, this, &MainWindow::upsampleFinished);
@@ -191,7 +213,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { setStatus(m); });
     connect(robotics_, &RoboticsView::message, this, [this](const QString& m) { setStatus(m); });
     connect(evaluation_, &EvaluationPanel::draftRequested, this, [this](const QString& key, const QString& text, const QString& mode, const QString& caption) {
-        QMetaObject::invokeMethod(worker_, [w = worker_, key, text, mode, caption] { w->draftQuestions(key, text, mode, caption); }, Qt::QueuedConnection);
+        worker_->requestDrafts(key, text, mode, caption);
     });
     connect(worker_, &EngineWorker::questionsDrafted, evaluation_, &EvaluationPanel::addDrafts, Qt::QueuedConnection);
     connect(worker_, &EngineWorker::questionsFailed, evaluation_, [this](const QString&, const QString& m) { evaluation_->draftsFailed(m); },
@@ -227,28 +249,11 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(player(), &PlayerPanel::failed, this, [this](const QString& m) { setStatus(tr("Cannot play: %1").arg(m)); });
     connect(evaluation_, &EvaluationPanel::projectChanged, this, [](const QString& path) { QSettings().setValue("session/evaluationProject", path); });
-
-    int restored = 0, interrupted = 0;
-    for (const auto& j : queue_->jobs())
-        if (j.state == ws::JobState::Queued) ++restored, interrupted += j.interrupted;
-    // A job cut short by closing the studio may be why it was closed: the queue waits for Resume rather than starting it
-    // again by itself.
-    if (interrupted) queue_->queue().pause();
-    if (interrupted)
-        setStatus(tr("Restored %n queued job(s)", nullptr, restored) + QStringLiteral(" ") +
-                  tr("(%n of them interrupted and queued again); the queue is paused: Resume queue (Ctrl+P) starts them", nullptr,
-                     interrupted));
-    else if (restored > 0)
-        setStatus(tr("Restored %n queued job(s); they start when a model is loaded", nullptr, restored));
-    else
-        setStatus(tr("No model loaded"));
-    resize(1440, 900);
-    restoreSession();
 }
 
 MainWindow::~MainWindow() {
     qApp->removeEventFilter(this);
-    worker_->cancel();
+    worker_->cancelAll();
     queue_.reset();  // interrupts a running job; the journal keeps it queued for the next start
     delete worker_;
 }
@@ -401,15 +406,15 @@ void MainWindow::loadModel(const QString& dir, const QString& adaptersJson) {
     }
     model_->showLoading();
     setStatus(tr("Loading %1 …").arg(dir));
-    QMetaObject::invokeMethod(worker_, [w = worker_, dir, adaptersJson] { w->loadModel(dir, adaptersJson); }, Qt::QueuedConnection);
+    worker_->requestLoad(dir, adaptersJson);
 }
 
 void MainWindow::loadDefaultModel() {
     model_->showLoading();
-    QMetaObject::invokeMethod(worker_, [w = worker_] { w->loadDefaultModel(); }, Qt::QueuedConnection);
+    worker_->requestDefaultLoad();
 }
 
-void MainWindow::cancelModelLoad() { worker_->cancel(); }
+void MainWindow::cancelModelLoad() { worker_->cancel(EngineWorker::Task::Load); }
 
 void MainWindow::showModel(const QString& summaryJson) {
     model_->showModel(summaryJson);
@@ -475,7 +480,7 @@ void MainWindow::recall(qint64 historyId) {
     const HistoryEntry e = history_->get(historyId);
     const ws::ojson record = ws::ojson::parse(e.recordJson.toStdString(), nullptr, false);
     if (record.is_discarded() || !record.contains("request")) return setStatus(tr("This entry has no request to recall"));
-    generate_->applyRequest(record["request"]);
+    generate_->applyRequest(record["request"], tr("Recall %1").arg(QFileInfo(e.file).fileName()));
     showWorkspace(Workspace::Generate);
     setStatus(tr("Recalled the caption and settings of %1 (seed %2)").arg(QFileInfo(e.file).fileName()).arg(e.seed));
 }
@@ -698,8 +703,7 @@ void MainWindow::restoreSession() {
     if (s.contains("session/negative")) request["negative_prompt"] = s.value("session/negative").toString().toStdString();
     if (!request.empty()) {
         generate_->applyRequest(request);
-        generate_->captionEditor()->undoStack()->clear();
-        generate_->negativeEditor()->undoStack()->clear();
+        generate_->undoStack()->clear();  // the restored work is where the history starts
     }
     if (s.contains("session/seedPolicy")) settings()->setSeedPolicy(s.value("session/seedPolicy").toString());
     // Loading the same model again applies its defaults; these settings are put back after it (showModel).

@@ -123,6 +123,7 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    void connectViews();
     void buildMenus();
     void buildRail();
     void applyDefaultLayout(Workspace w);

@@ -83,14 +83,13 @@ void MainWindow::buildMenus() {
     action(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    // One undo for what the workspace edits: the caption editors (both views) in Generate, the trajectory edits in
-    // Robotics. (One action, not one per workspace: two Ctrl+Z shortcuts alive at once would be ambiguous and neither
-    // would fire.) The prompt line keeps its own (it takes Ctrl+Z first).
+    // One undo for what the workspace edits: the Generate document (both caption editors, and Recall, presets and
+    // upsamples as whole steps), the trajectory edits in Robotics. (One action, not one per workspace: two Ctrl+Z
+    // shortcuts alive at once would be ambiguous and neither would fire.) The prompt line keeps its own (it takes
+    // Ctrl+Z first).
     auto focusedStack = [this]() -> QUndoStack* {
         if (current_ == Workspace::Robotics) return robotics_->editor()->undoStack();
-        for (QWidget* w = QApplication::focusWidget(); w; w = w->parentWidget())
-            if (w == generate_->negativeEditor()) return generate_->negativeEditor()->undoStack();
-        return generate_->captionEditor()->undoStack();
+        return generate_->undoStack();
     };
     action(edit, tr("&Undo"), QKeySequence::Undo, [focusedStack] { focusedStack()->undo(); });
     action(edit, tr("&Redo"), QKeySequence::Redo, [focusedStack] { focusedStack()->redo(); });

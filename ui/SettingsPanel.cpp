@@ -74,8 +74,6 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     vaeBudget_ = qobject_cast<QSpinBox*>(fields_->widget("vae_budget_mb"));
     controlType_ = qobject_cast<QComboBox*>(fields_->widget("control_type"));
     controlWeight_ = qobject_cast<QDoubleSpinBox*>(fields_->widget("control_weight"));
-    const std::set<std::string> placed = {"fps", "num_steps", "guidance", "shift", "prompting", "json_caption_wrapper",
-                                          "vae_budget_mb", "control_type", "control_weight"};
     connect(fields_, &RequestFields::changed, this, [this] {
         if (!applying_) Q_EMIT changed();
     });
@@ -116,6 +114,22 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     controlPreview_->setFixedHeight(72);
     controlPreview_->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
 
+    addSizeRows();
+    addSamplingRows();
+    addInputRows();
+    connectRows();
+    reloadPresets();
+    preset_->setCurrentIndex(1);
+    applyPreset(1);
+    // A new seed per job unless the user fixes one: repeated Generate gives new videos, each result names its seed.
+    setSeedPolicy("random");
+    sound_->setChecked(true);
+    updateVisibility();
+    chainTabOrder(form_);  // down the form as it reads, not in the order its members were made
+}
+
+// Mode, preset, size, fps, frames and the long-video length, in the order the form reads.
+void SettingsPanel::addSizeRows() {
     form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     frames_->setMaximumWidth(110);
     seed_->setMaximumWidth(160);
@@ -176,6 +190,14 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     connect(overlap_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
         if (!cappingOverlap_) overlapWanted_ = v;
     });
+}
+
+// Steps, guidance, shift, seed, sound, prompting, the step cache, the VAE budget, and every other field the request
+// schema puts in the form.
+void SettingsPanel::addSamplingRows() {
+    // The schema's rows this panel lays out itself; the rest get a row each at the end.
+    const std::set<std::string> placed = {"fps", "num_steps", "guidance", "shift", "prompting", "json_caption_wrapper",
+                                          "vae_budget_mb", "control_type", "control_weight"};
     for (const char* f : {"num_steps", "guidance", "shift"}) form_->addRow(fields_->label(f), fields_->widget(f));
     fixedNote_ = new QLabel(this);
     fixedNote_->setObjectName("fixedSamplingNote");
@@ -232,6 +254,10 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     // Every other field the schema puts in the form: a row of its own, here.
     for (const std::string& f : fields_->names())
         if (!placed.count(f)) form_->addRow(fields_->label(f), fields_->widget(f));
+}
+
+// What the job is conditioned on: LoRA adapters, the conditioning picture or video, the last frame, actions, control.
+void SettingsPanel::addInputRows() {
     // LoRA for this job: the model's adapters, or a list of its own (applied on the fly, nothing reloads).
     auto* loraRow = new QWidget(this);
     auto* ll = new QVBoxLayout(loraRow);
@@ -279,28 +305,26 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     cl->addWidget(controlPreview_);
     form_->addRow(tr("Control"), controlRow_);
     connect(derive, &QPushButton::clicked, this, &SettingsPanel::deriveControl);
+}
 
+void SettingsPanel::connectRows() {
     connect(mode_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
         if (applying_) return;
         applyPreset(preset_->currentIndex());
         updateVisibility();
         Q_EMIT modeChanged(mode());
     });
-    connect(preset_, qOverload<int>(&QComboBox::activated), this, &SettingsPanel::applyPreset);
+    connect(preset_, qOverload<int>(&QComboBox::activated), this, [this](int index) {
+        Q_EMIT aboutToApplyPreset();
+        applyPreset(index);
+        Q_EMIT presetApplied(preset_->itemText(index));
+    });
     for (QComboBox* b : {tier_, aspect_}) connect(b, qOverload<int>(&QComboBox::currentIndexChanged), this, &SettingsPanel::updateDerived);
     connect(fps_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
     for (QSpinBox* b : {width_, height_}) connect(b, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
     connect(frames_, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
     // Frame counts are 4k + 1 (the VAE's causal first frame plus groups of four); typed values snap on leaving the box.
     connect(frames_, &QSpinBox::editingFinished, this, [this] { frames_->setValue(ws::round_frames_to_4k1(frames_->value())); });
-    reloadPresets();
-    preset_->setCurrentIndex(1);
-    applyPreset(1);
-    // A new seed per job unless the user fixes one: repeated Generate gives new videos, each result names its seed.
-    setSeedPolicy("random");
-    sound_->setChecked(true);
-    updateVisibility();
-    chainTabOrder(form_);  // down the form as it reads, not in the order its members were made
 }
 
 QString SettingsPanel::seedPolicy() const { return seedPolicy_->currentData().toString(); }

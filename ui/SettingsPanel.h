@@ -94,10 +94,17 @@ public:
 Q_SIGNALS:
     void modeChanged(const QString& mode);
     void changed();
+    // Around a preset the user picks (not the defaults a mode change applies): the caller records one undo step.
+    void aboutToApplyPreset();
+    void presetApplied(const QString& name);
     void controlDerived(const QString& path);
     void message(const QString& text);
 
 private:
+    void addSizeRows();
+    void addSamplingRows();
+    void addInputRows();
+    void connectRows();
     void updateDerived();
     void updateVisibility();
     void deriveControl();

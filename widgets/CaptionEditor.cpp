@@ -221,6 +221,11 @@ void CaptionEditor::setText(const QString& text) {
     undo_->push(new CaptionTextCommand(this, text_, text, QString(), false));
 }
 
+void CaptionEditor::setUndoStack(QUndoStack* shared) {
+    if (undo_ && undo_->parent() == this) delete undo_;
+    undo_ = shared;
+}
+
 void CaptionEditor::applyText(const QString& text, bool alreadyShown) {
     text_ = text;
     if (!alreadyShown || raw_->toPlainText() != text) {

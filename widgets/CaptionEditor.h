@@ -49,6 +49,11 @@ public:
     QString parseError() const { return parseError_; }
     QStringList problems() const { return problems_; }
     QUndoStack* undoStack() const { return undo_; }
+    // Records this editor's steps on `shared` (owned by the caller, which outlives the editor) instead of its own
+    // stack: several editors of one document then undo in one history.
+    void setUndoStack(QUndoStack* shared);
+    // Shows `text` without recording a step: for a caller whose own undo step covers this change with others.
+    void showText(const QString& text) { applyText(text, false); }
 
     // Streams text (a reasoner reply) into the raw view, read-only, then ends with the final caption as one
     // undoable step, or, when `finalText` is empty (failure, cancel), puts the previous text back.

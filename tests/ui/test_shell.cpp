@@ -236,6 +236,61 @@ private Q_SLOTS:
         QCOMPARE(ws::GenerationRequest::parse(job).video_save_quality, 6.5);
     }
 
+    // Recall, a preset and an upsample each changed the caption and the settings in pieces (or not undoably at all):
+    // each is now one step of the Generate document's one history, undone whole from Edit ▸ Undo.
+    void recallAndPresetsAreOneUndoStep() {
+        freshSettings("undo");
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        GenerateView* g = w.generateView();
+        QAction* undo = nullptr;
+        QAction* redo = nullptr;
+        for (QAction* a : w.findChildren<QAction*>()) {
+            if (a->shortcut() == QKeySequence(QKeySequence::Undo)) undo = a;
+            if (a->shortcut() == QKeySequence(QKeySequence::Redo)) redo = a;
+        }
+        QVERIFY(undo && redo);
+        g->promptEdit()->setText("a kite");
+        const QString caption = R"({"temporal_caption": "a kite flies"})";
+        w.captionEditor()->setText(caption);
+        const ws::ojson settings = g->settings()->request();
+        const QString negative = g->negativeEditor()->text();
+
+        ws::ojson job = settings;
+        job["prompt"] = R"({"temporal_caption": "a red ball bounces"})";
+        job["name"] = "a red ball";
+        job["negative_prompt"] = R"({"avoid": "blur"})";
+        job["num_steps"] = settings["num_steps"].get<int>() + 5;
+        job["video_save_quality"] = 9.0;
+        g->applyRequest(job, "Recall shot.mp4");
+        QCOMPARE(g->settings()->request()["num_steps"], job["num_steps"]);
+        QCOMPARE(g->negativeEditor()->text(), QString(R"({"avoid": "blur"})"));
+        QCOMPARE(g->undoStack()->undoText(), QString("Recall shot.mp4"));
+        undo->trigger();  // one step: caption, negative prompt, prompt and settings together
+        QCOMPARE(w.captionEditor()->text(), caption);
+        QCOMPARE(g->negativeEditor()->text(), negative);
+        QCOMPARE(g->promptEdit()->text(), QString("a kite"));
+        QCOMPARE(g->settings()->request(), settings);
+        redo->trigger();
+        QCOMPARE(w.captionEditor()->text(), QString(R"({"temporal_caption": "a red ball bounces"})"));
+        QCOMPARE(g->settings()->request()["video_save_quality"].get<double>(), 9.0);
+        undo->trigger();
+        // The caption editor's own edit before it is the step before, in the same history.
+        QCOMPARE(g->undoStack()->undoText(), QString("Change caption"));
+
+        // A preset the user picks: every setting it changes is one step.
+        QComboBox* presets = g->settings()->presetBox();
+        QCOMPARE(presets->currentIndex(), 1);  // the quick draft
+        presets->setCurrentIndex(0);
+        Q_EMIT presets->activated(0);  // as a pick from the list
+        QVERIFY(g->settings()->request()["num_steps"] != settings["num_steps"]);
+        QVERIFY(g->undoStack()->undoText().startsWith("Preset"));
+        undo->trigger();
+        QCOMPARE(g->settings()->request(), settings);
+        QCOMPARE(w.captionEditor()->text(), caption);
+    }
+
     // Tab went Frames → Steps → Seed → back up to the size row: the settings' focus chain must read down the form.
     void settingsTabOrderReadsDownTheForm() {
         freshSettings("tabs");

@@ -19,6 +19,7 @@
 #include <QSettings>
 #include <QSqlDatabase>
 #include <QSqlQuery>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -27,6 +28,7 @@
 
 #include "skip_support.h"
 #include "CaptionEditor.h"
+#include "EngineWorker.h"
 #include "EvaluationPanel.h"
 #include "GenerateView.h"
 #include "HistoryStore.h"
@@ -212,6 +214,39 @@ private Q_SLOTS:
         shot(&w, "queue");
         w.showWorkspace(MainWindow::Workspace::Models);
         shot(&w, "model");
+    }
+
+    // Each use of the engine worker is a ticket of its kind with its own cancel. One shared flag, reset by every call,
+    // let Stop on an upsample waiting behind a model load cancel the load, and the upsample then ran.
+    void stopOnAWaitingUpsampleLeavesTheLoadAlone() {
+        EngineWorker worker;
+        QSignalSpy loaded(&worker, &EngineWorker::modelLoaded), failed(&worker, &EngineWorker::failed);
+        QSignalSpy upsampleFailed(&worker, &EngineWorker::upsampleFailed), upsampled(&worker, &EngineWorker::upsampleDone);
+        QSemaphore gate;
+        QMetaObject::invokeMethod(&worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);  // the worker is busy
+        worker.requestLoad(model_);
+        worker.requestUpsample("t2v", "a red ball rolls", "{}");
+        worker.cancel(EngineWorker::Task::Upsample);  // Stop, with the upsample still waiting
+        gate.release();
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(upsampleFailed.count(), 1, 60000);
+        QVERIFY2(upsampleFailed[0][0].toString().contains("cancelled"), qPrintable(upsampleFailed[0][0].toString()));
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(upsampled.count(), 0);
+        // The Stop was for the tickets given before it: the next upsample runs.
+        worker.requestUpsample("t2v", "a red ball rolls", "{}");
+        QTRY_COMPARE_WITH_TIMEOUT(upsampled.count() + upsampleFailed.count(), 2, 120000);
+        QCOMPARE(upsampled.count(), 1);
+        // And Stop on a load cancels the load, not what waits behind it.
+        QMetaObject::invokeMethod(&worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+        worker.requestLoad(model_);
+        worker.requestUpsample("t2v", "a red ball rolls", "{}");
+        worker.cancel(EngineWorker::Task::Load);
+        gate.release();
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+        QVERIFY2(failed[0][0].toString().contains("cancelled"), qPrintable(failed[0][0].toString()));
+        QTRY_COMPARE_WITH_TIMEOUT(upsampled.count(), 2, 120000);
+        QCOMPARE(loaded.count(), 1);
     }
 
     void queueEditsAndRestartKeepQueueAndHistory() {

@@ -163,6 +163,14 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
         setCursor(next);
     });
 
+    connectWorker();
+    connectViews();
+    editor_->setChunkSize(rollouts_->chunkSize());
+    rebuildClock();
+    showFrame();
+}
+
+void RoboticsView::connectWorker() {
     // Worker -> view, queued.
     connect(worker_, &RoboticsWorker::datasetOpened, this, &RoboticsView::showDataset, Qt::QueuedConnection);
     connect(worker_, &RoboticsWorker::episodeLoaded, this, &RoboticsView::showEpisode, Qt::QueuedConnection);
@@ -208,7 +216,9 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
             title_->setText(tr("Could not open the dataset"));
         }
     }, Qt::QueuedConnection);
+}
 
+void RoboticsView::connectViews() {
     // View interactions.
     connect(search_, &QLineEdit::textChanged, this, &RoboticsView::filterEpisodes);
     connect(episodes_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
@@ -253,9 +263,6 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
     connect(play_, &PlayPanel::chunkRequested, this, [this](const QString& controls) {
         queue(worker_, [w = worker_, controls] { w->playChunk(controls); });
     });
-    editor_->setChunkSize(rollouts_->chunkSize());
-    rebuildClock();
-    showFrame();
 }
 
 RoboticsView::~RoboticsView() {

@@ -104,6 +104,8 @@ protected:
     void showEvent(QShowEvent* e) override;
 
 private:
+    void connectWorker();  // the worker's results, queued, to the view
+    void connectViews();   // the panels' requests and the scrubbing
     void buildToolbar(QToolBar* bar);
     void showDataset(const robotics_ui::DatasetSummary& s);
     void showEpisode(const robotics_ui::EpisodePtr& e);
