@@ -5,6 +5,13 @@
 set(WS_BACKEND_INCLUDE "${PROJECT_SOURCE_DIR}/backend/include")
 set(WS_BACKEND_SRC "${PROJECT_SOURCE_DIR}/backend/src")
 
+# White-box access to the modules' own sources (the network, the codecs, ModelImpl), named where it is wanted: the
+# CLI's engine benchmarks and the tests. The studio's Qt code never links it, so no torch header reaches it.
+if(NOT TARGET worldstudio_internals)
+  add_library(worldstudio_internals INTERFACE)
+  target_include_directories(worldstudio_internals INTERFACE ${WS_BACKEND_SRC})
+endif()
+
 # The modules `name` may use: itself and, transitively, what it USES.
 function(ws_module_closure out)
   set(result "")
@@ -41,7 +48,9 @@ function(ws_module)
   set(target worldstudio_${A_NAME})
   add_library(${target} STATIC ${A_SOURCES})
   ws_use_torch_pch(${target})
-  target_include_directories(${target} PUBLIC ${WS_BACKEND_INCLUDE} ${WS_BACKEND_SRC})
+  # The public headers travel with the library; src/ (the torch-level headers later modules build on) stays private:
+  # a module reaches another's internals only through its own PRIVATE path, checked by ws_check_layering.
+  target_include_directories(${target} PUBLIC ${WS_BACKEND_INCLUDE} PRIVATE ${WS_BACKEND_SRC})
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
   foreach(m IN LISTS A_USES)
     target_link_libraries(${target} PUBLIC worldstudio_${m})

@@ -7,6 +7,7 @@
 #include "worldstudio/model/engine.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/hue/questions.h"
+#include "worldstudio/jobs/device_scheduler.h"
 #include "worldstudio/model/default_model.h"
 #include "worldstudio/model/tiny_model.h"
 
@@ -25,6 +26,16 @@ EngineWorker::~EngineWorker() {
 std::shared_ptr<const ws::Model> EngineWorker::model() const {
     std::lock_guard<std::mutex> lock(mu_);
     return model_;
+}
+
+void EngineWorker::setScheduler(std::shared_ptr<ws::DeviceScheduler> scheduler) {
+    std::lock_guard<std::mutex> lock(mu_);
+    scheduler_ = std::move(scheduler);
+}
+
+std::shared_ptr<ws::DeviceScheduler> EngineWorker::scheduler() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return scheduler_;
 }
 
 void EngineWorker::cancel(Task kind) { cancelledUpTo_[static_cast<int>(kind)] = issued_.load(); }
@@ -59,9 +70,13 @@ void EngineWorker::loadModel(const QString& dir, const QString& adaptersJson, qu
         if (!adaptersJson.isEmpty())
             options.adapters = ws::adapter_choices_from_json(ws::ojson::parse(adaptersJson.toStdString()), tr("the adapter list").toStdString());
         ws::RunCallbacks cb;
-        cb.should_cancel = [this, ticket] { return cancelled(Task::Load, ticket); };
         cb.on_progress = [this](int done, int total, double) { Q_EMIT loadProgress(done, total); };
-        auto model = ws::Model::load(dir.toStdString(), options, cb);
+        std::shared_ptr<const ws::Model> model;
+        ws::run_on_device(scheduler().get(), ws::DeviceWork::Load, [this, ticket] { return cancelled(Task::Load, ticket); },
+                          [&](const std::function<bool()>& stop) {
+                              cb.should_cancel = stop;
+                              model = ws::Model::load(dir.toStdString(), options, cb);
+                          });
         {
             std::lock_guard<std::mutex> lock(mu_);
             model_ = model;
@@ -113,13 +128,17 @@ void EngineWorker::draftQuestions(const QString& promptKey, const QString& promp
         return;
     }
     try {
-        ws::Session session(model);
-        ws::RunCallbacks cb;
-        cb.should_cancel = [this, ticket] { return cancelled(Task::Drafting, ticket); };
         ws::hue::QuestionOptions o;
         o.mode = mode.toStdString();
         o.caption = caption.toStdString();
-        const ws::hue::QuestionPlan plan = ws::hue::draft_questions(session, prompt.toStdString(), o, cb);
+        ws::hue::QuestionPlan plan;
+        ws::run_on_device(scheduler().get(), ws::DeviceWork::Drafting, [this, ticket] { return cancelled(Task::Drafting, ticket); },
+                          [&](const std::function<bool()>& stop) {
+                              ws::Session session(model);
+                              ws::RunCallbacks cb;
+                              cb.should_cancel = stop;
+                              plan = ws::hue::draft_questions(session, prompt.toStdString(), o, cb);
+                          });
         ws::ojson out = ws::ojson::array();
         for (const auto& q : plan.questions) out.push_back({{"question", q.text}, {"dimension", ws::hue::dimension_name(q.dimension)}, {"origin", q.origin}});
         Q_EMIT questionsDrafted(promptKey, QString::fromStdString(out.dump()), QString::fromStdString(plan.domain));
@@ -143,18 +162,22 @@ void EngineWorker::upsample(const QString& templateMode, const QString& prompt, 
     }
     std::string raw;
     try {
-        ws::Session session(model);
-        ws::RunCallbacks cb;
-        cb.should_cancel = [this, ticket] { return cancelled(Task::Upsample, ticket); };
-        cb.on_text = [&](const std::string& piece) {
-            raw += piece;
-            Q_EMIT upsampleText(QString::fromStdString(piece));
-        };
         ws::ReasonerSampling sampling;
         sampling.max_new_tokens = 1024;
         sampling.json_object = true;  // a caption is one JSON object: small reasoners cannot break its syntax
         const ws::ojson request = requestJson.isEmpty() ? ws::ojson::object() : ws::ojson::parse(requestJson.toStdString());
-        ws::UpsampleResult r = session.upsample(templateMode.toStdString(), prompt.toStdString(), request, sampling, cb);
+        ws::UpsampleResult r;
+        ws::run_on_device(scheduler().get(), ws::DeviceWork::Upsample, [this, ticket] { return cancelled(Task::Upsample, ticket); },
+                          [&](const std::function<bool()>& stop) {
+                              ws::Session session(model);
+                              ws::RunCallbacks cb;
+                              cb.should_cancel = stop;
+                              cb.on_text = [&](const std::string& piece) {
+                                  raw += piece;
+                                  Q_EMIT upsampleText(QString::fromStdString(piece));
+                              };
+                              r = session.upsample(templateMode.toStdString(), prompt.toStdString(), request, sampling, cb);
+                          });
         QStringList problems;
         for (const auto& p : r.problems) problems << QString::fromStdString(p);
         Q_EMIT upsampleDone(QString::fromStdString(r.caption.dump(2)), problems);

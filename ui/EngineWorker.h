@@ -1,6 +1,7 @@
 #pragma once
 // Runs model loading, prompt upsampling and question drafting on a worker thread, in the order asked, and reports back
-// through queued signals, so the UI never blocks. Generation runs on the queue's own thread (QueueController).
+// through queued signals, so the UI never blocks. With a device scheduler each waits there for the device, behind the
+// generation and rollouts given before it. Generation runs on the queue's own thread (QueueController).
 // Each request is a ticket of its kind with its own cancel: Stop on an upsample waiting behind a model load skips the
 // upsample (reported as cancelled) and leaves the load alone. cancel() is safe from any thread.
 #include <QObject>
@@ -12,6 +13,7 @@
 
 namespace ws {
 class Model;
+class DeviceScheduler;
 }
 
 class EngineWorker : public QObject {
@@ -20,6 +22,9 @@ public:
     explicit EngineWorker(QObject* parent = nullptr);
     ~EngineWorker() override;
     std::shared_ptr<const ws::Model> model() const;
+    // The device every model use queues on (jobs/device_scheduler.h): loads, upsamples and drafts wait their turn
+    // there behind generation and rollouts. Without one they run on this worker's thread directly.
+    void setScheduler(std::shared_ptr<ws::DeviceScheduler> scheduler);
     enum class Task { Load, Upsample, Drafting };
     // Every ticket of that kind asked for so far: one waiting is skipped when its turn comes (and reports that it
     // was cancelled), a running one stops at its next step. Later tickets are not affected.
@@ -60,6 +65,8 @@ private:
     QThread thread_;
     mutable std::mutex mu_;
     std::shared_ptr<const ws::Model> model_;
+    std::shared_ptr<ws::DeviceScheduler> scheduler_;
+    std::shared_ptr<ws::DeviceScheduler> scheduler() const;
     quint64 issue() { return ++issued_; }
     bool cancelled(Task kind, quint64 ticket) const { return ticket <= cancelledUpTo_[static_cast<int>(kind)].load(); }
     std::atomic<quint64> issued_{0};

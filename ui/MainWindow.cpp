@@ -50,6 +50,7 @@
 #include "StudioPaths.h"
 #include "Theme.h"
 #include "worldstudio/core/error.h"
+#include "worldstudio/jobs/device_scheduler.h"
 #include "worldstudio/media/media.h"
 #include "worldstudio/jobs/batch.h"
 #include "worldstudio/model/request.h"
@@ -84,6 +85,8 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), worker_(new EngineWorker()), centre_(new QStackedWidget(this)), status_(new QLabel(this)),
       deviceLabel_(new QLabel(this)), memoryLabel_(new QLabel(this)), clockLabel_(new QLabel(this)) {
     setWindowTitle(tr("WorldStudio"));
+    device_ = std::make_shared<ws::DeviceScheduler>(5);  // nice 5: the window is scheduled first when the model takes every core
+    worker_->setScheduler(device_);
     // The queue journal and the history survive restarts; a damaged journal is set aside, never deleted.
     const int previewEvery = QSettings().value("generate/previewEvery", 1).toInt();
     try {
@@ -110,6 +113,8 @@ MainWindow::MainWindow(QWidget* parent)
     model_ = new ModelView(this);
     evaluation_ = new EvaluationPanel(this);
     robotics_ = new RoboticsView(this);
+    queue_->setScheduler(device_);
+    robotics_->setScheduler(device_);
     for (QWidget* page : {static_cast<QWidget*>(stage_), static_cast<QWidget*>(robotics_), static_cast<QWidget*>(evaluation_),
                           static_cast<QWidget*>(historyView_), static_cast<QWidget*>(model_)})
         centre_->addWidget(page);

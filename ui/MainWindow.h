@@ -12,6 +12,9 @@
 
 #include "worldstudio/core/pyjson.h"
 
+namespace ws {
+class DeviceScheduler;
+}
 class CaptionEditor;
 class ClusterDialog;
 class EvaluationPanel;
@@ -96,6 +99,7 @@ public:
     HistoryView* library() const { return historyView_; }
     QueueView* queueView() const { return queueView_; }
     QueueController* queue() const { return queue_.get(); }
+    ws::DeviceScheduler* device() const { return device_.get(); }  // the one queue of model work (tests look at it)
     HistoryStore* history() const { return history_.get(); }
     QTableWidget* queueTable() const;
     QListWidget* historyList() const;
@@ -136,6 +140,9 @@ private:
     void updateMemory();
 
     QList<QKeySequence> windowShortcuts_;  // the actions that must not be overridden by a focused text field
+    // The one queue every use of the model's device waits on: loads, upsamples, drafts (worker_), generation
+    // (queue_), rollouts and play (robotics_). Shared, so it outlives the last of them.
+    std::shared_ptr<ws::DeviceScheduler> device_;
     EngineWorker* worker_;
     std::unique_ptr<QueueController> queue_;
     std::unique_ptr<HistoryStore> history_;

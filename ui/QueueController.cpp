@@ -5,6 +5,8 @@
 #include <QFileInfo>
 #include <QMetaObject>
 #include <atomic>
+#include <mutex>
+#include <utility>
 
 #include "StudioPaths.h"
 #include "worldstudio/media/media.h"
@@ -23,7 +25,17 @@ QVector<QImage> previewImages(const ws::LatentPreview& p) {
 
 }  // namespace
 
-QueueController::QueueController(const QString& journalPath, int previewEvery, QObject* parent) : QObject(parent) {
+// The newest preview not yet shown; at most one delivery to the UI thread is pending at a time.
+struct QueueController::PreviewSlot {
+    std::mutex mu;
+    bool posted = false;
+    qint64 id = 0;
+    int step = 0, total = 0;
+    QVector<QImage> frames;
+};
+
+QueueController::QueueController(const QString& journalPath, int previewEvery, QObject* parent)
+    : QObject(parent), previewSlot_(std::make_shared<PreviewSlot>()) {
     ws::JobEvents ev;
     // Every callback below runs on the queue's thread; the signals reach the UI thread queued.
     ev.on_changed = [this] { QMetaObject::invokeMethod(this, [this] { Q_EMIT jobsChanged(); }, Qt::QueuedConnection); };
@@ -31,7 +43,30 @@ QueueController::QueueController(const QString& journalPath, int previewEvery, Q
     ev.preview_every = std::max(0, previewEvery);
     ev.preview_min_seconds = 0.25;  // four a second at most: what the eye follows, at little cost to a fast model
     ev.worker_nice = 5;             // the window first: a busy model never freezes it
-    ev.on_preview = [this](int64_t id, const ws::LatentPreview& p) { Q_EMIT preview(id, p.step, p.total, previewImages(p)); };
+    ev.on_preview = [this, slot = previewSlot_](int64_t id, const ws::LatentPreview& p) {
+        QVector<QImage> frames = previewImages(p);
+        bool post = false;
+        {
+            std::lock_guard<std::mutex> lock(slot->mu);
+            slot->id = id, slot->step = p.step, slot->total = p.total, slot->frames = std::move(frames);
+            post = !std::exchange(slot->posted, true);
+        }
+        if (!post) return;  // the pending delivery takes this one instead of the older
+        QMetaObject::invokeMethod(
+            this,
+            [this, slot] {
+                qint64 id = 0;
+                int step = 0, total = 0;
+                QVector<QImage> shown;
+                {
+                    std::lock_guard<std::mutex> lock(slot->mu);
+                    slot->posted = false;
+                    id = slot->id, step = slot->step, total = slot->total, shown = std::move(slot->frames);
+                }
+                Q_EMIT preview(id, step, total, shown);
+            },
+            Qt::QueuedConnection);
+    };
     ev.on_state = [this](const ws::Job& j) {
         if (j.state == ws::JobState::Running) return Q_EMIT jobStarted(j.id);
         if (j.state != ws::JobState::Done && j.state != ws::JobState::Failed && j.state != ws::JobState::Cancelled) return;

@@ -1,7 +1,8 @@
 #pragma once
 // The studio's generation queue: a ws::JobQueue with its journal in the data folder, its events re-posted to the UI
 // thread as signals. Preview frames and thumbnails are turned into QImages on the queue's thread, so the UI thread
-// only paints.
+// only paints. Previews pass through a slot that keeps the newest: a window that falls behind sees the latest
+// picture, never a backlog. Generation runs as tickets of the device scheduler the window hands over.
 #include <QImage>
 #include <QObject>
 #include <QString>
@@ -19,6 +20,7 @@ public:
     ~QueueController() override;
 
     void setModel(std::shared_ptr<const ws::Model> model);
+    void setScheduler(std::shared_ptr<ws::DeviceScheduler> scheduler) { queue_->set_scheduler(std::move(scheduler)); }
     void setPreviewEvery(int k) { queue_->set_preview_every(k); }  // from the next job on; 0: no previews
     int64_t submit(const ws::ojson& request);  // output files go to the outputs folder
     ws::JobQueue& queue() { return *queue_; }
@@ -38,5 +40,7 @@ Q_SIGNALS:
                      const QString& error, const QImage& thumbnail);
 
 private:
+    struct PreviewSlot;
+    std::shared_ptr<PreviewSlot> previewSlot_;
     std::unique_ptr<ws::JobQueue> queue_;
 };

@@ -137,7 +137,7 @@ int bench_steps_main() {
     auto math_model = ws::Model::load(dir.string(), o);
     std::printf("%s (hidden 512, 4 layers, MLP 1536), CPU float32: median seconds per denoising step (after the first)\n", model->id().c_str());
     std::printf("attention: scaled_dot_product_attention (%s) against matmul + softmax (\"math\") in the same run\n",
-                model->impl().network->attention_record().value("kernel", "?").c_str());
+                model_impl(*model).network->attention_record().value("kernel", "?").c_str());
     std::printf("%-10s %-10s %-12s %-12s %-12s %-12s %-12s %-8s\n", "frames", "size", "gen tokens", "prompt tok", "no CFG s", "CFG s", "math CFG s",
                 "sdpa/math");
     auto step_seconds = [&](int frames, int size, int prompt_words, bool cfg, int64_t* tokens, int64_t* prompt_tokens,
@@ -201,7 +201,7 @@ int bench_step_cache_main(const std::string& model_dir, int steps) {
     o.hash_files = false;
     o.device = "cpu";
     auto model = ws::Model::load(model_dir, o);
-    const ws::Model::Impl& M = model->impl();
+    const ws::ModelImpl& M = model_impl(*model);
     if (!M.vae) throw ws::Error(model_dir + ": bench-step-cache decodes the videos, so the model needs a vae/");
     std::printf("%s, text2video, %d steps, seeds 1-3, CPU: the framework's diffusion cache against the uncached run\n", model->id().c_str(), steps);
     std::printf("%-12s %-14s %-10s %-10s %-12s\n", "threshold", "cached/total", "seconds", "speedup", "PSNR dB");

@@ -119,7 +119,7 @@ private Q_SLOTS:
 
         // The loop by hand: numpy noise at the seed, the network at float timesteps sigma x 1000, x0 = x - sigma v,
         // fresh noise from a generator at seed + step, x0 at the end.
-        const Model::Impl& M = m->impl();
+        const ModelImpl& M = model_impl(*m);
         const at::Tensor ids = packed_prompt_ids(M.config, *M.tokenizer, rec["prompt_string"].get<std::string>());
         const std::vector<double> noise = numpy_standard_normal(9, 48 * 1 * 2 * 4);
         at::Tensor x = at::tensor(noise, at::kDouble).to(at::kFloat).view({48, 1, 2, 4});
@@ -240,8 +240,8 @@ private Q_SLOTS:
         SafeTensorsFile f(dir("lora") + "/adapter_model.safetensors");
         const at::Tensor A = to_tensor(f.at("base_model.model.layers.1.self_attn.v_proj_moe_gen.lora_A.weight")).to(at::kDouble);
         const at::Tensor B = to_tensor(f.at("base_model.model.layers.1.self_attn.v_proj_moe_gen.lora_B.weight")).to(at::kDouble);
-        const at::Tensor W = base->impl().network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight").to(at::kDouble);
-        const at::Tensor got = tuned->impl().network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight").to(at::kDouble);
+        const at::Tensor W = model_impl(*base).network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight").to(at::kDouble);
+        const at::Tensor got = model_impl(*tuned).network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight").to(at::kDouble);
         double worst = 0;
         for (int64_t i = 0; i < W.size(0); ++i)
             for (int64_t j = 0; j < W.size(1); ++j) {
@@ -252,7 +252,7 @@ private Q_SLOTS:
         QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
         // What it does not name stays exactly as it was: the understanding tower, the MLPs.
         for (const char* n : {"layers.1.self_attn.v_proj.weight", "layers.0.mlp_moe_gen.up_proj.weight"})
-            QVERIFY(at::equal(tuned->impl().network->parameters().at(n), base->impl().network->parameters().at(n)));
+            QVERIFY(at::equal(model_impl(*tuned).network->parameters().at(n), model_impl(*base).network->parameters().at(n)));
         // Strength 0 changes nothing; two halves make one whole.
         o.adapters = {{dir("lora"), 0.0}};
         auto zero = Model::load(dir("base"), o);
@@ -260,11 +260,11 @@ private Q_SLOTS:
         auto halves = Model::load(dir("base"), o);
         o.adapters = {{dir("lora"), 1.0}};
         auto whole = Model::load(dir("base"), o);
-        const at::Tensor ids = packed_prompt_ids(base->config(), *base->impl().tokenizer, "a cube");
+        const at::Tensor ids = packed_prompt_ids(base->config(), *model_impl(*base).tokenizer, "a cube");
         at::manual_seed(5);
         LatentState s;
         s.vision.push_back({at::randn({48, 2, 2, 4}), {false, false}, 24});
-        auto velocity = [&](const Model& m) { return predict_velocity(*m.impl().network, ids, nullptr, s, 500).vision[0].x; };
+        auto velocity = [&](const Model& m) { return predict_velocity(*model_impl(m).network, ids, nullptr, s, 500).vision[0].x; };
         QVERIFY(at::equal(velocity(*zero), velocity(*base)));
         QVERIFY(wstest::rel_err(velocity(*halves), velocity(*whole)) < 1e-6);
         QVERIFY(wstest::rel_err(velocity(*whole), velocity(*base)) > 1e-3);
@@ -296,8 +296,8 @@ private Q_SLOTS:
         cfg["target_modules"] = {"q_proj_moe_gen", "k_proj_moe_gen", "add_v_proj", "o_proj_moe_gen"};
         write_json(diffusers + "/adapter_config.json", cfg);
         o.adapters = {{diffusers, 0.5}};
-        QVERIFY(at::equal(Model::load(dir("base"), o)->impl().network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight"),
-                          tuned->impl().network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight")));
+        QVERIFY(at::equal(model_impl(*Model::load(dir("base"), o)).network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight"),
+                          model_impl(*tuned).network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight")));
     }
 
     // A job that names other adapters than the model was loaded with gets them on the fly: the same picture as a
@@ -474,7 +474,7 @@ private Q_SLOTS:
         QCOMPARE(rec["prompting"]["set_aside"]["shift"].get<double>(), 7.0);
         QCOMPARE(rec["request"]["prompting"].get<std::string>(), std::string("diffusers"));
         // The system turn is in the tokens: the framework path with the same strings gives another video.
-        const Model::Impl& M = m->impl();
+        const ModelImpl& M = model_impl(*m);
         const at::Tensor with = packed_prompt_ids(M.config, *M.tokenizer, "x", diffusers_system_prompt(false));
         QVERIFY(with.size(0) > packed_prompt_ids(M.config, *M.tokenizer, "x").size(0) + 20);
         ojson framework = job;

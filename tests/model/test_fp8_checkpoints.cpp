@@ -72,11 +72,11 @@ private Q_SLOTS:
         QVERIFY(quant->format().fp8);
         QVERIFY(!log.empty() && log.back().find("dequantized on load") != std::string::npos);
         auto dense = load(deq), original = load(dir("base"));
-        const at::Tensor ids = packed_prompt_ids(quant->config(), *quant->impl().tokenizer, "a cube on a table");
+        const at::Tensor ids = packed_prompt_ids(quant->config(), *model_impl(*quant).tokenizer, "a cube on a table");
         at::manual_seed(4);
         LatentState s;
         s.vision.push_back({at::randn({48, 3, 2, 4}), {true, false, false}, 24});
-        auto velocity = [&](const Model& m) { return predict_velocity(*m.impl().network, ids, nullptr, s, 640).vision[0].x; };
+        auto velocity = [&](const Model& m) { return predict_velocity(*model_impl(m).network, ids, nullptr, s, 640).vision[0].x; };
         const at::Tensor vq = velocity(*quant), vd = velocity(*dense), vo = velocity(*original);
         QVERIFY2(wstest::rel_err(vq, vd) <= 1e-6, qPrintable(QString::number(wstest::rel_err(vq, vd))));
         const double drift = wstest::rel_err(vq, vo);
@@ -105,18 +105,18 @@ private Q_SLOTS:
         auto a8 = Model::load(fp8, o, cb);
         o.fp8 = "w8a16";
         auto a16 = Model::load(fp8, o);
-        QCOMPARE(a8->impl().fp8_compute, std::string("w8a8"));
-        QCOMPARE(a8->impl().network->fp8_linears(), int64_t{2 * 2 * 7});
-        QCOMPARE(a16->impl().network->fp8_linears(), int64_t{0});
+        QCOMPARE(model_impl(*a8).fp8_compute, std::string("w8a8"));
+        QCOMPARE(model_impl(*a8).network->fp8_linears(), int64_t{2 * 2 * 7});
+        QCOMPARE(model_impl(*a16).network->fp8_linears(), int64_t{0});
         QVERIFY(std::any_of(log.begin(), log.end(), [](const std::string& l) { return l.find("kept in FP8 (W8A8") != std::string::npos; }));
-        const at::Tensor w8 = a8->impl().network->parameters().at("layers.0.self_attn.q_proj_moe_gen.weight");
+        const at::Tensor w8 = model_impl(*a8).network->parameters().at("layers.0.self_attn.q_proj_moe_gen.weight");
         QCOMPARE(w8.scalar_type(), at::kFloat8_e4m3fn);
 
         // One linear, elementwise. e4m3 keeps 3 mantissa bits, so rounding an input of the normal range (|x| / s ≥ 2^-6)
         // to nearest moves it by at most 2^-4 of itself; below it the subnormal spacing 2^-9 moves it by at most 2^-10 · s.
         // With exact float32 accumulation of the exact products of FP8 values, |y8 - y16| ≤ 2^-4 |W|·|x| + 2^-10 s Σ|W|
         // per output (plus float32 rounding, well below: a 1e-5 relative allowance).
-        const auto& P = a8->impl().network->parameters();
+        const auto& P = model_impl(*a8).network->parameters();
         const at::Tensor ws = P.at("layers.0.self_attn.q_proj_moe_gen.weight_scale"), is = P.at("layers.0.self_attn.q_proj_moe_gen.input_scale");
         at::manual_seed(11);
         const at::Tensor x = at::randn({37, w8.size(1)}) * 3.0;  // inside ±448 · input_scale (0.05): no clamping
@@ -131,17 +131,17 @@ private Q_SLOTS:
         // The whole network: the velocity of W8A8 against W8A16 on the same FP8 weights. Each linear's error is bounded
         // as above (rms about 2^-4 / sqrt(3) ≈ 3.6 % of its output for inputs spread over the binades); the residual
         // stream carries the unquantized sum, so the velocity's error stays of that order: under 10 % (measured below).
-        const at::Tensor ids = packed_prompt_ids(a8->config(), *a8->impl().tokenizer, "a cube on a table");
+        const at::Tensor ids = packed_prompt_ids(a8->config(), *model_impl(*a8).tokenizer, "a cube on a table");
         at::manual_seed(4);
         LatentState s;
         s.vision.push_back({at::randn({48, 3, 2, 4}), {true, false, false}, 24});
-        const at::Tensor v8 = predict_velocity(*a8->impl().network, ids, nullptr, s, 640).vision[0].x;
-        const at::Tensor v16 = predict_velocity(*a16->impl().network, ids, nullptr, s, 640).vision[0].x;
+        const at::Tensor v8 = predict_velocity(*model_impl(*a8).network, ids, nullptr, s, 640).vision[0].x;
+        const at::Tensor v16 = predict_velocity(*model_impl(*a16).network, ids, nullptr, s, 640).vision[0].x;
         const double drift = wstest::rel_err(v8, v16);
         qInfo("W8A8 against W8A16: one linear %.4f, velocity %.4f (relative)", one_linear, drift);
         QVERIFY2(drift > 0 && drift < 0.10, qPrintable(QString::number(drift)));
         // The view without activation quantization is W8A16 exactly (the same dequantization, rounded once).
-        const at::Tensor v8_as16 = predict_velocity(a8->impl().network->with_fp8_activations(false), ids, nullptr, s, 640).vision[0].x;
+        const at::Tensor v8_as16 = predict_velocity(model_impl(*a8).network->with_fp8_activations(false), ids, nullptr, s, 640).vision[0].x;
         QVERIFY2(wstest::rel_err(v8_as16, v16) <= 1e-6, qPrintable(QString::number(wstest::rel_err(v8_as16, v16))));
 
         // A generation follows the checkpoint's step policy (first 3 and last 3 steps W8A16) and records it.

@@ -73,7 +73,7 @@ private Q_SLOTS:
     void towerSplitIsBitwiseIdentical() {
         const Run whole = generate(load(dir_, {}), tmp_.path("whole"));
         auto model = load(dir_, split());
-        QVERIFY(!model->impl().network);  // nothing resident until a run asks
+        QVERIFY(!model_impl(*model).network);  // nothing resident until a run asks
         const Run first = generate(model, tmp_.path("split1"));
         QVERIFY(at::equal(whole.video, first.video));
         QVERIFY(at::equal(whole.sound, first.sound));
@@ -120,7 +120,7 @@ private Q_SLOTS:
         QCOMPARE(whole.record["memory"]["streamed_layer_copies"].get<int64_t>(), int64_t{0});
         for (int n : {0, 1}) {
             auto model = load(dir_, resident(n));
-            QCOMPARE(model->impl().network->resident_layers(), int64_t{n});
+            QCOMPARE(model_impl(*model).network->resident_layers(), int64_t{n});
             const Run streamed = generate(model, tmp_.path("streamed" + std::to_string(n)));
             QVERIFY(at::equal(whole.video, streamed.video));
             // Every generation-tower evaluation copies each non-resident layer once: 6 steps x 2 branches.

@@ -6,11 +6,16 @@
 #include <iterator>
 #include <fstream>
 #include <regex>
+#include <thread>
+#include <mutex>
+#include <atomic>
+#include <chrono>
 
 #include "test_support.h"
 #include "worldstudio/model/engine.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/core/bounded_queue.h"
+#include "worldstudio/jobs/device_scheduler.h"
 #include "worldstudio/jobs/job_queue.h"
 #include "worldstudio/media/media.h"
 #include "worldstudio/model/tiny_model.h"
@@ -716,6 +721,105 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, JobQueue(nullptr, {}, journal));
         QVERIFY(fs::exists(journal));
     }
+    // The device scheduler: tickets run one at a time in the order given, each with its own cancel.
+    void deviceTicketsRunOneAtATimeEachWithItsOwnCancel() {
+        std::mutex m;
+        std::vector<std::string> order;
+        std::atomic<int> inside{0}, most{0};
+        auto record = [&](const std::string& name) {
+            return [&, name](const DeviceScheduler::Cancelled&) {
+                most = std::max(most.load(), ++inside);
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                {
+                    std::lock_guard<std::mutex> lock(m);
+                    order.push_back(name);
+                }
+                --inside;
+            };
+        };
+        std::atomic<bool> release{false}, sawCancel{false};
+        std::vector<std::string> dropped;
+        {
+            DeviceScheduler device;
+            // A long ticket holds the device until it is cancelled (as Stop on a running upsample).
+            const auto holder = device.submit(DeviceWork::Upsample, [&](const DeviceScheduler::Cancelled& cancelled) {
+                while (!cancelled() && !release) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                sawCancel = cancelled();
+            });
+            device.submit(DeviceWork::Load, record("load"));
+            const auto waiting = device.submit(DeviceWork::Generate, record("never"), [&] { dropped.push_back("generate"); });
+            device.submit(DeviceWork::Rollout, record("rollout"));
+            device.submit(DeviceWork::Drafting, record("drafting-1"), [&] { dropped.push_back("drafting-1"); });
+            device.submit(DeviceWork::Drafting, record("drafting-2"), [&] { dropped.push_back("drafting-2"); });
+            const auto queued = device.tickets();
+            QCOMPARE(queued.size(), size_t(6));
+            QVERIFY(queued[0].running && queued[0].ticket == holder && queued[0].kind == DeviceWork::Upsample);
+            QVERIFY(device.cancel(waiting));              // a waiting ticket is dropped, never run
+            device.cancel_kind(DeviceWork::Drafting);     // and every ticket of a kind
+            QCOMPARE(dropped, (std::vector<std::string>{"generate", "drafting-1", "drafting-2"}));
+            QVERIFY(!device.cancel(waiting));             // gone
+            QVERIFY(device.cancel(holder));               // the running one is told to stop
+            device.wait_idle();
+            QVERIFY(sawCancel);
+            QCOMPARE(order, (std::vector<std::string>{"load", "rollout"}));
+            QCOMPARE(most.load(), 1);
+
+            // run() waits for its turn; giving up while waiting cancels it without running.
+            release = false;
+            device.submit(DeviceWork::Play, [&](const DeviceScheduler::Cancelled&) {
+                while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            });
+            std::atomic<bool> giveUp{false};
+            auto waited = std::async(std::launch::async, [&] {
+                return device.run(DeviceWork::Generate, record("gave up"), [&] { return giveUp.load(); });
+            });
+            QVERIFY(waited.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout);  // the device is busy
+            giveUp = true;
+            QVERIFY(waited.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+            QVERIFY(!waited.get());
+            release = true;
+            QVERIFY(device.run(DeviceWork::Generate, record("ran")));
+            QCOMPARE(order.back(), std::string("ran"));
+            // What a ticket's work throws reaches run_on_device's caller; a dropped ticket throws Cancelled.
+            QVERIFY_THROWS_EXCEPTION(Error, run_on_device(&device, DeviceWork::Load, {}, [](const DeviceScheduler::Cancelled&) { throw Error("bad folder"); }));
+            QVERIFY_THROWS_EXCEPTION(Cancelled, run_on_device(&device, DeviceWork::Load, [] { return true; }, [](const DeviceScheduler::Cancelled& c) {
+                if (c()) throw Cancelled();
+            }));
+            // Closing drops what waits.
+            release = false;
+            device.submit(DeviceWork::Play, [&](const DeviceScheduler::Cancelled& cancelled) {
+                while (!release && !cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            });
+            device.submit(DeviceWork::Rollout, record("at close"), [&] { dropped.push_back("at close"); });
+        }
+        QCOMPARE(dropped.back(), std::string("at close"));
+        QVERIFY(std::find(order.begin(), order.end(), "at close") == order.end());
+    }
+
+    // A queued job waits for the device behind other model work; Cancel while it waits ends it at once.
+    void queueJobsWaitForTheDevice() {
+        auto device = std::make_shared<DeviceScheduler>();
+        JobQueue q(model_);
+        q.set_scheduler(device);
+        std::atomic<bool> release{false};
+        device->submit(DeviceWork::Upsample, [&](const DeviceScheduler::Cancelled&) {
+            while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        });
+        const int64_t a = q.submit(base("text2video"), dir("out/dev_a"));
+        for (int i = 0; i < 500 && device->tickets().size() < 2; ++i) QTest::qWait(10);
+        QCOMPARE(device->tickets().size(), size_t(2));  // the job's ticket waits behind the upsample
+        QCOMPARE(device->tickets()[1].kind, DeviceWork::Generate);
+        QCOMPARE(q.job(a)->step, 0);
+        QVERIFY(q.cancel(a));
+        for (int i = 0; i < 500 && q.job(a)->state != JobState::Cancelled; ++i) QTest::qWait(10);
+        QCOMPARE(q.job(a)->state, JobState::Cancelled);
+        QCOMPARE(device->tickets().size(), size_t(1));
+        release = true;
+        const int64_t b = q.submit(base("text2video"), dir("out/dev_b"));
+        q.wait_idle();
+        QCOMPARE(q.job(b)->state, JobState::Done);
+    }
+
     // The journal is written on the queue's own writer thread: a disk that does not answer (here the journal's
     // sibling file is a FIFO nobody reads yet) stalls no caller, and the text it gets is the newest.
     void queueJournalIsWrittenOffTheCallersThread() {

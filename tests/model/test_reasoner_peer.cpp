@@ -103,7 +103,7 @@ private Q_SLOTS:
         const std::string k = std::to_string(prompt);
         QVERIFY(peer_.count("ids_" + k) && peer_.count("logits_" + k));
         const at::Tensor ids = peer_.at("ids_" + k).to(at::kLong), ref = peer_.at("logits_" + k).to(at::kDouble);
-        const auto net = model_->impl().text_network();
+        const auto net = model_impl(*model_).text_network();
         const int64_t L = ids.numel();
         TextKVCache cache;
         const at::Tensor h = net->forward_text(net->embed_text(ids), at::arange(L, at::kFloat).unsqueeze(0).expand({3, L}), cache);
@@ -120,7 +120,7 @@ private Q_SLOTS:
         c10::InferenceMode guard;
         QVERIFY(peer_.count("mrope_positions") && peer_.count("mrope_logits"));
         const at::Tensor ids = peer_.at("ids_0").to(at::kLong), ref = peer_.at("mrope_logits").to(at::kDouble);
-        const auto net = model_->impl().text_network();
+        const auto net = model_impl(*model_).text_network();
         TextKVCache cache;
         const at::Tensor h = net->forward_text(net->embed_text(ids), peer_.at("mrope_positions").to(at::kFloat), cache);
         const at::Tensor ours = net->lm_head(h).to(at::kCPU, at::kDouble);

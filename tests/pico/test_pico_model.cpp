@@ -281,7 +281,7 @@ private Q_SLOTS:
         const std::string dir = ws::pico::shipped_model_dir();
         if (dir.empty()) WS_SKIP_MISSING("this checkout has no resources/pico");
         const auto model = ws::Model::load(dir);
-        const ws::Network& net = *model->impl().network;
+        const ws::Network& net = *model_impl(*model).network;
         const auto video_codec = ws::pico::LinearVideoCodec::load(dir + "/vae/codec.safetensors");
         const auto audio_codec = ws::pico::EnvelopeAudioCodec::load(dir + "/sound_tokenizer/codec.safetensors");
         const at::Tensor empty_text = ws::packed_prompt_ids(model->config(), *model->tokenizer(), "");

@@ -37,6 +37,7 @@
 #include "KeyValueView.h"
 #include "MainWindow.h"
 #include "worldstudio/jobs/batch.h"
+#include "worldstudio/jobs/device_scheduler.h"
 #include "PlayerPanel.h"
 #include "PreviewStrip.h"
 #include "QueueController.h"
@@ -247,6 +248,36 @@ private Q_SLOTS:
         QVERIFY2(failed[0][0].toString().contains("cancelled"), qPrintable(failed[0][0].toString()));
         QTRY_COMPARE_WITH_TIMEOUT(upsampled.count(), 2, 120000);
         QCOMPARE(loaded.count(), 1);
+    }
+
+    // Every use of the model waits on the window's one device queue: an upsample asked for while a job generates
+    // waits behind it (it ran beside it, both on all the cores), and runs once the job is cancelled.
+    void theWindowsModelWorkSharesOneDeviceQueue() {
+        useDataDir("device");
+        MainWindow w;
+        w.show();
+        QSignalSpy ready(&w, &MainWindow::modelReady);
+        w.loadModel(model_);
+        QVERIFY(ready.wait(60000));
+        QVERIFY(w.device()->tickets().empty());
+        ws::ojson job = ws::ojson::parse(R"({"model_mode": "text2video", "prompt": "a long run", "resolution": "256", "num_frames": 9,
+                                             "num_steps": 5000, "guidance": 1.0})");
+        const qint64 id = w.queue()->submit(job);
+        QTRY_VERIFY_WITH_TIMEOUT(w.queue()->queue().job(id)->step > 0, 60000);
+        QSignalSpy upsampled(&w, &MainWindow::upsampleFinished);
+        w.promptEdit()->setText("a red ball");
+        w.upsample();
+        QTRY_COMPARE_WITH_TIMEOUT(w.device()->tickets().size(), size_t(2), 10000);
+        const auto tickets = w.device()->tickets();
+        QVERIFY(tickets[0].running && tickets[0].kind == ws::DeviceWork::Generate);
+        QVERIFY(!tickets[1].running && tickets[1].kind == ws::DeviceWork::Upsample);
+        QTest::qWait(300);
+        QCOMPARE(upsampled.count(), 0);  // still waiting for the device
+        QVERIFY(w.queue()->queue().cancel(id));
+        QVERIFY(upsampled.wait(60000));
+        QCOMPARE(upsampled.first().at(0).toBool(), true);
+        QCOMPARE(w.queue()->queue().job(id)->state, ws::JobState::Cancelled);
+        QTRY_VERIFY_WITH_TIMEOUT(w.device()->tickets().empty(), 10000);
     }
 
     void queueEditsAndRestartKeepQueueAndHistory() {

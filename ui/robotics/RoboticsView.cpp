@@ -271,6 +271,7 @@ RoboticsView::~RoboticsView() {
 }
 
 void RoboticsView::setModel(std::shared_ptr<const ws::Model> model) { worker_->setModel(std::move(model)); }
+void RoboticsView::setScheduler(std::shared_ptr<ws::DeviceScheduler> scheduler) { worker_->setScheduler(std::move(scheduler)); }
 
 QString RoboticsView::sessionState() const {
     if (dataset_.source.isEmpty()) return pendingSession_;  // not opened since the start: keep what was saved

@@ -32,6 +32,7 @@ class TrajectoryView3D;
 
 namespace ws {
 class Model;
+class DeviceScheduler;
 }
 
 class RoboticsView : public QWidget {
@@ -40,6 +41,7 @@ public:
     explicit RoboticsView(QWidget* parent = nullptr);
     ~RoboticsView() override;
     void setModel(std::shared_ptr<const ws::Model> model);
+    void setScheduler(std::shared_ptr<ws::DeviceScheduler> scheduler);  // rollouts and play wait for the device there
     // What a restart brings back: the open dataset (a folder, or Pico World's seeds) and the episode, as JSON. The
     // restored dataset opens when the workspace is first shown, so a start in another workspace costs nothing.
     QString sessionState() const;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "worldstudio/jobs/device_scheduler.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/media/media.h"
 #include "worldstudio/model/embodiments.h"
@@ -112,6 +113,20 @@ RoboticsWorker::~RoboticsWorker() {
 void RoboticsWorker::setModel(std::shared_ptr<const ws::Model> model) {
     std::lock_guard<std::mutex> lock(mu_);
     model_ = std::move(model);
+}
+
+void RoboticsWorker::setScheduler(std::shared_ptr<ws::DeviceScheduler> scheduler) {
+    std::lock_guard<std::mutex> lock(mu_);
+    scheduler_ = std::move(scheduler);
+}
+
+void RoboticsWorker::onDevice(int kind, const std::function<void(const std::function<bool()>&)>& work) {
+    std::shared_ptr<ws::DeviceScheduler> scheduler;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        scheduler = scheduler_;
+    }
+    ws::run_on_device(scheduler.get(), static_cast<ws::DeviceWork>(kind), [this] { return cancel_.load(); }, work);
 }
 
 std::shared_ptr<const ws::Model> RoboticsWorker::loadedModel(const char* what) {
@@ -244,11 +259,14 @@ void RoboticsWorker::runRollout(const QString& specJson, const QString& bundleDi
         const wr::RolloutSpec spec = wr::rollout_spec_from_json(ws::ojson::parse(specJson.toStdString()), "the rollout");
         int chunk = 0;
         ws::RunCallbacks cb;
-        cb.should_cancel = [this] { return cancel_.load(); };
         cb.on_progress = [&](int step, int total, double) { Q_EMIT rolloutProgress(chunk, spec.chunks, step, total); };
         wr::RolloutProgress progress;
         progress.on_chunk = [&](int k, int, const std::string&) { chunk = k; };
-        const ws::ojson node = wr::run_rollout(model, spec, bundleDir.toStdString(), cb, progress);
+        ws::ojson node;
+        onDevice(static_cast<int>(ws::DeviceWork::Rollout), [&](const std::function<bool()>& stop) {
+            cb.should_cancel = stop;
+            node = wr::run_rollout(model, spec, bundleDir.toStdString(), cb, progress);
+        });
         Q_EMIT rolloutFinished(QString::fromStdString(node["id"].get<std::string>()));
         openBundle(bundleDir);
     } catch (const ws::Cancelled&) {
@@ -310,7 +328,9 @@ void RoboticsWorker::startPlay(const QString& specJson, const QString& bundleDir
     if (!model) return;
     try {
         const wr::RolloutSpec spec = wr::rollout_spec_from_json(ws::ojson::parse(specJson.toStdString()), "interactive play");
-        play_ = std::make_unique<wr::InteractivePlay>(model, spec, bundleDir.toStdString());
+        onDevice(static_cast<int>(ws::DeviceWork::Play), [&](const std::function<bool()>&) {
+            play_ = std::make_unique<wr::InteractivePlay>(model, spec, bundleDir.toStdString());
+        });
         playBundle_ = bundleDir;
         playTrack_ = std::make_unique<PlayTrack>();
         playTrack_->embodiment = ws::EmbodimentRegistry::shipped().find(play_->embodiment());
@@ -339,9 +359,12 @@ void RoboticsWorker::playChunk(const QString& controlsJson) {
         wr::Trajectory extended;
         const wr::ActionRows rows =
             wr::control_chunk(*playTrack_->embodiment, playTrack_->fps, playTrack_->chunk, keys, {}, playTrack_->trajectory, &extended);
-        ws::RunCallbacks cb;
-        cb.should_cancel = [this] { return cancel_.load(); };
-        const wr::InteractivePlay::Chunk c = play_->step(rows, cb);
+        wr::InteractivePlay::Chunk c;
+        onDevice(static_cast<int>(ws::DeviceWork::Play), [&](const std::function<bool()>& stop) {
+            ws::RunCallbacks cb;
+            cb.should_cancel = stop;
+            c = play_->step(rows, cb);
+        });
         playTrack_->trajectory = extended;
         Q_EMIT playChunkDone(toImages(c.video), c.seconds, play_->chunks_played());
     } catch (const std::exception& e) {

@@ -9,6 +9,7 @@
 #include <QThread>
 #include <QVector>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -16,6 +17,7 @@
 
 namespace ws {
 class Model;
+class DeviceScheduler;
 namespace robotics {
 class Dataset;
 class InteractivePlay;
@@ -28,6 +30,8 @@ public:
     RoboticsWorker();
     ~RoboticsWorker() override;
     void setModel(std::shared_ptr<const ws::Model> model);
+    // Rollouts and played chunks queue on the device scheduler (jobs/device_scheduler.h) behind other model work.
+    void setScheduler(std::shared_ptr<ws::DeviceScheduler> scheduler);
     void cancel() { cancel_ = true; }
 
     // Queue these onto the worker.
@@ -58,6 +62,9 @@ private:
     QThread thread_;
     mutable std::mutex mu_;
     std::shared_ptr<const ws::Model> model_;
+    std::shared_ptr<ws::DeviceScheduler> scheduler_;
+    // Runs `work` (given the cancel to poll) as a device ticket of `kind`; throws ws::Cancelled when it never ran.
+    void onDevice(int kind, const std::function<void(const std::function<bool()>&)>& work);
     std::atomic<bool> cancel_{false};
     std::unique_ptr<ws::robotics::Dataset> dataset_;
     std::unique_ptr<ws::robotics::InteractivePlay> play_;

@@ -7,6 +7,7 @@
 #endif
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -154,6 +155,11 @@ void JobQueue::write_journal() {
         if (written) std::filesystem::rename(tmp, journal_path_, ec);
         lock.lock();
     }
+}
+
+void JobQueue::set_scheduler(std::shared_ptr<DeviceScheduler> scheduler) {
+    std::lock_guard<std::mutex> lock(mu_);
+    scheduler_ = std::move(scheduler);
 }
 
 void JobQueue::notify_changed() {
@@ -332,6 +338,7 @@ void JobQueue::run() {
     for (;;) {
         Job job;
         std::shared_ptr<const Model> model;
+        std::shared_ptr<DeviceScheduler> scheduler;
         std::optional<RemoteEngine> remote;
         {
             std::unique_lock<std::mutex> lock(mu_);
@@ -352,6 +359,7 @@ void JobQueue::run() {
             running_id_ = job.id;
             cancel_running_ = false;
             model = model_;
+            scheduler = scheduler_;
             remote = remote_;
             changed_locked();
         }
@@ -382,8 +390,15 @@ void JobQueue::run() {
             if (remote) {
                 r = remote_generate(*remote, job.request, job.out_prefix, cb);
             } else {
-                Session session(model, media_);
-                r = session.generate(job.request, job.out_prefix, cb);
+                // The device's turn first, when a scheduler shares it (an upsample or a rollout may hold it); Cancel
+                // stops the wait too.
+                run_on_device(scheduler.get(), DeviceWork::Generate, [this] { return cancel_running_.load(); },
+                              [&](const DeviceScheduler::Cancelled& cancelled) {
+                                  RunCallbacks device_cb = cb;
+                                  device_cb.should_cancel = cancelled;
+                                  Session session(model, media_);
+                                  r = session.generate(job.request, job.out_prefix, device_cb);
+                              });
             }
             job.state = JobState::Done;
             job.record = r.record;

@@ -30,7 +30,7 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
                                              const RunCallbacks& cb) {
     c10::InferenceMode guard;
     const auto t_start = std::chrono::steady_clock::now();
-    const Model::Impl& M = model_->impl();
+    const ModelImpl& M = model_impl(*model_);
     const ModelConfig& c = M.config;
     const GenerationRequest::Continuation& k = *req.continuation;
     if (fs::path(out_prefix).extension() != ".mp4")

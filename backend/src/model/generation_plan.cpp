@@ -30,7 +30,7 @@ at::Tensor numpy_noise(uint32_t seed, at::IntArrayRef shape) {
 namespace {
 
 // Pictures [3, T, H, W] in [-1, 1] to latents on the CPU, encoded tile by tile when the VAE budget asks for it.
-at::Tensor encode_pixels(const Model::Impl& M, const at::Tensor& pixels, int64_t vae_budget) {
+at::Tensor encode_pixels(const ModelImpl& M, const at::Tensor& pixels, int64_t vae_budget) {
     const int64_t s = M.config.spatial_compression;
     const CodecPlan plan = plan_codec(*M.vae, (pixels.size(1) - 1) / 4 + 1, pixels.size(2) / s, pixels.size(3) / s, vae_budget, true);
     return M.vae->encode(pixels, plan).to(at::kCPU, at::kFloat);
@@ -38,7 +38,7 @@ at::Tensor encode_pixels(const Model::Impl& M, const at::Tensor& pixels, int64_t
 
 // Conditioning latents: VAE latents in a .safetensors file (tensor `latent`, [C, T, H, W], normalized), or a picture /
 // video that the model's VAE encodes. The encoder is causal, so only the first `frames` pixel frames are encoded.
-at::Tensor load_latent_file(const std::string& path, const char* field, const Model::Impl& M, const MediaFiles& media, int width, int height,
+at::Tensor load_latent_file(const std::string& path, const char* field, const ModelImpl& M, const MediaFiles& media, int width, int height,
                             double fps, int frames, int64_t vae_budget) {
     const ModelConfig& c = M.config;
     if (fs::path(path).extension() != ".safetensors") {
@@ -102,7 +102,7 @@ at::Tensor load_actions(const std::string& path, const ModelConfig& c, int64_t* 
 
 // Adapters are merged at load; a job that names none runs with those, and a job that names others (the record's
 // request of an earlier run, a job of its own) gets them on the fly without reloading.
-void plan_adapters(GenerationPlan& p, const Model::Impl& M, const ojson& job_in) {
+void plan_adapters(GenerationPlan& p, const ModelImpl& M, const ojson& job_in) {
     std::vector<AdapterChoice> loaded;
     for (const auto& a : M.adapters) loaded.push_back({a["path"].get<std::string>(), a["strength"].get<double>()});
     auto same = [](const std::vector<AdapterChoice>& x, const std::vector<AdapterChoice>& y) {
@@ -119,7 +119,7 @@ void plan_adapters(GenerationPlan& p, const Model::Impl& M, const ojson& job_in)
 
 // A distilled student fixes steps, guidance, shift and the sampler (one conditional pass, so no negative prompt):
 // what the job asked otherwise is set aside, said in the log and kept in the record.
-void plan_fixed_steps(GenerationPlan& p, const Model::Impl& M, const ojson& job_in, const RunCallbacks& cb) {
+void plan_fixed_steps(GenerationPlan& p, const ModelImpl& M, const ojson& job_in, const RunCallbacks& cb) {
     GenerationRequest& req = p.req;
     const std::optional<FixedStepSchedule>& fixed = M.format.fixed_steps;
     if (!fixed) {
@@ -143,7 +143,7 @@ void plan_fixed_steps(GenerationPlan& p, const Model::Impl& M, const ojson& job_
 // Action modes read action_chunk_size + 1 consecutive frames (no resampling) and put them on the reference's
 // canvas: resized without upscaling, padded at the bottom and right; outputs are cropped back to the content.
 // Returns the pixels [3, T, H, W] (undefined when the mode takes no picture file).
-at::Tensor plan_action_canvas(GenerationPlan& p, const Model::Impl& M, const MediaFiles& media) {
+at::Tensor plan_action_canvas(GenerationPlan& p, const ModelImpl& M, const MediaFiles& media) {
     GenerationRequest& req = p.req;
     if (!p.action_mode || req.vision_path.empty() || fs::path(req.vision_path).extension() == ".safetensors") return {};
     if (!M.vae) throw Error("vision_path '" + req.vision_path + "': encoding pictures and videos needs the model's vae/");
@@ -163,7 +163,7 @@ at::Tensor plan_action_canvas(GenerationPlan& p, const Model::Impl& M, const Med
 
 // Exact strings sent to the tokenizer: the reference's action caption for the action modes, else the prompt with
 // its duration and resolution sentences (as the framework or, on request, as the diffusers pipeline writes them).
-void plan_prompts(GenerationPlan& p, const Model::Impl& M) {
+void plan_prompts(GenerationPlan& p, const ModelImpl& M) {
     const GenerationRequest& req = p.req;
     const PromptMetadata meta = req.metadata();
     if (p.action_mode && req.action_caption != "video") {
@@ -191,7 +191,7 @@ void plan_prompts(GenerationPlan& p, const Model::Impl& M) {
 }
 
 // The vision conditioning: vision_path's latents padded in time, keyframes pinned, transfer's control maps.
-void plan_vision(GenerationPlan& p, const Model::Impl& M, const MediaFiles& media, const at::Tensor& action_pixels) {
+void plan_vision(GenerationPlan& p, const ModelImpl& M, const MediaFiles& media, const at::Tensor& action_pixels) {
     const GenerationRequest& req = p.req;
     const ModelConfig& c = M.config;
     const PromptMetadata meta = req.metadata();
@@ -295,7 +295,7 @@ ojson job_with_defaults(const Model& model, const ojson& job_in) {
     return job;
 }
 
-GenerationPlan plan_generation(const Model::Impl& M, const MediaFiles& media, const ojson& job_in, GenerationRequest req, const RunCallbacks& cb) {
+GenerationPlan plan_generation(const ModelImpl& M, const MediaFiles& media, const ojson& job_in, GenerationRequest req, const RunCallbacks& cb) {
     const ModelConfig& c = M.config;
     GenerationPlan p;
     p.req = std::move(req);
@@ -342,7 +342,7 @@ GenerationPlan plan_generation(const Model::Impl& M, const MediaFiles& media, co
 
 // ---- the denoiser ----
 
-Denoiser::Denoiser(const Model::Impl& M, const GenerationPlan& plan, const RunCallbacks& cb, ojson& memory_record)
+Denoiser::Denoiser(const ModelImpl& M, const GenerationPlan& plan, const RunCallbacks& cb, ojson& memory_record)
     : M_(M), plan_(plan), cb_(cb) {
     const ModelConfig& c = M.config;
     cond_.ids = packed_prompt_ids(c, *M.tokenizer, plan.prompt_string, plan.system_prompt);

@@ -52,7 +52,7 @@ struct GenerationPlan {
 ojson job_with_defaults(const Model& model, const ojson& job);
 
 // Everything a run needs before the network: throws ws::Error naming the field for anything wrong with the job.
-GenerationPlan plan_generation(const Model::Impl& M, const MediaFiles& media, const ojson& job_in, GenerationRequest req,
+GenerationPlan plan_generation(const ModelImpl& M, const MediaFiles& media, const ojson& job_in, GenerationRequest req,
                                const RunCallbacks& cb);
 
 // The velocity of one denoising step, guided. Built once per run: it prefills the text of the conditional and (with
@@ -60,7 +60,7 @@ GenerationPlan plan_generation(const Model::Impl& M, const MediaFiles& media, co
 // did.
 class Denoiser {
 public:
-    Denoiser(const Model::Impl& M, const GenerationPlan& plan, const RunCallbacks& cb, ojson& memory_record);
+    Denoiser(const ModelImpl& M, const GenerationPlan& plan, const RunCallbacks& cb, ojson& memory_record);
     // A new output: the step cache starts empty.
     void reset();
     // The guided velocity at flat state x (laid out as `layout`; `no_control` is the layout without the control
@@ -79,7 +79,7 @@ private:
         bool cached = false;
     };
     at::Tensor velocity(Branch& b, const LatentState& s, double ts, int pass, int step);
-    const Model::Impl& M_;
+    const ModelImpl& M_;
     const GenerationPlan& plan_;
     const RunCallbacks& cb_;
     Branch cond_, uncond_;

@@ -188,7 +188,7 @@ void decode_latents(const std::string& model_dir, const std::string& latents_pat
     LoadOptions o;
     o.device = device, o.dtype = dtype, o.hash_files = false;
     const auto model = Model::load(model_dir, o);
-    const Model::Impl& M = model->impl();
+    const ModelImpl& M = model_impl(*model);
     const auto t = load_tensors(latents_path);
     std::map<std::string, at::Tensor> result;
     if (auto it = t.find("video_latent"); it != t.end()) {

@@ -130,7 +130,7 @@ std::shared_ptr<const Network> TowerSlot::acquire(bool* built) const {
     return net;
 }
 
-std::shared_ptr<const Network> Model::Impl::text_network(bool* built) const {
+std::shared_ptr<const Network> ModelImpl::text_network(bool* built) const {
     if (network) {
         if (built) *built = false;
         return std::shared_ptr<const Network>(std::shared_ptr<const Network>(), network.get());  // not owned: the model's
@@ -138,7 +138,7 @@ std::shared_ptr<const Network> Model::Impl::text_network(bool* built) const {
     return text_tower->acquire(built);
 }
 
-std::shared_ptr<const Network> Model::Impl::generation_network(bool* built) const {
+std::shared_ptr<const Network> ModelImpl::generation_network(bool* built) const {
     if (network) {
         if (built) *built = false;
         return std::shared_ptr<const Network>(std::shared_ptr<const Network>(), network.get());

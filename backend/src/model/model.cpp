@@ -378,7 +378,7 @@ ojson Model::generation_defaults(const std::string& mode) const { return merge_g
 
 std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptions& options, const RunCallbacks& cb) {
     c10::InferenceMode guard;
-    auto impl = std::make_unique<Impl>();
+    auto impl = std::make_unique<ModelImpl>();
     ModelFolder f = locate_model_folder(dir);
     impl->dir = dir;
     impl->config = read_config(f);
@@ -510,7 +510,7 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
     return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
 
-Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::Model(std::unique_ptr<ModelImpl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
 const ModelConfig& Model::config() const { return impl_->config; }
 const std::string& Model::dir() const { return impl_->dir; }

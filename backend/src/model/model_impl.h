@@ -35,7 +35,7 @@ private:
     mutable std::map<std::string, at::Tensor> host_;
 };
 
-struct Model::Impl {
+struct ModelImpl {
     ModelConfig config;
     std::string dir;
     // Both towers, for good; null with the tower split, where text_tower and generation_tower hand them out.
@@ -58,6 +58,9 @@ struct Model::Impl {
     at::Device device{at::kCPU};
     at::ScalarType dtype = at::kFloat;
 };
+
+// The loaded parts of a model, for the engine's own code (and white-box tests and benchmarks).
+inline const ModelImpl& model_impl(const Model& model) { return *model.impl_; }
 
 // Where a model folder keeps its pieces (resolved once, shared by load and inspect).
 struct ModelFolder {

@@ -87,7 +87,7 @@ LatentState initial_state(const GenerationPlan& p, const ModelConfig& c, uint32_
 // no more often than preview_min_seconds).
 struct StepReporter {
     const GenerationRequest& req;
-    const Model::Impl& M;
+    const ModelImpl& M;
     const RunCallbacks& cb;
     std::chrono::steady_clock::time_point start;
     int total_steps = 0, global_step = 0;
@@ -172,7 +172,7 @@ ojson write_latents(const std::string& prefix, const LatentState& final_state, c
 
 // What a run used and did besides its request: the prompting path, a distilled checkpoint's sampling, the action
 // canvas.
-void record_paths(ojson& record, const GenerationPlan& p, const Model::Impl& M, const ojson& job_in) {
+void record_paths(ojson& record, const GenerationPlan& p, const ModelImpl& M, const ojson& job_in) {
     const GenerationRequest& req = p.req;
     const auto& fixed = M.format.fixed_steps;
     if (p.job_adapters)
@@ -228,7 +228,7 @@ Session::~Session() = default;
 GenerationResult Session::generate(const ojson& job_in, const std::string& out_prefix, const RunCallbacks& cb) {
     c10::InferenceMode guard;
     const auto t_start = std::chrono::steady_clock::now();
-    const Model::Impl& M = model_->impl();
+    const ModelImpl& M = model_impl(*model_);
     const ModelConfig& c = M.config;
     // The model's own defaults fill what the job leaves out.
     const ojson job = job_with_defaults(*model_, job_in);

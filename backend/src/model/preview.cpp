@@ -24,7 +24,7 @@ std::vector<uint8_t> project_preview(const PreviewProjection& p, const at::Tenso
 
 std::vector<uint8_t> Session::decode_preview(const LatentPreview& preview, int* width, int* height, int* frames) {
     c10::InferenceMode guard;
-    const Model::Impl& M = model_->impl();
+    const ModelImpl& M = model_impl(*model_);
     if (!M.vae) throw Error("the model folder has no vae/ to decode previews");
     if (preview.shape.size() != 4 || preview.shape[0] != M.config.latent_channels) throw Error("a preview latent is [C, T, H, W]");
     int64_t n = 1;
@@ -42,7 +42,7 @@ double fit_preview_projection(const std::string& model_dir, int samples, uint32_
     LoadOptions o;
     o.hash_files = false;
     auto model = Model::load(model_dir, o);
-    const Model::Impl& M = model->impl();
+    const ModelImpl& M = model_impl(*model);
     if (!M.vae) throw Error(model_dir + ": no vae/ to fit a preview projection against");
     const int64_t C = M.config.latent_channels, T = 3, h = 6, w = 8;
     std::vector<at::Tensor> xs, ys;

@@ -195,20 +195,20 @@ std::vector<int32_t> decode_tokens(const Network& net, const Tokenizer* tokenize
 }
 
 std::vector<int32_t> Session::generate_text(const std::vector<int32_t>& prompt_ids, const ReasonerSampling& s, const RunCallbacks& cb) {
-    const Model::Impl& M = model_->impl();
+    const ModelImpl& M = model_impl(*model_);
     const std::shared_ptr<const Network> text = M.text_network();  // the text tower, held for this reply (tower split)
     return decode_tokens(*text, M.tokenizer ? &*M.tokenizer : nullptr, prompt_ids, s, M.config.special.eos, cb);
 }
 
 std::string Session::ask(const std::string& message, const ReasonerSampling& s, const RunCallbacks& cb) {
-    const Model::Impl& M = model_->impl();
+    const ModelImpl& M = model_impl(*model_);
     if (!M.tokenizer) throw Error("the model folder has no tokenizer.json");
     return M.tokenizer->decode(generate_text(M.tokenizer->encode_chat_user_turn(message), s, cb));
 }
 
 UpsampleResult Session::upsample(const std::string& mode, const std::string& prompt, const ojson& request,
                                  const ReasonerSampling& s, const RunCallbacks& cb) {
-    const Model::Impl& M = model_->impl();
+    const ModelImpl& M = model_impl(*model_);
     if (!M.tokenizer) throw Error("the model folder has no tokenizer.json");
     static const std::map<std::string, std::string> files = {{"text2video", "t2v"}, {"t2v", "t2v"}, {"text2image", "t2i"}, {"t2i", "t2i"},
                                                              {"image2video", "i2v"}, {"i2v", "i2v"}, {"video2video", "v2v"}, {"v2v", "v2v"}};

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "worldstudio/core/bounded_queue.h"
+#include "worldstudio/jobs/device_scheduler.h"
 #include "worldstudio/jobs/remote_engine.h"
 #include "worldstudio/model/engine.h"
 
@@ -74,6 +75,9 @@ public:
     bool retry(int64_t id);                  // queues a failed or cancelled job again
     void remove_finished();                  // drops done, failed and cancelled jobs from the list
     void set_model(std::shared_ptr<const Model> model);  // used by jobs that start afterwards
+    // Jobs that start afterwards run on the model as tickets of this scheduler (device_scheduler.h), behind what else
+    // uses the device; without one (the CLI) they run on the queue's thread directly. Remote jobs never wait for it.
+    void set_scheduler(std::shared_ptr<DeviceScheduler> scheduler);
     // While set, jobs that start run on the remote engine instead of the model (and run without one); nullopt goes
     // back to the model.
     void set_remote(std::optional<RemoteEngine> remote);
@@ -92,6 +96,7 @@ private:
     void notify_changed();
     void write_journal();   // the journal writer's thread: the newest text, written whole and renamed into place
     std::shared_ptr<const Model> model_;
+    std::shared_ptr<DeviceScheduler> scheduler_;
     std::optional<RemoteEngine> remote_;
     JobEvents events_;
     std::atomic<int> preview_every_{0};

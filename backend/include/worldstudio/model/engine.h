@@ -2,6 +2,17 @@
 // The engine API, in the llama.cpp / whisper.cpp style: an immutable loaded Model, a per-run Session, sampling
 // parameters per call, and every callback passed per run (never global). No torch in this header, so the Qt
 // code includes it freely.
+//
+// Threading contract:
+// - Model::load and Model::inspect may run on any thread. A loaded Model is immutable: share it (shared_ptr<const
+//   Model>) across threads freely; a tower split's towers are built and released under the model's own lock.
+// - A Session belongs to one thread at a time. Several Sessions may run on one Model at once, but they then compete
+//   for the device's memory and cores: a program with more than one runner (the studio: the job queue, the engine
+//   worker, robotics) puts every run on one jobs/device_scheduler.h queue instead.
+// - Every RunCallbacks callback is called on the thread running the call, synchronously: on_preview and on_text must
+//   return quickly (copy and hand off), and should_cancel is polled at least once per step, token or loaded tensor;
+//   when it says true the call throws ws::Cancelled and leaves nothing half-written.
+// - Nothing here keeps global state: two models, or one model loaded twice, do not interact.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -19,6 +30,7 @@
 namespace ws {
 
 class Tokenizer;
+struct ModelImpl;
 
 // x0 estimate of the current step, for live previews (torch-free copy of the vision latent).
 struct LatentPreview {
@@ -126,12 +138,12 @@ public:
     const ojson& memory_plan() const;
     ojson info() const;
 
-    struct Impl;
-    const Impl& impl() const { return *impl_; }
-
 private:
-    explicit Model(std::unique_ptr<Impl> impl);
-    std::unique_ptr<Impl> impl_;
+    // What a load made (networks, codecs, tokenizer): defined in the engine's own sources (src/model/model_impl.h),
+    // where model_impl() reaches it; nothing outside the engine's modules sees it.
+    friend const ModelImpl& model_impl(const Model& model);
+    explicit Model(std::unique_ptr<ModelImpl> impl);
+    std::unique_ptr<ModelImpl> impl_;
 };
 
 struct GenerationResult {
