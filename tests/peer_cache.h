@@ -26,13 +26,17 @@ inline QString cached_peer_output(const QString& script, const QString& name, co
     const ProcResult r = run(WS_PEER_PYTHON, QStringList{script, tmp} + args, {}, {}, timeout_ms);
     if (r.code != 0) {
         QDir(tmp).removeRecursively();
-        return *error = QString("%1 failed (%2): %3").arg(QFileInfo(script).fileName()).arg(r.code).arg(QString::fromUtf8(r.err.trimmed().right(2000))),
+        return *error = QString("%1 failed (%2): %3")
+                            .arg(QFileInfo(script).fileName())
+                            .arg(r.code)
+                            .arg(QString::fromUtf8(r.err.trimmed().right(2000))),
                QString();
     }
     if (!QDir().rename(tmp, dir)) QDir(tmp).removeRecursively();  // another process finished first
     if (!QFile::exists(dir + "/done")) return *error = dir + ": the peer wrote no 'done'", QString();
     for (const QString& old : QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-        if (old != key && !old.contains(".tmp-") && QFile::exists(root + "/" + old + "/done")) QDir(root + "/" + old).removeRecursively();
+        if (old != key && !old.contains(".tmp-") && QFile::exists(root + "/" + old + "/done"))
+            QDir(root + "/" + old).removeRecursively();
     return dir;
 }
 

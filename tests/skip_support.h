@@ -17,25 +17,25 @@ constexpr int kSkipExitCode = 77;
 inline int finish(int failed) { return failed ? failed : missing_resource() ? kSkipExitCode : 0; }
 }  // namespace wstest
 
-#define WS_SKIP_MISSING(reason)                 \
-    do {                                        \
-        wstest::missing_resource() = true;      \
-        QSKIP(reason);                          \
+#define WS_SKIP_MISSING(reason)            \
+    do {                                   \
+        wstest::missing_resource() = true; \
+        QSKIP(reason);                     \
     } while (0)
 
-#define WS_TEST_MAIN(TestClass)                                   \
-    int main(int argc, char** argv) {                             \
-        QCoreApplication app(argc, argv);                         \
-        TestClass tc;                                             \
-        QTEST_SET_MAIN_SOURCE_PATH                                \
-        return wstest::finish(QTest::qExec(&tc, argc, argv));     \
+#define WS_TEST_MAIN(TestClass)                               \
+    int main(int argc, char** argv) {                         \
+        QCoreApplication app(argc, argv);                     \
+        TestClass tc;                                         \
+        QTEST_SET_MAIN_SOURCE_PATH                            \
+        return wstest::finish(QTest::qExec(&tc, argc, argv)); \
     }
 
-#define WS_TEST_GUI_MAIN(TestClass)                               \
-    int main(int argc, char** argv) {                             \
-        QApplication app(argc, argv);                             \
-        app.setAttribute(Qt::AA_Use96Dpi, true);                  \
-        TestClass tc;                                             \
-        QTEST_SET_MAIN_SOURCE_PATH                                \
-        return wstest::finish(QTest::qExec(&tc, argc, argv));     \
+#define WS_TEST_GUI_MAIN(TestClass)                           \
+    int main(int argc, char** argv) {                         \
+        QApplication app(argc, argv);                         \
+        app.setAttribute(Qt::AA_Use96Dpi, true);              \
+        TestClass tc;                                         \
+        QTEST_SET_MAIN_SOURCE_PATH                            \
+        return wstest::finish(QTest::qExec(&tc, argc, argv)); \
     }

@@ -30,7 +30,8 @@ inline ProcResult run(const QString& program, const QStringList& args, const QBy
         p.kill();
         return {-2, p.readAllStandardOutput(), "timed out"};
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -3, p.readAllStandardOutput(), p.readAllStandardError()};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -3, p.readAllStandardOutput(),
+            p.readAllStandardError()};
 }
 
 inline ProcResult python(const QString& code, const QByteArray& stdin_data = {}) {

@@ -16,15 +16,16 @@
 template <typename Work, typename Done>
 void runInBackground(QObject* receiver, Work work, Done done, QThreadPool* pool = nullptr) {
     QPointer<QObject> to(receiver);
-    (pool ? pool : QThreadPool::globalInstance())->start([to, work = std::move(work), done = std::move(done)]() mutable {
-        auto result = work();
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [to, done = std::move(done), result = std::move(result)]() mutable {
-                if (to) done(std::move(result));
-            },
-            Qt::QueuedConnection);
-    });
+    (pool ? pool : QThreadPool::globalInstance())
+        ->start([to, work = std::move(work), done = std::move(done)]() mutable {
+            auto result = work();
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [to, done = std::move(done), result = std::move(result)]() mutable {
+                    if (to) done(std::move(result));
+                },
+                Qt::QueuedConnection);
+        });
 }
 
 class BackgroundLane {
@@ -37,18 +38,19 @@ public:
         std::shared_ptr<std::atomic<quint64>> latest = latest_;
         std::shared_ptr<quint64> shown = shown_;
         QPointer<QObject> to(receiver);
-        (pool ? pool : QThreadPool::globalInstance())->start([latest, shown, ticket, to, work = std::move(work), done = std::move(done)]() mutable {
-            if (latest->load() != ticket) return;
-            auto result = work();
-            QMetaObject::invokeMethod(
-                QCoreApplication::instance(),
-                [latest, shown, ticket, to, done = std::move(done), result = std::move(result)]() mutable {
-                    if (!to || latest->load() != ticket) return;
-                    *shown = ticket;
-                    done(std::move(result));
-                },
-                Qt::QueuedConnection);
-        });
+        (pool ? pool : QThreadPool::globalInstance())
+            ->start([latest, shown, ticket, to, work = std::move(work), done = std::move(done)]() mutable {
+                if (latest->load() != ticket) return;
+                auto result = work();
+                QMetaObject::invokeMethod(
+                    QCoreApplication::instance(),
+                    [latest, shown, ticket, to, done = std::move(done), result = std::move(result)]() mutable {
+                        if (!to || latest->load() != ticket) return;
+                        *shown = ticket;
+                        done(std::move(result));
+                    },
+                    Qt::QueuedConnection);
+            });
     }
     void cancel() { *shown_ = ++*latest_; }
     // The newest run has not delivered its result yet (read on the UI thread).

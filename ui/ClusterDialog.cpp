@@ -50,10 +50,14 @@ QPair<QString, QString> sampleResult(const QString& dir, const std::string& name
                 QFile rf(recordFile);
                 if (!rf.open(QIODevice::ReadOnly)) continue;
                 const QByteArray text = rf.readAll();
-                const ws::ojson record = ws::ojson::parse(text.constData(), text.constData() + text.size(), nullptr, false);
-                if (!record.is_object() || !record.contains("outputs") || !record["outputs"].is_array() || record["outputs"].empty()) continue;
+                const ws::ojson record =
+                    ws::ojson::parse(text.constData(), text.constData() + text.size(), nullptr, false);
+                if (!record.is_object() || !record.contains("outputs") || !record["outputs"].is_array() ||
+                    record["outputs"].empty())
+                    continue;
                 const auto& first = record["outputs"][0];
-                const std::string media = first.is_object() ? first.value("video", first.value("image", std::string())) : std::string();
+                const std::string media =
+                    first.is_object() ? first.value("video", first.value("image", std::string())) : std::string();
                 if (media.empty()) continue;
                 return {QFileInfo(recordFile).dir().filePath(QString::fromStdString(media)), QString::fromUtf8(text)};
             }
@@ -63,7 +67,8 @@ QPair<QString, QString> sampleResult(const QString& dir, const std::string& name
 // The first frame, small, for the Library's list (the local queue's jobs bring theirs from their previews).
 QImage thumbnailOf(const QString& media) {
     try {
-        const ws::VideoFrames f = media.endsWith(".png") ? ws::read_image(media.toStdString()) : ws::read_video(media.toStdString(), 0, 1);
+        const ws::VideoFrames f =
+            media.endsWith(".png") ? ws::read_image(media.toStdString()) : ws::read_video(media.toStdString(), 0, 1);
         if (f.count < 1) return {};
         const QImage frame(f.rgb.data(), f.width, f.height, 3 * f.width, QImage::Format_RGB888);
         return frame.width() > 320 ? frame.scaledToWidth(320, Qt::SmoothTransformation) : frame.copy();
@@ -81,9 +86,12 @@ bool splitShellWords(const QString& text, QStringList* words) {
     for (int i = 0; i < text.size(); ++i) {
         const QChar c = text[i];
         if (!quote.isNull()) {
-            if (c == quote) quote = QChar();
-            else if (c == '\\' && quote == '"' && i + 1 < text.size()) word += text[++i];
-            else word += c;
+            if (c == quote)
+                quote = QChar();
+            else if (c == '\\' && quote == '"' && i + 1 < text.size())
+                word += text[++i];
+            else
+                word += c;
         } else if (c == '\'' || c == '"') {
             quote = c, inWord = true;
         } else if (c == '\\' && i + 1 < text.size()) {
@@ -101,7 +109,8 @@ bool splitShellWords(const QString& text, QStringList* words) {
 
 QColor stateColour(const QString& state) {
     if (state == "COMPLETED") return QColor(60, 140, 80);
-    if (state == "FAILED" || state == "TIMEOUT" || state == "OUT_OF_MEMORY" || state == "NODE_FAIL") return QColor(169, 68, 66);
+    if (state == "FAILED" || state == "TIMEOUT" || state == "OUT_OF_MEMORY" || state == "NODE_FAIL")
+        return QColor(169, 68, 66);
     if (state == "RUNNING" || state == "COMPLETING") return QColor(50, 110, 180);
     return QColor(120, 120, 120);
 }
@@ -131,8 +140,9 @@ ClusterDialog::ClusterDialog(QueueController* queue, QWidget* parent)
     loginNode_ = new QLineEdit(s.value("cluster/loginNode").toString(), where);
     loginNode_->setObjectName("clusterLoginNode");
     loginNode_->setPlaceholderText(tr("empty: this machine submits (else user@login-node, over ssh)"));
-    loginNode_->setToolTip(tr("sbatch, squeue and scancel run there over ssh without a password prompt (keys or an agent); "
-                              "the batch folder and the model folder must be the same paths there"));
+    loginNode_->setToolTip(
+        tr("sbatch, squeue and scancel run there over ssh without a password prompt (keys or an agent); "
+           "the batch folder and the model folder must be the same paths there"));
     QString cliDefault = QCoreApplication::applicationDirPath() + "/worldstudio-cli";
     if (!QFileInfo(cliDefault).isExecutable()) cliDefault = QStandardPaths::findExecutable("worldstudio-cli");
     cli_ = new QLineEdit(s.value("cluster/cli", cliDefault).toString(), where);
@@ -159,7 +169,8 @@ ClusterDialog::ClusterDialog(QueueController* queue, QWidget* parent)
     folder_->setToolTip(tr("The batch's folder: queue.jsonl, the shards, then one folder per sample"));
     auto* browse = new QPushButton(tr("Browse…"), where);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString d = QFileDialog::getExistingDirectory(this, tr("Batch folder"), QFileInfo(folder_->text()).absolutePath());
+        const QString d =
+            QFileDialog::getExistingDirectory(this, tr("Batch folder"), QFileInfo(folder_->text()).absolutePath());
         if (!d.isEmpty()) folder_->setText(d);
     });
     auto* folderRow = new QHBoxLayout;
@@ -184,9 +195,11 @@ ClusterDialog::ClusterDialog(QueueController* queue, QWidget* parent)
     connect(send_, &QPushButton::clicked, this, [this] { sendQueue(); });
     auto* followButton = new QPushButton(tr("Follow a folder…"), where);
     followButton->setObjectName("followClusterFolder");
-    followButton->setToolTip(tr("Follow a batch submitted earlier (by the studio or by worldstudio-cli batch --slurm)"));
+    followButton->setToolTip(
+        tr("Follow a batch submitted earlier (by the studio or by worldstudio-cli batch --slurm)"));
     connect(followButton, &QPushButton::clicked, this, [this] {
-        const QString d = QFileDialog::getExistingDirectory(this, tr("A batch folder"), dir_.isEmpty() ? StudioPaths::outputsDir() : dir_);
+        const QString d = QFileDialog::getExistingDirectory(this, tr("A batch folder"),
+                                                            dir_.isEmpty() ? StudioPaths::outputsDir() : dir_);
         if (!d.isEmpty()) follow(d);
     });
     auto* sendRow = new QHBoxLayout;
@@ -223,7 +236,8 @@ ClusterDialog::ClusterDialog(QueueController* queue, QWidget* parent)
     };
     cancelShard_ = button(tr("Cancel shard"), "cancelClusterShard", tr("scancel the selected shard's task"));
     cancelAll_ = button(tr("Cancel all"), "cancelClusterBatch", tr("scancel the whole array"));
-    resume_ = button(tr("Resume unfinished"), "resumeClusterBatch", tr("Submit again the shards whose samples failed or did not run; done samples are kept"));
+    resume_ = button(tr("Resume unfinished"), "resumeClusterBatch",
+                     tr("Submit again the shards whose samples failed or did not run; done samples are kept"));
     openFolder_ = button(tr("Open folder"), "openClusterFolder", tr("The batch's folder: one folder per sample"));
     openLog_ = button(tr("Open log"), "openClusterLog", tr("The selected shard's task log (.slurm/task_I.log)"));
     connect(cancelShard_, &QPushButton::clicked, this, [this] {
@@ -236,9 +250,12 @@ ClusterDialog::ClusterDialog(QueueController* queue, QWidget* parent)
     connect(openLog_, &QPushButton::clicked, this, [this] {
         const auto rows = table_->selectionModel()->selectedRows();
         if (rows.isEmpty()) return;
-        const QString log = dir_ + QStringLiteral("/.slurm/task_%1.log").arg(table_->item(rows.first().row(), kColShard)->data(Qt::UserRole).toInt());
-        if (QFileInfo::exists(log)) QDesktopServices::openUrl(QUrl::fromLocalFile(log));
-        else status_->setText(tr("No log yet: %1 (a task writes it when it starts)").arg(log));
+        const QString log = dir_ + QStringLiteral("/.slurm/task_%1.log")
+                                       .arg(table_->item(rows.first().row(), kColShard)->data(Qt::UserRole).toInt());
+        if (QFileInfo::exists(log))
+            QDesktopServices::openUrl(QUrl::fromLocalFile(log));
+        else
+            status_->setText(tr("No log yet: %1 (a task writes it when it starts)").arg(log));
     });
     auto* actions = new QHBoxLayout;
     for (QPushButton* b : {cancelShard_, cancelAll_, resume_}) actions->addWidget(b);
@@ -319,13 +336,15 @@ bool ClusterDialog::sendQueue() {
         return refuse(tr("The login node is a host name (user@host), not '%1'").arg(host));
     const QString cli = cli_->text().trimmed();
     if (cli.isEmpty()) return refuse(tr("Choose the worldstudio-cli the tasks run (Task program)"));
-    if (host.isEmpty() && !QFileInfo(cli).isExecutable()) return refuse(tr("The task program %1 is not an executable here").arg(cli));
+    if (host.isEmpty() && !QFileInfo(cli).isExecutable())
+        return refuse(tr("The task program %1 is not an executable here").arg(cli));
     const QString model = model_->text().trimmed();
     if (model.isEmpty()) return refuse(tr("Choose the model folder the tasks load (load a model, or type its folder)"));
     if (host.isEmpty() && !QFileInfo(model).isDir()) return refuse(tr("The model folder %1 does not exist").arg(model));
     QStringList words;
     if (!splitShellWords(sbatch_->text(), &words)) return refuse(tr("The sbatch options have an unclosed quote"));
-    const QString dir = QFileInfo(folder_->text().trimmed().isEmpty() ? freshFolder() : folder_->text().trimmed()).absoluteFilePath();
+    const QString dir =
+        QFileInfo(folder_->text().trimmed().isEmpty() ? freshFolder() : folder_->text().trimmed()).absoluteFilePath();
     if (QFileInfo::exists(dir + "/.slurm/job.json"))
         return refuse(tr("%1 already holds a batch: follow it and resume it, or choose another folder").arg(dir));
     std::vector<qint64> ids;
@@ -356,32 +375,42 @@ void ClusterDialog::submit(const QString& dir, std::vector<ws::ojson> requeue, b
     const ws::SlurmOptions o = options();
     send_->setEnabled(false);
     resume_->setEnabled(false);
-    QMetaObject::invokeMethod(worker_, [this, dir, o, resume, requeue = std::move(requeue)] {
-        QString id, error;
-        try {
-            const ws::BatchInput input = resume ? ws::slurm_batch_input(dir.toStdString()) : ws::read_batch_files({(dir + "/queue.jsonl").toStdString()});
-            id = QString::fromStdString(ws::submit_slurm_batch(input, dir.toStdString(), o, resume));
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(ws::user_message(e));
-        }
-        QMetaObject::invokeMethod(this, [this, dir, id, error, resume, requeue] {
-            if (!error.isEmpty()) {
-                for (const ws::ojson& r : requeue) queue_->submit(r);
-                status_->setText(requeue.empty() ? error : tr("%1 — the %n job(s) are back in the local queue", nullptr, static_cast<int>(requeue.size())).arg(error));
-                Q_EMIT failed(error);
-                updateButtons();
-                return;
+    QMetaObject::invokeMethod(
+        worker_,
+        [this, dir, o, resume, requeue = std::move(requeue)] {
+            QString id, error;
+            try {
+                const ws::BatchInput input = resume ? ws::slurm_batch_input(dir.toStdString())
+                                                    : ws::read_batch_files({(dir + "/queue.jsonl").toStdString()});
+                id = QString::fromStdString(ws::submit_slurm_batch(input, dir.toStdString(), o, resume));
+            } catch (const std::exception& e) {
+                error = QString::fromStdString(ws::user_message(e));
             }
-            if (id.isEmpty()) {
-                status_->setText(tr("Nothing left to run in %1").arg(dir));
-            } else {
-                if (!resume) folder_->setText(freshFolder());  // the next send gets a folder of its own
-                status_->setText(tr("Submitted job %1").arg(id));
-                Q_EMIT submitted(id);
-            }
-            follow(dir);
-        }, Qt::QueuedConnection);
-    }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this,
+                [this, dir, id, error, resume, requeue] {
+                    if (!error.isEmpty()) {
+                        for (const ws::ojson& r : requeue) queue_->submit(r);
+                        status_->setText(requeue.empty() ? error
+                                                         : tr("%1 — the %n job(s) are back in the local queue", nullptr,
+                                                              static_cast<int>(requeue.size()))
+                                                               .arg(error));
+                        Q_EMIT failed(error);
+                        updateButtons();
+                        return;
+                    }
+                    if (id.isEmpty()) {
+                        status_->setText(tr("Nothing left to run in %1").arg(dir));
+                    } else {
+                        if (!resume) folder_->setText(freshFolder());  // the next send gets a folder of its own
+                        status_->setText(tr("Submitted job %1").arg(id));
+                        Q_EMIT submitted(id);
+                    }
+                    follow(dir);
+                },
+                Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
 }
 
 void ClusterDialog::follow(const QString& dir) {
@@ -410,25 +439,29 @@ void ClusterDialog::lookNow() {
     lookInFlight_ = true;
     const ws::SlurmOptions o = options();
     const ws::SlurmBatchStatus previous = last_ ? *last_ : ws::SlurmBatchStatus{};
-    QMetaObject::invokeMethod(worker_, [this, dir = dir_, o, previous, collected = collected_] {
-        Look look;
-        look.dir = dir;
-        try {
-            look.status = ws::slurm_batch_status(dir.toStdString(), o, previous);
-            for (const ws::SlurmShardStatus& s : look.status.shards)
-                for (size_t i = 0; i < s.samples.size(); ++i) {
-                    const std::string& name = s.samples[i];
-                    const QString n = QString::fromStdString(name);
-                    if (collected.contains(n) || s.statuses[i] != "success") continue;
-                    const auto [media, record] = sampleResult(dir, name);
-                    if (media.isEmpty()) continue;
-                    look.results.push_back({n, media, record, thumbnailOf(media)});
-                }
-        } catch (const std::exception& e) {
-            look.error = QString::fromStdString(ws::user_message(e));
-        }
-        QMetaObject::invokeMethod(this, [this, look] { showLook(look); }, Qt::QueuedConnection);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        worker_,
+        [this, dir = dir_, o, previous, collected = collected_] {
+            Look look;
+            look.dir = dir;
+            try {
+                look.status = ws::slurm_batch_status(dir.toStdString(), o, previous);
+                for (const ws::SlurmShardStatus& s : look.status.shards)
+                    for (size_t i = 0; i < s.samples.size(); ++i) {
+                        const std::string& name = s.samples[i];
+                        const QString n = QString::fromStdString(name);
+                        if (collected.contains(n) || s.statuses[i] != "success") continue;
+                        const auto [media, record] = sampleResult(dir, name);
+                        if (media.isEmpty()) continue;
+                        look.results.push_back({n, media, record, thumbnailOf(media)});
+                    }
+            } catch (const std::exception& e) {
+                look.error = QString::fromStdString(ws::user_message(e));
+            }
+            QMetaObject::invokeMethod(
+                this, [this, look] { showLook(look); }, Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
 }
 
 void ClusterDialog::showLook(const Look& look) {
@@ -445,12 +478,18 @@ void ClusterDialog::showLook(const Look& look) {
     int running = 0, waiting = 0, finished = 0;
     for (int r = 0; r < static_cast<int>(st.shards.size()); ++r) {
         const ws::SlurmShardStatus& s = st.shards[static_cast<size_t>(r)];
-        const QString state = !s.submitted ? tr("done before") : s.state.empty() ? tr("submitted") : QString::fromStdString(s.state);
+        const QString state = !s.submitted      ? tr("done before")
+                              : s.state.empty() ? tr("submitted")
+                                                : QString::fromStdString(s.state);
         const QString reason = s.reason == "None" ? QString() : QString::fromStdString(s.reason);
-        if (s.state == "RUNNING" || s.state == "COMPLETING" || s.state == "CONFIGURING") ++running;
-        else if (s.finished()) ++finished;
-        else ++waiting;
-        const QStringList cells = {QString::number(s.shard), state, QStringLiteral("%1 / %2").arg(s.succeeded).arg(s.samples.size()),
+        if (s.state == "RUNNING" || s.state == "COMPLETING" || s.state == "CONFIGURING")
+            ++running;
+        else if (s.finished())
+            ++finished;
+        else
+            ++waiting;
+        const QStringList cells = {QString::number(s.shard), state,
+                                   QStringLiteral("%1 / %2").arg(s.succeeded).arg(s.samples.size()),
                                    QString::number(s.failed), reason};
         QStringList names;
         for (const std::string& n : s.samples) names << QString::fromStdString(n);
@@ -464,9 +503,12 @@ void ClusterDialog::showLook(const Look& look) {
         table_->item(r, kColShard)->setData(Qt::UserRole, s.shard);
     }
     following_->setText(tr("Following %1 (job %2)").arg(dir_, QString::fromStdString(st.job_id)));
-    const QString samples = tr("%1 of %n sample(s) done, %2 failed", nullptr, st.samples()).arg(st.succeeded()).arg(st.failed());
-    status_->setText(st.finished() ? tr("Finished: %1").arg(samples)
-                                   : tr("%1 running, %2 waiting, %3 finished — %4").arg(running).arg(waiting).arg(finished).arg(samples));
+    const QString samples =
+        tr("%1 of %n sample(s) done, %2 failed", nullptr, st.samples()).arg(st.succeeded()).arg(st.failed());
+    status_->setText(
+        st.finished()
+            ? tr("Finished: %1").arg(samples)
+            : tr("%1 running, %2 waiting, %3 finished — %4").arg(running).arg(waiting).arg(finished).arg(samples));
     if (!look.results.isEmpty()) {
         for (const Look::Result& r : look.results) collected_.insert(r.name);
         ws::ojson names = ws::ojson::array();
@@ -483,23 +525,29 @@ void ClusterDialog::showLook(const Look& look) {
 void ClusterDialog::cancelShard(int shard) {
     if (dir_.isEmpty()) return;
     const ws::SlurmOptions o = options();
-    QMetaObject::invokeMethod(worker_, [this, dir = dir_, shard, o] {
-        QString error;
-        try {
-            ws::cancel_slurm_batch(dir.toStdString(), shard, o);
-        } catch (const std::exception& e) {
-            error = QString::fromStdString(ws::user_message(e));
-        }
-        QMetaObject::invokeMethod(this, [this, error, shard] {
-            if (!error.isEmpty()) {
-                status_->setText(error);
-                Q_EMIT failed(error);
-                return;
+    QMetaObject::invokeMethod(
+        worker_,
+        [this, dir = dir_, shard, o] {
+            QString error;
+            try {
+                ws::cancel_slurm_batch(dir.toStdString(), shard, o);
+            } catch (const std::exception& e) {
+                error = QString::fromStdString(ws::user_message(e));
             }
-            status_->setText(shard >= 0 ? tr("Shard %1 cancelled").arg(shard) : tr("The array is cancelled"));
-            lookNow();
-        }, Qt::QueuedConnection);
-    }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this,
+                [this, error, shard] {
+                    if (!error.isEmpty()) {
+                        status_->setText(error);
+                        Q_EMIT failed(error);
+                        return;
+                    }
+                    status_->setText(shard >= 0 ? tr("Shard %1 cancelled").arg(shard) : tr("The array is cancelled"));
+                    lookNow();
+                },
+                Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
 }
 
 void ClusterDialog::resumeUnfinished() {
@@ -518,9 +566,11 @@ void ClusterDialog::updateButtons() {
     const bool following = last_ != nullptr;
     const bool finished = following && last_->finished();
     int selectedShard = -1;
-    if (const auto rows = table_->selectionModel()->selectedRows(); !rows.isEmpty() && table_->item(rows.first().row(), kColShard))
+    if (const auto rows = table_->selectionModel()->selectedRows();
+        !rows.isEmpty() && table_->item(rows.first().row(), kColShard))
         selectedShard = table_->item(rows.first().row(), kColShard)->data(Qt::UserRole).toInt();
-    const bool shardRunning = following && selectedShard >= 0 && selectedShard < static_cast<int>(last_->shards.size()) &&
+    const bool shardRunning = following && selectedShard >= 0 &&
+                              selectedShard < static_cast<int>(last_->shards.size()) &&
                               !last_->shards[static_cast<size_t>(selectedShard)].finished();
     cancelShard_->setEnabled(shardRunning);
     cancelAll_->setEnabled(following && !finished);

@@ -40,8 +40,8 @@ public:
     bool sendQueue();
     // Follows the batch last submitted into `dir` (a folder from an earlier send, or one the CLI's batch --slurm made).
     void follow(const QString& dir);
-    void cancelShard(int shard);  // -1: the whole array
-    void resumeUnfinished();      // submits the shards with samples that did not succeed
+    void cancelShard(int shard);   // -1: the whole array
+    void resumeUnfinished();       // submits the shards with samples that did not succeed
     void setLookInterval(int ms);  // how often squeue is asked (default 2 s)
     QString batchDir() const { return dir_; }
 
@@ -84,8 +84,8 @@ private:
     QTableWidget* table_;
     QLabel *status_, *following_;
     QPushButton *send_, *cancelShard_, *cancelAll_, *resume_, *openFolder_, *openLog_;
-    QString dir_;                                  // the batch followed ("" before any)
-    std::unique_ptr<ws::SlurmBatchStatus> last_;   // the last look at it
-    QSet<QString> collected_;                      // samples already sent to the Library (DIR/.slurm/library.json)
-    bool lookInFlight_ = false;                    // one look at a time on the worker
+    QString dir_;                                 // the batch followed ("" before any)
+    std::unique_ptr<ws::SlurmBatchStatus> last_;  // the last look at it
+    QSet<QString> collected_;                     // samples already sent to the Library (DIR/.slurm/library.json)
+    bool lookInFlight_ = false;                   // one look at a time on the worker
 };

@@ -45,19 +45,24 @@ void EngineWorker::cancelAll() {
 }
 
 void EngineWorker::requestLoad(const QString& dir, const QString& adaptersJson) {
-    QMetaObject::invokeMethod(this, [this, dir, adaptersJson, t = issue()] { loadModel(dir, adaptersJson, t); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, dir, adaptersJson, t = issue()] { loadModel(dir, adaptersJson, t); }, Qt::QueuedConnection);
 }
 
 void EngineWorker::requestDefaultLoad() {
-    QMetaObject::invokeMethod(this, [this, t = issue()] { loadDefaultModel(t); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, t = issue()] { loadDefaultModel(t); }, Qt::QueuedConnection);
 }
 
 void EngineWorker::requestUpsample(const QString& templateMode, const QString& prompt, const QString& requestJson) {
-    QMetaObject::invokeMethod(this, [=, t = issue()] { upsample(templateMode, prompt, requestJson, t); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [=, t = issue()] { upsample(templateMode, prompt, requestJson, t); }, Qt::QueuedConnection);
 }
 
-void EngineWorker::requestDrafts(const QString& promptKey, const QString& prompt, const QString& mode, const QString& caption) {
-    QMetaObject::invokeMethod(this, [=, t = issue()] { draftQuestions(promptKey, prompt, mode, caption, t); }, Qt::QueuedConnection);
+void EngineWorker::requestDrafts(const QString& promptKey, const QString& prompt, const QString& mode,
+                                 const QString& caption) {
+    QMetaObject::invokeMethod(
+        this, [=, t = issue()] { draftQuestions(promptKey, prompt, mode, caption, t); }, Qt::QueuedConnection);
 }
 
 void EngineWorker::loadModel(const QString& dir, const QString& adaptersJson, quint64 ticket) {
@@ -66,17 +71,20 @@ void EngineWorker::loadModel(const QString& dir, const QString& adaptersJson, qu
         if (cancelled(Task::Load, ticket)) throw ws::Cancelled();
         ws::LoadOptions options;
         if (!memoryJson_.isEmpty())
-            options.memory = ws::MemoryOptions::from_json(ws::ojson::parse(memoryJson_.toStdString()), tr("the memory settings").toStdString());
+            options.memory = ws::MemoryOptions::from_json(ws::ojson::parse(memoryJson_.toStdString()),
+                                                          tr("the memory settings").toStdString());
         if (!adaptersJson.isEmpty())
-            options.adapters = ws::adapter_choices_from_json(ws::ojson::parse(adaptersJson.toStdString()), tr("the adapter list").toStdString());
+            options.adapters = ws::adapter_choices_from_json(ws::ojson::parse(adaptersJson.toStdString()),
+                                                             tr("the adapter list").toStdString());
         ws::RunCallbacks cb;
         cb.on_progress = [this](int done, int total, double) { Q_EMIT loadProgress(done, total); };
         std::shared_ptr<const ws::Model> model;
-        ws::run_on_device(scheduler().get(), ws::DeviceWork::Load, [this, ticket] { return cancelled(Task::Load, ticket); },
-                          [&](const std::function<bool()>& stop) {
-                              cb.should_cancel = stop;
-                              model = ws::Model::load(dir.toStdString(), options, cb);
-                          });
+        ws::run_on_device(
+            scheduler().get(), ws::DeviceWork::Load, [this, ticket] { return cancelled(Task::Load, ticket); },
+            [&](const std::function<bool()>& stop) {
+                cb.should_cancel = stop;
+                model = ws::Model::load(dir.toStdString(), options, cb);
+            });
         {
             std::lock_guard<std::mutex> lock(mu_);
             model_ = model;
@@ -115,8 +123,8 @@ void EngineWorker::loadDefaultModel(quint64 ticket) {
     loadModel(dir, QString(), ticket);
 }
 
-void EngineWorker::draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode, const QString& caption,
-                                  quint64 ticket) {
+void EngineWorker::draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode,
+                                  const QString& caption, quint64 ticket) {
     if (ticket == 0) ticket = issue();
     if (cancelled(Task::Drafting, ticket)) {
         Q_EMIT questionsFailed(promptKey, tr("Question drafting was cancelled."));
@@ -132,15 +140,18 @@ void EngineWorker::draftQuestions(const QString& promptKey, const QString& promp
         o.mode = mode.toStdString();
         o.caption = caption.toStdString();
         ws::hue::QuestionPlan plan;
-        ws::run_on_device(scheduler().get(), ws::DeviceWork::Drafting, [this, ticket] { return cancelled(Task::Drafting, ticket); },
-                          [&](const std::function<bool()>& stop) {
-                              ws::Session session(model);
-                              ws::RunCallbacks cb;
-                              cb.should_cancel = stop;
-                              plan = ws::hue::draft_questions(session, prompt.toStdString(), o, cb);
-                          });
+        ws::run_on_device(
+            scheduler().get(), ws::DeviceWork::Drafting, [this, ticket] { return cancelled(Task::Drafting, ticket); },
+            [&](const std::function<bool()>& stop) {
+                ws::Session session(model);
+                ws::RunCallbacks cb;
+                cb.should_cancel = stop;
+                plan = ws::hue::draft_questions(session, prompt.toStdString(), o, cb);
+            });
         ws::ojson out = ws::ojson::array();
-        for (const auto& q : plan.questions) out.push_back({{"question", q.text}, {"dimension", ws::hue::dimension_name(q.dimension)}, {"origin", q.origin}});
+        for (const auto& q : plan.questions)
+            out.push_back(
+                {{"question", q.text}, {"dimension", ws::hue::dimension_name(q.dimension)}, {"origin", q.origin}});
         Q_EMIT questionsDrafted(promptKey, QString::fromStdString(out.dump()), QString::fromStdString(plan.domain));
     } catch (const ws::Cancelled&) {
         Q_EMIT questionsFailed(promptKey, tr("Question drafting was cancelled."));
@@ -149,7 +160,8 @@ void EngineWorker::draftQuestions(const QString& promptKey, const QString& promp
     }
 }
 
-void EngineWorker::upsample(const QString& templateMode, const QString& prompt, const QString& requestJson, quint64 ticket) {
+void EngineWorker::upsample(const QString& templateMode, const QString& prompt, const QString& requestJson,
+                            quint64 ticket) {
     if (ticket == 0) ticket = issue();
     if (cancelled(Task::Upsample, ticket)) {
         Q_EMIT upsampleFailed(tr("Upsampling was cancelled."), QString());
@@ -165,19 +177,21 @@ void EngineWorker::upsample(const QString& templateMode, const QString& prompt, 
         ws::ReasonerSampling sampling;
         sampling.max_new_tokens = 1024;
         sampling.json_object = true;  // a caption is one JSON object: small reasoners cannot break its syntax
-        const ws::ojson request = requestJson.isEmpty() ? ws::ojson::object() : ws::ojson::parse(requestJson.toStdString());
+        const ws::ojson request =
+            requestJson.isEmpty() ? ws::ojson::object() : ws::ojson::parse(requestJson.toStdString());
         ws::UpsampleResult r;
-        ws::run_on_device(scheduler().get(), ws::DeviceWork::Upsample, [this, ticket] { return cancelled(Task::Upsample, ticket); },
-                          [&](const std::function<bool()>& stop) {
-                              ws::Session session(model);
-                              ws::RunCallbacks cb;
-                              cb.should_cancel = stop;
-                              cb.on_text = [&](const std::string& piece) {
-                                  raw += piece;
-                                  Q_EMIT upsampleText(QString::fromStdString(piece));
-                              };
-                              r = session.upsample(templateMode.toStdString(), prompt.toStdString(), request, sampling, cb);
-                          });
+        ws::run_on_device(
+            scheduler().get(), ws::DeviceWork::Upsample, [this, ticket] { return cancelled(Task::Upsample, ticket); },
+            [&](const std::function<bool()>& stop) {
+                ws::Session session(model);
+                ws::RunCallbacks cb;
+                cb.should_cancel = stop;
+                cb.on_text = [&](const std::string& piece) {
+                    raw += piece;
+                    Q_EMIT upsampleText(QString::fromStdString(piece));
+                };
+                r = session.upsample(templateMode.toStdString(), prompt.toStdString(), request, sampling, cb);
+            });
         QStringList problems;
         for (const auto& p : r.problems) problems << QString::fromStdString(p);
         Q_EMIT upsampleDone(QString::fromStdString(r.caption.dump(2)), problems);

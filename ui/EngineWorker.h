@@ -14,7 +14,7 @@
 namespace ws {
 class Model;
 class DeviceScheduler;
-}
+}  // namespace ws
 
 class EngineWorker : public QObject {
     Q_OBJECT
@@ -42,13 +42,13 @@ public:
     void loadModel(const QString& dir, const QString& adaptersJson = QString(), quint64 ticket = 0);
     void loadDefaultModel(quint64 ticket = 0);
     // Memory options (MemoryOptions JSON: tower_split, resident_layers, budget_mb) for every later load.
-    void setMemoryOptions(const QString& memoryJson);             // makes the built-in model on first use, then loads it
+    void setMemoryOptions(const QString& memoryJson);  // makes the built-in model on first use, then loads it
     // Upsamples a short prompt with the reasoner, streaming the reply; `requestJson` gives duration/fps/size.
     void upsample(const QString& templateMode, const QString& prompt, const QString& requestJson, quint64 ticket = 0);
     // Drafts HUE questions for a prompt (hue_questions.h); emits questionsDrafted with a JSON array of
     // {"question", "dimension", "origin"} and the plan's domain, or questionsFailed.
-    void draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode, const QString& caption = QString(),
-                        quint64 ticket = 0);
+    void draftQuestions(const QString& promptKey, const QString& prompt, const QString& mode,
+                        const QString& caption = QString(), quint64 ticket = 0);
 
 Q_SIGNALS:
     void loadProgress(int done, int total);
@@ -71,5 +71,5 @@ private:
     bool cancelled(Task kind, quint64 ticket) const { return ticket <= cancelledUpTo_[static_cast<int>(kind)].load(); }
     std::atomic<quint64> issued_{0};
     std::atomic<quint64> cancelledUpTo_[3] = {0, 0, 0};  // per kind: the tickets up to this one are cancelled
-    QString memoryJson_;  // used on the worker thread only
+    QString memoryJson_;                                 // used on the worker thread only
 };

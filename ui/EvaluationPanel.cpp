@@ -110,7 +110,8 @@ QWidget* EvaluationPanel::buildLabelPage() {
     mine_ = new QLabel(page);
     progress_ = new QLabel(page);
     auto* buttons = new QHBoxLayout;
-    for (auto [label, a] : {std::pair{tr("&Yes (Y)"), Answer::Yes}, std::pair{tr("&No (N)"), Answer::No}, std::pair{tr("&Unclear (U)"), Answer::Unclear}}) {
+    for (auto [label, a] : {std::pair{tr("&Yes (Y)"), Answer::Yes}, std::pair{tr("&No (N)"), Answer::No},
+                            std::pair{tr("&Unclear (U)"), Answer::Unclear}}) {
         QPushButton* b = keyButton(label, page);
         connect(b, &QPushButton::clicked, this, [this, a = a] { answer(a); });
         buttons->addWidget(b);
@@ -159,14 +160,16 @@ QWidget* EvaluationPanel::buildAdjudicatePage() {
         }
     });
     auto* buttons = new QHBoxLayout;
-    for (auto [label, a] : {std::pair{tr("&Yes (Y)"), Answer::Yes}, std::pair{tr("&No (N)"), Answer::No}, std::pair{tr("&Unclear (U)"), Answer::Unclear}}) {
+    for (auto [label, a] : {std::pair{tr("&Yes (Y)"), Answer::Yes}, std::pair{tr("&No (N)"), Answer::No},
+                            std::pair{tr("&Unclear (U)"), Answer::Unclear}}) {
         QPushButton* b = keyButton(label, page);
         b->setObjectName(QStringLiteral("adjudicate-%1").arg(answerText(a)));
         connect(b, &QPushButton::clicked, this, [this, a = a] { answer(a); });
         buttons->addWidget(b);
     }
     auto* intro = new QLabel(tr("Items the annotators disagree on. Y / N / U give the final answer; J / K move. "
-                                "The final answer comes from a reviewer who did not answer the item."), page);
+                                "The final answer comes from a reviewer who did not answer the item."),
+                             page);
     intro->setWordWrap(true);
     auto* l = new QVBoxLayout(page);
     l->addWidget(intro);
@@ -197,7 +200,8 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     remove->setToolTip(tr("Removes the selected questions"));
     QPushButton* save = new QPushButton(tr("Save edit"), page);
     connect(save, &QPushButton::clicked, this, [this] {
-        editSelectedQuestion(newQuestion_->text(), ws::hue::all_dimensions()[static_cast<size_t>(newDimension_->currentIndex())]);
+        editSelectedQuestion(newQuestion_->text(),
+                             ws::hue::all_dimensions()[static_cast<size_t>(newDimension_->currentIndex())]);
     });
     // Selecting a question puts it in the form, to edit and save.
     connect(questionList_, &QListWidget::currentRowChanged, this, [this](int row) {
@@ -205,7 +209,8 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
         const ws::hue::Question& q = questions_[static_cast<size_t>(row)];
         newQuestion_->setText(QString::fromStdString(q.text));
         newDimension_->setCurrentIndex(static_cast<int>(q.dimension));
-        if (int i = questionPrompt_->findData(QString::fromStdString(q.prompt_key)); i >= 0) questionPrompt_->setCurrentIndex(i);
+        if (int i = questionPrompt_->findData(QString::fromStdString(q.prompt_key)); i >= 0)
+            questionPrompt_->setCurrentIndex(i);
     });
     QPushButton* draft = new QPushButton(tr("Draft questions with the reasoner"), page);
     draftStatus_ = new QLabel(page);
@@ -331,8 +336,12 @@ int EvaluationPanel::answeredCount() const {
 
 QString EvaluationPanel::currentQuestion() const {
     if (page() == AdjudicatePage)
-        return currentDispute_ < static_cast<int>(disagreements_.size()) ? QString::fromStdString(disagreements_[static_cast<size_t>(currentDispute_)].question) : QString();
-    return current_ < static_cast<int>(tasks_.size()) ? QString::fromStdString(tasks_[static_cast<size_t>(current_)].question) : QString();
+        return currentDispute_ < static_cast<int>(disagreements_.size())
+                   ? QString::fromStdString(disagreements_[static_cast<size_t>(currentDispute_)].question)
+                   : QString();
+    return current_ < static_cast<int>(tasks_.size())
+               ? QString::fromStdString(tasks_[static_cast<size_t>(current_)].question)
+               : QString();
 }
 
 QString EvaluationPanel::progressText() const { return progress_->text(); }
@@ -359,7 +368,8 @@ void EvaluationPanel::refresh() {
 void EvaluationPanel::reload() {
     if (!project_) return;
     reloadLane_.run(
-        this, [writer = writer_, who = annotator().toStdString()] {
+        this,
+        [writer = writer_, who = annotator().toStdString()] {
             try {
                 return readSnapshot(writer->get(), who);
             } catch (const std::exception& e) {
@@ -390,9 +400,11 @@ void EvaluationPanel::applySnapshot(const Snapshot& s) {
     disputes_->clear();
     for (const auto& d : disagreements_) {
         QStringList answers;
-        for (const auto& [name, a] : d.answers) answers << QStringLiteral("%1: %2").arg(QString::fromStdString(name), answerText(a));
+        for (const auto& [name, a] : d.answers)
+            answers << QStringLiteral("%1: %2").arg(QString::fromStdString(name), answerText(a));
         // Blind: an item number, never the file name (it may name the model that made the video).
-        disputes_->addItem(tr("Item %1 — %2 — %3").arg(d.video_id).arg(QString::fromStdString(d.question), answers.join(", ")));
+        disputes_->addItem(
+            tr("Item %1 — %2 — %3").arg(d.video_id).arg(QString::fromStdString(d.question), answers.join(", ")));
     }
     disputes_->setCurrentRow(disagreements_.empty() ? -1 : currentDispute_);
     disputes_->blockSignals(false);
@@ -401,7 +413,9 @@ void EvaluationPanel::applySnapshot(const Snapshot& s) {
     questionPrompt_->blockSignals(true);
     questionPrompt_->clear();
     for (const auto& p : s.prompts)
-        questionPrompt_->addItem(QStringLiteral("%1: %2").arg(QString::fromStdString(p.key), QString::fromStdString(p.text)), QString::fromStdString(p.key));
+        questionPrompt_->addItem(
+            QStringLiteral("%1: %2").arg(QString::fromStdString(p.key), QString::fromStdString(p.text)),
+            QString::fromStdString(p.key));
     if (int i = questionPrompt_->findData(keepPrompt); i >= 0) questionPrompt_->setCurrentIndex(i);
     questionPrompt_->blockSignals(false);
     if (questionPrompt_->currentData().toString() != keepPrompt) showPromptVideo();
@@ -409,8 +423,10 @@ void EvaluationPanel::applySnapshot(const Snapshot& s) {
     questionList_->clear();
     questions_ = s.questions;  // row i of the list is questions_[i]
     for (const auto& q : questions_)
-        questionList_->addItem(QStringLiteral("%1[%2] %3 (%4)").arg(q.approved ? QString() : tr("DRAFT "), QString::fromStdString(q.prompt_key),
-                                                                     QString::fromStdString(q.text), QString::fromUtf8(ws::hue::dimension_name(q.dimension))));
+        questionList_->addItem(QStringLiteral("%1[%2] %3 (%4)")
+                                   .arg(q.approved ? QString() : tr("DRAFT "), QString::fromStdString(q.prompt_key),
+                                        QString::fromStdString(q.text),
+                                        QString::fromUtf8(ws::hue::dimension_name(q.dimension))));
     questionList_->blockSignals(false);
     refreshScores();
     showCurrent();
@@ -450,7 +466,8 @@ void EvaluationPanel::refreshScores() {
                 const auto answered = project->progress(&items);
                 progress += std::to_string(items) + ")\n";
                 for (const auto& [name, n] : answered) progress += "  " + name + ": " + std::to_string(n) + "\n";
-                return QString::fromStdString(ws::hue::scores_table(ws::hue::score(project->labels())) + "\n" + progress);
+                return QString::fromStdString(ws::hue::scores_table(ws::hue::score(project->labels())) + "\n" +
+                                              progress);
             } catch (const std::exception& e) {
                 return tr("The scores could not be computed: %1").arg(QString::fromStdString(ws::user_message(e)));
             }
@@ -463,7 +480,8 @@ bool EvaluationPanel::scoring() const { return scoresLane_.pending(); }
 void EvaluationPanel::showVideo(const std::string& file) {
     QString path = QString::fromStdString(file);
     // Relative video paths are relative to the project file, so a project folder can move as a whole.
-    if (QFileInfo(path).isRelative() && project_) path = QFileInfo(QString::fromStdString(project_->path())).dir().filePath(path);
+    if (QFileInfo(path).isRelative() && project_)
+        path = QFileInfo(QString::fromStdString(project_->path())).dir().filePath(path);
     if (path == shownVideo_) return;
     shownVideo_ = path;
     if (QFileInfo::exists(path)) {
@@ -491,9 +509,12 @@ void EvaluationPanel::showCurrent() {
         }
         const auto& d = disagreements_[static_cast<size_t>(currentDispute_)];
         QStringList answers;
-        for (const auto& [name, a] : d.answers) answers << QStringLiteral("%1 answered <b>%2</b>").arg(QString::fromStdString(name).toHtmlEscaped(), answerText(a));
+        for (const auto& [name, a] : d.answers)
+            answers << QStringLiteral("%1 answered <b>%2</b>")
+                           .arg(QString::fromStdString(name).toHtmlEscaped(), answerText(a));
         disputeDetail_->setText(QStringLiteral("<b>%1</b><br>%2 · %3<br>%4")
-                                    .arg(QString::fromStdString(d.question).toHtmlEscaped(), tr("Item %1").arg(d.video_id),
+                                    .arg(QString::fromStdString(d.question).toHtmlEscaped(),
+                                         tr("Item %1").arg(d.video_id),
                                          QString::fromUtf8(ws::hue::dimension_name(d.dimension)), answers.join("; ")));
         disputes_->blockSignals(true);
         disputes_->setCurrentRow(currentDispute_);
@@ -502,9 +523,10 @@ void EvaluationPanel::showCurrent() {
         return;
     }
     if (tasks_.empty()) {
-        question_->setText(annotator().isEmpty() ? tr("Type your annotator name above.")
-                                                   : tr("No questions to answer in this project. Add videos from the Library (Add to "
-                                                        "evaluation), then write or draft questions on the Questions page."));
+        question_->setText(annotator().isEmpty()
+                               ? tr("Type your annotator name above.")
+                               : tr("No questions to answer in this project. Add videos from the Library (Add to "
+                                    "evaluation), then write or draft questions on the Questions page."));
         context_->clear();
         mine_->clear();
         progress_->clear();
@@ -512,11 +534,16 @@ void EvaluationPanel::showCurrent() {
     }
     const auto& t = tasks_[static_cast<size_t>(current_)];
     question_->setText(QString::fromStdString(t.question));
-    context_->setText(tr("Item %1 · %2 · prompt: %3")
-                          .arg(t.video_id)
-                          .arg(QString::fromUtf8(ws::hue::dimension_name(t.dimension)), QString::fromStdString(t.prompt_text)));
+    context_->setText(
+        tr("Item %1 · %2 · prompt: %3")
+            .arg(t.video_id)
+            .arg(QString::fromUtf8(ws::hue::dimension_name(t.dimension)), QString::fromStdString(t.prompt_text)));
     mine_->setText(t.mine ? tr("Your answer: %1").arg(answerText(*t.mine)) : tr("Not answered yet"));
-    progress_->setText(tr("%1 of %2 answered by %3 · item %4").arg(answeredCount()).arg(taskCount()).arg(annotator()).arg(current_ + 1));
+    progress_->setText(tr("%1 of %2 answered by %3 · item %4")
+                           .arg(answeredCount())
+                           .arg(taskCount())
+                           .arg(annotator())
+                           .arg(current_ + 1));
     if (page() == LabelPage) showVideo(t.video_file);
 }
 
@@ -526,7 +553,8 @@ void EvaluationPanel::answer(Answer a) {
     if (tasks_.empty() || annotator().isEmpty()) return;
     auto& t = tasks_[static_cast<size_t>(current_)];
     t.mine = a;
-    write([v = t.video_id, q = t.question_id, who = annotator().toStdString(), a](ws::hue::Project& p) { p.answer(v, q, who, a); },
+    write([v = t.video_id, q = t.question_id, who = annotator().toStdString(),
+           a](ws::hue::Project& p) { p.answer(v, q, who, a); },
           [this, v = t.video_id, q = t.question_id, a] {
               Q_EMIT answered(v, q, answerText(a));
               refreshScores();
@@ -568,8 +596,10 @@ void EvaluationPanel::settle(Answer a) {
 }
 
 void EvaluationPanel::move(int delta) {
-    if (page() == AdjudicatePage) currentDispute_ = std::clamp(currentDispute_ + delta, 0, std::max(0, disagreementCount() - 1));
-    else current_ = std::clamp(current_ + delta, 0, std::max(0, taskCount() - 1));
+    if (page() == AdjudicatePage)
+        currentDispute_ = std::clamp(currentDispute_ + delta, 0, std::max(0, disagreementCount() - 1));
+    else
+        current_ = std::clamp(current_ + delta, 0, std::max(0, taskCount() - 1));
     showCurrent();
 }
 
@@ -597,8 +627,10 @@ void EvaluationPanel::requestDrafts() {
             // The structured caption the prompt's videos were generated from, where the studio made them: the
             // questions then start from it (repaired against the prompt) rather than from a new upsampling.
             const QString caption = QString::fromStdString(ws::hue::videos_caption(*project_, p.key));
-            draftStatus_->setText(caption.isEmpty() ? tr("Drafting questions for %1 (Domain Strategist → Scene Parser → Auditor)…").arg(key)
-                                                    : tr("Drafting questions for %1 from its videos' caption and the prompt…").arg(key));
+            draftStatus_->setText(
+                caption.isEmpty()
+                    ? tr("Drafting questions for %1 (Domain Strategist → Scene Parser → Auditor)…").arg(key)
+                    : tr("Drafting questions for %1 from its videos' caption and the prompt…").arg(key));
             Q_EMIT draftRequested(key, QString::fromStdString(p.text), QString::fromStdString(p.mode), caption);
             return;
         }
@@ -618,7 +650,9 @@ int EvaluationPanel::addDrafts(const QString& promptKey, const QString& question
     } catch (const std::exception& e) {
         draftsFailed(QString::fromStdString(ws::user_message(e)));
     }
-    draftStatus_->setText(tr("%n draft question(s) added for %1: edit, approve or remove them before labeling.", nullptr, added).arg(promptKey));
+    draftStatus_->setText(
+        tr("%n draft question(s) added for %1: edit, approve or remove them before labeling.", nullptr, added)
+            .arg(promptKey));
     refresh();
     return added;
 }
@@ -660,7 +694,8 @@ std::vector<ws::hue::Question> EvaluationPanel::selectedQuestions() const {
 void EvaluationPanel::approveSelectedQuestion() {
     if (!project_) return;
     try {
-        for (const ws::hue::Question& q : selectedQuestions()) project_->update_question(q.id, q.text, q.dimension, true);
+        for (const ws::hue::Question& q : selectedQuestions())
+            project_->update_question(q.id, q.text, q.dimension, true);
     } catch (const std::exception& e) {
         fail(QString::fromStdString(ws::user_message(e)));
     }

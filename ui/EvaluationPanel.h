@@ -37,7 +37,8 @@ public:
     // Opens (creating when absent) an evaluation project; false with the reason in lastError() when it cannot.
     bool openProject(const QString& path);
     bool importJsonl(const QString& path);  // all or nothing; the reason in lastError()
-    // A studio output (hue::Project::add_output, its domain guessed from the prompt's words); the reason in lastError().
+    // A studio output (hue::Project::add_output, its domain guessed from the prompt's words); the reason in
+    // lastError().
     bool addStudioOutput(const QString& file, const QString& recordJson, const QString& prompt);
     void setAnnotator(const QString& name);
     QString annotator() const;
@@ -85,7 +86,8 @@ Q_SIGNALS:
     void answered(qint64 videoId, qint64 questionId, const QString& value);
     void projectChanged(const QString& path);
     void failed(const QString& message);
-    void draftRequested(const QString& promptKey, const QString& promptText, const QString& mode, const QString& caption);
+    void draftRequested(const QString& promptKey, const QString& promptText, const QString& mode,
+                        const QString& caption);
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
@@ -100,8 +102,8 @@ private:
     QWidget* buildScoresPage();
     void showCurrent();
     void settle(ws::hue::Answer a);  // the Adjudicate page's final answer for the current disagreement
-    void goToFirstOpen();  // the current annotator's first unanswered item
-    const ws::hue::Question* selectedQuestion() const;  // the Questions page's current question, or nullptr
+    void goToFirstOpen();            // the current annotator's first unanswered item
+    const ws::hue::Question* selectedQuestion() const;         // the Questions page's current question, or nullptr
     std::vector<ws::hue::Question> selectedQuestions() const;  // its selected ones, or the current one
     void showVideo(const std::string& file);
     void fail(const QString& message);
@@ -129,8 +131,8 @@ private:
     std::vector<ws::hue::Task> tasks_;
     std::vector<ws::hue::Disagreement> disagreements_;
     std::vector<ws::hue::Question> questions_;  // the Questions page's list, row for row
-    int current_ = 0;         // label page: index into tasks_
-    int currentDispute_ = 0;  // adjudicate page: index into disagreements_
+    int current_ = 0;                           // label page: index into tasks_
+    int currentDispute_ = 0;                    // adjudicate page: index into disagreements_
     QString error_, shownVideo_;
 
     QTabWidget* pages_;

@@ -24,7 +24,9 @@
 
 namespace {
 
-QByteArray captionSchema() { return QByteArray::fromStdString(ws::embedded_presets().at("schema/caption_schema.json")); }
+QByteArray captionSchema() {
+    return QByteArray::fromStdString(ws::embedded_presets().at("schema/caption_schema.json"));
+}
 
 // The default negative prompt: the loaded model's own when it names one (Pico's is empty), else the mode's (seed
 // Appendix B.6 for video modes); "{}" when empty.
@@ -74,7 +76,8 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     promptRow->setContentsMargins(0, 0, 0, 0);
     prompt_ = new QLineEdit(promptBar_);
     prompt_->setObjectName("prompt");
-    prompt_->setPlaceholderText(tr("Describe a scene in a sentence, then Upsample it into a structured caption (Ctrl+U)"));
+    prompt_->setPlaceholderText(
+        tr("Describe a scene in a sentence, then Upsample it into a structured caption (Ctrl+U)"));
     prompt_->setMinimumWidth(360);
     upsampleButton_ = new QPushButton(tr("Upsample"), promptBar_);
     upsampleButton_->setObjectName("upsample");
@@ -86,7 +89,8 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     stopButton_->setEnabled(false);
     queueButton_ = new QPushButton(tr("Generate"), promptBar_);
     queueButton_->setObjectName("addToQueue");
-    queueButton_->setToolTip(tr("Queue a job with this caption and these settings (Ctrl+Enter); it starts when the model is free"));
+    queueButton_->setToolTip(
+        tr("Queue a job with this caption and these settings (Ctrl+Enter); it starts when the model is free"));
     queueButton_->setDefault(true);
     promptRow->addWidget(prompt_, 1);
     promptRow->addWidget(upsampleButton_);
@@ -103,7 +107,8 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     negative_->setObjectName("negative");
     caption_->setSchema(captionSchema(), "video");
     negative_->setSchema(captionSchema(), "video");
-    caption_->setEmptyText(tr("No caption: Generate sends the short prompt as it is (Upsample writes a caption from it)"));
+    caption_->setEmptyText(
+        tr("No caption: Generate sends the short prompt as it is (Upsample writes a caption from it)"));
     negative_->setEmptyText(tr("No negative prompt"));
     settings_ = new SettingsPanel(tabs);
     auto* scroll = new QScrollArea(tabs);
@@ -169,36 +174,50 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     connect(settings_, &SettingsPanel::presetApplied, this, [this](const QString& name) {
         ws::ojson after = editorState();
         if (!presetBefore_.is_null() && after != presetBefore_)
-            undoStack()->push(new GenerateStepCommand(this, presetBefore_, std::move(after), tr("Preset %1").arg(name)));
+            undoStack()->push(
+                new GenerateStepCommand(this, presetBefore_, std::move(after), tr("Preset %1").arg(name)));
         presetBefore_ = nullptr;
     });
 
     // The reasoner's reply streams into the caption editor; a failure leaves the caption as it was.
-    connect(worker_, &EngineWorker::upsampleText, this, [this](const QString& piece) { caption_->appendStream(piece); }, Qt::QueuedConnection);
-    connect(worker_, &EngineWorker::upsampleDone, this, [this](const QString& json, const QStringList& problems) {
-        caption_->endStream(json);
-        syncCaptionMetadata();
-        updatePromptCheck();
-        upsampleButton_->setEnabled(true);
-        updateStopButton();
-        Q_EMIT message(problems.isEmpty() ? tr("Upsampled caption ready; edit it in the form or as JSON (Ctrl+Z brings back the previous one)")
-                                          : tr("Upsampled caption has %n problem(s); see below the editor", nullptr, static_cast<int>(problems.size())));
-        Q_EMIT upsampleFinished(true);
-    }, Qt::QueuedConnection);
-    connect(worker_, &EngineWorker::upsampleFailed, this, [this](const QString& m, const QString& raw) {
-        caption_->endStream(QString());  // the caption as it was; nothing lost
-        upsampleButton_->setEnabled(true);
-        updateStopButton();
-        Q_EMIT message(tr("Upsampling gave no caption: %1").arg(m.section('\n', 0, 0)), raw.left(4000));
-        Q_EMIT upsampleFinished(false);
-    }, Qt::QueuedConnection);
+    connect(
+        worker_, &EngineWorker::upsampleText, this, [this](const QString& piece) { caption_->appendStream(piece); },
+        Qt::QueuedConnection);
+    connect(
+        worker_, &EngineWorker::upsampleDone, this,
+        [this](const QString& json, const QStringList& problems) {
+            caption_->endStream(json);
+            syncCaptionMetadata();
+            updatePromptCheck();
+            upsampleButton_->setEnabled(true);
+            updateStopButton();
+            Q_EMIT message(
+                problems.isEmpty()
+                    ? tr("Upsampled caption ready; edit it in the form or as JSON (Ctrl+Z brings back the previous one)")
+                    : tr("Upsampled caption has %n problem(s); see below the editor", nullptr,
+                         static_cast<int>(problems.size())));
+            Q_EMIT upsampleFinished(true);
+        },
+        Qt::QueuedConnection);
+    connect(
+        worker_, &EngineWorker::upsampleFailed, this,
+        [this](const QString& m, const QString& raw) {
+            caption_->endStream(QString());  // the caption as it was; nothing lost
+            upsampleButton_->setEnabled(true);
+            updateStopButton();
+            Q_EMIT message(tr("Upsampling gave no caption: %1").arg(m.section('\n', 0, 0)), raw.left(4000));
+            Q_EMIT upsampleFinished(false);
+        },
+        Qt::QueuedConnection);
 }
 
 void GenerateView::setFixedSampling(int steps) {
     settings_->setFixedSampling(steps);
     const int i = inspectorTabs_->indexOf(negative_);
     inspectorTabs_->setTabEnabled(i, steps == 0);
-    inspectorTabs_->setTabToolTip(i, steps ? tr("The loaded distilled checkpoint runs one conditional pass: no negative prompt is used") : QString());
+    inspectorTabs_->setTabToolTip(
+        i, steps ? tr("The loaded distilled checkpoint runs one conditional pass: no negative prompt is used")
+                 : QString());
     if (steps && inspectorTabs_->currentIndex() == i) inspectorTabs_->setCurrentIndex(0);
 }
 
@@ -213,23 +232,36 @@ QString GenerateView::beyondModelLimits() const {
     const QString model = modelName_.isEmpty() ? tr("The model") : modelName_;
     QStringList beyond;  // every reason, not only the first
     // Twice the frames, or four times the pixels, of the model's own defaults is outside what it learned.
-    if (d.contains("num_frames") && d["num_frames"].is_number_integer() && r.contains("num_frames") && r["num_frames"].is_number_integer()) {
+    if (d.contains("num_frames") && d["num_frames"].is_number_integer() && r.contains("num_frames") &&
+        r["num_frames"].is_number_integer()) {
         const int trained = d["num_frames"].get<int>(), asked = r["num_frames"].get<int>();
         if (trained > 1 && asked > 2 * trained)
-            beyond << tr("%1 was made for %2 frames; %3 frames is far beyond it and will not look right").arg(model).arg(trained).arg(asked);
+            beyond << tr("%1 was made for %2 frames; %3 frames is far beyond it and will not look right")
+                          .arg(model)
+                          .arg(trained)
+                          .arg(asked);
     }
-    if (d.contains("width") && d.contains("height") && d["width"].is_number_integer() && d["height"].is_number_integer()) {
+    if (d.contains("width") && d.contains("height") && d["width"].is_number_integer() &&
+        d["height"].is_number_integer()) {
         int w = 0, h = 0;
-        if (r.contains("width") && r["width"].is_number_integer()) w = r["width"].get<int>(), h = r.value("height", 0);
+        if (r.contains("width") && r["width"].is_number_integer())
+            w = r["width"].get<int>(), h = r.value("height", 0);
         else {
             try {
-                const ws::Resolution res = ws::resolution_for(r.value("resolution", std::string("720")), r.value("aspect_ratio", std::string("16,9")));
+                const ws::Resolution res = ws::resolution_for(r.value("resolution", std::string("720")),
+                                                              r.value("aspect_ratio", std::string("16,9")));
                 w = res.width, h = res.height;
             } catch (const std::exception&) {
             }
         }
         const int tw = d["width"].get<int>(), th = d["height"].get<int>();
-        if (w * h > 4 * tw * th) beyond << tr("%1 was made for %2×%3 pictures; %4×%5 is far beyond it").arg(model).arg(tw).arg(th).arg(w).arg(h);
+        if (w * h > 4 * tw * th)
+            beyond << tr("%1 was made for %2×%3 pictures; %4×%5 is far beyond it")
+                          .arg(model)
+                          .arg(tw)
+                          .arg(th)
+                          .arg(w)
+                          .arg(h);
     }
     return beyond.join(QStringLiteral("; "));
 }
@@ -253,8 +285,10 @@ void GenerateView::syncCaptionMetadata() {
     bool changed = false;
     for (const char* key : {"duration", "fps", "resolution", "aspect_ratio"}) {
         if (!c.contains(key)) continue;
-        if (!sent.contains(key)) c.erase(key), changed = true;
-        else if (c[key] != sent[key]) c[key] = sent[key], changed = true;
+        if (!sent.contains(key))
+            c.erase(key), changed = true;
+        else if (c[key] != sent[key])
+            c[key] = sent[key], changed = true;
     }
     if (changed) caption_->setText(QString::fromStdString(c.dump(2)));
 }
@@ -319,7 +353,9 @@ void GenerateView::stop() {
     if (!cancelRunningJob()) Q_EMIT message(tr("Nothing is running"));
 }
 
-void GenerateView::updateStopButton() { stopButton_->setEnabled(caption_->streaming() || queue_->queue().running_job() != 0); }
+void GenerateView::updateStopButton() {
+    stopButton_->setEnabled(caption_->streaming() || queue_->queue().running_job() != 0);
+}
 
 qint64 GenerateView::addToQueue() {
     if (!caption_->isValidJson()) {
@@ -338,7 +374,8 @@ qint64 GenerateView::addToQueue() {
     }
     if (useCaption) syncCaptionMetadata();
     // Far beyond what the model was made for: said before queueing; Generate again queues it anyway.
-    // Once confirmed, the same settings are not asked about again; the seed is left out, as each job may draw a new one.
+    // Once confirmed, the same settings are not asked about again; the seed is left out, as each job may draw a new
+    // one.
     const QString beyond = beyondModelLimits();
     ws::ojson settingsKey = settings_->request();
     settingsKey.erase("seed");
@@ -373,7 +410,8 @@ qint64 GenerateView::addToQueue() {
     }
     id = queue_->submit(r);
     settings_->advanceSeed();
-    Q_EMIT message(worker_->model() ? tr("Job #%1 queued").arg(id) : tr("Job #%1 queued; it starts when a model is loaded").arg(id));
+    Q_EMIT message(worker_->model() ? tr("Job #%1 queued").arg(id)
+                                    : tr("Job #%1 queued; it starts when a model is loaded").arg(id));
     return id;
 }
 
@@ -414,8 +452,10 @@ void GenerateView::recordStep(const QString& name, const std::function<void()>& 
 }
 
 void GenerateView::setEditorText(CaptionEditor* editor, const QString& text) {
-    if (composing_) editor->showText(text);
-    else editor->setText(text);
+    if (composing_)
+        editor->showText(text);
+    else
+        editor->setText(text);
 }
 
 void GenerateView::applyRequest(const ws::ojson& r, const QString& step) {

@@ -23,8 +23,8 @@ void exec(QSqlDatabase& db, const QString& sql) {
 // The columns entryFrom reads. SQLite takes the user's prompt, the model and the generation time out of the record
 // (a row whose record is not JSON, written by something else, still lists: json_valid guards every extraction).
 #define WS_RECORD(path) "CASE WHEN json_valid(record) THEN json_extract(record, '" path "') END"
-const char* const kColumns = "SELECT id, created, mode, prompt, seed, file, record, thumbnail, " WS_RECORD("$.request.name") ", "
-                             WS_RECORD("$.model.id") ", " WS_RECORD("$.seconds") " FROM outputs ";
+const char* const kColumns = "SELECT id, created, mode, prompt, seed, file, record, thumbnail, " WS_RECORD(
+    "$.request.name") ", " WS_RECORD("$.model.id") ", " WS_RECORD("$.seconds") " FROM outputs ";
 
 HistoryEntry entryFrom(const QSqlQuery& q) {
     HistoryEntry e;
@@ -52,13 +52,15 @@ HistoryStore::HistoryStore(const QString& path)
     : connection_("history-" + QUuid::createUuid().toString(QUuid::WithoutBraces)), path_(path) {
     QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", connection_);
     db.setDatabaseName(path);
-    if (!db.open()) throw ws::Error(("cannot open the history database " + path + ": " + db.lastError().text()).toStdString());
+    if (!db.open())
+        throw ws::Error(("cannot open the history database " + path + ": " + db.lastError().text()).toStdString());
     // WAL lets a second window read while one writes; a busy timeout waits instead of failing.
     exec(db, "PRAGMA journal_mode=WAL");
     exec(db, "PRAGMA busy_timeout=5000");
     exec(db, "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)");
-    exec(db, "CREATE TABLE IF NOT EXISTS outputs (id INTEGER PRIMARY KEY AUTOINCREMENT, created TEXT NOT NULL, mode TEXT, "
-             "prompt TEXT, seed INTEGER, file TEXT, record TEXT NOT NULL, thumbnail BLOB)");
+    exec(db,
+         "CREATE TABLE IF NOT EXISTS outputs (id INTEGER PRIMARY KEY AUTOINCREMENT, created TEXT NOT NULL, mode TEXT, "
+         "prompt TEXT, seed INTEGER, file TEXT, record TEXT NOT NULL, thumbnail BLOB)");
     exec(db, "CREATE INDEX IF NOT EXISTS outputs_created ON outputs(created)");
     QSqlQuery v(db);
     v.exec("SELECT value FROM meta WHERE key='schema_version'");
@@ -83,7 +85,8 @@ qint64 HistoryStore::add(const QString& file, const QString& recordJson, const Q
     }
     QSqlDatabase db = QSqlDatabase::database(connection_);
     QSqlQuery q(db);
-    q.prepare("INSERT INTO outputs (created, mode, prompt, seed, file, record, thumbnail) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    q.prepare(
+        "INSERT INTO outputs (created, mode, prompt, seed, file, record, thumbnail) VALUES (?, ?, ?, ?, ?, ?, ?)");
     q.addBindValue(QDateTime::currentDateTime().toString(Qt::ISODateWithMs));
     q.addBindValue(record["mode"].toString());
     q.addBindValue(request["prompt"].toString());

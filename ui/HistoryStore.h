@@ -10,10 +10,10 @@ struct HistoryEntry {
     qint64 id = 0;
     QDateTime created;
     QString mode;
-    QString prompt;      // the prompt string sent (an upsampled caption, or the user's own line)
-    QString userPrompt;  // what the user typed (the request's name); the prompt itself when there was no caption
-    QString model;       // the model's id from the record
-    double seconds = -1; // generation time from the record, -1 when unknown
+    QString prompt;       // the prompt string sent (an upsampled caption, or the user's own line)
+    QString userPrompt;   // what the user typed (the request's name); the prompt itself when there was no caption
+    QString model;        // the model's id from the record
+    double seconds = -1;  // generation time from the record, -1 when unknown
     qint64 seed = 0;
     QString file;
     QString recordJson;

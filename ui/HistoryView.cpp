@@ -113,10 +113,11 @@ bool HistoryView::searching() const { return searchDelay_->isActive() || searchL
 void HistoryView::showEntries(const QVector<HistoryEntry>& entries) {
     list_->clear();
     for (const HistoryEntry& e : entries) {
-        const QString line2 = QStringList{ModeNames::label(e.mode), e.model.section(':', 0, 0), tr("seed %1").arg(e.seed),
-                                          e.created.toString("yyyy-MM-dd HH:mm"), seconds(e.seconds)}
-                                  .filter(QRegularExpression("\\S"))
-                                  .join(QStringLiteral(" · "));
+        const QString line2 =
+            QStringList{ModeNames::label(e.mode), e.model.section(':', 0, 0), tr("seed %1").arg(e.seed),
+                        e.created.toString("yyyy-MM-dd HH:mm"), seconds(e.seconds)}
+                .filter(QRegularExpression("\\S"))
+                .join(QStringLiteral(" · "));
         auto icon = icons_.find(e.id);
         if (icon == icons_.end()) icon = icons_.insert(e.id, QIcon(QPixmap::fromImage(e.thumbnail)));
         auto* item = new QListWidgetItem(*icon, e.userPrompt.left(90) + "\n" + line2);
@@ -139,7 +140,9 @@ void HistoryView::showSelected() {
     const HistoryEntry e = history_->get(id);
     if (!e.thumbnail.isNull()) {
         const QSize s = e.thumbnail.size().scaled(QSize(320, 180), Qt::KeepAspectRatio);
-        picture_->setPixmap(QPixmap::fromImage(e.thumbnail.scaled(s, Qt::KeepAspectRatio, s.width() >= 2 * e.thumbnail.width() ? Qt::FastTransformation : Qt::SmoothTransformation)));
+        picture_->setPixmap(QPixmap::fromImage(e.thumbnail.scaled(
+            s, Qt::KeepAspectRatio,
+            s.width() >= 2 * e.thumbnail.width() ? Qt::FastTransformation : Qt::SmoothTransformation)));
     } else {
         picture_->clear();
     }
@@ -147,16 +150,22 @@ void HistoryView::showSelected() {
     QString size;
     if (record.is_object() && record.contains("request") && record["request"].is_object()) {
         const ws::ojson& r = record["request"];
-        if (r.contains("width") && r.contains("height")) size = QStringLiteral("%1×%2").arg(QString::fromStdString(r["width"].dump()), QString::fromStdString(r["height"].dump()));
+        if (r.contains("width") && r.contains("height"))
+            size = QStringLiteral("%1×%2").arg(QString::fromStdString(r["width"].dump()),
+                                               QString::fromStdString(r["height"].dump()));
         if (r.contains("num_frames")) size += tr(" · %1 frames").arg(QString::fromStdString(r["num_frames"].dump()));
     }
-    summary_->setText(QStringLiteral("<b>%1</b><br><br>%2<br>%3<br>%4<br>%5<br>%6<br><br><small>%7</small>")
-                          .arg(e.userPrompt.toHtmlEscaped(), tr("Mode: %1").arg(ModeNames::label(e.mode)), tr("Model: %1").arg(e.model.toHtmlEscaped()),
-                               tr("Seed: %1").arg(e.seed), (e.seconds < 0 ? tr("Made: %1").arg(e.created.toString("yyyy-MM-dd HH:mm:ss"))
-                                              : tr("Made: %1, in %2").arg(e.created.toString("yyyy-MM-dd HH:mm:ss"), seconds(e.seconds))), size,
-                               QFileInfo(e.file).fileName().toHtmlEscaped()));
+    summary_->setText(
+        QStringLiteral("<b>%1</b><br><br>%2<br>%3<br>%4<br>%5<br>%6<br><br><small>%7</small>")
+            .arg(e.userPrompt.toHtmlEscaped(), tr("Mode: %1").arg(ModeNames::label(e.mode)),
+                 tr("Model: %1").arg(e.model.toHtmlEscaped()), tr("Seed: %1").arg(e.seed),
+                 (e.seconds < 0
+                      ? tr("Made: %1").arg(e.created.toString("yyyy-MM-dd HH:mm:ss"))
+                      : tr("Made: %1, in %2").arg(e.created.toString("yyyy-MM-dd HH:mm:ss"), seconds(e.seconds))),
+                 size, QFileInfo(e.file).fileName().toHtmlEscaped()));
     // The record in its own key order (model, prompt strings, seeds, sampler, ...), not sorted.
-    record_->setPlainText(e.file + "\n\n" + (record.is_discarded() ? e.recordJson : QString::fromStdString(record.dump(2))));
+    record_->setPlainText(e.file + "\n\n" +
+                          (record.is_discarded() ? e.recordJson : QString::fromStdString(record.dump(2))));
 }
 
 QString HistoryView::summaryText() const { return summary_->text(); }

@@ -82,10 +82,16 @@ bool hasStage(MainWindow::Workspace w) { return w == MainWindow::Workspace::Gene
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), worker_(new EngineWorker()), centre_(new QStackedWidget(this)), status_(new QLabel(this)),
-      deviceLabel_(new QLabel(this)), memoryLabel_(new QLabel(this)), clockLabel_(new QLabel(this)) {
+    : QMainWindow(parent),
+      worker_(new EngineWorker()),
+      centre_(new QStackedWidget(this)),
+      status_(new QLabel(this)),
+      deviceLabel_(new QLabel(this)),
+      memoryLabel_(new QLabel(this)),
+      clockLabel_(new QLabel(this)) {
     setWindowTitle(tr("WorldStudio"));
-    device_ = std::make_shared<ws::DeviceScheduler>(5);  // nice 5: the window is scheduled first when the model takes every core
+    device_ = std::make_shared<ws::DeviceScheduler>(
+        5);  // nice 5: the window is scheduled first when the model takes every core
     worker_->setScheduler(device_);
     // The queue journal and the history survive restarts; a damaged journal is set aside, never deleted.
     const int previewEvery = QSettings().value("generate/previewEvery", 1).toInt();
@@ -103,7 +109,9 @@ MainWindow::MainWindow(QWidget* parent)
     try {
         history_ = std::make_unique<HistoryStore>(StudioPaths::historyDatabase());
     } catch (const std::exception& e) {
-        QTimer::singleShot(0, this, [this, msg = QString::fromStdString(ws::user_message(e))] { setStatus(tr("History unavailable: %1").arg(msg)); });
+        QTimer::singleShot(0, this, [this, msg = QString::fromStdString(ws::user_message(e))] {
+            setStatus(tr("History unavailable: %1").arg(msg));
+        });
     }
 
     stage_ = new StageView(this);
@@ -115,8 +123,9 @@ MainWindow::MainWindow(QWidget* parent)
     robotics_ = new RoboticsView(this);
     queue_->setScheduler(device_);
     robotics_->setScheduler(device_);
-    for (QWidget* page : {static_cast<QWidget*>(stage_), static_cast<QWidget*>(robotics_), static_cast<QWidget*>(evaluation_),
-                          static_cast<QWidget*>(historyView_), static_cast<QWidget*>(model_)})
+    for (QWidget* page :
+         {static_cast<QWidget*>(stage_), static_cast<QWidget*>(robotics_), static_cast<QWidget*>(evaluation_),
+          static_cast<QWidget*>(historyView_), static_cast<QWidget*>(model_)})
         centre_->addWidget(page);
     setCentralWidget(centre_);
     setDockNestingEnabled(true);
@@ -159,13 +168,14 @@ MainWindow::MainWindow(QWidget* parent)
     int restored = 0, interrupted = 0;
     for (const auto& j : queue_->jobs())
         if (j.state == ws::JobState::Queued) ++restored, interrupted += j.interrupted;
-    // A job cut short by closing the studio may be why it was closed: the queue waits for Resume rather than starting it
-    // again by itself.
+    // A job cut short by closing the studio may be why it was closed: the queue waits for Resume rather than starting
+    // it again by itself.
     if (interrupted) queue_->queue().pause();
     if (interrupted)
-        setStatus(tr("Restored %n queued job(s)", nullptr, restored) + QStringLiteral(" ") +
-                  tr("(%n of them interrupted and queued again); the queue is paused: Resume queue (Ctrl+P) starts them", nullptr,
-                     interrupted));
+        setStatus(
+            tr("Restored %n queued job(s)", nullptr, restored) + QStringLiteral(" ") +
+            tr("(%n of them interrupted and queued again); the queue is paused: Resume queue (Ctrl+P) starts them",
+               nullptr, interrupted));
     else if (restored > 0)
         setStatus(tr("Restored %n queued job(s); they start when a model is loaded", nullptr, restored));
     else
@@ -194,7 +204,8 @@ void MainWindow::connectViews() {
     });
     connect(model_, &ModelView::memoryApplied, this, [this](const QString& memory) {
         QSettings().setValue("model/memory", memory);  // the next start too: a model may fit the device only with them
-        QMetaObject::invokeMethod(worker_, [w = worker_, memory] { w->setMemoryOptions(memory); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            worker_, [w = worker_, memory] { w->setMemoryOptions(memory); }, Qt::QueuedConnection);
         const QString dir = QJsonDocument::fromJson(modelSummary_.toUtf8()).object()["dir"].toString();
         if (dir.isEmpty()) return setStatus(tr("The memory settings apply to the next model you load"));
         loadModel(dir, model_->adaptersJson());
@@ -217,22 +228,28 @@ void MainWindow::connectViews() {
     connect(model_, &ModelView::cancelRequested, this, &MainWindow::cancelModelLoad);
     connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { setStatus(m); });
     connect(robotics_, &RoboticsView::message, this, [this](const QString& m) { setStatus(m); });
-    connect(evaluation_, &EvaluationPanel::draftRequested, this, [this](const QString& key, const QString& text, const QString& mode, const QString& caption) {
-        worker_->requestDrafts(key, text, mode, caption);
-    });
+    connect(evaluation_, &EvaluationPanel::draftRequested, this,
+            [this](const QString& key, const QString& text, const QString& mode, const QString& caption) {
+                worker_->requestDrafts(key, text, mode, caption);
+            });
     connect(worker_, &EngineWorker::questionsDrafted, evaluation_, &EvaluationPanel::addDrafts, Qt::QueuedConnection);
-    connect(worker_, &EngineWorker::questionsFailed, evaluation_, [this](const QString&, const QString& m) { evaluation_->draftsFailed(m); },
-            Qt::QueuedConnection);
+    connect(
+        worker_, &EngineWorker::questionsFailed, evaluation_,
+        [this](const QString&, const QString& m) { evaluation_->draftsFailed(m); }, Qt::QueuedConnection);
 
     // Engine worker -> UI, queued.
     connect(worker_, &EngineWorker::loadProgress, model_, &ModelView::showProgress, Qt::QueuedConnection);
-    connect(worker_, &EngineWorker::status, this, [this](const QString& m) { setStatus(m); }, Qt::QueuedConnection);
+    connect(
+        worker_, &EngineWorker::status, this, [this](const QString& m) { setStatus(m); }, Qt::QueuedConnection);
     connect(worker_, &EngineWorker::modelLoaded, this, &MainWindow::showModel, Qt::QueuedConnection);
-    connect(worker_, &EngineWorker::failed, this, [this](const QString& m) {
-        model_->showFailed();
-        setStatus(tr("Could not load the model: %1").arg(m.section('\n', 0, 0)));
-        Q_EMIT modelFailed(m);
-    }, Qt::QueuedConnection);
+    connect(
+        worker_, &EngineWorker::failed, this,
+        [this](const QString& m) {
+            model_->showFailed();
+            setStatus(tr("Could not load the model: %1").arg(m.section('\n', 0, 0)));
+            Q_EMIT modelFailed(m);
+        },
+        Qt::QueuedConnection);
 
     // Queue -> UI (the controller's signals arrive queued from the queue's thread).
     connect(queue_.get(), &QueueController::progress, this, [this](qint64 id, int step, int total, double secs) {
@@ -252,8 +269,10 @@ void MainWindow::connectViews() {
         const QString why = d.contains('(') ? d.section('(', 1).chopped(1) : d;
         if (!device && changed) setStatus(tr("Playing without sound output: %1").arg(why));
     });
-    connect(player(), &PlayerPanel::failed, this, [this](const QString& m) { setStatus(tr("Cannot play: %1").arg(m)); });
-    connect(evaluation_, &EvaluationPanel::projectChanged, this, [](const QString& path) { QSettings().setValue("session/evaluationProject", path); });
+    connect(player(), &PlayerPanel::failed, this,
+            [this](const QString& m) { setStatus(tr("Cannot play: %1").arg(m)); });
+    connect(evaluation_, &EvaluationPanel::projectChanged, this,
+            [](const QString& path) { QSettings().setValue("session/evaluationProject", path); });
 }
 
 MainWindow::~MainWindow() {
@@ -311,8 +330,10 @@ void MainWindow::buildRail() {
         QString name, tip;
     } items[] = {
         {Workspace::Generate, tr("Generate"), tr("Captions, settings, the live preview and results")},
-        {Workspace::Robotics, tr("Robotics"), tr("Robot datasets, trajectory editing, rollouts on one clock, interactive play")},
-        {Workspace::Evaluate, tr("Evaluate"), tr("Label Yes / No / Unclear questions on generated videos and score them")},
+        {Workspace::Robotics, tr("Robotics"),
+         tr("Robot datasets, trajectory editing, rollouts on one clock, interactive play")},
+        {Workspace::Evaluate, tr("Evaluate"),
+         tr("Label Yes / No / Unclear questions on generated videos and score them")},
         {Workspace::Library, tr("Library"), tr("Every output with its generation record")},
         {Workspace::Models, tr("Models"), tr("Load a model and read its card")},
     };
@@ -348,7 +369,7 @@ void MainWindow::showWorkspace(Workspace w) {
     if (workspaceShown_) layouts_[static_cast<int>(current_)] = saveState(kLayoutVersion);
     current_ = w;
     workspaceShown_ = true;
-    QWidget* page = hasStage(w)                 ? static_cast<QWidget*>(stage_)
+    QWidget* page = hasStage(w)                ? static_cast<QWidget*>(stage_)
                     : w == Workspace::Robotics ? static_cast<QWidget*>(robotics_)
                     : w == Workspace::Evaluate ? static_cast<QWidget*>(evaluation_)
                     : w == Workspace::Library  ? static_cast<QWidget*>(historyView_)
@@ -357,8 +378,9 @@ void MainWindow::showWorkspace(Workspace w) {
     // the window wider than the screen in another workspace. Set before the docks change, so the window is never
     // briefly asked to fit a wide page and the docks at once.
     for (int i = 0; i < centre_->count(); ++i)
-        centre_->widget(i)->setSizePolicy(centre_->widget(i) == page ? QSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred)
-                                                                     : QSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored));
+        centre_->widget(i)->setSizePolicy(centre_->widget(i) == page
+                                              ? QSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred)
+                                              : QSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored));
     const QByteArray saved = layouts_.value(static_cast<int>(w));
     if (saved.isEmpty() || !restoreState(saved, kLayoutVersion)) applyDefaultLayout(w);
     // A workspace shows its own docks only, whatever an older saved layout says.
@@ -379,7 +401,8 @@ void MainWindow::showWorkspace(Workspace w) {
 void MainWindow::resetLayout() {
     layouts_.remove(static_cast<int>(current_));
     applyDefaultLayout(current_);
-    setStatus(tr("The %1 workspace's layout is back to its default").arg(railGroup_->checkedAction() ? railGroup_->checkedAction()->text() : QString()));
+    setStatus(tr("The %1 workspace's layout is back to its default")
+                  .arg(railGroup_->checkedAction() ? railGroup_->checkedAction()->text() : QString()));
 }
 
 bool MainWindow::addToEvaluation(qint64 historyId) {
@@ -388,8 +411,9 @@ bool MainWindow::addToEvaluation(qint64 historyId) {
     // Evaluators judge against the short prompt the user wrote (the request's name), not the upsampled caption.
     const ws::ojson record = ws::ojson::parse(e.recordJson.toStdString(), nullptr, false);
     QString prompt = e.prompt;
-    if (record.is_object() && record.contains("request") && record["request"].is_object() && record["request"].contains("name") &&
-        record["request"]["name"].is_string() && !record["request"]["name"].get<std::string>().empty())
+    if (record.is_object() && record.contains("request") && record["request"].is_object() &&
+        record["request"].contains("name") && record["request"]["name"].is_string() &&
+        !record["request"]["name"].get<std::string>().empty())
         prompt = QString::fromStdString(record["request"]["name"].get<std::string>());
     if (!evaluation_->addStudioOutput(e.file, e.recordJson, prompt)) {
         setStatus(evaluation_->lastError());
@@ -399,7 +423,6 @@ bool MainWindow::addToEvaluation(qint64 historyId) {
     setStatus(tr("Added the output to the evaluation project"));
     return true;
 }
-
 
 void MainWindow::loadModel(const QString& dir, const QString& adaptersJson) {
     // Reloading the loaded model (new adapters or memory settings) keeps the settings as they are: showModel puts them
@@ -427,7 +450,8 @@ void MainWindow::showModel(const QString& summaryJson) {
     robotics_->setModel(worker_->model());
     // The model's own defaults (size, frames, negative prompt) take over the settings and the default negative.
     const ws::ojson info = ws::ojson::parse(summaryJson.toStdString(), nullptr, false);
-    generate_->setModelDefaults(info.is_object() && info.contains("generation_defaults") && info["generation_defaults"].is_object()
+    generate_->setModelDefaults(info.is_object() && info.contains("generation_defaults") &&
+                                        info["generation_defaults"].is_object()
                                     ? info["generation_defaults"]
                                     : ws::ojson::object());
     settings()->setModelCanMakeSound(info.is_object() && info.value("sound_tokenizer", false));
@@ -440,17 +464,22 @@ void MainWindow::showModel(const QString& summaryJson) {
     }
     {
         // The model's recipe (Model::info()["recipe"]): the modes its weights were made for.
-        const ws::ojson recipe = info.is_object() && info.contains("recipe") && info["recipe"].is_object() ? info["recipe"] : ws::ojson::object();
+        const ws::ojson recipe = info.is_object() && info.contains("recipe") && info["recipe"].is_object()
+                                     ? info["recipe"]
+                                     : ws::ojson::object();
         QStringList modes;
         if (recipe.contains("modes") && recipe["modes"].is_array())
             for (const auto& m : recipe["modes"])
                 if (m.is_string()) modes << QString::fromStdString(m.get<std::string>());
-        settings()->setRecipeModes(modes, tr("%1's recipe is %2. This mode still runs, but it is not what those weights were tuned and shown for.")
-                                              .arg(QString::fromStdString(recipe.value("name", std::string("This model"))),
-                                                   QString::fromStdString(recipe.value("summary", std::string()))));
+        settings()->setRecipeModes(
+            modes,
+            tr("%1's recipe is %2. This mode still runs, but it is not what those weights were tuned and shown for.")
+                .arg(QString::fromStdString(recipe.value("name", std::string("This model"))),
+                     QString::fromStdString(recipe.value("summary", std::string()))));
     }
     {
-        const QString name = QString::fromStdString(info.is_object() ? info.value("id", std::string()) : std::string()).section(':', 0, 0);
+        const QString name = QString::fromStdString(info.is_object() ? info.value("id", std::string()) : std::string())
+                                 .section(':', 0, 0);
         generate_->setModelName(name.isEmpty() ? name : name.left(1).toUpper() + name.mid(1));
     }
     const QJsonObject o = QJsonDocument::fromJson(summaryJson.toUtf8()).object();
@@ -462,7 +491,8 @@ void MainWindow::showModel(const QString& summaryJson) {
     }
     sessionSettings_ = ws::ojson();
     const QString dtype = o["dtype"].toString();
-    deviceLabel_->setText(QStringLiteral("%1 · %2 · %3").arg(o["id"].toString().section(':', 0, 0), o["device"].toString(), dtype));
+    deviceLabel_->setText(
+        QStringLiteral("%1 · %2 · %3").arg(o["id"].toString().section(':', 0, 0), o["device"].toString(), dtype));
     QSettings().setValue("model/last", o["dir"].toString());
     queue_->setModel(worker_->model());
     setStatus(tr("Loaded %1 on %2").arg(o["id"].toString(), o["device"].toString()));
@@ -484,7 +514,8 @@ void MainWindow::recall(qint64 historyId) {
     if (!history_ || historyId == 0) return;
     const HistoryEntry e = history_->get(historyId);
     const ws::ojson record = ws::ojson::parse(e.recordJson.toStdString(), nullptr, false);
-    if (record.is_discarded() || !record.contains("request")) return setStatus(tr("This entry has no request to recall"));
+    if (record.is_discarded() || !record.contains("request"))
+        return setStatus(tr("This entry has no request to recall"));
     generate_->applyRequest(record["request"], tr("Recall %1").arg(QFileInfo(e.file).fileName()));
     showWorkspace(Workspace::Generate);
     setStatus(tr("Recalled the caption and settings of %1 (seed %2)").arg(QFileInfo(e.file).fileName()).arg(e.seed));
@@ -496,7 +527,8 @@ int MainWindow::importBatchFile(const QString& path) {
         for (const ws::BatchSample& sample : in.samples) queue_->submit(sample.args);
         QString text = tr("%n job(s) queued from %1", nullptr, static_cast<int>(in.samples.size())).arg(path);
         if (!in.problems.empty())
-            text += tr("; %n line(s) refused, the first: %1", nullptr, static_cast<int>(in.problems.size())).arg(QString::fromStdString(in.problems.front()));
+            text += tr("; %n line(s) refused, the first: %1", nullptr, static_cast<int>(in.problems.size()))
+                        .arg(QString::fromStdString(in.problems.front()));
         setStatus(text);
         return static_cast<int>(in.samples.size());
     } catch (const std::exception& e) {
@@ -509,16 +541,17 @@ ClusterDialog* MainWindow::showCluster() {
     if (!cluster_) {
         cluster_ = new ClusterDialog(queue_.get(), this);
         // A sample the cluster finished joins the Library as a local job's result does.
-        connect(cluster_, &ClusterDialog::sampleFinished, this, [this](const QString& file, const QString& recordJson, const QImage& thumbnail) {
-            if (!history_) return;
-            try {
-                history_->add(file, recordJson, thumbnail);
-            } catch (const std::exception& e) {
-                setStatus(tr("Could not add to history: %1").arg(QString::fromStdString(ws::user_message(e))));
-            }
-            if (current_ == Workspace::Library) historyView_->refresh();
-            Q_EMIT historyChanged();
-        });
+        connect(cluster_, &ClusterDialog::sampleFinished, this,
+                [this](const QString& file, const QString& recordJson, const QImage& thumbnail) {
+                    if (!history_) return;
+                    try {
+                        history_->add(file, recordJson, thumbnail);
+                    } catch (const std::exception& e) {
+                        setStatus(tr("Could not add to history: %1").arg(QString::fromStdString(ws::user_message(e))));
+                    }
+                    if (current_ == Workspace::Library) historyView_->refresh();
+                    Q_EMIT historyChanged();
+                });
     }
     cluster_->setModelDir(QSettings().value("model/last").toString());
     cluster_->show();
@@ -533,7 +566,9 @@ bool MainWindow::exportQueueBatch(const QString& path) {
         if (j.state == ws::JobState::Queued) samples.push_back(j.request);
     try {
         ws::write_batch_file(path.toStdString(), samples);
-        setStatus(tr("%n queued job(s) written to %1; run them with worldstudio-cli batch", nullptr, static_cast<int>(samples.size())).arg(path));
+        setStatus(tr("%n queued job(s) written to %1; run them with worldstudio-cli batch", nullptr,
+                     static_cast<int>(samples.size()))
+                      .arg(path));
         return true;
     } catch (const std::exception& e) {
         setStatus(QString::fromStdString(ws::user_message(e)));
@@ -563,8 +598,8 @@ void MainWindow::play(const QString& file, int slot) {
     if (!hasStage(current_)) showWorkspace(Workspace::Generate);
 }
 
-void MainWindow::onJobFinished(qint64 id, const QString& state, const QString& file, const QString& recordJson, const QString& error,
-                               const QImage& thumbnail) {
+void MainWindow::onJobFinished(qint64 id, const QString& state, const QString& file, const QString& recordJson,
+                               const QString& error, const QImage& thumbnail) {
     qint64 historyId = 0;
     if (state == "done") {
         if (history_ && !recordJson.isEmpty()) {
@@ -600,12 +635,14 @@ void exportMedia(const PlayerMedia& m, const QString& kind, const QString& to) {
                 if (!QFile::copy(m.path, to)) throw ws::Error("cannot write " + to.toStdString());
             }
         } else {
-            ws::write_mp4(to.toStdString(), m.video, m.audio.frames() ? &m.audio : nullptr, ws::read_embedded_record(m.path.toStdString()));
+            ws::write_mp4(to.toStdString(), m.video, m.audio.frames() ? &m.audio : nullptr,
+                          ws::read_embedded_record(m.path.toStdString()));
         }
     } else if (kind == "png") {
         if (!QDir().mkpath(to)) throw ws::Error("cannot create " + to.toStdString());
         for (int i = 0; i < m.video.count; ++i)
-            ws::write_png(QStringLiteral("%1/frame_%2.png").arg(to).arg(i, 5, 10, QChar('0')).toStdString(), m.video, i);
+            ws::write_png(QStringLiteral("%1/frame_%2.png").arg(to).arg(i, 5, 10, QChar('0')).toStdString(), m.video,
+                          i);
     } else {
         if (m.audio.frames() == 0) throw ws::Error("this clip has no sound");
         ws::write_wav(to.toStdString(), m.audio);
@@ -619,9 +656,15 @@ void MainWindow::exportCurrent(const QString& kind) {
     if (!m) return setStatus(tr("Open a result on the stage (Generate) to export it"));
     QString to;
     const QDir outputs(StudioPaths::outputsDir());
-    if (kind == "mp4") to = QFileDialog::getSaveFileName(this, tr("Export video"), outputs.filePath(QFileInfo(m->path).fileName()), tr("Video (*.mp4)"));
-    else if (kind == "png") to = QFileDialog::getExistingDirectory(this, tr("Folder for the frames"), outputs.path());
-    else to = QFileDialog::getSaveFileName(this, tr("Export sound"), outputs.filePath(QFileInfo(m->path).completeBaseName() + ".wav"), tr("Sound (*.wav)"));
+    if (kind == "mp4")
+        to = QFileDialog::getSaveFileName(this, tr("Export video"), outputs.filePath(QFileInfo(m->path).fileName()),
+                                          tr("Video (*.mp4)"));
+    else if (kind == "png")
+        to = QFileDialog::getExistingDirectory(this, tr("Folder for the frames"), outputs.path());
+    else
+        to = QFileDialog::getSaveFileName(this, tr("Export sound"),
+                                          outputs.filePath(QFileInfo(m->path).completeBaseName() + ".wav"),
+                                          tr("Sound (*.wav)"));
     if (!to.isEmpty()) exportTo(kind, to);
 }
 
@@ -657,14 +700,16 @@ bool MainWindow::exportTo(const QString& kind, const QString& to) {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     // Closing stops a running job (it is queued again, and waits for Resume at the next start): asked, not assumed.
-    if (const auto running = queue_->queue().job(queue_->queue().running_job()); running && running->state == ws::JobState::Running) {
+    if (const auto running = queue_->queue().job(queue_->queue().running_job());
+        running && running->state == ws::JobState::Running) {
         const ws::Job& j = *running;
         QMessageBox ask(QMessageBox::Question, tr("Quit WorldStudio"),
                         j.total > 0 ? tr("Job #%1 is running (step %2 of %3).").arg(j.id).arg(j.step).arg(j.total)
                                     : tr("Job #%1 is running.").arg(j.id),
                         QMessageBox::NoButton, this);
         ask.setObjectName("confirmQuit");
-        ask.setInformativeText(tr("Quitting stops it. It stays in the queue and waits for Resume queue at the next start."));
+        ask.setInformativeText(
+            tr("Quitting stops it. It stays in the queue and waits for Resume queue at the next start."));
         QPushButton* quit = ask.addButton(tr("Quit"), QMessageBox::DestructiveRole);
         ask.setDefaultButton(ask.addButton(tr("Keep running"), QMessageBox::RejectRole));
         ask.exec();
@@ -689,23 +734,28 @@ void MainWindow::saveSession() const {
     s.setValue("session/seedPolicy", settings()->seedPolicy());
     s.setValue("session/modelDir", s.value("model/last").toString());
     s.setValue("session/annotator", evaluation_->annotator());
-    if (evaluation_->project()) s.setValue("session/evaluationProject", QString::fromStdString(evaluation_->project()->path()));
+    if (evaluation_->project())
+        s.setValue("session/evaluationProject", QString::fromStdString(evaluation_->project()->path()));
     s.setValue("session/robotics", robotics_->sessionState());
 }
 
 void MainWindow::restoreSession() {
     QSettings s;
     for (int i = 0; i <= static_cast<int>(Workspace::Models); ++i) {
-        const QByteArray state = s.value(QStringLiteral("layout/%1").arg(workspaceKey(static_cast<Workspace>(i)))).toByteArray();
+        const QByteArray state =
+            s.value(QStringLiteral("layout/%1").arg(workspaceKey(static_cast<Workspace>(i)))).toByteArray();
         if (!state.isEmpty()) layouts_[i] = state;
     }
     restoreGeometry(s.value("window/geometry").toByteArray());
-    // The work in progress: what was typed, the caption, the settings (a recalled request, so the seed policy comes after).
-    const ws::ojson settingsJson = ws::ojson::parse(s.value("session/settings").toString().toStdString(), nullptr, false);
+    // The work in progress: what was typed, the caption, the settings (a recalled request, so the seed policy comes
+    // after).
+    const ws::ojson settingsJson =
+        ws::ojson::parse(s.value("session/settings").toString().toStdString(), nullptr, false);
     ws::ojson request = settingsJson.is_object() ? settingsJson : ws::ojson::object();
     if (s.contains("session/caption")) request["prompt"] = s.value("session/caption").toString().toStdString();
     if (s.contains("session/prompt")) request["name"] = s.value("session/prompt").toString().toStdString();
-    if (s.contains("session/negative")) request["negative_prompt"] = s.value("session/negative").toString().toStdString();
+    if (s.contains("session/negative"))
+        request["negative_prompt"] = s.value("session/negative").toString().toStdString();
     if (!request.empty()) {
         generate_->applyRequest(request);
         generate_->undoStack()->clear();  // the restored work is where the history starts
@@ -717,7 +767,9 @@ void MainWindow::restoreSession() {
     // Before any load is asked for: the worker takes queued calls in order.
     const QString memory = s.value("model/memory").toString();
     if (!memory.isEmpty() && model_->setMemoryJson(memory))
-        QMetaObject::invokeMethod(worker_, [w = worker_, memory = model_->memoryJson()] { w->setMemoryOptions(memory); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            worker_, [w = worker_, memory = model_->memoryJson()] { w->setMemoryOptions(memory); },
+            Qt::QueuedConnection);
     sessionSeedPolicy_ = settings()->seedPolicy();
     const QString annotator = s.value("session/annotator").toString();
     if (!annotator.isEmpty()) evaluation_->setAnnotator(annotator);

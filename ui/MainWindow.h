@@ -3,9 +3,9 @@
 // Evaluate, Library, Models). Generate puts what the user looks at in the centre (the StageView: live
 // preview, then the result playing in place), the inspector on the right (caption, negative prompt, settings), the
 // prompt bar on top and the queue as a strip of cards at the bottom; each workspace keeps its own dock layout, saved
-// and restored per workspace. Robotics (RoboticsView), Evaluate, Library and Models fill the centre with their views. One engine worker
-// (loading, upsampling), one persistent generation queue and one history database sit behind them; nothing here
-// blocks on the engine: every engine call runs on a worker thread and reports back queued.
+// and restored per workspace. Robotics (RoboticsView), Evaluate, Library and Models fill the centre with their views.
+// One engine worker (loading, upsampling), one persistent generation queue and one history database sit behind them;
+// nothing here blocks on the engine: every engine call runs on a worker thread and reports back queued.
 #include <QHash>
 #include <QMainWindow>
 #include <memory>
@@ -132,8 +132,8 @@ private:
     void buildRail();
     void applyDefaultLayout(Workspace w);
     void showModel(const QString& summaryJson);
-    void onJobFinished(qint64 id, const QString& state, const QString& file, const QString& recordJson, const QString& error,
-                       const QImage& thumbnail);
+    void onJobFinished(qint64 id, const QString& state, const QString& file, const QString& recordJson,
+                       const QString& error, const QImage& thumbnail);
     void exportCurrent(const QString& kind);
     void restoreSession();
     void setStatus(const QString& text, const QString& detail = QString());

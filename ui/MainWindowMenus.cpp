@@ -27,15 +27,16 @@ void MainWindow::buildMenus() {
         QAction* a = menu->addAction(text);
         if (!key.isEmpty()) a->setShortcut(key);
         // Shortcuts with Ctrl beyond the standard editing keys belong to the window, wherever the focus is.
-        if (!key.isEmpty() && (key[0].keyboardModifiers() & Qt::ControlModifier) && key != QKeySequence::Undo && key != QKeySequence::Redo &&
-            key != QKeySequence::Open && key != QKeySequence::Quit)
+        if (!key.isEmpty() && (key[0].keyboardModifiers() & Qt::ControlModifier) && key != QKeySequence::Undo &&
+            key != QKeySequence::Redo && key != QKeySequence::Open && key != QKeySequence::Quit)
             windowShortcuts_.append(key);
         connect(a, &QAction::triggered, this, fn);
         return a;
     };
     QMenu* file = menuBar()->addMenu(tr("&File"));
     action(file, tr("Open &model folder…"), QKeySequence::Open, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Model folder"), QSettings().value("model/last").toString());
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Model folder"), QSettings().value("model/last").toString());
         if (!dir.isEmpty()) loadModel(dir);
     });
     // File dialogs start in the outputs folder, where the results are.
@@ -45,34 +46,41 @@ void MainWindow::buildMenus() {
         if (!f.isEmpty()) play(f, 0);
     });
     action(file, tr("Queue a request &file…"), QKeySequence(), [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Request JSON"), StudioPaths::outputsDir(), tr("Requests (*.json)"));
+        const QString f =
+            QFileDialog::getOpenFileName(this, tr("Request JSON"), StudioPaths::outputsDir(), tr("Requests (*.json)"));
         if (!f.isEmpty()) enqueueRequestFile(f);
     });
     action(file, tr("Queue a &batch (JSONL)…"), QKeySequence(), [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Sample file"), StudioPaths::outputsDir(), tr("Sample files (*.jsonl *.json)"));
+        const QString f = QFileDialog::getOpenFileName(this, tr("Sample file"), StudioPaths::outputsDir(),
+                                                       tr("Sample files (*.jsonl *.json)"));
         if (!f.isEmpty()) importBatchFile(f);
     });
     action(file, tr("Export the queue as a batch (JSONL)…"), QKeySequence(), [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Sample file for worldstudio-cli batch"), StudioPaths::outputsDir() + "/queue.jsonl",
-                                                       tr("Sample files (*.jsonl)"));
+        const QString f =
+            QFileDialog::getSaveFileName(this, tr("Sample file for worldstudio-cli batch"),
+                                         StudioPaths::outputsDir() + "/queue.jsonl", tr("Sample files (*.jsonl)"));
         if (!f.isEmpty()) exportQueueBatch(f);
     });
     action(file, tr("Send the queue to the &cluster (Slurm)…"), QKeySequence(), [this] { showCluster(); });
     // New and Open apart, as labeling tools have them: a Save dialog that also opens existing files surprised people.
     action(file, tr("New e&valuation project…"), QKeySequence(), [this] {
-        QString f = QFileDialog::getSaveFileName(this, tr("New evaluation project"), StudioPaths::outputsDir() + "/evaluation.db",
+        QString f = QFileDialog::getSaveFileName(this, tr("New evaluation project"),
+                                                 StudioPaths::outputsDir() + "/evaluation.db",
                                                  tr("Evaluation projects (*.db)"));
         if (f.isEmpty()) return;
         if (QFileInfo(f).suffix().isEmpty()) f += ".db";
-        if (QFileInfo::exists(f) && !QFile::remove(f)) return setStatus(tr("Cannot replace %1").arg(f));  // the dialog asked first
+        if (QFileInfo::exists(f) && !QFile::remove(f))
+            return setStatus(tr("Cannot replace %1").arg(f));  // the dialog asked first
         if (evaluation_->openProject(f)) showWorkspace(Workspace::Evaluate);
     });
     action(file, tr("&Open evaluation project…"), QKeySequence(), [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Open evaluation project"), StudioPaths::outputsDir(), tr("Evaluation projects (*.db)"));
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open evaluation project"), StudioPaths::outputsDir(),
+                                                       tr("Evaluation projects (*.db)"));
         if (!f.isEmpty() && evaluation_->openProject(f)) showWorkspace(Workspace::Evaluate);
     });
     action(file, tr("&Import answers (JSONL)…"), QKeySequence(), [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Answers"), StudioPaths::outputsDir(), tr("Answers (*.jsonl)"));
+        const QString f =
+            QFileDialog::getOpenFileName(this, tr("Answers"), StudioPaths::outputsDir(), tr("Answers (*.jsonl)"));
         if (!f.isEmpty() && evaluation_->importJsonl(f)) setStatus(tr("Imported %1").arg(f));
     });
     file->addSeparator();
@@ -96,21 +104,26 @@ void MainWindow::buildMenus() {
 
     QMenu* gen = menuBar()->addMenu(tr("&Generate"));
     action(gen, tr("&Upsample prompt"), QKeySequence(tr("Ctrl+U")), [this] { upsample(); });
-    QAction* generate = action(gen, tr("&Generate (add to queue)"), QKeySequence(tr("Ctrl+Return")), [this] { addToQueue(); });
+    QAction* generate =
+        action(gen, tr("&Generate (add to queue)"), QKeySequence(tr("Ctrl+Return")), [this] { addToQueue(); });
     // Ctrl with the keypad's Enter too, as the buttons' "Ctrl+Enter" says.
     generate->setShortcuts({QKeySequence(tr("Ctrl+Return")), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
     windowShortcuts_.append(QKeySequence(Qt::CTRL | Qt::Key_Enter));
-    action(gen, tr("&Stop (the upsampling or the running job)"), QKeySequence(Qt::Key_Escape), [this] { generate_->stop(); });
+    action(gen, tr("&Stop (the upsampling or the running job)"), QKeySequence(Qt::Key_Escape),
+           [this] { generate_->stop(); });
     action(gen, tr("&Cancel running job"), QKeySequence(tr("Ctrl+.")), [this] { generate_->cancelRunningJob(); });
     action(gen, tr("&Pause / resume queue"), QKeySequence(tr("Ctrl+P")), [this] {
-        if (queue_->queue().paused()) queue_->queue().resume();
-        else queue_->queue().pause();
+        if (queue_->queue().paused())
+            queue_->queue().resume();
+        else
+            queue_->queue().pause();
     });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QAction* a : railGroup_->actions()) {
         const int i = a->data().toInt();
-        action(view, a->text(), QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)), [this, i] { showWorkspace(static_cast<Workspace>(i)); });
+        action(view, a->text(), QKeySequence(QStringLiteral("Ctrl+%1").arg(i + 1)),
+               [this, i] { showWorkspace(static_cast<Workspace>(i)); });
     }
     view->addSeparator();
     view->addAction(inspectorDock_->toggleViewAction());
@@ -129,9 +142,15 @@ void MainWindow::buildMenus() {
 
     QMenu* play = menuBar()->addMenu(tr("&Playback"));
     PlayerPanel* p = player();
-    action(play, tr("Play / pause"), QKeySequence(Qt::Key_Space), [p] { p->togglePlay(); })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    action(play, tr("Next frame"), QKeySequence(Qt::Key_Right), [p] { p->stepFrames(1); })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-    action(play, tr("Previous frame"), QKeySequence(Qt::Key_Left), [p] { p->stepFrames(-1); })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    action(play, tr("Play / pause"), QKeySequence(Qt::Key_Space), [p] {
+        p->togglePlay();
+    })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    action(play, tr("Next frame"), QKeySequence(Qt::Key_Right), [p] {
+        p->stepFrames(1);
+    })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    action(play, tr("Previous frame"), QKeySequence(Qt::Key_Left), [p] {
+        p->stepFrames(-1);
+    })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     // Space and the arrows belong to the player only, so typing in a caption is never hijacked.
     for (QAction* a : play->actions()) p->addAction(a);
     play->addSeparator();

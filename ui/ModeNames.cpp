@@ -9,11 +9,14 @@ struct ModeText {
     const char *id, *label, *description;
 };
 constexpr ModeText kModes[] = {
-    {"text2image", QT_TRANSLATE_NOOP("ModeNames", "Text → image"), QT_TRANSLATE_NOOP("ModeNames", "One picture from a caption")},
+    {"text2image", QT_TRANSLATE_NOOP("ModeNames", "Text → image"),
+     QT_TRANSLATE_NOOP("ModeNames", "One picture from a caption")},
     {"text2video", QT_TRANSLATE_NOOP("ModeNames", "Text → video"),
      QT_TRANSLATE_NOOP("ModeNames", "A video, with sound when the model makes it, from a caption")},
-    {"image2video", QT_TRANSLATE_NOOP("ModeNames", "Image → video"), QT_TRANSLATE_NOOP("ModeNames", "A video that starts from your picture")},
-    {"video2video", QT_TRANSLATE_NOOP("ModeNames", "Video → video (extend)"), QT_TRANSLATE_NOOP("ModeNames", "A video that continues your clip")},
+    {"image2video", QT_TRANSLATE_NOOP("ModeNames", "Image → video"),
+     QT_TRANSLATE_NOOP("ModeNames", "A video that starts from your picture")},
+    {"video2video", QT_TRANSLATE_NOOP("ModeNames", "Video → video (extend)"),
+     QT_TRANSLATE_NOOP("ModeNames", "A video that continues your clip")},
     {"transfer", QT_TRANSLATE_NOOP("ModeNames", "Transfer (control maps)"),
      QT_TRANSLATE_NOOP("ModeNames", "A video that follows an edge or blur map of your video")},
     {"forward_dynamics", QT_TRANSLATE_NOOP("ModeNames", "Forward dynamics (actions → video)"),

@@ -27,7 +27,9 @@ QString samplingText(const QJsonObject& o) {
     if (fixed.isEmpty()) return QObject::tr("multistep (UniPC or Euler), steps and guidance as you set them");
     QStringList sigmas;
     for (const auto& s : fixed["t_list"].toArray()) sigmas << QString::number(s.toDouble(), 'g', 4);
-    return QObject::tr("distilled: %1 fixed steps (sigmas %2), one conditional pass").arg(fixed["t_list"].toArray().size()).arg(sigmas.join(", "));
+    return QObject::tr("distilled: %1 fixed steps (sigmas %2), one conditional pass")
+        .arg(fixed["t_list"].toArray().size())
+        .arg(sigmas.join(", "));
 }
 QString weightsText(const QJsonObject& o) {
     if (o["format"].toObject().contains("fp8")) return QObject::tr("ModelOpt FP8, dequantized on load (W8A16)");
@@ -38,17 +40,20 @@ QString memoryText(const QJsonObject& m) {
     const int layers = m["layers"].toInt();
     QStringList parts;
     if (m["tower_split"].toBool())
-        parts << (m["keep_towers"].toBool() ? QObject::tr("towers split, both kept (the budget holds them)")
-                                            : QObject::tr("towers split: text %1 MiB for the prompt, generation %2 MiB for denoising")
-                                                  .arg(m["text_tower_mib"].toDouble(), 0, 'f', 1)
-                                                  .arg(m["generation_tower_mib"].toDouble(), 0, 'f', 1));
+        parts << (m["keep_towers"].toBool()
+                      ? QObject::tr("towers split, both kept (the budget holds them)")
+                      : QObject::tr("towers split: text %1 MiB for the prompt, generation %2 MiB for denoising")
+                            .arg(m["text_tower_mib"].toDouble(), 0, 'f', 1)
+                            .arg(m["generation_tower_mib"].toDouble(), 0, 'f', 1));
     else
         parts << QObject::tr("both towers on the device");
     if (r["generation"].toInt() < layers || r["text"].toInt() < layers)
         parts << QObject::tr("%1 of %2 layers resident, the rest streamed").arg(r["generation"].toInt()).arg(layers);
-    if (m["budget_mib"].toDouble() > 0) parts << QObject::tr("budget %1 MiB").arg(m["budget_mib"].toDouble(), 0, 'f', 0);
+    if (m["budget_mib"].toDouble() > 0)
+        parts << QObject::tr("budget %1 MiB").arg(m["budget_mib"].toDouble(), 0, 'f', 0);
     if (m["over_budget"].toBool())
-        parts << QObject::tr("over the budget: even streamed, denoising holds %1 MiB of weights").arg(m["denoise_weight_mib"].toDouble(), 0, 'f', 1);
+        parts << QObject::tr("over the budget: even streamed, denoising holds %1 MiB of weights")
+                     .arg(m["denoise_weight_mib"].toDouble(), 0, 'f', 1);
     return parts.join("; ");
 }
 }  // namespace
@@ -71,7 +76,8 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     adapters_ = new AdapterList(box);
     applyAdapters_ = new QPushButton(tr("Apply to the model"), box);
     applyAdapters_->setObjectName("applyAdapters");
-    applyAdapters_->setToolTip(tr("Reloads the model with these adapters merged into its weights; the files stay as they are"));
+    applyAdapters_->setToolTip(
+        tr("Reloads the model with these adapters merged into its weights; the files stay as they are"));
     auto* bl = new QVBoxLayout(box);
     bl->addWidget(adapters_);
     bl->addWidget(applyAdapters_, 0, Qt::AlignRight);
@@ -80,16 +86,18 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     memory->setObjectName("memorySettings");
     towerSplit_ = new QCheckBox(tr("Split the towers: the text tower only for reading the prompt"), memory);
     towerSplit_->setObjectName("towerSplit");
-    towerSplit_->setToolTip(tr("The understanding tower reads the prompt, then leaves memory before the generation tower denoises; "
-                               "it is read again for the next prompt. The result is the same, bit for bit"));
+    towerSplit_->setToolTip(
+        tr("The understanding tower reads the prompt, then leaves memory before the generation tower denoises; "
+           "it is read again for the next prompt. The result is the same, bit for bit"));
     budget_ = new QSpinBox(memory);
     budget_->setObjectName("memoryBudget");
     budget_->setRange(0, 4 * 1024 * 1024);
     budget_->setSingleStep(1024);
     budget_->setSuffix(tr(" MiB"));
     budget_->setSpecialValueText(tr("none"));
-    budget_->setToolTip(tr("Device memory for the weights: layers that do not fit stay in host memory and are copied in one at a "
-                           "time; the VAE plans its decode within what is left"));
+    budget_->setToolTip(
+        tr("Device memory for the weights: layers that do not fit stay in host memory and are copied in one at a "
+           "time; the VAE plans its decode within what is left"));
     autoBudget_ = new QCheckBox(tr("the free memory"), memory);
     autoBudget_->setObjectName("autoBudget");
     resident_ = new QSpinBox(memory);
@@ -126,7 +134,8 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     remoteModel_->setPlaceholderText(tr("the server's model (optional)"));
     auto* useRemote = new QPushButton(tr("Run jobs there"), remote);
     useRemote->setObjectName("useRemote");
-    useRemote->setToolTip(tr("Text → video, image → video, video → video and text → image jobs go to the server; progress is the server's"));
+    useRemote->setToolTip(tr(
+        "Text → video, image → video, video → video and text → image jobs go to the server; progress is the server's"));
     auto* useLocal = new QPushButton(tr("Run jobs here"), remote);
     useLocal->setObjectName("useLocal");
     remoteState_ = new QLabel(tr("Jobs run on the loaded model."), remote);
@@ -141,7 +150,8 @@ ModelView::ModelView(QWidget* parent) : QWidget(parent) {
     auto* rl = new QVBoxLayout(remote);
     rl->addLayout(rf);
     rl->addLayout(rb);
-    connect(useRemote, &QPushButton::clicked, this, [this] { Q_EMIT remoteRequested(remoteUrl_->text().trimmed(), remoteModel_->text().trimmed()); });
+    connect(useRemote, &QPushButton::clicked, this,
+            [this] { Q_EMIT remoteRequested(remoteUrl_->text().trimmed(), remoteModel_->text().trimmed()); });
     connect(useLocal, &QPushButton::clicked, this, [this] { Q_EMIT remoteRequested(QString(), QString()); });
     // In a scroll area: the workspace's groups never make the window taller than the screen (or a translation's
     // longer labels than the window).
@@ -172,7 +182,9 @@ QTableWidget* ModelView::adapterTable() const { return adapters_->table(); }
 
 void ModelView::addAdapter(const QString& path, double strength) { adapters_->addAdapter(path, strength); }
 
-QString ModelView::adaptersJson() const { return QString::fromUtf8(QJsonDocument(adapters_->adapters()).toJson(QJsonDocument::Compact)); }
+QString ModelView::adaptersJson() const {
+    return QString::fromUtf8(QJsonDocument(adapters_->adapters()).toJson(QJsonDocument::Compact));
+}
 
 void ModelView::showRemote(const QString& url) {
     remoteState_->setText(url.isEmpty() ? tr("Jobs run on the loaded model.") : tr("Jobs run on %1.").arg(url));
@@ -226,7 +238,8 @@ void ModelView::showModel(const QString& summaryJson) {
     }
     QStringList files;
     for (const auto& f : o["files"].toArray())
-        files << QStringLiteral("%1  %2").arg(f.toObject()["file"].toString(), f.toObject()["sha256"].toString().left(16));
+        files << QStringLiteral("%1  %2").arg(f.toObject()["file"].toString(),
+                                              f.toObject()["sha256"].toString().left(16));
     QStringList adapters;
     for (const auto& a : o["adapters"].toArray()) {
         const QJsonObject e = a.toObject();
@@ -256,6 +269,7 @@ void ModelView::showModel(const QString& summaryJson) {
                        {tr("Files"), files.join('\n')}});
     // The list shows what the model carries now.
     QJsonArray carried;
-    for (const auto& a : o["adapters"].toArray()) carried.append(QJsonObject{{"path", a.toObject()["path"]}, {"strength", a.toObject()["strength"]}});
+    for (const auto& a : o["adapters"].toArray())
+        carried.append(QJsonObject{{"path", a.toObject()["path"]}, {"strength", a.toObject()["strength"]}});
     adapters_->setAdapters(carried);
 }

@@ -27,13 +27,21 @@
 namespace {
 QString clockText(double s) {
     const int ms = static_cast<int>(std::lround(std::max(0.0, s) * 1000));
-    return QStringLiteral("%1:%2.%3").arg(ms / 60000).arg(ms / 1000 % 60, 2, 10, QChar('0')).arg(ms % 1000 / 10, 2, 10, QChar('0'));
+    return QStringLiteral("%1:%2.%3")
+        .arg(ms / 60000)
+        .arg(ms / 1000 % 60, 2, 10, QChar('0'))
+        .arg(ms % 1000 / 10, 2, 10, QChar('0'));
 }
 }  // namespace
 
 PlayerPanel::PlayerPanel(QWidget* parent)
-    : QWidget(parent), timer_(new QTimer(this)), timeline_(new TimelineView(this)), time_(new QLabel(this)),
-      stats_(new QLabel(this)), playButton_(new QPushButton(tr("Play"), this)), loop_(new QCheckBox(tr("Loop"), this)),
+    : QWidget(parent),
+      timer_(new QTimer(this)),
+      timeline_(new TimelineView(this)),
+      time_(new QLabel(this)),
+      stats_(new QLabel(this)),
+      playButton_(new QPushButton(tr("Play"), this)),
+      loop_(new QCheckBox(tr("Loop"), this)),
       speed_(new QComboBox(this)) {
     auto* views = new QHBoxLayout;
     for (int s = 0; s < 2; ++s) {
@@ -92,8 +100,8 @@ PlayerPanel::PlayerPanel(QWidget* parent)
     transport->addWidget(forward);
     transport->addWidget(loop_);
     transport->addWidget(speed_);
-    // Volume and mute, remembered like Loop, behind one small button (the transport row must fit a 1280-pixel window and
-    // Evaluate's column); the clock, and so the picture, runs the same whatever is heard.
+    // Volume and mute, remembered like Loop, behind one small button (the transport row must fit a 1280-pixel window
+    // and Evaluate's column); the clock, and so the picture, runs the same whatever is heard.
     sound_ = new QToolButton(this);
     sound_->setObjectName("sound");
     sound_->setPopupMode(QToolButton::InstantPopup);
@@ -125,11 +133,13 @@ PlayerPanel::PlayerPanel(QWidget* parent)
     layout->addWidget(timeline_);
     layout->addLayout(transport);
     connect(open, &QPushButton::clicked, this, [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Open media"), StudioPaths::outputsDir(), tr("Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg *.wav)"));
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open media"), StudioPaths::outputsDir(),
+                                                       tr("Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg *.wav)"));
         if (!f.isEmpty()) this->open(f, 0);
     });
     connect(compare, &QPushButton::clicked, this, [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Compare with"), StudioPaths::outputsDir(), tr("Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg)"));
+        const QString f = QFileDialog::getOpenFileName(this, tr("Compare with"), StudioPaths::outputsDir(),
+                                                       tr("Media (*.mp4 *.mkv *.webm *.mov *.png *.jpg)"));
         if (!f.isEmpty()) this->open(f, 1);
     });
     connect(back, &QPushButton::clicked, this, [this] { stepFrames(-1); });
@@ -138,7 +148,8 @@ PlayerPanel::PlayerPanel(QWidget* parent)
     connect(loop_, &QCheckBox::toggled, this, &PlayerPanel::setLoop);
     // The user's choice is remembered; a player that sets its own (Evaluate loops every item) does not change it.
     connect(loop_, &QCheckBox::clicked, this, [](bool on) { QSettings().setValue("player/loop", on); });
-    connect(speed_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { setSpeed(speed_->currentData().toDouble()); });
+    connect(speed_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+            [this] { setSpeed(speed_->currentData().toDouble()); });
     auto applyVolume = [this] {
         const bool silent = volume() == 0;
         sound_->setText(silent ? QStringLiteral("♪ ✕") : QStringLiteral("♪"));
@@ -194,11 +205,17 @@ void PlayerPanel::open(const QString& path, int slot) {
             error = QString::fromStdString(ws::user_message(e));
         }
         if (!self) return;
-        QMetaObject::invokeMethod(self, [self, m, error, slot, ticket] {
-            if (!self || ticket != self->loadTicket_[slot]) return;  // a newer open() or clear() superseded this load
-            if (!error.isEmpty()) Q_EMIT self->failed(error);
-            else self->install(slot, m);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            self,
+            [self, m, error, slot, ticket] {
+                if (!self || ticket != self->loadTicket_[slot])
+                    return;  // a newer open() or clear() superseded this load
+                if (!error.isEmpty())
+                    Q_EMIT self->failed(error);
+                else
+                    self->install(slot, m);
+            },
+            Qt::QueuedConnection);
     });
 }
 
@@ -213,7 +230,8 @@ void PlayerPanel::install(int slot, std::shared_ptr<PlayerMedia> media) {
     titles_[0]->setVisible(comparing && !wipe_);  // names only matter when comparing
     compareBar_->setVisible(comparing);
     if (!comparing) views_[0]->setWipe(QImage());
-    titles_[slot]->setText((slot == 0 ? QStringLiteral("A · ") : QStringLiteral("B · ")) + QFileInfo(media_[slot]->path).fileName());
+    titles_[slot]->setText((slot == 0 ? QStringLiteral("A · ") : QStringLiteral("B · ")) +
+                           QFileInfo(media_[slot]->path).fileName());
     if (slot == 0) showWaveform();
     shown_[0] = shown_[1] = -1;
     dropped_ = 0;
@@ -345,7 +363,9 @@ void PlayerPanel::setSpeed(double speed) {
 
 int PlayerPanel::currentFrame(int slot) const { return shown_[slot]; }
 
-QString PlayerPanel::clockDescription() const { return clock_ ? QString::fromStdString(clock_->description()) : QString(); }
+QString PlayerPanel::clockDescription() const {
+    return clock_ ? QString::fromStdString(clock_->description()) : QString();
+}
 bool PlayerPanel::clockIsDevice() const { return clock_ && clock_->is_device(); }
 
 void PlayerPanel::tick() {
@@ -363,7 +383,10 @@ void PlayerPanel::tick() {
     }
     timeline_->setPosition(t);
     time_->setText(clockText(t) + " / " + clockText(clock_->duration()));
-    stats_->setText(tr("frame %1 · dropped %2 · %3").arg(shown_[0] + 1).arg(dropped_).arg(clock_->is_device() ? tr("audio clock") : tr("silent clock")));
+    stats_->setText(tr("frame %1 · dropped %2 · %3")
+                        .arg(shown_[0] + 1)
+                        .arg(dropped_)
+                        .arg(clock_->is_device() ? tr("audio clock") : tr("silent clock")));
     if (!running && playButton_->text() != tr("Play")) playButton_->setText(tr("Play"));
 }
 
@@ -371,7 +394,9 @@ void PlayerPanel::showFrame(int slot, int index) {
     const ws::VideoFrames& v = media_[slot]->video;
     // Wraps the decoded bytes without a copy; the media outlives the paint.
     const QImage picture(v.frame(index), v.width, v.height, v.width * 3, QImage::Format_RGB888);
-    if (slot == 1 && wipe_) views_[0]->setWipe(picture);
-    else views_[slot]->setFrame(picture, index);
+    if (slot == 1 && wipe_)
+        views_[0]->setWipe(picture);
+    else
+        views_[slot]->setFrame(picture, index);
     shown_[slot] = index;
 }

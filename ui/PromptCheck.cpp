@@ -33,16 +33,27 @@ ws::CaptionIssue::Kind toEngine(PromptIssue::Kind k) {
 QString PromptIssue::message() const {
     if (!conflict.isEmpty()) {
         if (kind == Kind::Frequency)
-            return QCoreApplication::translate("PromptCheck", "the caption says “%1 %2” where your prompt says “%1 %3”").arg(subject, conflict, word);
+            return QCoreApplication::translate("PromptCheck", "the caption says “%1 %2” where your prompt says “%1 %3”")
+                .arg(subject, conflict, word);
         if (!subject.isEmpty())
-            return QCoreApplication::translate("PromptCheck", "the caption says “%1” for the %2 where your prompt says “%3”").arg(conflict, subject, word);
-        return QCoreApplication::translate("PromptCheck", "the caption says “%1” where your prompt says “%2”").arg(conflict, word);
+            return QCoreApplication::translate("PromptCheck",
+                                               "the caption says “%1” for the %2 where your prompt says “%3”")
+                .arg(conflict, subject, word);
+        return QCoreApplication::translate("PromptCheck", "the caption says “%1” where your prompt says “%2”")
+            .arg(conflict, word);
     }
     switch (kind) {
-        case Kind::Colour: return QCoreApplication::translate("PromptCheck", "the caption lacks the colour “%1” of the %2").arg(word, subject);
-        case Kind::Material: return QCoreApplication::translate("PromptCheck", "the caption lacks the material “%1” of the %2").arg(word, subject);
-        case Kind::Count: return QCoreApplication::translate("PromptCheck", "the caption lacks the count “%1” of the %2").arg(word, subject);
-        case Kind::Frequency: return QCoreApplication::translate("PromptCheck", "the caption lacks “%1 %2”").arg(subject, word);
+        case Kind::Colour:
+            return QCoreApplication::translate("PromptCheck", "the caption lacks the colour “%1” of the %2")
+                .arg(word, subject);
+        case Kind::Material:
+            return QCoreApplication::translate("PromptCheck", "the caption lacks the material “%1” of the %2")
+                .arg(word, subject);
+        case Kind::Count:
+            return QCoreApplication::translate("PromptCheck", "the caption lacks the count “%1” of the %2")
+                .arg(word, subject);
+        case Kind::Frequency:
+            return QCoreApplication::translate("PromptCheck", "the caption lacks “%1 %2”").arg(subject, word);
         case Kind::Object: return QCoreApplication::translate("PromptCheck", "the caption lacks “%1”").arg(word);
     }
     return word;
@@ -52,7 +63,8 @@ QVector<PromptIssue> PromptCheck::check(const QString& prompt, const QString& ca
     QVector<PromptIssue> out;
     const ws::ojson caption = ws::ojson::parse(captionJson.toStdString(), nullptr, false);
     for (const ws::CaptionIssue& i : ws::check_caption(prompt.toStdString(), caption))
-        out.push_back({toUi(i.kind), QString::fromStdString(i.word), QString::fromStdString(i.conflict), QString::fromStdString(i.subject)});
+        out.push_back({toUi(i.kind), QString::fromStdString(i.word), QString::fromStdString(i.conflict),
+                       QString::fromStdString(i.subject)});
     return out;
 }
 
@@ -60,6 +72,7 @@ QString PromptCheck::fix(const QString& prompt, const QString& captionJson, cons
     const ws::ojson caption = ws::ojson::parse(captionJson.toStdString(), nullptr, false);
     if (!caption.is_object()) return captionJson;
     std::vector<ws::CaptionIssue> engine;
-    for (const PromptIssue& i : issues) engine.push_back({toEngine(i.kind), i.subject.toStdString(), i.word.toStdString(), i.conflict.toStdString()});
+    for (const PromptIssue& i : issues)
+        engine.push_back({toEngine(i.kind), i.subject.toStdString(), i.word.toStdString(), i.conflict.toStdString()});
     return QString::fromStdString(ws::repair_caption(prompt.toStdString(), caption, engine).dump(2));
 }

@@ -12,7 +12,8 @@ struct PromptIssue {
     Kind kind;
     QString word;      // the prompt's word ("blue", "twice")
     QString conflict;  // the caption's word that contradicts it ("red"); empty when the caption simply lacks it
-    QString subject;   // the prompt's noun the word belongs to ("box"), or the verb of an event count; empty for an object
+    QString
+        subject;  // the prompt's noun the word belongs to ("box"), or the verb of an event count; empty for an object
     QString message() const;
 };
 

@@ -19,7 +19,8 @@ QVector<QImage> previewImages(const ws::LatentPreview& p) {
     if (p.rgb.empty() || p.shape.size() != 4) return frames;
     const int t = static_cast<int>(p.shape[1]), h = static_cast<int>(p.shape[2]), w = static_cast<int>(p.shape[3]);
     for (int i = 0; i < t; ++i)
-        frames.push_back(QImage(p.rgb.data() + static_cast<size_t>(i) * h * w * 3, w, h, w * 3, QImage::Format_RGB888).copy());
+        frames.push_back(
+            QImage(p.rgb.data() + static_cast<size_t>(i) * h * w * 3, w, h, w * 3, QImage::Format_RGB888).copy());
     return frames;
 }
 
@@ -38,7 +39,10 @@ QueueController::QueueController(const QString& journalPath, int previewEvery, Q
     : QObject(parent), previewSlot_(std::make_shared<PreviewSlot>()) {
     ws::JobEvents ev;
     // Every callback below runs on the queue's thread; the signals reach the UI thread queued.
-    ev.on_changed = [this] { QMetaObject::invokeMethod(this, [this] { Q_EMIT jobsChanged(); }, Qt::QueuedConnection); };
+    ev.on_changed = [this] {
+        QMetaObject::invokeMethod(
+            this, [this] { Q_EMIT jobsChanged(); }, Qt::QueuedConnection);
+    };
     ev.on_progress = [this](int64_t id, int step, int total, double secs) { Q_EMIT progress(id, step, total, secs); };
     ev.preview_every = std::max(0, previewEvery);
     ev.preview_min_seconds = 0.25;  // four a second at most: what the eye follows, at little cost to a fast model
@@ -69,9 +73,11 @@ QueueController::QueueController(const QString& journalPath, int previewEvery, Q
     };
     ev.on_state = [this](const ws::Job& j) {
         if (j.state == ws::JobState::Running) return Q_EMIT jobStarted(j.id);
-        if (j.state != ws::JobState::Done && j.state != ws::JobState::Failed && j.state != ws::JobState::Cancelled) return;
+        if (j.state != ws::JobState::Done && j.state != ws::JobState::Failed && j.state != ws::JobState::Cancelled)
+            return;
         const QString file = j.state == ws::JobState::Done ? outputFile(j) : QString();
-        Q_EMIT jobFinished(j.id, ws::job_state_name(j.state), file, QString::fromStdString(j.record.is_null() ? "" : j.record.dump()),
+        Q_EMIT jobFinished(j.id, ws::job_state_name(j.state), file,
+                           QString::fromStdString(j.record.is_null() ? "" : j.record.dump()),
                            QString::fromStdString(j.error), thumbnailOf(file));
     };
     queue_ = std::make_unique<ws::JobQueue>(nullptr, ev, journalPath.toStdString(), ws::ffmpeg_media_files());
@@ -94,7 +100,8 @@ int64_t QueueController::submit(const ws::ojson& request) {
 QImage QueueController::thumbnailOf(const QString& file) {
     if (file.isEmpty()) return {};
     try {
-        ws::VideoFrames v = file.endsWith(".png") ? ws::read_image(file.toStdString()) : ws::read_video(file.toStdString(), 0, 1);
+        ws::VideoFrames v =
+            file.endsWith(".png") ? ws::read_image(file.toStdString()) : ws::read_video(file.toStdString(), 0, 1);
         if (v.count == 0) return {};
         return QImage(v.frame(0), v.width, v.height, v.width * 3, QImage::Format_RGB888)
             .scaled(160, 160, Qt::KeepAspectRatio, Qt::SmoothTransformation);

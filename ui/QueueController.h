@@ -22,12 +22,13 @@ public:
     void setModel(std::shared_ptr<const ws::Model> model);
     void setScheduler(std::shared_ptr<ws::DeviceScheduler> scheduler) { queue_->set_scheduler(std::move(scheduler)); }
     void setPreviewEvery(int k) { queue_->set_preview_every(k); }  // from the next job on; 0: no previews
-    int64_t submit(const ws::ojson& request);  // output files go to the outputs folder
+    int64_t submit(const ws::ojson& request);                      // output files go to the outputs folder
     ws::JobQueue& queue() { return *queue_; }
     std::vector<ws::Job> jobs() const { return queue_->jobs(); }
     // The media file a finished job wrote (video or picture), empty when none.
     static QString outputFile(const ws::Job& job);
-    // A small picture of a video's first frame or of a picture (null when it cannot be read); decodes, so off the UI thread.
+    // A small picture of a video's first frame or of a picture (null when it cannot be read); decodes, so off the UI
+    // thread.
     static QImage thumbnailOf(const QString& file);
 
 Q_SIGNALS:

@@ -57,7 +57,8 @@ QWidget* makeWidget(const ws::RequestField& f, QWidget* parent, RequestFields* o
         case ws::FieldKind::Choice: {
             auto* b = new QComboBox(parent);
             for (const ws::FieldChoice& c : f.choices) b->addItem(translated(c.label), QString::fromStdString(c.value));
-            if (f.fallback.is_string()) b->setCurrentIndex(std::max(0, b->findData(QString::fromStdString(f.fallback.get<std::string>()))));
+            if (f.fallback.is_string())
+                b->setCurrentIndex(std::max(0, b->findData(QString::fromStdString(f.fallback.get<std::string>()))));
             QObject::connect(b, qOverload<int>(&QComboBox::currentIndexChanged), owner, &RequestFields::changed);
             w = b;
             break;
@@ -114,7 +115,8 @@ ws::ojson RequestFields::fallback(const std::string& name) const {
 ws::ojson RequestFields::value(const std::string& name) const {
     QWidget* w = widget(name);
     if (auto* b = qobject_cast<QSpinBox*>(w)) return b->value();
-    if (auto* b = qobject_cast<QDoubleSpinBox*>(w)) return b->decimals() == 0 ? ws::ojson(int64_t(b->value())) : ws::ojson(b->value());
+    if (auto* b = qobject_cast<QDoubleSpinBox*>(w))
+        return b->decimals() == 0 ? ws::ojson(int64_t(b->value())) : ws::ojson(b->value());
     if (auto* b = qobject_cast<QCheckBox*>(w)) return b->isChecked();
     if (auto* b = qobject_cast<QComboBox*>(w)) return b->currentData().toString().toStdString();
     if (auto* e = qobject_cast<QLineEdit*>(w)) return e->text().toStdString();
@@ -123,9 +125,12 @@ ws::ojson RequestFields::value(const std::string& name) const {
 
 void RequestFields::setValue(const std::string& name, const ws::ojson& v) {
     QWidget* w = widget(name);
-    if (auto* b = qobject_cast<QSpinBox*>(w); b && v.is_number()) b->setValue(int(clampToInt(v.get<double>())));
-    else if (auto* d = qobject_cast<QDoubleSpinBox*>(w); d && v.is_number()) d->setValue(v.get<double>());
-    else if (auto* c = qobject_cast<QCheckBox*>(w); c && v.is_boolean()) c->setChecked(v.get<bool>());
+    if (auto* b = qobject_cast<QSpinBox*>(w); b && v.is_number())
+        b->setValue(int(clampToInt(v.get<double>())));
+    else if (auto* d = qobject_cast<QDoubleSpinBox*>(w); d && v.is_number())
+        d->setValue(v.get<double>());
+    else if (auto* c = qobject_cast<QCheckBox*>(w); c && v.is_boolean())
+        c->setChecked(v.get<bool>());
     else if (auto* x = qobject_cast<QComboBox*>(w); x && v.is_string()) {
         const int i = x->findData(QString::fromStdString(v.get<std::string>()));
         if (i >= 0) x->setCurrentIndex(i);

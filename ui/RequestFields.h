@@ -18,8 +18,8 @@ public:
     explicit RequestFields(QWidget* parent);
 
     const std::vector<std::string>& names() const { return names_; }  // the schema's order
-    QWidget* widget(const std::string& name) const;                    // nullptr for a field the form does not show
-    QString label(const std::string& name) const;                       // translated; "" for a check box (its text says it)
+    QWidget* widget(const std::string& name) const;                   // nullptr for a field the form does not show
+    QString label(const std::string& name) const;  // translated; "" for a check box (its text says it)
     bool appliesTo(const std::string& name, const QString& mode) const;
     ws::ojson value(const std::string& name) const;
     // Shows `value` (a number, a string of a choice, a bool); a value the widget cannot show is left out.

@@ -35,9 +35,7 @@
 namespace {
 
 // A fast draft for previews on a CPU: the smallest tier, a short clip, few steps.
-ws::ojson quickDraft() {
-    return {{"resolution", "256"}, {"num_frames", 17}, {"num_steps", 10}, {"fps", 16}};
-}
+ws::ojson quickDraft() { return {{"resolution", "256"}, {"num_frames", 17}, {"num_steps", 10}, {"fps", 16}}; }
 
 QWidget* pathRow(QLineEdit* edit, const QString& caption, QWidget* parent) {
     auto* row = new QWidget(parent);
@@ -58,12 +56,25 @@ QWidget* pathRow(QLineEdit* edit, const QString& caption, QWidget* parent) {
 }  // namespace
 
 SettingsPanel::SettingsPanel(QWidget* parent)
-    : QWidget(parent), mode_(new QComboBox(this)), preset_(new QComboBox(this)), tier_(new QComboBox(this)),
-      aspect_(new QComboBox(this)), seedPolicy_(new QComboBox(this)), frames_(new QSpinBox(this)), seed_(new QSpinBox(this)),
-      width_(new QSpinBox(this)), height_(new QSpinBox(this)), sound_(new QCheckBox(tr("Generate sound"), this)),
-      fields_(new RequestFields(this)), vision_(new QLineEdit(this)), action_(new QLineEdit(this)),
-      control_(new QLineEdit(this)), sizeLabel_(new QLabel(this)), durationLabel_(new QLabel(this)),
-      controlPreview_(new QLabel(this)), form_(new QFormLayout(this)) {
+    : QWidget(parent),
+      mode_(new QComboBox(this)),
+      preset_(new QComboBox(this)),
+      tier_(new QComboBox(this)),
+      aspect_(new QComboBox(this)),
+      seedPolicy_(new QComboBox(this)),
+      frames_(new QSpinBox(this)),
+      seed_(new QSpinBox(this)),
+      width_(new QSpinBox(this)),
+      height_(new QSpinBox(this)),
+      sound_(new QCheckBox(tr("Generate sound"), this)),
+      fields_(new RequestFields(this)),
+      vision_(new QLineEdit(this)),
+      action_(new QLineEdit(this)),
+      control_(new QLineEdit(this)),
+      sizeLabel_(new QLabel(this)),
+      durationLabel_(new QLabel(this)),
+      controlPreview_(new QLabel(this)),
+      form_(new QFormLayout(this)) {
     // The rows the request schema declares (ranges, steps, labels, tooltips); the panel lays out the ones below.
     fps_ = qobject_cast<QDoubleSpinBox*>(fields_->widget("fps"));
     steps_ = qobject_cast<QSpinBox*>(fields_->widget("num_steps"));
@@ -84,7 +95,8 @@ SettingsPanel::SettingsPanel(QWidget* parent)
     }
     mode_->setObjectName("mode");
     setMode("text2video");  // the artist's most common start
-    for (const char* t : {"256", "480", "720", "768"}) tier_->addItem(QString(t) + "p", t);  // 768: the image tier of Super's T2I models
+    for (const char* t : {"256", "480", "720", "768"})
+        tier_->addItem(QString(t) + "p", t);  // 768: the image tier of Super's T2I models
     tier_->addItem(tr("custom"), "custom");
     tier_->setObjectName("tier");
     for (QSpinBox* b : {width_, height_}) {
@@ -142,7 +154,8 @@ void SettingsPanel::addSizeRows() {
     save->setToolTip(tr("Save these settings as a preset"));
     pl->addWidget(save);
     connect(save, &QToolButton::clicked, this, [this] {
-        const QString name = QFileDialog::getSaveFileName(this, tr("Preset name"), StudioPaths::userPresetsDir(), "*.json");
+        const QString name =
+            QFileDialog::getSaveFileName(this, tr("Preset name"), StudioPaths::userPresetsDir(), "*.json");
         if (!name.isEmpty()) savePreset(QFileInfo(name).completeBaseName());
     });
     form_->addRow(tr("Mode"), mode_);
@@ -168,8 +181,9 @@ void SettingsPanel::addSizeRows() {
     chunks_->setObjectName("chunks");
     chunks_->setRange(1, 100);
     chunks_->setPrefix(tr("× "));
-    chunks_->setToolTip(tr("Chunks of Frames each, one after another: each chunk after the first continues from the last frames of "
-                           "the one before, so the video is longer than one generation can be"));
+    chunks_->setToolTip(
+        tr("Chunks of Frames each, one after another: each chunk after the first continues from the last frames of "
+           "the one before, so the video is longer than one generation can be"));
     overlap_ = new QSpinBox(this);
     overlap_->setObjectName("overlap");
     overlap_->setRange(1, 8);
@@ -185,7 +199,8 @@ void SettingsPanel::addSizeRows() {
     lengthLabel_->setObjectName("lengthLabel");
     lr->addWidget(lengthLabel_, 1);
     form_->addRow(tr("Length"), lengthRow_);
-    for (QSpinBox* b : {chunks_, overlap_}) connect(b, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
+    for (QSpinBox* b : {chunks_, overlap_})
+        connect(b, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
     // What the user chose, kept while a shorter chunk caps the box for a while.
     connect(overlap_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
         if (!cappingOverlap_) overlapWanted_ = v;
@@ -196,7 +211,8 @@ void SettingsPanel::addSizeRows() {
 // schema puts in the form.
 void SettingsPanel::addSamplingRows() {
     // The schema's rows this panel lays out itself; the rest get a row each at the end.
-    const std::set<std::string> placed = {"fps", "num_steps", "guidance", "shift", "prompting", "json_caption_wrapper",
+    const std::set<std::string> placed = {"fps",           "num_steps",    "guidance",
+                                          "shift",         "prompting",    "json_caption_wrapper",
                                           "vae_budget_mb", "control_type", "control_weight"};
     for (const char* f : {"num_steps", "guidance", "shift"}) form_->addRow(fields_->label(f), fields_->widget(f));
     fixedNote_ = new QLabel(this);
@@ -228,16 +244,18 @@ void SettingsPanel::addSamplingRows() {
     cacheLayout->setContentsMargins(0, 0, 0, 0);
     stepCache_ = new QCheckBox(tr("Reuse steps that change little"), cacheRow);
     stepCache_->setObjectName("stepCache");
-    stepCache_->setToolTip(tr("The framework's diffusion cache (SeaCache): a step whose noisy picture changed little since the last "
-                              "full step reuses the model's last change instead of running it. Faster; close to, not equal to, the "
-                              "uncached result"));
+    stepCache_->setToolTip(
+        tr("The framework's diffusion cache (SeaCache): a step whose noisy picture changed little since the last "
+           "full step reuses the model's last change instead of running it. Faster; close to, not equal to, the "
+           "uncached result"));
     stepCacheThreshold_ = new QDoubleSpinBox(cacheRow);
     stepCacheThreshold_->setObjectName("stepCacheThreshold");
     stepCacheThreshold_->setRange(0.0, 5.0);
     stepCacheThreshold_->setSingleStep(0.05);
     stepCacheThreshold_->setValue(0.35);
     stepCacheThreshold_->setPrefix(tr("threshold "));
-    stepCacheThreshold_->setToolTip(tr("Higher skips more steps (faster, further from the uncached result); 0.35 is the framework's default"));
+    stepCacheThreshold_->setToolTip(
+        tr("Higher skips more steps (faster, further from the uncached result); 0.35 is the framework's default"));
     stepCacheThreshold_->setEnabled(false);
     cacheLayout->addWidget(stepCache_);
     cacheLayout->addWidget(stepCacheThreshold_);
@@ -265,8 +283,9 @@ void SettingsPanel::addInputRows() {
     useModelAdapters_ = new QCheckBox(tr("The model's adapters"), loraRow);
     useModelAdapters_->setObjectName("modelAdapters");
     useModelAdapters_->setChecked(true);
-    useModelAdapters_->setToolTip(tr("Untick to give this job adapters of its own: they are applied on the fly, beside the loaded "
-                                     "weights, and the model stays as it is"));
+    useModelAdapters_->setToolTip(
+        tr("Untick to give this job adapters of its own: they are applied on the fly, beside the loaded "
+           "weights, and the model stays as it is"));
     jobAdapters_ = new AdapterList(loraRow);
     jobAdapters_->setObjectName("jobAdapters");
     jobAdapters_->setVisible(false);
@@ -275,7 +294,8 @@ void SettingsPanel::addInputRows() {
     form_->addRow(tr("LoRA"), loraRow);
     connect(useModelAdapters_, &QCheckBox::toggled, this, [this](bool model) {
         if (!model && jobAdapters_->adapters().isEmpty())  // start from what the model carries
-            jobAdapters_->setAdapters(QJsonDocument::fromJson(QByteArray::fromStdString(modelAdapters_.dump())).array());
+            jobAdapters_->setAdapters(
+                QJsonDocument::fromJson(QByteArray::fromStdString(modelAdapters_.dump())).array());
         jobAdapters_->setVisible(!model);
         Q_EMIT changed();
     });
@@ -319,12 +339,15 @@ void SettingsPanel::connectRows() {
         applyPreset(index);
         Q_EMIT presetApplied(preset_->itemText(index));
     });
-    for (QComboBox* b : {tier_, aspect_}) connect(b, qOverload<int>(&QComboBox::currentIndexChanged), this, &SettingsPanel::updateDerived);
+    for (QComboBox* b : {tier_, aspect_})
+        connect(b, qOverload<int>(&QComboBox::currentIndexChanged), this, &SettingsPanel::updateDerived);
     connect(fps_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
-    for (QSpinBox* b : {width_, height_}) connect(b, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
+    for (QSpinBox* b : {width_, height_})
+        connect(b, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
     connect(frames_, qOverload<int>(&QSpinBox::valueChanged), this, &SettingsPanel::updateDerived);
     // Frame counts are 4k + 1 (the VAE's causal first frame plus groups of four); typed values snap on leaving the box.
-    connect(frames_, &QSpinBox::editingFinished, this, [this] { frames_->setValue(ws::round_frames_to_4k1(frames_->value())); });
+    connect(frames_, &QSpinBox::editingFinished, this,
+            [this] { frames_->setValue(ws::round_frames_to_4k1(frames_->value())); });
 }
 
 QString SettingsPanel::seedPolicy() const { return seedPolicy_->currentData().toString(); }
@@ -340,9 +363,11 @@ void SettingsPanel::setFixedSampling(int steps) {
         w->setEnabled(steps == 0);
         w->setToolTip(steps ? tr("Fixed by the loaded distilled checkpoint") : QString());
     }
-    fixedNote_->setText(steps ? tr("This distilled checkpoint samples its own %n step(s) in one conditional pass: steps, guidance and "
-                                   "shift are its own, and no negative prompt is used.", "", steps)
-                              : QString());
+    fixedNote_->setText(
+        steps ? tr("This distilled checkpoint samples its own %n step(s) in one conditional pass: steps, guidance and "
+                   "shift are its own, and no negative prompt is used.",
+                   "", steps)
+              : QString());
     fixedNote_->setVisible(steps > 0);
     lockFixedSampling();
 }
@@ -357,9 +382,11 @@ void SettingsPanel::setModelAdapters(const ws::ojson& adapters) {
     modelAdapters_ = ws::ojson::array();
     if (adapters.is_array())
         for (const auto& a : adapters)
-            if (a.is_object() && a.contains("path")) modelAdapters_.push_back({{"path", a["path"]}, {"strength", a.value("strength", 1.0)}});
+            if (a.is_object() && a.contains("path"))
+                modelAdapters_.push_back({{"path", a["path"]}, {"strength", a.value("strength", 1.0)}});
     const QString n = QString::number(modelAdapters_.size());
-    useModelAdapters_->setText(modelAdapters_.empty() ? tr("The model's adapters (none)") : tr("The model's adapters (%1)").arg(n));
+    useModelAdapters_->setText(modelAdapters_.empty() ? tr("The model's adapters (none)")
+                                                      : tr("The model's adapters (%1)").arg(n));
 }
 
 void SettingsPanel::lockFixedSampling() {
@@ -472,10 +499,14 @@ bool SettingsPanel::savePreset(const QString& name) {
 
 void SettingsPanel::applyRequest(const ws::ojson& r) {
     applying_ = true;
-    auto num = [&](const char* k, double fallback) { return r.contains(k) && r[k].is_number() ? r[k].get<double>() : fallback; };
-    if (r.contains("model_mode") && r["model_mode"].is_string()) setMode(QString::fromStdString(r["model_mode"].get<std::string>()));
+    auto num = [&](const char* k, double fallback) {
+        return r.contains(k) && r[k].is_number() ? r[k].get<double>() : fallback;
+    };
+    if (r.contains("model_mode") && r["model_mode"].is_string())
+        setMode(QString::fromStdString(r["model_mode"].get<std::string>()));
     if (r.contains("resolution")) {
-        const int i = tier_->findData(QString::fromStdString(r["resolution"].is_string() ? r["resolution"].get<std::string>() : r["resolution"].dump()));
+        const int i = tier_->findData(QString::fromStdString(
+            r["resolution"].is_string() ? r["resolution"].get<std::string>() : r["resolution"].dump()));
         if (i >= 0) tier_->setCurrentIndex(i);
     }
     if (r.contains("aspect_ratio") && r["aspect_ratio"].is_string()) {
@@ -483,13 +514,14 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
         if (i >= 0) aspect_->setCurrentIndex(i);
     }
     // An explicit size that is not the tier's own (a model's 64x64, a recalled custom size) selects "custom".
-    if (r.contains("width") && r.contains("height") && r["width"].is_number_integer() && r["height"].is_number_integer() &&
-        r["width"].get<int>() > 0) {
+    if (r.contains("width") && r.contains("height") && r["width"].is_number_integer() &&
+        r["height"].is_number_integer() && r["width"].get<int>() > 0) {
         const int w = r["width"].get<int>(), h = r["height"].get<int>();
         bool tier_size = false;
         if (tier_->currentData() != "custom") {
             try {
-                const ws::Resolution res = ws::resolution_for(tier_->currentData().toString().toStdString(), aspect_->currentData().toString().toStdString());
+                const ws::Resolution res = ws::resolution_for(tier_->currentData().toString().toStdString(),
+                                                              aspect_->currentData().toString().toStdString());
                 tier_size = r.contains("resolution") && res.width == w && res.height == h;
             } catch (const std::exception&) {
             }
@@ -504,8 +536,10 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
     // The schema's rows: a field the request names shows its value; a recalled job (it names its prompt; presets do
     // not) that leaves one out ran with the field's default.
     for (const std::string& f : fields_->names()) {
-        if (r.contains(f)) fields_->setValue(f, r[f]);
-        else if (r.contains("prompt") && !fields_->fallback(f).is_null()) fields_->setValue(f, fields_->fallback(f));
+        if (r.contains(f))
+            fields_->setValue(f, r[f]);
+        else if (r.contains("prompt") && !fields_->fallback(f).is_null())
+            fields_->setValue(f, fields_->fallback(f));
     }
     lockFixedSampling();  // a recalled base-model job does not unlock a distilled checkpoint's settings
     if (r.contains("seed")) {
@@ -523,7 +557,8 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
         // A recalled job's adapters: the model's when they are what it carries, else the job's own.
         ws::ojson named = ws::ojson::array();
         for (const auto& a : r["adapters"])
-            if (a.is_object() && a.contains("path")) named.push_back({{"path", a["path"]}, {"strength", a.value("strength", 1.0)}});
+            if (a.is_object() && a.contains("path"))
+                named.push_back({{"path", a["path"]}, {"strength", a.value("strength", 1.0)}});
         const bool model = named == modelAdapters_;
         if (!model) jobAdapters_->setAdapters(QJsonDocument::fromJson(QByteArray::fromStdString(named.dump())).array());
         useModelAdapters_->setChecked(model);
@@ -533,7 +568,9 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
     if (r.contains("step_cache")) {
         const ws::ojson& k = r["step_cache"];
         stepCache_->setChecked(k.is_object() || (k.is_boolean() && k.get<bool>()));
-        stepCacheThreshold_->setValue(k.is_object() && k.contains("threshold") && k["threshold"].is_number() ? k["threshold"].get<double>() : 0.35);
+        stepCacheThreshold_->setValue(k.is_object() && k.contains("threshold") && k["threshold"].is_number()
+                                          ? k["threshold"].get<double>()
+                                          : 0.35);
     } else if (r.contains("prompt")) {
         stepCache_->setChecked(false);  // a recalled job that did not ask for it
     }
@@ -545,7 +582,8 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
         lastFrame_->clear();
         if (r["keyframes"].is_array())
             for (const auto& k : r["keyframes"])
-                if (k.is_object() && k.contains("path") && k["path"].is_string()) lastFrame_->setText(QString::fromStdString(k["path"].get<std::string>()));
+                if (k.is_object() && k.contains("path") && k["path"].is_string())
+                    lastFrame_->setText(QString::fromStdString(k["path"].get<std::string>()));
     }
     text("action_path", action_);
     text("control_path", control_);
@@ -555,7 +593,8 @@ void SettingsPanel::applyRequest(const ws::ojson& r) {
 }
 
 void SettingsPanel::drawSeed() {
-    if (seedPolicy_->currentData() == "random") seed_->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1 << 30)));
+    if (seedPolicy_->currentData() == "random")
+        seed_->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1 << 30)));
 }
 
 ws::ojson SettingsPanel::request() const {
@@ -583,7 +622,8 @@ ws::ojson SettingsPanel::request() const {
     if (continues && chunks_->value() > 1)
         r["continuation"] = {{"chunks", chunks_->value()}, {"overlap_latent_frames", overlap_->value()}};
     if (!useModelAdapters_->isChecked())  // the job's own, [] for none
-        r["adapters"] = ws::ojson::parse(QJsonDocument(jobAdapters_->adapters()).toJson(QJsonDocument::Compact).toStdString());
+        r["adapters"] =
+            ws::ojson::parse(QJsonDocument(jobAdapters_->adapters()).toJson(QJsonDocument::Compact).toStdString());
     if (stepCache_->isChecked()) r["step_cache"] = {{"threshold", stepCacheThreshold_->value()}};
     if (visionRow_->isVisibleTo(this) && !vision_->text().isEmpty()) r["vision_path"] = vision_->text().toStdString();
     if (lastFrameRow_->isVisibleTo(this) && !lastFrame_->text().isEmpty())
@@ -609,7 +649,8 @@ void SettingsPanel::updateDerived() {
         sizeLabel_->setVisible(w != width_->value() || h != height_->value());
     } else {
         sizeLabel_->setVisible(true);
-        const ws::Resolution res = ws::resolution_for(tier_->currentData().toString().toStdString(), aspect_->currentData().toString().toStdString());
+        const ws::Resolution res = ws::resolution_for(tier_->currentData().toString().toStdString(),
+                                                      aspect_->currentData().toString().toStdString());
         sizeLabel_->setText(QStringLiteral("%1 × %2").arg(res.width).arg(res.height));
     }
     const int frames = ws::round_frames_to_4k1(frames_->value());
@@ -621,11 +662,14 @@ void SettingsPanel::updateDerived() {
     overlap_->setValue(std::min(overlapWanted_, overlap_->maximum()));
     cappingOverlap_ = capping;
     const int carried = 1 + 4 * (overlap_->value() - 1), total = frames + (chunks_->value() - 1) * (frames - carried);
-    lengthLabel_->setText(chunks_->value() > 1 ? tr("→ %1 frames, %2 s").arg(total).arg(total / static_cast<double>(fps_->value()), 0, 'f', 1)
-                                               : tr("one generation"));
-    durationLabel_->setText(frames == frames_->value()
-                                ? tr("%1 s").arg(frames / static_cast<double>(fps_->value()), 0, 'f', 2)
-                                : tr("→ %1 frames, %2 s").arg(frames).arg(frames / static_cast<double>(fps_->value()), 0, 'f', 2));
+    lengthLabel_->setText(
+        chunks_->value() > 1
+            ? tr("→ %1 frames, %2 s").arg(total).arg(total / static_cast<double>(fps_->value()), 0, 'f', 1)
+            : tr("one generation"));
+    durationLabel_->setText(
+        frames == frames_->value()
+            ? tr("%1 s").arg(frames / static_cast<double>(fps_->value()), 0, 'f', 2)
+            : tr("→ %1 frames, %2 s").arg(frames).arg(frames / static_cast<double>(fps_->value()), 0, 'f', 2));
     if (!applying_) Q_EMIT changed();
 }
 
@@ -643,7 +687,8 @@ void SettingsPanel::updateVisibility() {
     sound_->setEnabled(m != ws::Mode::Text2Image && canMakeSound_);
     show(lengthRow_, ws::mode_in(ws::request_field("continuation")->modes, m));
     for (const std::string& f : fields_->names()) show(fields_->widget(f), fields_->appliesTo(f, mode()));
-    recipeNote_->setVisible(!recipeModes_.isEmpty() && !recipeModes_.contains(mode()) && !recipeNote_->text().isEmpty());
+    recipeNote_->setVisible(!recipeModes_.isEmpty() && !recipeModes_.contains(mode()) &&
+                            !recipeNote_->text().isEmpty());
 }
 
 void SettingsPanel::deriveControl() {
@@ -654,10 +699,12 @@ void SettingsPanel::deriveControl() {
 void SettingsPanel::deriveControlFrom(const QString& source) {
     const QString type = controlType_->currentData().toString();
     if (type != "edge" && type != "blur") {
-        Q_EMIT message(tr("Only edge and blur maps are computed here; a %1 map comes from its own tool").arg(controlType_->currentText()));
+        Q_EMIT message(tr("Only edge and blur maps are computed here; a %1 map comes from its own tool")
+                           .arg(controlType_->currentText()));
         return;
     }
-    const QString out = StudioPaths::outputsDir() + QStringLiteral("/control-%1-%2.mp4").arg(type, QFileInfo(source).completeBaseName());
+    const QString out = StudioPaths::outputsDir() +
+                        QStringLiteral("/control-%1-%2.mp4").arg(type, QFileInfo(source).completeBaseName());
     Q_EMIT message(tr("Computing the %1 map of %2…").arg(controlType_->currentText(), source));
     // OpenCV on a pool thread. Only the latest request fills the field: two derivations may finish out of order.
     struct Derived {
@@ -671,7 +718,8 @@ void SettingsPanel::deriveControlFrom(const QString& source) {
             try {
                 ws::VideoFrames v = ws::read_video(source.toStdString());
                 ws::VideoFrames map = type == "blur" ? ws::blur_control_map(v) : ws::edge_control_map(v);
-                ws::write_mp4(out.toStdString(), map, nullptr, ws::ojson{{"control", type.toStdString()}, {"source", source.toStdString()}}.dump());
+                ws::write_mp4(out.toStdString(), map, nullptr,
+                              ws::ojson{{"control", type.toStdString()}, {"source", source.toStdString()}}.dump());
                 d.first = QImage(map.frame(0), map.width, map.height, map.width * 3, QImage::Format_RGB888).copy();
             } catch (const std::exception& e) {
                 d.error = QString::fromStdString(ws::user_message(e));

@@ -61,18 +61,18 @@ public:
     QSpinBox* seedBox() const { return seed_; }
     QComboBox* seedPolicyBox() const { return seedPolicy_; }
     QSpinBox* stepsBox() const { return steps_; }
-    QSpinBox* chunksBox() const { return chunks_; }    // a long video: chunks of Frames each, continued from one another
-    QSpinBox* overlapBox() const { return overlap_; }  // latent frames each chunk carries over
+    QSpinBox* chunksBox() const { return chunks_; }  // a long video: chunks of Frames each, continued from one another
+    QSpinBox* overlapBox() const { return overlap_; }       // latent frames each chunk carries over
     QComboBox* promptingBox() const { return prompting_; }  // "framework" or "diffusers"
-    QComboBox* tierBox() const { return tier_; }  // 256p, 480p, 720p, then "custom" (width and height boxes)
+    QComboBox* tierBox() const { return tier_; }            // 256p, 480p, 720p, then "custom" (width and height boxes)
     QSpinBox* widthBox() const { return width_; }
     QSpinBox* heightBox() const { return height_; }
     QComboBox* aspectBox() const { return aspect_; }
     QCheckBox* soundBox() const { return sound_; }
     QCheckBox* jsonCaptionBox() const { return jsonCaption_; }  // a plain prompt sent as {"temporal_caption": ...}
-    QCheckBox* stepCacheBox() const { return stepCache_; }                  // the framework's step cache (SeaCache)
+    QCheckBox* stepCacheBox() const { return stepCache_; }      // the framework's step cache (SeaCache)
     QDoubleSpinBox* stepCacheThresholdBox() const { return stepCacheThreshold_; }
-    QSpinBox* vaeBudgetBox() const { return vaeBudget_; }                   // MiB for the VAE; 0 = the model's budget
+    QSpinBox* vaeBudgetBox() const { return vaeBudget_; }  // MiB for the VAE; 0 = the model's budget
     QLineEdit* conditioningEdit() const { return vision_; }
     QLineEdit* lastFrameEdit() const { return lastFrame_; }  // image2video: the picture pinned at the last latent frame
     QLineEdit* controlEdit() const { return control_; }

@@ -12,13 +12,18 @@
 #include "worldstudio/core/pyjson.h"
 
 StageView::StageView(QWidget* parent)
-    : QWidget(parent), banner_(new QLabel(this)), reuseSeed_(new QPushButton(this)), pages_(new QStackedWidget(this)),
-      preview_(new PreviewStrip(this)), player_(new PlayerPanel(this)) {
+    : QWidget(parent),
+      banner_(new QLabel(this)),
+      reuseSeed_(new QPushButton(this)),
+      pages_(new QStackedWidget(this)),
+      preview_(new PreviewStrip(this)),
+      player_(new PlayerPanel(this)) {
     banner_->setObjectName("stageBanner");
     banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     banner_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a long file name never widens the window
     reuseSeed_->setObjectName("reuseSeed");
-    reuseSeed_->setToolTip(tr("Put this seed in the settings and keep it fixed, to vary the prompt with the same noise"));
+    reuseSeed_->setToolTip(
+        tr("Put this seed in the settings and keep it fixed, to vary the prompt with the same noise"));
     reuseSeed_->hide();
     auto* top = new QHBoxLayout;
     top->setContentsMargins(4, 2, 4, 2);
@@ -72,14 +77,18 @@ void StageView::showPreview(qint64 job, int step, int total, const QVector<QImag
     if (job == previewJob_ && !frames.isEmpty()) preview_->setFrames(frames, step, total);
 }
 
-void StageView::showFinished(qint64 job, const QString& state, const QString& file, const QString& recordJson, const QString& error) {
+void StageView::showFinished(qint64 job, const QString& state, const QString& file, const QString& recordJson,
+                             const QString& error) {
     const ws::ojson record = ws::ojson::parse(recordJson.toStdString(), nullptr, false);
     const bool hasRecord = record.is_object();
-    const double seconds = hasRecord && record.contains("seconds") && record["seconds"].is_number() ? record["seconds"].get<double>() : -1;
-    const qint64 seed = hasRecord && record.contains("seed") && record["seed"].is_number_integer() ? record["seed"].get<qint64>() : -1;
+    const double seconds =
+        hasRecord && record.contains("seconds") && record["seconds"].is_number() ? record["seconds"].get<double>() : -1;
+    const qint64 seed =
+        hasRecord && record.contains("seed") && record["seed"].is_number_integer() ? record["seed"].get<qint64>() : -1;
     if (state == "done") {
         const QString took = seconds >= 0 ? tr(" in %1 s").arg(seconds, 0, 'f', 1) : QString();
-        setBanner(tr("Job #%1 done%2 · seed %3 · %4").arg(job).arg(took).arg(seed).arg(QFileInfo(file).fileName()), seed);
+        setBanner(tr("Job #%1 done%2 · seed %3 · %4").arg(job).arg(took).arg(seed).arg(QFileInfo(file).fileName()),
+                  seed);
         if (!file.isEmpty()) {
             playWhenLoaded_ = file;
             player_->open(file, 0);

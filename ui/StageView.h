@@ -22,8 +22,10 @@ public:
     void showStarted(qint64 job);
     void showProgress(qint64 job, int step, int total, double seconds);
     void showPreview(qint64 job, int step, int total, const QVector<QImage>& frames);
-    // A job ended. `state` is done / failed / cancelled; a done job's `file` plays here; the record gives time and seed.
-    void showFinished(qint64 job, const QString& state, const QString& file, const QString& recordJson, const QString& error);
+    // A job ended. `state` is done / failed / cancelled; a done job's `file` plays here; the record gives time and
+    // seed.
+    void showFinished(qint64 job, const QString& state, const QString& file, const QString& recordJson,
+                      const QString& error);
     // Plays a file (slot 0) or compares with it (slot 1) here.
     void play(const QString& file, int slot = 0);
 

@@ -53,7 +53,8 @@ QString StudioHelp::shortcutsText(MainWindow* window) {
     for (QAction* menu : window->menuBar()->actions()) {
         if (!menu->menu()) continue;
         for (QAction* a : menu->menu()->actions())
-            if (!a->shortcut().isEmpty()) lines << a->shortcut().toString(QKeySequence::NativeText) + "\t" + a->text().remove('&');
+            if (!a->shortcut().isEmpty())
+                lines << a->shortcut().toString(QKeySequence::NativeText) + "\t" + a->text().remove('&');
     }
     for (const auto& [key, what] : viewKeys()) lines << key + "\t" + what;
     return lines.join('\n');
@@ -84,7 +85,8 @@ void StudioHelp::showShortcuts(MainWindow* window) {
 
 QString StudioHelp::guidePath() {
     const QString exe = QCoreApplication::applicationDirPath();
-    for (const QString& candidate : {exe + "/../share/doc/worldstudio/user-guide.md", QStringLiteral(WS_SOURCE_DIR "/docs/user-guide.md")})
+    for (const QString& candidate :
+         {exe + "/../share/doc/worldstudio/user-guide.md", QStringLiteral(WS_SOURCE_DIR "/docs/user-guide.md")})
         if (QFileInfo::exists(candidate)) return QFileInfo(candidate).canonicalFilePath();
     return QString();
 }
@@ -97,7 +99,8 @@ void StudioHelp::showGuide(MainWindow* window) {
     auto* browser = new QTextBrowser(d);
     browser->setOpenExternalLinks(true);
     if (path.isEmpty()) {
-        browser->setPlainText(QObject::tr("The user guide is not installed. It is docs/user-guide.md in the source tree."));
+        browser->setPlainText(
+            QObject::tr("The user guide is not installed. It is docs/user-guide.md in the source tree."));
     } else {
         browser->setSearchPaths({QFileInfo(path).absolutePath()});
         browser->setSource(QUrl::fromLocalFile(path), QTextDocument::MarkdownResource);
@@ -111,7 +114,9 @@ void StudioHelp::showGuide(MainWindow* window) {
 void StudioHelp::showAbout(MainWindow* window, const QString& modelSummaryJson) {
     QString versions;
     const auto v = ws::library_versions();
-    for (const auto& [name, version] : v.items()) versions += QStringLiteral("%1 %2<br>").arg(QString::fromStdString(name), QString::fromStdString(version.get<std::string>()));
+    for (const auto& [name, version] : v.items())
+        versions += QStringLiteral("%1 %2<br>")
+                        .arg(QString::fromStdString(name), QString::fromStdString(version.get<std::string>()));
     versions += QStringLiteral("Qt %1<br>").arg(QString::fromLatin1(qVersion()));
     QString card = QObject::tr("No model is loaded.");
     const QJsonObject m = QJsonDocument::fromJson(modelSummaryJson.toUtf8()).object();
@@ -122,11 +127,13 @@ void StudioHelp::showAbout(MainWindow* window, const QString& modelSummaryJson) 
                    .arg(m["device"].toString(), m["dtype"].toString(), m["dir"].toString().toHtmlEscaped(),
                         m["sound_tokenizer"].toBool() ? QObject::tr("yes") : QObject::tr("no"));
     }
-    QMessageBox::about(window, QObject::tr("About WorldStudio"),
-                       QObject::tr("<h3>WorldStudio %1</h3><p>Interactive world generation with Cosmos 3 world models: captions, video with "
-                                   "sound, robot actions and human evaluation, in one desktop studio.</p><p><b>Model</b><br>%2</p>"
-                                   "<p><b>Versions</b><br>%3</p>")
-                           .arg(QStringLiteral(WS_VERSION), card, versions));
+    QMessageBox::about(
+        window, QObject::tr("About WorldStudio"),
+        QObject::tr(
+            "<h3>WorldStudio %1</h3><p>Interactive world generation with Cosmos 3 world models: captions, video with "
+            "sound, robot actions and human evaluation, in one desktop studio.</p><p><b>Model</b><br>%2</p>"
+            "<p><b>Versions</b><br>%3</p>")
+            .arg(QStringLiteral(WS_VERSION), card, versions));
 }
 
 void StudioHelp::fillLanguageMenu(MainWindow* window, QMenu* menu) {
@@ -143,7 +150,8 @@ void StudioHelp::fillLanguageMenu(MainWindow* window, QMenu* menu) {
         QObject::connect(a, &QAction::triggered, window, [window, code = code] {
             Translations::setChosenLanguage(code);
             Translations::install(qApp);
-            window->setStatus(QObject::tr("%1 is used everywhere after a restart of the studio").arg(Translations::nativeName(code)));
+            window->setStatus(
+                QObject::tr("%1 is used everywhere after a restart of the studio").arg(Translations::nativeName(code)));
         });
     }
 }

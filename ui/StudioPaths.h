@@ -4,10 +4,10 @@
 #include <QString>
 
 namespace StudioPaths {
-QString dataDir();           // created on first use
-QString queueJournal();      // the generation queue, restored after a restart or crash
-QString historyDatabase();   // SQLite: every output with its generation record
-QString outputsDir();        // generated media and records
-QString userPresetsDir();    // settings presets the user saved
-QString defaultModelDir();   // the built-in model, made on first start
+QString dataDir();          // created on first use
+QString queueJournal();     // the generation queue, restored after a restart or crash
+QString historyDatabase();  // SQLite: every output with its generation record
+QString outputsDir();       // generated media and records
+QString userPresetsDir();   // settings presets the user saved
+QString defaultModelDir();  // the built-in model, made on first start
 }  // namespace StudioPaths

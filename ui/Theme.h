@@ -4,6 +4,6 @@
 #include <QString>
 
 namespace Theme {
-QString current();                  // the stored choice, "dark" when none
-void apply(const QString& name);    // applies and stores; unknown names mean "dark"
+QString current();                // the stored choice, "dark" when none
+void apply(const QString& name);  // applies and stores; unknown names mean "dark"
 }  // namespace Theme

@@ -12,7 +12,8 @@ namespace {
 
 QStringList searchDirs() {
     const QString exe = QCoreApplication::applicationDirPath();
-    return {exe + "/../share/worldstudio/translations", exe + "/translations", QStringLiteral(WS_TRANSLATIONS_BUILD_DIR)};
+    return {exe + "/../share/worldstudio/translations", exe + "/translations",
+            QStringLiteral(WS_TRANSLATIONS_BUILD_DIR)};
 }
 
 QString fileFor(const QString& code) {
@@ -44,7 +45,8 @@ void setChosenLanguage(const QString& code) { QSettings().setValue("appearance/l
 QString nativeName(const QString& code) {
     const QLocale l(code);
     QString n = l.nativeLanguageName();
-    if (code.contains('_') && l.language() == QLocale::Chinese) n = l.script() == QLocale::TraditionalChineseScript ? "繁體中文" : "简体中文";
+    if (code.contains('_') && l.language() == QLocale::Chinese)
+        n = l.script() == QLocale::TraditionalChineseScript ? "繁體中文" : "简体中文";
     return n.isEmpty() ? code : n.left(1).toUpper() + n.mid(1);
 }
 
@@ -79,8 +81,10 @@ QString install(QCoreApplication* app) {
     app->installTranslator(ours);
     // Qt's own strings (standard buttons, file dialogs) when the system has them.
     qt = new QTranslator(app);
-    if (qt->load(QLocale(code), "qtbase", "_", QLibraryInfo::path(QLibraryInfo::TranslationsPath))) app->installTranslator(qt);
-    else delete qt, qt = nullptr;
+    if (qt->load(QLocale(code), "qtbase", "_", QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        app->installTranslator(qt);
+    else
+        delete qt, qt = nullptr;
     QLocale::setDefault(QLocale(code));
     return code;
 }

@@ -7,8 +7,8 @@
 class QCoreApplication;
 
 namespace Translations {
-QStringList available();             // language codes with a translation, e.g. "zh_CN"
-QString chosenLanguage();            // "" when following the system
+QStringList available();   // language codes with a translation, e.g. "zh_CN"
+QString chosenLanguage();  // "" when following the system
 void setChosenLanguage(const QString& code);
 QString nativeName(const QString& code);  // "简体中文", "English"
 // Loads the chosen (or the system's) translation into the application; returns the code loaded, "" for none.

@@ -29,7 +29,8 @@ AdapterList::AdapterList(QWidget* parent) : QWidget(parent), table_(new QTableWi
     layout->addWidget(table_);
     layout->addLayout(buttons);
     connect(add, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("LoRA adapter folder (adapter_config.json, adapter_model.safetensors)"));
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("LoRA adapter folder (adapter_config.json, adapter_model.safetensors)"));
         if (!dir.isEmpty()) addAdapter(dir);
     });
     connect(remove, &QPushButton::clicked, this, [this] {

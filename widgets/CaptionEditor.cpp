@@ -35,7 +35,10 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 class CaptionTextCommand : public QUndoCommand {
 public:
     CaptionTextCommand(CaptionEditor* editor, QString before, QString after, QString mergeKey, bool alreadyShown)
-        : editor_(editor), before_(std::move(before)), after_(std::move(after)), mergeKey_(std::move(mergeKey)),
+        : editor_(editor),
+          before_(std::move(before)),
+          after_(std::move(after)),
+          mergeKey_(std::move(mergeKey)),
           skipFirstRedo_(alreadyShown) {
         setText(mergeKey_.isEmpty() ? QObject::tr("Change caption") : QObject::tr("Edit %1").arg(mergeKey_));
     }
@@ -154,8 +157,13 @@ QString lineColumn(const QString& text, size_t byte) {
 }  // namespace
 
 CaptionEditor::CaptionEditor(QWidget* parent)
-    : QWidget(parent), tabs_(new QTabWidget(this)), formScroll_(new QScrollArea(this)), formBanner_(new QLabel(this)),
-      raw_(new QPlainTextEdit(this)), status_(new QLabel(this)), undo_(new QUndoStack(this)) {
+    : QWidget(parent),
+      tabs_(new QTabWidget(this)),
+      formScroll_(new QScrollArea(this)),
+      formBanner_(new QLabel(this)),
+      raw_(new QPlainTextEdit(this)),
+      status_(new QLabel(this)),
+      undo_(new QUndoStack(this)) {
     auto* formPage = new QWidget(this);
     auto* formLayout = new QVBoxLayout(formPage);
     formLayout->setContentsMargins(0, 0, 0, 0);
@@ -278,8 +286,10 @@ void CaptionEditor::commitDocument(const Json& doc, const QString& mergeKey, boo
     if (after == text_) return;
     // A field edit leaves the form as it is (the editor already shows the value); structural edits rebuild it.
     undo_->push(new CaptionTextCommand(this, text_, after, mergeKey, !rebuild));
-    if (!rebuild) formDirty_ = false;
-    else rebuildForm();
+    if (!rebuild)
+        formDirty_ = false;
+    else
+        rebuildForm();
 }
 
 void CaptionEditor::editAt(const std::string& pointer, const Json& value, bool rebuild) {
@@ -299,8 +309,10 @@ void CaptionEditor::removeAt(const std::string& pointer) {
     const Json::json_pointer p(pointer);
     try {
         Json& parent = doc[p.parent_pointer()];
-        if (parent.is_object()) parent.erase(p.back());
-        else if (parent.is_array()) parent.erase(static_cast<size_t>(std::stoul(p.back())));
+        if (parent.is_object())
+            parent.erase(p.back());
+        else if (parent.is_array())
+            parent.erase(static_cast<size_t>(std::stoul(p.back())));
     } catch (const std::exception&) {
         return;
     }
@@ -384,8 +396,10 @@ void CaptionEditor::addFields(QFormLayout* form, const Json& fields, const Json&
             continue;
         }
         QWidget* editor = makeField(f, v, pointer + "/" + key);
-        if (type == "object" || type == "list") target->addRow(editor);
-        else target->addRow(label, editor);
+        if (type == "object" || type == "list")
+            target->addRow(editor);
+        else
+            target->addRow(label, editor);
     }
 }
 
@@ -413,8 +427,10 @@ QWidget* CaptionEditor::collapsible(const QString& title, const std::string& poi
     connect(toggle, &QToolButton::toggled, this, [this, toggle, content, key](bool on) {
         content->setVisible(on);
         toggle->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
-        if (on) folded_.remove(key);
-        else folded_.insert(key);
+        if (on)
+            folded_.remove(key);
+        else
+            folded_.insert(key);
     });
     v->addWidget(toggle);
     v->addWidget(content);
@@ -444,8 +460,10 @@ QWidget* CaptionEditor::makeField(const Json& field, const Json* value, const st
             s->setSpecialValueText(tr("not set"));
             s->setValue(value && value->is_number_integer() ? value->get<int>() : s->minimum());
             connect(s, &QSpinBox::valueChanged, this, [this, s, pointer](int v) {
-                if (v == s->minimum()) removeAt(pointer);
-                else editAt(pointer, v, false);
+                if (v == s->minimum())
+                    removeAt(pointer);
+                else
+                    editAt(pointer, v, false);
             });
             box = s;
         } else {
@@ -454,12 +472,16 @@ QWidget* CaptionEditor::makeField(const Json& field, const Json* value, const st
             s->setDecimals(2);
             s->setSpecialValueText(tr("not set"));
             double current = s->minimum();
-            if (value && value->is_number()) current = value->get<double>();
-            else if (value && value->is_string()) current = QString::fromStdString(value->get<std::string>()).toDouble();
+            if (value && value->is_number())
+                current = value->get<double>();
+            else if (value && value->is_string())
+                current = QString::fromStdString(value->get<std::string>()).toDouble();
             s->setValue(current);
             connect(s, &QDoubleSpinBox::valueChanged, this, [this, s, pointer](double v) {
-                if (v == s->minimum()) removeAt(pointer);
-                else editAt(pointer, v, false);
+                if (v == s->minimum())
+                    removeAt(pointer);
+                else
+                    editAt(pointer, v, false);
             });
             box = s;
         }
@@ -474,20 +496,22 @@ QWidget* CaptionEditor::makeField(const Json& field, const Json* value, const st
         e->setTabChangesFocus(true);
         e->setFixedHeight(e->fontMetrics().lineSpacing() * 3 + 12);
         e->setUndoRedoEnabled(false);
-        connect(e, &QPlainTextEdit::textChanged, this, [this, e, pointer] {
-            editAt(pointer, e->toPlainText().toStdString(), false);
-        });
+        connect(e, &QPlainTextEdit::textChanged, this,
+                [this, e, pointer] { editAt(pointer, e->toPlainText().toStdString(), false); });
         return e;
     }
     auto* e = new FormLineEdit(current);
     e->setObjectName(name);
     if (type == "mss_range") {
         e->setPlaceholderText("0:00-0:02");
-        auto mark = [e] { e->setStyleSheet(e->text().isEmpty() || validMss(e->text()) ? "" : "border: 1px solid #c9302c;"); };
+        auto mark = [e] {
+            e->setStyleSheet(e->text().isEmpty() || validMss(e->text()) ? "" : "border: 1px solid #c9302c;");
+        };
         mark();
         connect(e, &QLineEdit::textEdited, e, mark);
     }
-    connect(e, &QLineEdit::textEdited, this, [this, pointer](const QString& t) { editAt(pointer, t.toStdString(), false); });
+    connect(e, &QLineEdit::textEdited, this,
+            [this, pointer](const QString& t) { editAt(pointer, t.toStdString(), false); });
     return e;
 }
 
@@ -581,15 +605,18 @@ void CaptionEditor::updateStatus() {
     }
     if (!parseError_.isEmpty()) {
         status_->setText(QStringLiteral("<span style='color:#e06c75'>✗ %1</span>").arg(parseError_.toHtmlEscaped()));
-        formBanner_->setText(tr("The raw JSON does not parse (%1). The form shows the last valid caption; fix the text in "
-                                "Raw JSON. Nothing has been changed.").arg(parseError_));
+        formBanner_->setText(
+            tr("The raw JSON does not parse (%1). The form shows the last valid caption; fix the text in "
+               "Raw JSON. Nothing has been changed.")
+                .arg(parseError_));
         formBanner_->show();
     } else if (!problems_.isEmpty()) {
         QStringList items;
         for (const auto& p : problems_) items << p.toHtmlEscaped();
         status_->setText(QStringLiteral("<span style='color:#d19a66'>⚠ %1</span>").arg(items.join("<br>⚠ ")));
         formBanner_->hide();
-    } else if (const QString t = QString(text_).remove(QRegularExpression(QStringLiteral("\\s"))); (t.isEmpty() || t == "{}") && !emptyText_.isEmpty()) {
+    } else if (const QString t = QString(text_).remove(QRegularExpression(QStringLiteral("\\s")));
+               (t.isEmpty() || t == "{}") && !emptyText_.isEmpty()) {
         status_->setText(emptyText_.toHtmlEscaped());  // nothing to validate: say what an empty one means
         formBanner_->hide();
     } else {
@@ -666,23 +693,33 @@ QString closeJsonPrefix(const QString& prefix) {
         for (int i = 0; i < s.size(); ++i) {
             const QChar ch = s[i];
             if (inString) {
-                if (escape) escape = false;
-                else if (ch == '\\') escape = true;
-                else if (ch == '"') inString = false;
+                if (escape)
+                    escape = false;
+                else if (ch == '\\')
+                    escape = true;
+                else if (ch == '"')
+                    inString = false;
                 continue;
             }
-            if (ch == '"') inString = true;
-            else if (ch == '{') stack += '}', cut = i + 1;
-            else if (ch == '[') stack += ']', cut = i + 1;
-            else if ((ch == '}' || ch == ']') && !stack.isEmpty()) stack.chop(1);
-            else if (ch == ',') cut = i;
+            if (ch == '"')
+                inString = true;
+            else if (ch == '{')
+                stack += '}', cut = i + 1;
+            else if (ch == '[')
+                stack += ']', cut = i + 1;
+            else if ((ch == '}' || ch == ']') && !stack.isEmpty())
+                stack.chop(1);
+            else if (ch == ',')
+                cut = i;
         }
         QString closed = s;
         if (inString) closed += escape ? QStringLiteral("\\\"") : QStringLiteral("\"");
         for (int i = stack.size() - 1; i >= 0; --i) closed += stack[i];
         if (nlohmann::json::accept(closed.toStdString())) return closed;
-        if (cut < 0 || cut >= s.size()) s.chop(1);
-        else s = s.left(cut);
+        if (cut < 0 || cut >= s.size())
+            s.chop(1);
+        else
+            s = s.left(cut);
     }
     return QStringLiteral("{}");
 }

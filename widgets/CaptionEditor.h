@@ -61,7 +61,7 @@ public:
     void appendStream(const QString& piece);
     void endStream(const QString& finalText);
     bool streaming() const { return streaming_; }
-    int streamedPieces() const { return streamedPieces_; }  // pieces received by the last stream
+    int streamedPieces() const { return streamedPieces_; }        // pieces received by the last stream
     int streamFormUpdates() const { return streamFormUpdates_; }  // times the form showed the stream so far
 
     void showForm();
@@ -104,8 +104,8 @@ private:
     Json doc_;  // the last text that parsed
     QString parseError_;
     QStringList problems_;
-    bool applying_ = false;   // programmatic change of the raw view
-    bool formDirty_ = true;   // the form shows an older text
+    bool applying_ = false;  // programmatic change of the raw view
+    bool formDirty_ = true;  // the form shows an older text
     bool streaming_ = false;
     int streamedPieces_ = 0;
     QString beforeStream_;

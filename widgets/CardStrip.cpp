@@ -12,7 +12,8 @@ namespace {
 constexpr int kThumbW = 96, kThumbH = 54;
 }
 
-CardStrip::CardStrip(QWidget* parent) : QWidget(parent), scroll_(new QScrollArea(this)), host_(new QWidget), placeholder_(new QLabel(host_)) {
+CardStrip::CardStrip(QWidget* parent)
+    : QWidget(parent), scroll_(new QScrollArea(this)), host_(new QWidget), placeholder_(new QLabel(host_)) {
     row_ = new QHBoxLayout(host_);
     row_->setContentsMargins(4, 4, 4, 4);
     row_->setSpacing(6);
@@ -99,8 +100,10 @@ void CardStrip::setCard(qint64 id, const CardState& s) {
     auto it = cards_.find(id);
     if (it == cards_.end()) return;
     Card& c = *it;
-    if (!s.thumbnail.isNull()) setThumbnail(id, s.thumbnail);
-    else if (c.thumb->pixmap().isNull()) c.thumb->setText(QStringLiteral("#%1").arg(id));
+    if (!s.thumbnail.isNull())
+        setThumbnail(id, s.thumbnail);
+    else if (c.thumb->pixmap().isNull())
+        c.thumb->setText(QStringLiteral("#%1").arg(id));
     c.title->setText(s.title);
     c.title->setToolTip(s.tooltip.isEmpty() ? s.title : s.tooltip);
     c.state->setText(s.state);
@@ -129,7 +132,8 @@ void CardStrip::setThumbnail(qint64 id, const QImage& image) {
     // Small pictures are enlarged without blur, like the preview.
     const QSize s = image.size().scaled(kThumbW, kThumbH, Qt::KeepAspectRatio);
     const bool nearest = s.width() >= 2 * image.width();
-    it->thumb->setPixmap(QPixmap::fromImage(image.scaled(s, Qt::KeepAspectRatio, nearest ? Qt::FastTransformation : Qt::SmoothTransformation)));
+    it->thumb->setPixmap(QPixmap::fromImage(
+        image.scaled(s, Qt::KeepAspectRatio, nearest ? Qt::FastTransformation : Qt::SmoothTransformation)));
 }
 
 QWidget* CardStrip::card(qint64 id) const { return cards_.contains(id) ? cards_[id].frame : nullptr; }
@@ -148,14 +152,18 @@ void CardStrip::scrollTo(qint64 id) {
 
 void CardStrip::restyle() {
     for (auto it = cards_.begin(); it != cards_.end(); ++it)
-        it->frame->setStyleSheet(it.key() == selected_ ? QStringLiteral("QFrame#card%1{border:2px solid palette(highlight);}").arg(it.key()) : QString());
+        it->frame->setStyleSheet(
+            it.key() == selected_ ? QStringLiteral("QFrame#card%1{border:2px solid palette(highlight);}").arg(it.key())
+                                  : QString());
 }
 
 bool CardStrip::eventFilter(QObject* watched, QEvent* event) {
     if (event->type() == QEvent::MouseButtonPress) {
-        if (auto* w = qobject_cast<QWidget*>(watched); w && w->property("cardId").isValid()) select(w->property("cardId").toLongLong());
+        if (auto* w = qobject_cast<QWidget*>(watched); w && w->property("cardId").isValid())
+            select(w->property("cardId").toLongLong());
     } else if (event->type() == QEvent::MouseButtonDblClick) {
-        if (auto* w = qobject_cast<QWidget*>(watched); w && w->property("cardId").isValid()) Q_EMIT openRequested(w->property("cardId").toLongLong());
+        if (auto* w = qobject_cast<QWidget*>(watched); w && w->property("cardId").isValid())
+            Q_EMIT openRequested(w->property("cardId").toLongLong());
     }
     return QWidget::eventFilter(watched, event);
 }

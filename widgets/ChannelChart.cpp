@@ -60,7 +60,9 @@ QStringList ChannelChart::groups() const {
     return out;
 }
 
-QRectF ChannelChart::plotRect() const { return QRectF(kLabelWidth, 4, std::max(10.0, width() - kLabelWidth - 8), std::max(10.0, height() - 8.0)); }
+QRectF ChannelChart::plotRect() const {
+    return QRectF(kLabelWidth, 4, std::max(10.0, width() - kLabelWidth - 8), std::max(10.0, height() - 8.0));
+}
 
 QVector<ChannelChart::Lane> ChannelChart::lanes() const {
     if (dragKey_ >= 0 && !dragLanes_.isEmpty()) return dragLanes_;  // the scale holds still under a dragged handle
@@ -130,7 +132,8 @@ void ChannelChart::paintEvent(QPaintEvent*) {
         p.setPen(grid);
         p.drawLine(l.rect.bottomLeft(), l.rect.bottomRight());
         p.setPen(text);
-        p.drawText(QRectF(2, l.rect.top(), kLabelWidth - 6, l.rect.height()), Qt::AlignRight | Qt::AlignVCenter | Qt::TextWordWrap, l.group);
+        p.drawText(QRectF(2, l.rect.top(), kLabelWidth - 6, l.rect.height()),
+                   Qt::AlignRight | Qt::AlignVCenter | Qt::TextWordWrap, l.group);
     }
     for (int s = 0; s < series_.size(); ++s) {
         const Series& se = series_[s];
@@ -143,8 +146,10 @@ void ChannelChart::paintEvent(QPaintEvent*) {
                 continue;
             }
             const QPointF pt = pointFor(s, se.offset + i, se.values[i]);
-            if (open) path.lineTo(pt);
-            else path.moveTo(pt), open = true;
+            if (open)
+                path.lineTo(pt);
+            else
+                path.moveTo(pt), open = true;
         }
         QPen pen(se.color, s == editable_ ? 2.0 : 1.4);
         if (se.dashed) pen.setStyle(Qt::DashLine);

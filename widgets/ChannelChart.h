@@ -35,7 +35,7 @@ public:
     void setEditable(int seriesIndex, const QVector<QPointF>& keys);
     int editableSeries() const { return editable_; }
     const QVector<QPointF>& keys() const { return keys_; }
-    QStringList groups() const;  // the lanes, top to bottom
+    QStringList groups() const;                // the lanes, top to bottom
     void setLegend(bool on);                   // the visible series' names, top right
     void setPlaceholder(const QString& text);  // shown while there is no series
     // Where a frame and value are drawn (for tests that drag handles).
@@ -45,7 +45,7 @@ public:
 
 Q_SIGNALS:
     void scrubbed(int frame);
-    void scrubFinished();  // the button that scrubbed was released
+    void scrubFinished();                                  // the button that scrubbed was released
     void keyMoved(int keyIndex, int frame, double value);  // while dragging and on release
     void keyAdded(int frame, double value);
     void keyRemoved(int keyIndex);

@@ -60,7 +60,8 @@ int ClockTimeline::frameAt(double x) const {
 void ClockTimeline::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.fillRect(rect(), palette().base());
-    const QColor text = palette().color(QPalette::Text), mid = palette().color(QPalette::Mid), hi = palette().color(QPalette::Highlight);
+    const QColor text = palette().color(QPalette::Text), mid = palette().color(QPalette::Mid),
+                 hi = palette().color(QPalette::Highlight);
     if (hasLoop()) {
         QColor shade = hi;
         shade.setAlpha(50);
@@ -71,7 +72,8 @@ void ClockTimeline::paintEvent(QPaintEvent*) {
     const double perFrame = (width() - kLeft - 8) / std::max(1, frames_ - 1);
     const int every = std::max(1, static_cast<int>(std::ceil(80 / std::max(perFrame, 1e-3))));
     for (int f = 0; f < frames_; ++f) {
-        if (perFrame >= 4 || f % every == 0) p.drawLine(QPointF(xOf(f), kRuler - (f % every == 0 ? 6 : 3)), QPointF(xOf(f), kRuler));
+        if (perFrame >= 4 || f % every == 0)
+            p.drawLine(QPointF(xOf(f), kRuler - (f % every == 0 ? 6 : 3)), QPointF(xOf(f), kRuler));
         if (f % every == 0) {
             p.setPen(text);
             p.drawText(QPointF(xOf(f) + 2, kRuler - 7), label(f));
@@ -83,10 +85,13 @@ void ClockTimeline::paintEvent(QPaintEvent*) {
         const Track& t = tracks_[i];
         const double y = kRuler + kMarkers + i * kLane;
         p.setPen(text);
-        p.drawText(QRectF(2, y, kLeft - 6, kLane), Qt::AlignRight | Qt::AlignVCenter, fontMetrics().elidedText(t.label, Qt::ElideRight, int(kLeft) - 8));
+        p.drawText(QRectF(2, y, kLeft - 6, kLane), Qt::AlignRight | Qt::AlignVCenter,
+                   fontMetrics().elidedText(t.label, Qt::ElideRight, int(kLeft) - 8));
         QColor c = t.color;
         c.setAlpha(170);
-        p.fillRect(QRectF(QPointF(xOf(t.start), y + 2), QPointF(xOf(std::max(t.start, t.start + t.length - 1)) + 2, y + kLane - 2)), c);
+        p.fillRect(QRectF(QPointF(xOf(t.start), y + 2),
+                          QPointF(xOf(std::max(t.start, t.start + t.length - 1)) + 2, y + kLane - 2)),
+                   c);
     }
     // Markers: bookmarks as flags, events as ticks.
     for (const Marker& m : markers_) {

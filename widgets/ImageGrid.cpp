@@ -99,7 +99,8 @@ void ImageGrid::setTiles(const QStringList& keys, const QStringList& titles) {
         if (!keys.contains(keys_[i])) delete tiles_[i].box;
     keys_ = keys;
     tiles_ = kept;
-    hidden_.erase(std::remove_if(hidden_.begin(), hidden_.end(), [&](const QString& k) { return !keys_.contains(k); }), hidden_.end());
+    hidden_.erase(std::remove_if(hidden_.begin(), hidden_.end(), [&](const QString& k) { return !keys_.contains(k); }),
+                  hidden_.end());
     if (!keys_.contains(enlarged_)) enlarged_.clear();
     relayout();
 }
@@ -150,7 +151,8 @@ void ImageGrid::relayout() {
     for (const Tile& t : tiles_) grid_->removeWidget(t.box);
     QVector<int> shown;
     for (int i = 0; i < tiles_.size(); ++i) {
-        const bool visible = mode_ == Mode::Grid && !hidden_.contains(keys_[i]) && (enlarged_.isEmpty() || enlarged_ == keys_[i]);
+        const bool visible =
+            mode_ == Mode::Grid && !hidden_.contains(keys_[i]) && (enlarged_.isEmpty() || enlarged_ == keys_[i]);
         tiles_[i].box->setVisible(visible);
         tiles_[i].enlarge->setChecked(enlarged_ == keys_[i]);
         if (visible) shown << i;
@@ -178,7 +180,8 @@ QImage ImageGrid::difference(const QImage& a, const QImage& b) {
     for (int r = 0; r < x.height(); ++r) {
         const uchar *p = x.constScanLine(r), *q = y.constScanLine(r);
         uchar* o = out.scanLine(r);
-        for (int k = 0; k < x.width() * 3; ++k) o[k] = static_cast<uchar>(std::min(255, 4 * std::abs(int(p[k]) - int(q[k]))));
+        for (int k = 0; k < x.width() * 3; ++k)
+            o[k] = static_cast<uchar>(std::min(255, 4 * std::abs(int(p[k]) - int(q[k]))));
     }
     return out;
 }
@@ -190,7 +193,8 @@ void ImageGrid::updateOverlay() {
     }
     const QImage a = frame(pairA_), b = frame(pairB_);
     const int ia = keys_.indexOf(pairA_), ib = keys_.indexOf(pairB_);
-    const QString ta = ia >= 0 ? tiles_[ia].title->text() : QString(), tb = ib >= 0 ? tiles_[ib].title->text() : QString();
+    const QString ta = ia >= 0 ? tiles_[ia].title->text() : QString(),
+                  tb = ib >= 0 ? tiles_[ib].title->text() : QString();
     if (mode_ == Mode::Wipe) {
         overlay_->setFrame(a);
         overlay_->setWipe(b);

@@ -37,7 +37,8 @@ protected:
     }
     void mousePressEvent(QMouseEvent* e) override {
         if (frames_ && !frames_->isEmpty() && onPick)
-            onPick(std::clamp(static_cast<int>(e->position().x() / width() * frames_->size()), 0, static_cast<int>(frames_->size()) - 1));
+            onPick(std::clamp(static_cast<int>(e->position().x() / width() * frames_->size()), 0,
+                              static_cast<int>(frames_->size()) - 1));
     }
 
 private:
@@ -46,7 +47,10 @@ private:
 };
 
 PreviewStrip::PreviewStrip(QWidget* parent)
-    : QWidget(parent), view_(new VideoView(this)), strip_(new FrameStrip(this)), slider_(new QSlider(Qt::Horizontal, this)),
+    : QWidget(parent),
+      view_(new VideoView(this)),
+      strip_(new FrameStrip(this)),
+      slider_(new QSlider(Qt::Horizontal, this)),
       status_(new QLabel(this)) {
     view_->setScaling(VideoView::Scaling::Nearest);  // x0 estimates at latent size: every pixel honest
     view_->setPlaceholder(tr("Live preview appears here while a job runs"));

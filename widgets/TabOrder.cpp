@@ -30,7 +30,8 @@ QWidget* chainTabOrder(QLayout* layout, QWidget* previous) {
     if (auto* form = qobject_cast<QFormLayout*>(layout)) {
         // A form's items are not stored in row order (rows can be inserted); walk its rows.
         for (int r = 0; r < form->rowCount(); ++r)
-            for (QFormLayout::ItemRole role : {QFormLayout::LabelRole, QFormLayout::FieldRole, QFormLayout::SpanningRole})
+            for (QFormLayout::ItemRole role :
+                 {QFormLayout::LabelRole, QFormLayout::FieldRole, QFormLayout::SpanningRole})
                 previous = chainItem(form->itemAt(r, role), previous);
         return previous;
     }

@@ -4,6 +4,6 @@
 class QLayout;
 class QWidget;
 
-// Chains every tab-focusable widget under `layout` in layout order (a form's rows top to bottom, each box layout left to
-// right, into nested containers), after `previous` when given. Returns the last widget chained (or `previous`).
+// Chains every tab-focusable widget under `layout` in layout order (a form's rows top to bottom, each box layout left
+// to right, into nested containers), after `previous` when given. Returns the last widget chained (or `previous`).
 QWidget* chainTabOrder(QLayout* layout, QWidget* previous = nullptr);

@@ -65,9 +65,11 @@ void TimelineView::paintEvent(QPaintEvent*) {
         const double mid = tickBand + (height() - tickBand) / 2.0, half = (height() - tickBand) / 2.0 - 3;
         p.setPen(QColor(92, 160, 220));
         for (int x = 0; x < static_cast<int>(w); ++x) {
-            const int from = x * buckets / static_cast<int>(w), to = std::max(from + 1, (x + 1) * buckets / static_cast<int>(w));
+            const int from = x * buckets / static_cast<int>(w),
+                      to = std::max(from + 1, (x + 1) * buckets / static_cast<int>(w));
             float lo = 1, hi = -1;
-            for (int b = from; b < std::min(to, buckets); ++b) lo = std::min(lo, peaks_[2 * b]), hi = std::max(hi, peaks_[2 * b + 1]);
+            for (int b = from; b < std::min(to, buckets); ++b)
+                lo = std::min(lo, peaks_[2 * b]), hi = std::max(hi, peaks_[2 * b + 1]);
             if (hi < lo) continue;
             p.drawLine(QPointF(kMargin + x, mid - hi * half), QPointF(kMargin + x, mid - lo * half));
         }
@@ -76,7 +78,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.setPen(pal.color(QPalette::Mid));
     if (frames_ > 0 && fps_ > 0) {
         const double step = std::max(1.0, std::ceil(3.0 / (w / frames_)));  // no closer than 3 px
-        for (int f = 0; f < frames_; f += static_cast<int>(step)) p.drawLine(QPointF(xOf(f / fps_), 0), QPointF(xOf(f / fps_), 5));
+        for (int f = 0; f < frames_; f += static_cast<int>(step))
+            p.drawLine(QPointF(xOf(f / fps_), 0), QPointF(xOf(f / fps_), 5));
     }
     p.setPen(pal.color(QPalette::Text));
     QFont small = font();

@@ -53,8 +53,10 @@ void TrajectoryView3D::paintEvent(QPaintEvent*) {
     const float step = std::max(0.05f, std::round(distance_ / 4 * 10) / 10);
     p.setPen(QPen(palette().color(QPalette::Mid), 1));
     for (int i = -4; i <= 4; ++i) {
-        p.drawLine(project(centre_ + QVector3D(i * step, 0, -4 * step)), project(centre_ + QVector3D(i * step, 0, 4 * step)));
-        p.drawLine(project(centre_ + QVector3D(-4 * step, 0, i * step)), project(centre_ + QVector3D(4 * step, 0, i * step)));
+        p.drawLine(project(centre_ + QVector3D(i * step, 0, -4 * step)),
+                   project(centre_ + QVector3D(i * step, 0, 4 * step)));
+        p.drawLine(project(centre_ + QVector3D(-4 * step, 0, i * step)),
+                   project(centre_ + QVector3D(4 * step, 0, i * step)));
     }
     for (const Trail& t : trails_) {
         p.setPen(QPen(t.color, 2));
@@ -73,8 +75,8 @@ void TrajectoryView3D::paintEvent(QPaintEvent*) {
             if (!now && i % every != 0) continue;
             const QMatrix4x4& m = t.frusta[i];
             const QVector3D o = m.map(QVector3D(0, 0, 0));
-            QVector3D c[4] = {m.map(QVector3D(-s, -s * 0.75f, 2 * s)), m.map(QVector3D(s, -s * 0.75f, 2 * s)), m.map(QVector3D(s, s * 0.75f, 2 * s)),
-                              m.map(QVector3D(-s, s * 0.75f, 2 * s))};
+            QVector3D c[4] = {m.map(QVector3D(-s, -s * 0.75f, 2 * s)), m.map(QVector3D(s, -s * 0.75f, 2 * s)),
+                              m.map(QVector3D(s, s * 0.75f, 2 * s)), m.map(QVector3D(-s, s * 0.75f, 2 * s))};
             QColor col = t.color;
             col.setAlpha(now ? 255 : 120);
             p.setPen(QPen(col, now ? 2 : 1));

@@ -46,7 +46,8 @@ void bench_tokenizer(const std::string& tokenizer_path) {
         n = fresh.encode(corpus).size();
         best = std::min(best, now() - t0);
     }
-    std::printf("tokenizer (ours): %zu bytes -> %zu tokens in %.4f s = %.2f MB/s\n", corpus.size(), n, best, corpus.size() / best / 1e6);
+    std::printf("tokenizer (ours): %zu bytes -> %zu tokens in %.4f s = %.2f MB/s\n", corpus.size(), n, best,
+                corpus.size() / best / 1e6);
     // Hugging Face tokenizers (Rust, the one transformers uses) on the same file and text: one thread, best of three.
     const fs::path tmp = fs::temp_directory_path() / ("ws_bench_corpus_" + std::to_string(::getpid()) + ".txt");
     std::ofstream(tmp) << corpus;
@@ -60,15 +61,17 @@ void bench_tokenizer(const std::string& tokenizer_path) {
         "    t0 = time.perf_counter(); n = len(t.encode(s, add_special_tokens=False).ids); best = min(best, time.perf_counter() - t0)\n"
         "print(n, best)\n";
     std::string outp;
-    const int rc = cli::run_capture("RAYON_NUM_THREADS=1 " + cli::shell_quote(cli::peer_python()) + " -c " + cli::shell_quote(code) + " " +
-                                        cli::shell_quote(tokenizer_path) + " " + cli::shell_quote(tmp.string()),
+    const int rc = cli::run_capture("RAYON_NUM_THREADS=1 " + cli::shell_quote(cli::peer_python()) + " -c " +
+                                        cli::shell_quote(code) + " " + cli::shell_quote(tokenizer_path) + " " +
+                                        cli::shell_quote(tmp.string()),
                                     outp);
     fs::remove(tmp);
     size_t hf_n = 0;
     double hf_t = 0;
     if (rc == 0 && std::sscanf(outp.c_str(), "%zu %lf", &hf_n, &hf_t) == 2 && hf_t > 0)
-        std::printf("tokenizer (Hugging Face tokenizers): %zu tokens in %.4f s = %.2f MB/s; ours takes %.2fx its time%s\n", hf_n, hf_t,
-                    corpus.size() / hf_t / 1e6, best / hf_t, hf_n == n ? "" : " (TOKEN COUNTS DIFFER)");
+        std::printf(
+            "tokenizer (Hugging Face tokenizers): %zu tokens in %.4f s = %.2f MB/s; ours takes %.2fx its time%s\n",
+            hf_n, hf_t, corpus.size() / hf_t / 1e6, best / hf_t, hf_n == n ? "" : " (TOKEN COUNTS DIFFER)");
     else
         std::printf("tokenizer (Hugging Face tokenizers): skipped (%s)\n", ws::one_line(outp).c_str());
 }
@@ -76,13 +79,21 @@ void bench_tokenizer(const std::string& tokenizer_path) {
 void bench_kv_reuse(std::shared_ptr<const ws::Model> model) {
     // A prompt of about 256 tokens and a short negative, so the figure is about the prompt, not the negative.
     std::string prompt;
-    for (int i = 0; model->tokenizer()->encode_chat_user_turn(prompt).size() < 256; ++i) prompt += "the ball rolls " + std::to_string(i) + " ";
+    for (int i = 0; model->tokenizer()->encode_chat_user_turn(prompt).size() < 256; ++i)
+        prompt += "the ball rolls " + std::to_string(i) + " ";
     const auto ids = model->tokenizer()->encode_chat_user_turn(prompt);
     const int steps = 6;
     double per_step[2] = {0, 0};
     for (int reuse = 0; reuse < 2; ++reuse) {
-        ojson job = {{"model_mode", "text2video"}, {"prompt", prompt}, {"resolution", "256"}, {"aspect_ratio", "16,9"},
-                     {"num_frames", 9}, {"num_steps", steps}, {"guidance", 6.0}, {"seed", 1}, {"reuse_text_kv", reuse == 1},
+        ojson job = {{"model_mode", "text2video"},
+                     {"prompt", prompt},
+                     {"resolution", "256"},
+                     {"aspect_ratio", "16,9"},
+                     {"num_frames", 9},
+                     {"num_steps", steps},
+                     {"guidance", 6.0},
+                     {"seed", 1},
+                     {"reuse_text_kv", reuse == 1},
                      {"negative_prompt", "blurry"}};
         ws::Session s(model);
         std::vector<double> stamps;
@@ -95,8 +106,9 @@ void bench_kv_reuse(std::shared_ptr<const ws::Model> model) {
         fs::remove(out.string() + ".safetensors");
         fs::remove(out.string() + ".json");
     }
-    std::printf("denoising step, %zu-token prompt, 256p 9 frames, CFG: recompute text %.4f s, reuse text K/V %.4f s -> %.2fx\n", ids.size(),
-                per_step[0], per_step[1], per_step[0] / per_step[1]);
+    std::printf(
+        "denoising step, %zu-token prompt, 256p 9 frames, CFG: recompute text %.4f s, reuse text K/V %.4f s -> %.2fx\n",
+        ids.size(), per_step[0], per_step[1], per_step[0] / per_step[1]);
 }
 
 void bench_reasoner(std::shared_ptr<const ws::Model> model) {
@@ -107,8 +119,8 @@ void bench_reasoner(std::shared_ptr<const ws::Model> model) {
     double t0 = now();
     auto out = s.generate_text(ids, rs, {});
     double dt = now() - t0;
-    std::printf("reasoner: %zu tokens in %.3f s = %.1f tokens/s (greedy, K/V cache, %s)\n", out.size(), dt, out.size() / dt,
-                model->id().c_str());
+    std::printf("reasoner: %zu tokens in %.3f s = %.1f tokens/s (greedy, K/V cache, %s)\n", out.size(), dt,
+                out.size() / dt, model->id().c_str());
 }
 }  // namespace
 

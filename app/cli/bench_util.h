@@ -1,6 +1,6 @@
 #pragma once
-// What the benchmark verbs share: a clock, the process's peak memory and running one measurement in a child process (so a
-// peak is that measurement's own).
+// What the benchmark verbs share: a clock, the process's peak memory and running one measurement in a child process (so
+// a peak is that measurement's own).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -9,7 +9,9 @@
 namespace cli {
 
 // Seconds on the steady clock.
-inline double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+inline double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 // VmHWM of this process in KiB (-1 when /proc does not say).
 inline long peak_rss_kb() {

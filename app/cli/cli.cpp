@@ -20,7 +20,9 @@ namespace cli {
 
 std::atomic<bool> g_interrupted{false};
 
-bool Args::has(const std::string& k) const { return options.count(k) || std::find(flags.begin(), flags.end(), k) != flags.end(); }
+bool Args::has(const std::string& k) const {
+    return options.count(k) || std::find(flags.begin(), flags.end(), k) != flags.end();
+}
 
 std::string Args::get(const std::string& k, const std::string& fallback) const {
     auto it = options.find(k);
@@ -34,11 +36,30 @@ std::string Args::need(const std::string& k) const {
 
 namespace {
 // Options that take no value.
-const std::vector<std::string> kFlagOptions = {"--chat",   "--negative", "--sound",  "--sample",          "--json-object", "--free-text",
-                                               "--recompute-text", "--json", "--resume", "--freeze-reasoner",
-                                               "--closed-loop", "--no-inverse-check", "--distilled", "--fp8", "--edge",
-                                               "--json-caption", "--plain-prompt", "--tower-split", "--step-cache", "--slurm",
-                                               "--slurm-cancel", "--no-wait", "--compare-attention", "--translation-source"};
+const std::vector<std::string> kFlagOptions = {"--chat",
+                                               "--negative",
+                                               "--sound",
+                                               "--sample",
+                                               "--json-object",
+                                               "--free-text",
+                                               "--recompute-text",
+                                               "--json",
+                                               "--resume",
+                                               "--freeze-reasoner",
+                                               "--closed-loop",
+                                               "--no-inverse-check",
+                                               "--distilled",
+                                               "--fp8",
+                                               "--edge",
+                                               "--json-caption",
+                                               "--plain-prompt",
+                                               "--tower-split",
+                                               "--step-cache",
+                                               "--slurm",
+                                               "--slurm-cancel",
+                                               "--no-wait",
+                                               "--compare-attention",
+                                               "--translation-source"};
 }  // namespace
 
 Args parse(int argc, char** argv, int start) {
@@ -66,8 +87,10 @@ int to_int(const std::string& s, const char* what) {
     try {
         size_t used = 0;
         long v = std::stol(s, &used);
-        // Past int's range the cast would wrap (a seed of 4294967296 becoming 0), so it is refused like any non-integer.
-        if (used != s.size() || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) throw std::invalid_argument(s);
+        // Past int's range the cast would wrap (a seed of 4294967296 becoming 0), so it is refused like any
+        // non-integer.
+        if (used != s.size() || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+            throw std::invalid_argument(s);
         return static_cast<int>(v);
     } catch (const std::exception&) {
         throw UsageError(std::string(what) + " must be an integer (got '" + s + "')");
@@ -122,17 +145,21 @@ std::shared_ptr<const ws::Model> load_model(const Args& a, const std::vector<ws:
     o.fp8 = a.get("--fp8-compute", "auto");
     o.attention = a.get("--attention", "sdpa");
     if (o.attention != "sdpa" && o.attention != "math") throw UsageError("--attention must be sdpa or math");
-    if (o.fp8 != "auto" && o.fp8 != "w8a8" && o.fp8 != "w8a16") throw UsageError("--fp8-compute must be w8a8, w8a16 or auto");
+    if (o.fp8 != "auto" && o.fp8 != "w8a8" && o.fp8 != "w8a16")
+        throw UsageError("--fp8-compute must be w8a8, w8a16 or auto");
     if (a.has("--resident-layers")) o.memory.resident_layers = to_int(a.get("--resident-layers"), "--resident-layers");
     if (o.memory.resident_layers < -1) throw UsageError("--resident-layers must be a layer count");
     if (a.has("--memory-budget"))
-        o.memory.budget_mb = a.get("--memory-budget") == "auto" ? -1 : to_int(a.get("--memory-budget"), "--memory-budget");
+        o.memory.budget_mb =
+            a.get("--memory-budget") == "auto" ? -1 : to_int(a.get("--memory-budget"), "--memory-budget");
     if (o.memory.budget_mb < -1) throw UsageError("--memory-budget must be a number of MiB or auto");
     auto model = ws::Model::load(a.has("--model") ? a.get("--model") : default_model_dir(), o, cancel_callbacks());
     // Not refused: the run works, only over the budget; but said, as the studio says it.
     if (const ws::ojson& plan = model->memory_plan(); plan.value("over_budget", false))
-        std::fprintf(stderr, "worldstudio-cli: the memory budget of %.0f MiB is below what even a streamed run holds (%.1f MiB of weights)\n",
-                     plan.value("budget_mib", 0.0), plan.value("denoise_weight_mib", 0.0));
+        std::fprintf(
+            stderr,
+            "worldstudio-cli: the memory budget of %.0f MiB is below what even a streamed run holds (%.1f MiB of weights)\n",
+            plan.value("budget_mib", 0.0), plan.value("denoise_weight_mib", 0.0));
     return model;
 }
 
@@ -148,7 +175,8 @@ std::string peer_python() {
     if (const char* p = std::getenv("WS_PEER_PYTHON"); p && *p) return p;
     std::error_code ec;
     for (const auto& d : {exe_dir() / "..", exe_dir() / ".." / ".."})
-        if (std::filesystem::exists(d / ".venv" / "bin" / "python3", ec)) return (d / ".venv" / "bin" / "python3").lexically_normal().string();
+        if (std::filesystem::exists(d / ".venv" / "bin" / "python3", ec))
+            return (d / ".venv" / "bin" / "python3").lexically_normal().string();
     return "python3";
 }
 

@@ -58,9 +58,9 @@ struct Verb {
 
 void add_engine_verbs(std::vector<Verb>& verbs);  // verbs_engine.cpp
 #ifndef WS_ENGINE_ONLY
-void add_media_verbs(std::vector<Verb>& verbs);   // verbs_media.cpp
-void add_pico_verbs(std::vector<Verb>& verbs);    // verbs_pico.cpp
-void add_hue_verbs(std::vector<Verb>& verbs);     // verbs_hue.cpp
+void add_media_verbs(std::vector<Verb>& verbs);     // verbs_media.cpp
+void add_pico_verbs(std::vector<Verb>& verbs);      // verbs_pico.cpp
+void add_hue_verbs(std::vector<Verb>& verbs);       // verbs_hue.cpp
 void add_robotics_verbs(std::vector<Verb>& verbs);  // verbs_robotics.cpp: action-case, rollout
 void add_dataset_verbs(std::vector<Verb>& verbs);   // verbs_dataset.cpp: dataset info/episode/frame/export/bench
 #endif

@@ -27,11 +27,13 @@ std::vector<Verb> all_verbs() {
 }
 
 std::string usage(const std::vector<Verb>& verbs) {
-    std::string u = "usage: worldstudio-cli <command> [options]   (worldstudio-cli <command> --help for one)\n\ncommands:\n"
-                    "  --version                         print the version\n";
+    std::string u =
+        "usage: worldstudio-cli <command> [options]   (worldstudio-cli <command> --help for one)\n\ncommands:\n"
+        "  --version                         print the version\n";
     for (const Verb& v : verbs) u += v.usage;
-    u += "\nWithout --model, commands use the default model: Pico, the trained miniature model that ships in resources/pico\n"
-         "($WORLDSTUDIO_PICO_DIR names another folder), or a tiny random model (cached) where Pico is absent.\n";
+    u +=
+        "\nWithout --model, commands use the default model: Pico, the trained miniature model that ships in resources/pico\n"
+        "($WORLDSTUDIO_PICO_DIR names another folder), or a tiny random model (cached) where Pico is absent.\n";
 #ifdef WS_ENGINE_ONLY
     u += "This is the engine-only build: it reads and writes latents, not pictures or videos.\n";
 #endif
@@ -70,7 +72,8 @@ int main(int argc, char** argv) {
         }
         return verb->run(cmd, a);
     } catch (const UsageError& e) {
-        std::fprintf(stderr, "worldstudio-cli: %s\n%s", e.what(), verb && !verb->usage.empty() ? ("usage:\n" + verb->usage).c_str() : usage(verbs).c_str());
+        std::fprintf(stderr, "worldstudio-cli: %s\n%s", e.what(),
+                     verb && !verb->usage.empty() ? ("usage:\n" + verb->usage).c_str() : usage(verbs).c_str());
         return 2;
     } catch (const ws::Cancelled&) {
         std::fprintf(stderr, "worldstudio-cli: cancelled\n");

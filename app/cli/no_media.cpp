@@ -7,7 +7,8 @@ namespace cli {
 ws::MediaFiles media_files() { return {}; }
 
 ws::GenerationResult run_remote(const Args&, const ojson&, const std::string&, const ws::RunCallbacks&) {
-    throw ws::Error("this engine-only build has no remote engine client; the full worldstudio-cli has generate --remote");
+    throw ws::Error(
+        "this engine-only build has no remote engine client; the full worldstudio-cli has generate --remote");
 }
 
 }  // namespace cli

@@ -63,17 +63,20 @@ int info(const Args& a) {
         return 0;
     }
     const auto& i = d.info();
-    std::printf("%s: LeRobot %s, %lld episodes, %lld frames at %g fps, %lld tasks%s\n", d.is_pico() ? "pico" : d.dir().c_str(),
-                i.codebase_version.c_str(), static_cast<long long>(i.total_episodes), static_cast<long long>(i.total_frames), i.fps,
+    std::printf("%s: LeRobot %s, %lld episodes, %lld frames at %g fps, %lld tasks%s\n",
+                d.is_pico() ? "pico" : d.dir().c_str(), i.codebase_version.c_str(),
+                static_cast<long long>(i.total_episodes), static_cast<long long>(i.total_frames), i.fps,
                 static_cast<long long>(i.total_tasks), i.robot_type.empty() ? "" : (", robot " + i.robot_type).c_str());
     std::printf("features:\n");
-    for (const auto& f : i.features) std::printf("  %-40s %-8s %s\n", f.key.c_str(), f.dtype.c_str(), shape_text(f.shape).c_str());
+    for (const auto& f : i.features)
+        std::printf("  %-40s %-8s %s\n", f.key.c_str(), f.dtype.c_str(), shape_text(f.shape).c_str());
     std::printf("tasks:\n");
     for (const auto& t : i.tasks) std::printf("  %4lld  %s\n", static_cast<long long>(t.index), t.text.c_str());
     std::printf("episodes:\n");
     for (const auto& e : d.episodes())
-        std::printf("  %4lld  %5lld frames  rows %lld..%lld  %s\n", static_cast<long long>(e.index), static_cast<long long>(e.length),
-                    static_cast<long long>(e.dataset_from_index), static_cast<long long>(e.dataset_to_index),
+        std::printf("  %4lld  %5lld frames  rows %lld..%lld  %s\n", static_cast<long long>(e.index),
+                    static_cast<long long>(e.length), static_cast<long long>(e.dataset_from_index),
+                    static_cast<long long>(e.dataset_to_index),
                     d.is_pico() ? ("seed " + std::to_string(e.seed)).c_str() : e.data_file.c_str());
     return 0;
 }
@@ -86,18 +89,21 @@ int episode(const Args& a) {
         return 0;
     }
     const auto& e = d.episode(index);
-    std::printf("episode %lld: %lld frames, rows %lld..%lld%s\n", static_cast<long long>(e.index), static_cast<long long>(e.length),
-                static_cast<long long>(e.dataset_from_index), static_cast<long long>(e.dataset_to_index),
-                d.is_pico() ? (", seed " + std::to_string(e.seed) + ", scene " + e.scene).c_str() : (", " + e.data_file).c_str());
+    std::printf("episode %lld: %lld frames, rows %lld..%lld%s\n", static_cast<long long>(e.index),
+                static_cast<long long>(e.length), static_cast<long long>(e.dataset_from_index),
+                static_cast<long long>(e.dataset_to_index),
+                d.is_pico() ? (", seed " + std::to_string(e.seed) + ", scene " + e.scene).c_str()
+                            : (", " + e.data_file).c_str());
     for (const auto& t : e.tasks) std::printf("task: %s\n", t.c_str());
     for (const auto& c : d.columns(index)) {
         std::string first = c.rows() ? c.row_json(0).dump() : "";
         if (first.size() > 80) first = first.substr(0, 77) + "...";
-        std::printf("  %-24s %-8s %s%s  %s\n", c.name.c_str(), ws::robotics::value_kind_name(c.kind), c.depth ? "list " : "",
-                    c.depth > 1 ? ("x" + std::to_string(c.depth)).c_str() : "", first.c_str());
+        std::printf("  %-24s %-8s %s%s  %s\n", c.name.c_str(), ws::robotics::value_kind_name(c.kind),
+                    c.depth ? "list " : "", c.depth > 1 ? ("x" + std::to_string(c.depth)).c_str() : "", first.c_str());
     }
     for (const auto& c : e.cameras)
-        std::printf("  camera %s: %s %.4f..%.4f s\n", c.key.c_str(), c.file.empty() ? "(simulated)" : c.file.c_str(), c.from_timestamp, c.to_timestamp);
+        std::printf("  camera %s: %s %.4f..%.4f s\n", c.key.c_str(), c.file.empty() ? "(simulated)" : c.file.c_str(),
+                    c.from_timestamp, c.to_timestamp);
     return 0;
 }
 
@@ -108,18 +114,20 @@ int frame(const Args& a) {
     const int f = to_int(a.positional[4], "frame");
     const ws::VideoFrames v = d.frames(index, a.positional[3], f, 1);
     ws::write_png(out, v, 0);
-    std::printf("%s: frame %d of episode %lld, camera %s, %dx%d\n", out.c_str(), f, static_cast<long long>(d.episode(index).index),
-                a.positional[3].c_str(), v.width, v.height);
+    std::printf("%s: frame %d of episode %lld, camera %s, %dx%d\n", out.c_str(), f,
+                static_cast<long long>(d.episode(index).index), a.positional[3].c_str(), v.width, v.height);
     return 0;
 }
 
 int export_verb(const Args& a) {
-    if (a.positional.size() != 2 || a.positional[1] != "pico") throw UsageError("dataset export needs pico --seed S --episodes N -o DIR");
+    if (a.positional.size() != 2 || a.positional[1] != "pico")
+        throw UsageError("dataset export needs pico --seed S --episodes N -o DIR");
     const std::string out = a.need("-o");
     const Dataset d = open_dataset("pico", a);
     ws::robotics::export_lerobot_v3(d, out);
-    std::printf("%s: LeRobot v3.0, %lld episodes, %lld frames (seeds %s..)\n", out.c_str(), static_cast<long long>(d.info().total_episodes),
-                static_cast<long long>(d.info().total_frames), a.get("--seed", "0").c_str());
+    std::printf("%s: LeRobot v3.0, %lld episodes, %lld frames (seeds %s..)\n", out.c_str(),
+                static_cast<long long>(d.info().total_episodes), static_cast<long long>(d.info().total_frames),
+                a.get("--seed", "0").c_str());
     return 0;
 }
 
@@ -136,11 +144,14 @@ int bench(const Args& a) {
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double ours = s.rows / secs;
-    std::printf("worldstudio: %d data files, %lld rows, %.2f MB read %d times in %.3f s: %.0f rows/s, %.1f MB/s\n", s.files,
-                static_cast<long long>(s.rows / repeat), s.bytes / 1e6 / repeat, repeat, secs, ours, s.bytes / 1e6 / secs);
+    std::printf("worldstudio: %d data files, %lld rows, %.2f MB read %d times in %.3f s: %.0f rows/s, %.1f MB/s\n",
+                s.files, static_cast<long long>(s.rows / repeat), s.bytes / 1e6 / repeat, repeat, secs, ours,
+                s.bytes / 1e6 / secs);
 
     // DuckDB on the same files (scripts/parquet-peer.py on the peers' Python), when it is installed.
-    const std::string script = a.has("--script") ? a.get("--script") : scripts_dir().empty() ? "" : scripts_dir() + "/parquet-peer.py";
+    const std::string script = a.has("--script")       ? a.get("--script")
+                               : scripts_dir().empty() ? ""
+                                                       : scripts_dir() + "/parquet-peer.py";
     const std::string python = a.has("--python") ? a.get("--python") : peer_python();
     if (script.empty()) {
         std::printf("duckdb: skipped (scripts/parquet-peer.py not found beside the build; pass --script)\n");
@@ -161,8 +172,8 @@ int bench(const Args& a) {
     }
     const double dsecs = j["seconds"].get<double>(), drows = j["rows"].get<double>(), dbytes = j["bytes"].get<double>();
     const double theirs = drows / dsecs;
-    std::printf("duckdb:      %lld rows read %d times in %.3f s: %.0f rows/s, %.1f MB/s (one thread)\n", static_cast<long long>(drows / repeat),
-                repeat, dsecs, theirs, dbytes / 1e6 / dsecs);
+    std::printf("duckdb:      %lld rows read %d times in %.3f s: %.0f rows/s, %.1f MB/s (one thread)\n",
+                static_cast<long long>(drows / repeat), repeat, dsecs, theirs, dbytes / 1e6 / dsecs);
     std::printf("ratio: worldstudio reads %.2fx DuckDB's rows/s\n", ours / theirs);
     return 0;
 }
@@ -181,7 +192,9 @@ int cmd_dataset(const std::string&, const Args& a) {
 }  // namespace
 
 void add_dataset_verbs(std::vector<Verb>& v) {
-    v.push_back({"dataset", R"(  dataset info DIR [--json]         a LeRobot dataset (v3.0, v2.1, v2.0): version, fps, counts, features, tasks,
+    v.push_back(
+        {"dataset",
+         R"(  dataset info DIR [--json]         a LeRobot dataset (v3.0, v2.1, v2.0): version, fps, counts, features, tasks,
                                     episodes; DIR "pico" is Pico World (--seed S --episodes N [--frames F],
                                     defaults 0, 4, 32)
   dataset episode DIR INDEX [--json]
@@ -194,7 +207,8 @@ void add_dataset_verbs(std::vector<Verb>& v) {
   dataset bench DIR [--repeat N] [--python PY] [--script FILE]
                                     reads every data Parquet file N times (default 3): rows/s and MB/s, and
                                     DuckDB's on the same files (scripts/parquet-peer.py; PyPI duckdb in .venv)
-)", cmd_dataset});
+)",
+         cmd_dataset});
 }
 
 }  // namespace cli

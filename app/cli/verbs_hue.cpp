@@ -25,26 +25,31 @@ int cmd_hue(const std::string&, const Args& a) {
     }
     if (verb == "score") {
         if (a.positional.size() != 2) throw UsageError("hue score needs PROJECT.db");
-        if (!std::filesystem::exists(a.positional[1])) throw ws::Error(a.positional[1] + ": no such evaluation project");
+        if (!std::filesystem::exists(a.positional[1]))
+            throw ws::Error(a.positional[1] + ": no such evaluation project");
         auto project = ws::hue::Project::open(a.positional[1]);
         const ws::hue::Scores s = ws::hue::score(project->labels());
         if (a.has("--csv")) {
             std::ofstream f(a.get("--csv"), std::ios::binary);
             if (!(f << ws::hue::scores_csv(s))) throw ws::Error(a.get("--csv") + ": cannot write");
         }
-        if (a.has("--json")) std::printf("%s\n", ws::hue::scores_json(s).dump(2).c_str());
-        else std::printf("%s", ws::hue::scores_table(s).c_str());
+        if (a.has("--json"))
+            std::printf("%s\n", ws::hue::scores_json(s).dump(2).c_str());
+        else
+            std::printf("%s", ws::hue::scores_table(s).c_str());
         return 0;
     }
     if (verb == "export") {
         if (a.positional.size() != 3) throw UsageError("hue export needs PROJECT.db FILE.jsonl");
-        if (!std::filesystem::exists(a.positional[1])) throw ws::Error(a.positional[1] + ": no such evaluation project");
+        if (!std::filesystem::exists(a.positional[1]))
+            throw ws::Error(a.positional[1] + ": no such evaluation project");
         ws::hue::Project::open(a.positional[1])->export_jsonl(a.positional[2]);
         return 0;
     }
     if (verb == "draft") {
         if (a.positional.size() != 3) throw UsageError("hue draft needs PROJECT.db PROMPT_ID");
-        if (!std::filesystem::exists(a.positional[1])) throw ws::Error(a.positional[1] + ": no such evaluation project");
+        if (!std::filesystem::exists(a.positional[1]))
+            throw ws::Error(a.positional[1] + ": no such evaluation project");
         auto project = ws::hue::Project::open(a.positional[1]);
         std::optional<ws::hue::Prompt> prompt;
         for (const auto& p : project->prompts())
@@ -62,19 +67,28 @@ int cmd_hue(const std::string&, const Args& a) {
         ojson added = ojson::array();
         for (const auto& q : plan.questions) {
             project->add_new_question(prompt->key, q.text, q.dimension, false, "d");
-            added.push_back({{"question", q.text}, {"dimension", ws::hue::dimension_name(q.dimension)}, {"origin", q.origin}});
+            added.push_back(
+                {{"question", q.text}, {"dimension", ws::hue::dimension_name(q.dimension)}, {"origin", q.origin}});
         }
         if (a.has("--json")) {
-            std::printf("%s\n", ojson({{"domain", plan.domain}, {"domain_source", plan.domain_source}, {"auditor_source", plan.auditor_source},
-                                        {"questions", added}, {"dropped", plan.dropped}, {"record", plan.record}})
+            std::printf("%s\n", ojson({{"domain", plan.domain},
+                                       {"domain_source", plan.domain_source},
+                                       {"auditor_source", plan.auditor_source},
+                                       {"questions", added},
+                                       {"dropped", plan.dropped},
+                                       {"record", plan.record}})
                                     .dump(2)
                                     .c_str());
         } else {
-            std::printf("domain: %s (%s); questions by the %s\n", plan.domain.c_str(), plan.domain_source.c_str(), plan.auditor_source.c_str());
-            std::printf("inventory: %s\n", plan.inventory_source == "caption" ? "the caption its videos were made from" : "the prompt, upsampled");
+            std::printf("domain: %s (%s); questions by the %s\n", plan.domain.c_str(), plan.domain_source.c_str(),
+                        plan.auditor_source.c_str());
+            std::printf("inventory: %s\n", plan.inventory_source == "caption" ? "the caption its videos were made from"
+                                                                              : "the prompt, upsampled");
             for (const std::string& r : plan.inventory_repairs) std::printf("  as the prompt says it: %s\n", r.c_str());
-            for (const auto& q : plan.questions) std::printf("  [%s] %s\n", ws::hue::dimension_name(q.dimension), q.text.c_str());
-            std::printf("%zu drafts added to %s; approve them in the studio's Evaluate view (Questions)\n", plan.questions.size(), a.positional[1].c_str());
+            for (const auto& q : plan.questions)
+                std::printf("  [%s] %s\n", ws::hue::dimension_name(q.dimension), q.text.c_str());
+            std::printf("%zu drafts added to %s; approve them in the studio's Evaluate view (Questions)\n",
+                        plan.questions.size(), a.positional[1].c_str());
         }
         return 0;
     }
@@ -84,7 +98,9 @@ int cmd_hue(const std::string&, const Args& a) {
 }  // namespace
 
 void add_hue_verbs(std::vector<Verb>& v) {
-    v.push_back({"hue", R"(  hue import PROJECT.db FILE.jsonl  add answers (JSONL, README "Evaluation interchange") to an evaluation project,
+    v.push_back(
+        {"hue",
+         R"(  hue import PROJECT.db FILE.jsonl  add answers (JSONL, README "Evaluation interchange") to an evaluation project,
                                     creating it; a bad line rejects the whole file (FILE:LINE: why)
   hue score PROJECT.db [--json] [--csv FILE]
                                     HUE per model, dimension, domain and mode with 95 % intervals, T2V/I2V
@@ -95,7 +111,8 @@ void add_hue_verbs(std::vector<Verb>& v) {
                                     Parser, Auditor); they are stored as drafts, asked once approved; the
                                     inventory is the caption its studio videos were made from when they have
                                     one, with what it changed of the prompt put back as the prompt says it
-)", cmd_hue});
+)",
+         cmd_hue});
 }
 
 }  // namespace cli

@@ -27,12 +27,15 @@ namespace {
 int cmd_control(const std::string&, const Args& a) {
     if (a.positional.size() != 2) throw UsageError("control needs IN and OUT");
     const std::string type = a.need("--type");
-    if (type != "edge" && type != "blur") throw UsageError("--type must be edge or blur (depth and seg maps are imported, not computed)");
+    if (type != "edge" && type != "blur")
+        throw UsageError("--type must be edge or blur (depth and seg maps are imported, not computed)");
     ws::VideoFrames in = ws::read_video(a.positional[0]);
     const std::string preset = a.get("--preset", "medium");
     ws::VideoFrames out = type == "edge" ? ws::edge_control_map(in, preset) : ws::blur_control_map(in, preset);
-    if (out.width % 2 || out.height % 2) throw ws::Error(a.positional[0] + ": control videos need even width and height");
-    ws::write_mp4(a.positional[1], out, nullptr, ojson{{"control", type}, {"preset", preset}, {"source", a.positional[0]}}.dump());
+    if (out.width % 2 || out.height % 2)
+        throw ws::Error(a.positional[0] + ": control videos need even width and height");
+    ws::write_mp4(a.positional[1], out, nullptr,
+                  ojson{{"control", type}, {"preset", preset}, {"source", a.positional[0]}}.dump());
     std::printf("wrote %s (%d frames)\n", a.positional[1].c_str(), out.count);
     return 0;
 }
@@ -48,7 +51,9 @@ int batch_on_slurm(const Args& a, const ws::BatchInput& input, const std::string
     ws::SlurmOptions o;
     o.cli = fs::canonical("/proc/self/exe").string();
     for (const char* k : {"--model", "--device", "--dtype"})
-        if (a.has(k)) o.cli_args.push_back(k), o.cli_args.push_back(k == std::string("--model") ? fs::absolute(a.get(k)).string() : a.get(k));
+        if (a.has(k))
+            o.cli_args.push_back(k),
+                o.cli_args.push_back(k == std::string("--model") ? fs::absolute(a.get(k)).string() : a.get(k));
     o.shards = to_int(a.get("--shards", "4"), "--shards");
     o.max_running = to_int(a.get("--max-running", "2"), "--max-running");
     if (o.shards < 1 || o.max_running < 1) throw UsageError("--shards and --max-running must be at least 1");
@@ -63,7 +68,8 @@ int batch_on_slurm(const Args& a, const ws::BatchInput& input, const std::string
     std::fflush(stdout);
     if (a.has("--no-wait")) return 0;
     ws::wait_for_slurm_batch(out, o, [](const ws::SlurmShardStatus& t) {
-        std::printf("shard %d: %s%s\n", t.shard, t.state.c_str(), t.reason.empty() || t.reason == "None" ? "" : (" (" + t.reason + ")").c_str());
+        std::printf("shard %d: %s%s\n", t.shard, t.state.c_str(),
+                    t.reason.empty() || t.reason == "None" ? "" : (" (" + t.reason + ")").c_str());
         std::fflush(stdout);
     });
     int ok = 0, failed = 0, missing = 0;
@@ -72,7 +78,8 @@ int batch_on_slurm(const Args& a, const ws::BatchInput& input, const std::string
         (st == "success" ? ok : st.empty() ? missing : failed) += 1;
         if (st != "success") std::fprintf(stderr, "%s %s\n", st.empty() ? "not run" : st.c_str(), s.name.c_str());
     }
-    std::printf("%d succeeded, %d failed, %d not run, %zu refused; outputs in %s\n", ok, failed, missing, input.problems.size(), out.c_str());
+    std::printf("%d succeeded, %d failed, %d not run, %zu refused; outputs in %s\n", ok, failed, missing,
+                input.problems.size(), out.c_str());
     return failed == 0 && missing == 0 && input.problems.empty() ? 0 : 1;
 }
 
@@ -82,7 +89,8 @@ int cmd_batch(const std::string&, const Args& a) {
         o.ssh = a.has("--ssh") ? "ssh " + a.get("--ssh") : "";
         const std::string out = a.need("-o");
         ws::cancel_slurm_batch(out, a.has("--shard") ? to_int(a.get("--shard"), "--shard") : -1, o);
-        std::printf("cancelled %s%s\n", ws::slurm_job_of(out).c_str(), a.has("--shard") ? ("_" + a.get("--shard")).c_str() : "");
+        std::printf("cancelled %s%s\n", ws::slurm_job_of(out).c_str(),
+                    a.has("--shard") ? ("_" + a.get("--shard")).c_str() : "");
         return 0;
     }
     if (a.positional.empty()) throw UsageError("batch needs FILE.jsonl (or .json files, or globs)");
@@ -100,15 +108,16 @@ int cmd_batch(const std::string&, const Args& a) {
     };
     const ws::BatchReport r = ws::run_batch(session, input, out, o, cancel_callbacks());
     for (const std::string& f : r.failures) std::fprintf(stderr, "failed %s\n", f.c_str());
-    std::printf("%d succeeded, %d failed, %d already done, %zu refused; outputs in %s\n", r.succeeded, r.failed, r.skipped,
-                input.problems.size(), out.c_str());
+    std::printf("%d succeeded, %d failed, %d already done, %zu refused; outputs in %s\n", r.succeeded, r.failed,
+                r.skipped, input.problems.size(), out.c_str());
     return r.failed == 0 && input.problems.empty() ? 0 : 1;
 }
 
 }  // namespace
 
 void add_media_verbs(std::vector<Verb>& v) {
-    v.push_back({"batch", R"(  batch FILE.jsonl|FILE.json|GLOB ... -o DIR [--resume] [--model DIR] [--device D] [--dtype T]
+    v.push_back({"batch",
+                 R"(  batch FILE.jsonl|FILE.json|GLOB ... -o DIR [--resume] [--model DIR] [--device D] [--dtype T]
                                     the reference's sample files, one sample after another, into DIR/<name>/
                                     (sample_args.json, sample_outputs.json with status success or error,
                                     vision.mp4 or vision.png, our record and latents); a bad line is reported as
@@ -120,12 +129,15 @@ void add_media_verbs(std::vector<Verb>& v) {
                                     samples' statuses; --resume submits only the shards with unfinished samples
       batch --slurm-cancel -o DIR [--shard I] [--ssh HOST]
                                     scancel the last array submitted into DIR, or one shard's task
-)", cmd_batch});
+)",
+                 cmd_batch});
     v.push_back({"control", R"(  control --type edge|blur [--preset P] IN OUT
                                     a control video for transfer (P: very_low, low, medium, high, very_high)
-)", cmd_control});
+)",
+                 cmd_control});
     v.push_back({"probe", R"(  probe FILE                        streams and the embedded generation record, as JSON
-)", cmd_probe});
+)",
+                 cmd_probe});
 }
 
 }  // namespace cli

@@ -35,7 +35,8 @@ int cmd_pico_codecs(const std::string&, const Args& a) {
     const int seed = to_int(a.get("--seed", "0"), "--seed");
     if (episodes < 4 || episodes > 10000) throw UsageError("--episodes must be between 4 and 10000");
     if (seed < 0) throw UsageError("--seed must not be negative");
-    if (!std::filesystem::exists(a.positional[0] + "/model_index.json") && !std::filesystem::exists(a.positional[0] + "/transformer"))
+    if (!std::filesystem::exists(a.positional[0] + "/model_index.json") &&
+        !std::filesystem::exists(a.positional[0] + "/transformer"))
         throw ws::Error(a.positional[0] + ": not a model folder (no model_index.json or transformer/)");
     std::vector<ws::pico::Episode> data;
     for (int i = 0; i < episodes; ++i) data.push_back(ws::pico::simulate(static_cast<uint64_t>(seed) + i));
@@ -52,7 +53,8 @@ int cmd_pico_codecs(const std::string&, const Args& a) {
             worst = std::min(worst, ws::pico::psnr(video.decode(video.encode(held.video), held.video.fps), held.video));
         }
         ws::pico::install_codec(a.positional[0], video);
-        std::printf("installed the Pico video codec in %s (round trip on held-out episodes: worst %.1f dB PSNR)\n", a.positional[0].c_str(), worst);
+        std::printf("installed the Pico video codec in %s (round trip on held-out episodes: worst %.1f dB PSNR)\n",
+                    a.positional[0].c_str(), worst);
     }
     if (only != "video") {
         const auto audio = ws::pico::EnvelopeAudioCodec::fit(sounds);
@@ -75,7 +77,9 @@ int cmd_fit_decoder(const std::string&, const Args& a) {
     if (!(o.latent_noise >= 0 && o.latent_noise <= 10)) throw UsageError("--latent-noise must be in [0, 10]");
     o.seed = static_cast<uint64_t>(seed);
     const std::string file = a.positional[0] + "/vae/codec.safetensors";
-    if (!std::filesystem::exists(file)) throw ws::Error(a.positional[0] + ": no Pico video codec (vae/codec.safetensors); install one with pico-codecs");
+    if (!std::filesystem::exists(file))
+        throw ws::Error(a.positional[0] +
+                        ": no Pico video codec (vae/codec.safetensors); install one with pico-codecs");
     auto codec = ws::pico::LinearVideoCodec::load(file);
     std::vector<ws::pico::Episode> data;
     for (int i = 0; i < episodes; ++i) data.push_back(ws::pico::simulate(static_cast<uint64_t>(seed) + i));
@@ -103,7 +107,8 @@ int cmd_fit_decoder(const std::string&, const Args& a) {
     });
     const double after = held_out_psnr();
     ws::pico::install_codec(a.positional[0], codec);
-    std::printf("installed the decoder stage in %s: held-out round trip %.2f dB PSNR (linear decoding %.2f dB)\n", a.positional[0].c_str(), after, before);
+    std::printf("installed the decoder stage in %s: held-out round trip %.2f dB PSNR (linear decoding %.2f dB)\n",
+                a.positional[0].c_str(), after, before);
     return 0;
 }
 
@@ -131,13 +136,15 @@ int cmd_train(const std::string&, const Args& a) {
     o.caption_share = to_double(a.get("--caption-share", "0"), "--caption-share");
     if (!(o.caption_share >= 0 && o.caption_share <= 1)) throw UsageError("--caption-share must be in [0, 1]");
     o.video_to_sound_share = to_double(a.get("--video-to-sound-share", "0.5"), "--video-to-sound-share");
-    if (!(o.video_to_sound_share >= 0 && o.video_to_sound_share <= 1)) throw UsageError("--video-to-sound-share must be in [0, 1]");
+    if (!(o.video_to_sound_share >= 0 && o.video_to_sound_share <= 1))
+        throw UsageError("--video-to-sound-share must be in [0, 1]");
     o.text_dropout = to_double(a.get("--text-dropout", "0.1"), "--text-dropout");
     if (!(o.text_dropout >= 0 && o.text_dropout < 1)) throw UsageError("--text-dropout must be in [0, 1)");
     o.timestep_shift = to_double(a.get("--timestep-shift", "1"), "--timestep-shift");
     if (!(o.timestep_shift > 0 && o.timestep_shift <= 100)) throw UsageError("--timestep-shift must be in (0, 100]");
     o.foreground_weight = to_double(a.get("--foreground-weight", "0"), "--foreground-weight");
-    if (!(o.foreground_weight >= 0 && o.foreground_weight <= 100)) throw UsageError("--foreground-weight must be in [0, 100]");
+    if (!(o.foreground_weight >= 0 && o.foreground_weight <= 100))
+        throw UsageError("--foreground-weight must be in [0, 100]");
     o.modes.clear();
     std::stringstream modes(a.get("--modes", "text2video"));
     for (std::string m; std::getline(modes, m, ',');) {
@@ -150,8 +157,12 @@ int cmd_train(const std::string&, const Args& a) {
     }
     ws::RunCallbacks cb;
     cb.should_cancel = [] { return g_interrupted.load(); };
-    cb.on_log = [](const std::string& line) { std::printf("%s\n", line.c_str()); std::fflush(stdout); };
-    const ws::TrainReport r = stage == "upsampler" ? ws::train_upsampler(a.positional[0], o, cb) : ws::train_generator(a.positional[0], o, cb);
+    cb.on_log = [](const std::string& line) {
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+    };
+    const ws::TrainReport r = stage == "upsampler" ? ws::train_upsampler(a.positional[0], o, cb)
+                                                   : ws::train_generator(a.positional[0], o, cb);
     std::printf("trained %d steps in %.1f s: held-out loss %.4f -> %.4f; weights written to %s\n", o.steps, r.seconds,
                 r.validation_before, r.validation_after, a.positional[0].c_str());
     return 0;
@@ -165,7 +176,8 @@ int cmd_pico_bench(const std::string&, const Args& a) {
     if (o.episodes < 1 || o.episodes > 10000) throw UsageError("--episodes must be between 1 and 10000");
     if (o.steps < 1 || o.steps > 1000) throw UsageError("--steps must be between 1 and 1000");
     o.upsampler_episodes = to_int(a.get("--prompts", "50"), "--prompts");
-    if (o.upsampler_episodes < 1 || o.upsampler_episodes > 10000) throw UsageError("--prompts must be between 1 and 10000");
+    if (o.upsampler_episodes < 1 || o.upsampler_episodes > 10000)
+        throw UsageError("--prompts must be between 1 and 10000");
     o.json_constrained = !a.has("--free-text");
     // Held-out by default (training draws small seeds); another base gives a validation set to tune on.
     const int seed = to_int(a.get("--seed", std::to_string(o.seed)), "--seed");
@@ -178,8 +190,10 @@ int cmd_pico_bench(const std::string&, const Args& a) {
     ws::RunCallbacks cb;
     cb.should_cancel = [] { return g_interrupted.load(); };
     const ojson r = ws::pico::run_bench(a.positional[0], o, cb);
-    if (a.has("--json")) std::printf("%s\n", r.dump(2).c_str());
-    else std::printf("%s", ws::pico::bench_table(r).c_str());
+    if (a.has("--json"))
+        std::printf("%s\n", r.dump(2).c_str());
+    else
+        std::printf("%s", ws::pico::bench_table(r).c_str());
     return 0;
 }
 
@@ -199,8 +213,10 @@ int cmd_seam_bench(const std::string&, const Args& a) {
     ws::RunCallbacks cb;
     cb.should_cancel = [] { return g_interrupted.load(); };
     const ojson r = ws::pico::run_seam_bench(a.has("--model") ? a.get("--model") : default_model_dir(), o, cb);
-    if (a.has("--json")) std::printf("%s\n", r.dump(2).c_str());
-    else std::printf("%s", ws::pico::seam_bench_table(r).c_str());
+    if (a.has("--json"))
+        std::printf("%s\n", r.dump(2).c_str());
+    else
+        std::printf("%s", ws::pico::seam_bench_table(r).c_str());
     return 0;
 }
 
@@ -229,19 +245,24 @@ int cmd_sim(const std::string&, const Args& a) {
 }  // namespace
 
 void add_pico_verbs(std::vector<Verb>& v) {
-    v.push_back({"make-pico", R"(  make-pico OUT_DIR [--seed N]      write an untrained Pico model folder (Pico architecture, trained
+    v.push_back({"make-pico",
+                 R"(  make-pico OUT_DIR [--seed N]      write an untrained Pico model folder (Pico architecture, trained
                                     tokenizer, fitted codecs); train it with `train`
-)", cmd_make_pico});
+)",
+                 cmd_make_pico});
     v.push_back({"pico-codecs", R"(  pico-codecs MODEL_DIR [--episodes N] [--seed S] [--only video|audio]
                                     fit the Pico video and audio codecs on N simulated episodes (default 64) and
                                     install them as the model folder's vae/ and sound_tokenizer/
-)", cmd_pico_codecs});
+)",
+                 cmd_pico_codecs});
     v.push_back({"fit-decoder", R"(  fit-decoder MODEL_DIR [--steps N] [--episodes N] [--seed S] [--latent-noise X]
                                     fit the Pico video codec's convolutional decoder stage on N simulated
                                     episodes (defaults 4000 steps, 256 episodes, noise 0.3); the latent space
                                     stays, so the generator needs no retraining
-)", cmd_fit_decoder});
-    v.push_back({"train", R"(  train MODEL_DIR [--stage generator|upsampler] [--steps N] [--episodes N] [--seed S] [--lr X]
+)",
+                 cmd_fit_decoder});
+    v.push_back({"train",
+                 R"(  train MODEL_DIR [--stage generator|upsampler] [--steps N] [--episodes N] [--seed S] [--lr X]
         [--modes M,M,...] [--freeze-reasoner] [--caption-share X] [--text-dropout X]
         [--timestep-shift X] [--foreground-weight X] [--batch N] [--checkpoint-every N] [--resume]
         [--device cpu|cuda|cuda:N|auto]
@@ -257,21 +278,28 @@ void add_pico_verbs(std::vector<Verb>& v) {
                                     1 + X * (its share of body pixels) times;
                                     --batch averages N samples per update;
                                     --resume continues a run up to --steps in all
-)", cmd_train});
-    v.push_back({"pico-bench", R"(  pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--seed S] [--only S,S,...] [--free-text] [--json]
+)",
+                 cmd_train});
+    v.push_back(
+        {"pico-bench",
+         R"(  pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--seed S] [--only S,S,...] [--free-text] [--json]
                                     the Pico quality table on held-out episodes, with the baselines; sections:
                                     upsampler (N prompts), text2video, image2video, forward_dynamics,
                                     inverse_dynamics, sound (for a given video); --free-text upsamples without the JSON constraint;
                                     --seed: the first episode's seed (default 2000000)
-)", cmd_pico_bench});
-    v.push_back({"seam-bench", R"(  seam-bench [--model DIR] [--episodes N] [--chunks N] [--overlap K] [--steps N] [--seed S] [--json]
+)",
+         cmd_pico_bench});
+    v.push_back({"seam-bench",
+                 R"(  seam-bench [--model DIR] [--episodes N] [--chunks N] [--overlap K] [--steps N] [--seed S] [--json]
                                     long videos by continuation on held-out Pico World prompts: the frame-to-frame
                                     change (mean |Δ|, PSNR) across each seam against the change inside the chunks
-)", cmd_seam_bench});
+)",
+                 cmd_seam_bench});
     v.push_back({"sim", R"(  sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
                                     actions, impacts, questions with answers), seeds S .. S+N-1
-)", cmd_sim});
+)",
+                 cmd_sim});
 }
 
 }  // namespace cli

@@ -51,9 +51,14 @@ void fillLibrary(HistoryStore* history, int items) {
     for (int i = 0; i < items; ++i) {
         QImage thumb(112, 64, QImage::Format_RGB888);
         thumb.fill(QColor::fromHsv(i * 37 % 360, 180, 200));
-        const QString name = QStringLiteral("shot %1: a %2 ball rolls past a lighthouse").arg(i).arg(i % 3 ? "red" : "blue");
-        const QJsonObject record{{"mode", "text2video"}, {"seed", i}, {"seconds", 2.5}, {"model", QJsonObject{{"id", "pico:bench"}}},
-                                 {"request", QJsonObject{{"name", name}, {"prompt", name}, {"width", 64}, {"height", 64}}}};
+        const QString name =
+            QStringLiteral("shot %1: a %2 ball rolls past a lighthouse").arg(i).arg(i % 3 ? "red" : "blue");
+        const QJsonObject record{
+            {"mode", "text2video"},
+            {"seed", i},
+            {"seconds", 2.5},
+            {"model", QJsonObject{{"id", "pico:bench"}}},
+            {"request", QJsonObject{{"name", name}, {"prompt", name}, {"width", 64}, {"height", 64}}}};
         history->add(QStringLiteral("/nonexistent/shot_%1.mp4").arg(i),
                      QString::fromUtf8(QJsonDocument(record).toJson(QJsonDocument::Compact)), thumb);
     }
@@ -64,7 +69,8 @@ QString writeClip(const QString& dir, int frames) {
     ws::VideoFrames v;
     v.width = 832, v.height = 480, v.count = frames, v.fps = 24;
     v.rgb.resize(static_cast<size_t>(v.width) * v.height * 3 * frames);
-    for (size_t i = 0; i < v.rgb.size(); ++i) v.rgb[i] = static_cast<uint8_t>((i * 2654435761u) >> 24);  // noise: a real encode's work
+    for (size_t i = 0; i < v.rgb.size(); ++i)
+        v.rgb[i] = static_cast<uint8_t>((i * 2654435761u) >> 24);  // noise: a real encode's work
     ws::AudioClip a;
     a.samples.resize(static_cast<size_t>(48000 * frames / 24) * 2);
     for (size_t i = 0; i < a.samples.size(); ++i) a.samples[i] = 0.2f * std::sin(static_cast<float>(i) * 0.01f);
@@ -80,9 +86,11 @@ void fillProject(const QString& path, int videos, int questions) {
     p->add_prompt({0, "p", "a red ball rolls past a lighthouse", "common", "T2V"});
     std::vector<int64_t> vids, qids;
     for (int v = 0; v < videos; ++v)
-        vids.push_back(p->add_video({0, QStringLiteral("/nonexistent/video_%1.mp4").arg(v).toStdString(), v % 2 ? "A" : "B", "p", v, "{}"}));
+        vids.push_back(p->add_video(
+            {0, QStringLiteral("/nonexistent/video_%1.mp4").arg(v).toStdString(), v % 2 ? "A" : "B", "p", v, "{}"}));
     for (int q = 0; q < questions; ++q)
-        qids.push_back(p->add_question({0, "q" + std::to_string(q), "p", "Does the ball keep its colour? (" + std::to_string(q) + ")",
+        qids.push_back(p->add_question({0, "q" + std::to_string(q), "p",
+                                        "Does the ball keep its colour? (" + std::to_string(q) + ")",
                                         ws::hue::Dimension::SemanticAlignment, true}));
     int item = 0;
     for (int64_t v : vids)
@@ -115,8 +123,8 @@ int runInteractionBenchmark(int items) {
         stall = std::max(stall, typeText(w.historySearch(), query));
         stall = std::max(stall, longestStallMs([&] { return !w.library()->searching(); }, 60000));
         searchStall = std::max(searchStall, stall);
-        std::fprintf(stderr, "benchmark: search '%s' over %d outputs: %d listed, longest UI stall %.0f ms\n", qPrintable(query), items,
-                     w.historyList()->count(), stall);
+        std::fprintf(stderr, "benchmark: search '%s' over %d outputs: %d listed, longest UI stall %.0f ms\n",
+                     qPrintable(query), items, w.historyList()->count(), stall);
     }
     out["library_outputs"] = items;
     out["longest_ui_stall_ms_searching_the_library"] = searchStall;
@@ -127,17 +135,20 @@ int runInteractionBenchmark(int items) {
     w.player()->open(clip);
     longestStallMs([&] { return w.player()->hasMedia(0); }, 120000);
     bool finished = false, ok = true;
-    QObject::connect(&w, &MainWindow::exportFinished, &w, [&](const QString&, bool good) { finished = true, ok = ok && good; });
+    QObject::connect(&w, &MainWindow::exportFinished, &w,
+                     [&](const QString&, bool good) { finished = true, ok = ok && good; });
     double exportStall = 0;
-    for (const auto& [kind, to] : {std::pair{QStringLiteral("mp4"), scratch.filePath("export.mp4")}, std::pair{QStringLiteral("png"), scratch.filePath("frames")},
+    for (const auto& [kind, to] : {std::pair{QStringLiteral("mp4"), scratch.filePath("export.mp4")},
+                                   std::pair{QStringLiteral("png"), scratch.filePath("frames")},
                                    std::pair{QStringLiteral("wav"), scratch.filePath("export.wav")}}) {
         finished = false;
         QElapsedTimer t;
         t.start();
-        const double stall = stallDuring([&, kind = kind, to = to] { ok = w.exportTo(kind, to) && ok; }, [&] { return finished; }, 600000);
+        const double stall = stallDuring([&, kind = kind, to = to] { ok = w.exportTo(kind, to) && ok; },
+                                         [&] { return finished; }, 600000);
         exportStall = std::max(exportStall, stall);
-        std::fprintf(stderr, "benchmark: export %s of %d frames at 832x480: %.2f s, longest UI stall %.0f ms\n", qPrintable(kind), frames,
-                     t.elapsed() / 1000.0, stall);
+        std::fprintf(stderr, "benchmark: export %s of %d frames at 832x480: %.2f s, longest UI stall %.0f ms\n",
+                     qPrintable(kind), frames, t.elapsed() / 1000.0, stall);
     }
     out["export_frames_832x480"] = frames;
     out["longest_ui_stall_ms_exporting"] = exportStall;
@@ -158,7 +169,8 @@ int runInteractionBenchmark(int items) {
         const int before = e->answeredCount();
         QCoreApplication::postEvent(e, new QKeyEvent(QEvent::KeyPress, Qt::Key_N, Qt::NoModifier));
         QCoreApplication::postEvent(e, new QKeyEvent(QEvent::KeyRelease, Qt::Key_N, Qt::NoModifier));
-        labelStall = std::max(labelStall, longestStallMs([&] { return e->answeredCount() != before && settled(); }, 60000));
+        labelStall =
+            std::max(labelStall, longestStallMs([&] { return e->answeredCount() != before && settled(); }, 60000));
         if (e->answeredCount() != before + 1) ok = false;
     }
     std::fprintf(stderr, "benchmark: labeled 10 items, longest UI stall %.0f ms\n", labelStall);
@@ -176,8 +188,9 @@ int runInteractionBenchmark(int items) {
         if (e->disagreementCount() != before - 1) ok = false;
         adjudicateStall = std::max(adjudicateStall, stall);
     }
-    std::fprintf(stderr, "benchmark: adjudicated 10 of %d disagreements (%d videos x %d questions), longest UI stall %.0f ms\n", disputes,
-                 videos, questions, adjudicateStall);
+    std::fprintf(stderr,
+                 "benchmark: adjudicated 10 of %d disagreements (%d videos x %d questions), longest UI stall %.0f ms\n",
+                 disputes, videos, questions, adjudicateStall);
     out["evaluation_items"] = videos * questions;
     out["longest_ui_stall_ms_adjudicating"] = adjudicateStall;
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());

@@ -50,21 +50,30 @@ int main(int argc, char** argv) {
     cli.setApplicationDescription("WorldStudio: interactive world generation with Cosmos 3 world models");
     cli.addHelpOption();
     cli.addVersionOption();
-    cli.addPositionalArgument("path", "Model folder to open (Hugging Face snapshot layout), or an evaluation project file",
+    cli.addPositionalArgument("path",
+                              "Model folder to open (Hugging Face snapshot layout), or an evaluation project file",
                               "[MODEL_DIR | PROJECT.db]");
     QCommandLineOption model("model", "Model folder to open.", "DIR");
     QCommandLineOption enqueue("enqueue", "Queue a request JSON file (repeatable).", "FILE");
     QCommandLineOption noAudio("no-audio", "Play on the silent clock, without opening an audio device.");
-    QCommandLineOption evaluate("evaluate", "Open an evaluation project (created when new) in the Evaluate view.", "PROJECT.db");
+    QCommandLineOption evaluate("evaluate", "Open an evaluation project (created when new) in the Evaluate view.",
+                                "PROJECT.db");
     QCommandLineOption annotator("annotator", "The annotator's name for labeling.", "NAME");
-    QCommandLineOption screenshots("screenshots", "Save the user guide's pictures of each workspace to DIR, then quit.", "DIR");
-    QCommandLineOption benchmark("benchmark", "Print the studio's figures (first window, UI stalls, preview cost) as JSON, then quit.");
+    QCommandLineOption screenshots("screenshots", "Save the user guide's pictures of each workspace to DIR, then quit.",
+                                   "DIR");
+    QCommandLineOption benchmark(
+        "benchmark", "Print the studio's figures (first window, UI stalls, preview cost) as JSON, then quit.");
     QCommandLineOption jobs("jobs", "Benchmark jobs with previews, and as many without (default 15).", "N", "15");
-    QCommandLineOption roboticsBenchmark("benchmark-robotics", "Print the Robotics workspace's figures (UI stalls while rollouts generate, play latency) as JSON, then quit.");
+    QCommandLineOption roboticsBenchmark(
+        "benchmark-robotics",
+        "Print the Robotics workspace's figures (UI stalls while rollouts generate, play latency) as JSON, then quit.");
     QCommandLineOption rollouts("rollouts", "Rollouts the Robotics benchmark runs (default 3).", "N", "3");
-    QCommandLineOption ioBenchmark("benchmark-io", "Print the UI stalls while searching the library, exporting and adjudicating as JSON, then quit.");
+    QCommandLineOption ioBenchmark(
+        "benchmark-io",
+        "Print the UI stalls while searching the library, exporting and adjudicating as JSON, then quit.");
     QCommandLineOption items("items", "Outputs in the library the I/O benchmark searches (default 500).", "N", "500");
-    cli.addOptions({model, enqueue, noAudio, evaluate, annotator, screenshots, benchmark, jobs, roboticsBenchmark, rollouts, ioBenchmark, items});
+    cli.addOptions({model, enqueue, noAudio, evaluate, annotator, screenshots, benchmark, jobs, roboticsBenchmark,
+                    rollouts, ioBenchmark, items});
     cli.process(app);
     if (cli.isSet(benchmark)) return runStudioBenchmark(app, sinceMain, std::max(1, cli.value(jobs).toInt()));
     if (cli.isSet(roboticsBenchmark)) return runRoboticsBenchmark(std::max(1, cli.value(rollouts).toInt()));
@@ -73,7 +82,8 @@ int main(int argc, char** argv) {
     MainWindow w;
     if (cli.isSet(noAudio)) w.player()->setUseAudioDevice(false), w.evaluation()->player()->setUseAudioDevice(false);
     if (cli.isSet(annotator)) w.evaluation()->setAnnotator(cli.value(annotator));
-    if (cli.isSet(evaluate) && w.evaluation()->openProject(cli.value(evaluate))) w.showWorkspace(MainWindow::Workspace::Evaluate);
+    if (cli.isSet(evaluate) && w.evaluation()->openProject(cli.value(evaluate)))
+        w.showWorkspace(MainWindow::Workspace::Evaluate);
     if (cli.isSet(screenshots)) startScreenshotTour(&w, cli.value(screenshots));
     w.show();
     QString dir = cli.value(model);
@@ -89,8 +99,10 @@ int main(int argc, char** argv) {
         const QString last = QSettings().value("model/last").toString();
         if (!last.isEmpty() && QDir(last).exists()) dir = last;
     }
-    if (dir.isEmpty()) w.loadDefaultModel();
-    else w.loadModel(dir);
+    if (dir.isEmpty())
+        w.loadDefaultModel();
+    else
+        w.loadModel(dir);
     for (const QString& f : cli.values(enqueue)) w.enqueueRequestFile(f);
     return QApplication::exec();
 }

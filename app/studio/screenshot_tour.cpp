@@ -34,8 +34,10 @@ namespace {
 void save(MainWindow* w, const QString& dir, const QString& name) {
     QApplication::processEvents();
     const QString path = QDir(dir).filePath(name + ".png");
-    if (!w->grab().save(path)) qWarning("screenshots: cannot write %s", qPrintable(path));
-    else qInfo("screenshots: %s", qPrintable(path));
+    if (!w->grab().save(path))
+        qWarning("screenshots: cannot write %s", qPrintable(path));
+    else
+        qInfo("screenshots: %s", qPrintable(path));
 }
 
 // Runs `step` after `ms` of event processing (so repaints and queued signals land first).
@@ -84,9 +86,13 @@ void roboticsTour(MainWindow* w, const QString& dir, std::function<void()> then)
                         QObject::connect(poll, &QTimer::timeout, w, [w, r, dir, then, poll] {
                             if (!r->play()->playing() || r->play()->busy()) return;
                             if (r->play()->chunksPlayed() < 2) {
-                                QKeyEvent press(QEvent::KeyPress, r->play()->chunksPlayed() == 0 ? Qt::Key_D : Qt::Key_Space, Qt::NoModifier);
+                                QKeyEvent press(QEvent::KeyPress,
+                                                r->play()->chunksPlayed() == 0 ? Qt::Key_D : Qt::Key_Space,
+                                                Qt::NoModifier);
                                 QApplication::sendEvent(r->play()->liveView(), &press);
-                                QKeyEvent release(QEvent::KeyRelease, r->play()->chunksPlayed() == 0 ? Qt::Key_D : Qt::Key_Space, Qt::NoModifier);
+                                QKeyEvent release(QEvent::KeyRelease,
+                                                  r->play()->chunksPlayed() == 0 ? Qt::Key_D : Qt::Key_Space,
+                                                  Qt::NoModifier);
                                 QApplication::sendEvent(r->play()->liveView(), &release);
                                 return;
                             }
@@ -126,7 +132,8 @@ void startScreenshotTour(MainWindow* w, const QString& dir) {
         after(300, w, [w, dir] {
             save(w, dir, "models");
             w->showWorkspace(MainWindow::Workspace::Generate);
-            w->promptEdit()->setText(QStringLiteral("a red ball bounces on a wooden table"));  // in the model's language
+            w->promptEdit()->setText(
+                QStringLiteral("a red ball bounces on a wooden table"));  // in the model's language
             w->upsample();
         });
     });
@@ -144,18 +151,20 @@ void startScreenshotTour(MainWindow* w, const QString& dir) {
     });
     // Mid-run: the live preview on the stage.
     static bool previewSaved = false;
-    QObject::connect(w->queue(), &QueueController::preview, w, [w, dir](qint64, int step, int total, const QVector<QImage>&) {
-        if (previewSaved || step < total / 2) return;
-        previewSaved = true;
-        save(w, dir, "generate-live-preview");
-    });
+    QObject::connect(w->queue(), &QueueController::preview, w,
+                     [w, dir](qint64, int step, int total, const QVector<QImage>&) {
+                         if (previewSaved || step < total / 2) return;
+                         previewSaved = true;
+                         save(w, dir, "generate-live-preview");
+                     });
     QObject::connect(w, &MainWindow::jobCompleted, w, [w, dir](qint64, const QString&, qint64 historyId) {
         after(1500, w, [w, dir, historyId] {
             save(w, dir, "generate-result");
             w->showWorkspace(MainWindow::Workspace::Library);
             QElapsedTimer waited;  // the list fills off the UI thread
             waited.start();
-            while (w->library()->searching() && waited.elapsed() < 10000) QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+            while (w->library()->searching() && waited.elapsed() < 10000)
+                QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
             w->historyList()->setCurrentRow(0);
             after(300, w, [w, dir, historyId] {
                 save(w, dir, "library");
@@ -170,8 +179,10 @@ void startScreenshotTour(MainWindow* w, const QString& dir) {
                     // has something to show.
                     for (const auto& p : e->project()->prompts()) {
                         const QString key = QString::fromStdString(p.key);
-                        e->addQuestion(key, QStringLiteral("Does the ball bounce on the table?"), ws::hue::Dimension::SemanticAlignment, true);
-                        e->addQuestion(key, QStringLiteral("Does the ball keep its shape while it bounces?"), ws::hue::Dimension::PhysicalLaws, true);
+                        e->addQuestion(key, QStringLiteral("Does the ball bounce on the table?"),
+                                       ws::hue::Dimension::SemanticAlignment, true);
+                        e->addQuestion(key, QStringLiteral("Does the ball keep its shape while it bounces?"),
+                                       ws::hue::Dimension::PhysicalLaws, true);
                     }
                     e->setAnnotator("ben");
                     e->answer(ws::hue::Answer::Yes);

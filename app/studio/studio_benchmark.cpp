@@ -45,14 +45,15 @@ public:
     double atMs = -1, processAge = -1;
     const QElapsedTimer* since = nullptr;
     bool eventFilter(QObject* o, QEvent* e) override {
-        if (atMs < 0 && e->type() == QEvent::Paint) atMs = since->nsecsElapsed() / 1e6, processAge = processAgeSeconds();
+        if (atMs < 0 && e->type() == QEvent::Paint)
+            atMs = since->nsecsElapsed() / 1e6, processAge = processAgeSeconds();
         return QObject::eventFilter(o, e);
     }
 };
 
 struct Figures {
     QVector<double> withPreviews, without;  // seconds per denoising step, one per job
-    QVector<double> previewShare;            // per job with previews: the time making them / the step loop's time
+    QVector<double> previewShare;           // per job with previews: the time making them / the step loop's time
     double stallMs = 0, loadMs = 0;
     int previews = 0;
 };
@@ -79,10 +80,13 @@ Figures runJobs(int jobs, FirstPaint* firstPaint) {
     // are made, without text encoding and decoding around it.
     QHash<qint64, double> first;
     double lastStep = -1;
-    QObject::connect(w.queue(), &QueueController::progress, &w, [&first, &lastStep](qint64 id, int step, int total, double secs) {
-        if (step == 1) first[id] = secs;
-        else if (step == total && first.contains(id) && total > 1) lastStep = (secs - first[id]) / (total - 1);
-    });
+    QObject::connect(w.queue(), &QueueController::progress, &w,
+                     [&first, &lastStep](qint64 id, int step, int total, double secs) {
+                         if (step == 1)
+                             first[id] = secs;
+                         else if (step == total && first.contains(id) && total > 1)
+                             lastStep = (secs - first[id]) / (total - 1);
+                     });
     int completed = 0;
     QObject::connect(&w, &MainWindow::jobCompleted, &w, [&completed] { ++completed; });
     w.promptEdit()->setText("A red ball drops onto the table.");
@@ -99,9 +103,11 @@ Figures runJobs(int jobs, FirstPaint* firstPaint) {
         (previewing ? f.withPreviews : f.without).push_back(lastStep);
         if (previewing)
             for (const auto& j : w.queue()->jobs())
-                if (j.state == ws::JobState::Done && j.record.contains("preview_seconds") && j.id == w.queue()->jobs().back().id && j.total > 1)
+                if (j.state == ws::JobState::Done && j.record.contains("preview_seconds") &&
+                    j.id == w.queue()->jobs().back().id && j.total > 1)
                     f.previewShare.push_back(j.record["preview_seconds"].get<double>() / (lastStep * (j.total - 1)));
-        std::fprintf(stderr, "benchmark: job %d %s previews: %.4f s per step, longest UI stall %.0f ms\n", i + 1, previewing ? "with" : "without", lastStep, stall);
+        std::fprintf(stderr, "benchmark: job %d %s previews: %.4f s per step, longest UI stall %.0f ms\n", i + 1,
+                     previewing ? "with" : "without", lastStep, stall);
         if (previewing) f.stallMs = std::max(f.stallMs, stall);
     }
     return f;
@@ -135,8 +141,9 @@ int runStudioBenchmark(QApplication& app, const QElapsedTimer& sinceMain, int jo
                     {"preview_overhead_percent_measured", 100.0 * median(f.previewShare)}};
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
     const bool ok = f.withPreviews.size() == jobs && f.without.size() == jobs;
-    if (!ok) std::fprintf(stderr, "benchmark: %d and %d of %d jobs each way finished\n", static_cast<int>(f.withPreviews.size()),
-                          static_cast<int>(f.without.size()), jobs);
+    if (!ok)
+        std::fprintf(stderr, "benchmark: %d and %d of %d jobs each way finished\n",
+                     static_cast<int>(f.withPreviews.size()), static_cast<int>(f.without.size()), jobs);
     return ok ? 0 : 1;
 }
 
@@ -185,10 +192,12 @@ int runRoboticsBenchmark(int rollouts) {
     double playStall = 0;
     for (int i = 0; i < 2 && play->playing(); ++i) {
         const int before = play->chunksPlayed();
-        QKeyEvent press(QEvent::KeyPress, Qt::Key_W, Qt::NoModifier), release(QEvent::KeyRelease, Qt::Key_W, Qt::NoModifier);
+        QKeyEvent press(QEvent::KeyPress, Qt::Key_W, Qt::NoModifier),
+            release(QEvent::KeyRelease, Qt::Key_W, Qt::NoModifier);
         QApplication::sendEvent(play->liveView(), &press);
         QApplication::sendEvent(play->liveView(), &release);
-        playStall = std::max(playStall, longestStallMs([&] { return play->chunksPlayed() > before && !play->busy(); }, 600000));
+        playStall =
+            std::max(playStall, longestStallMs([&] { return play->chunksPlayed() > before && !play->busy(); }, 600000));
     }
     const QVector<double> latencies = play->latencies();
     bool saved = false;

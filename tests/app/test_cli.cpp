@@ -7,9 +7,7 @@
 class TestCli : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
-    wstest::ProcResult cli(const QStringList& args) {
-        return wstest::run(WS_CLI, args);
-    }
+    wstest::ProcResult cli(const QStringList& args) { return wstest::run(WS_CLI, args); }
     static void write(const QString& path, const QByteArray& bytes) {
         QDir().mkpath(QFileInfo(path).absolutePath());
         QFile f(path);
@@ -47,9 +45,10 @@ private Q_SLOTS:
         QVERIFY(r.out.startsWith("worldstudio-cli "));
     }
     void usageErrorsExit2() {
-        for (const QStringList& args : {QStringList{}, QStringList{"frobnicate"}, QStringList{"noise", "--seed", "1"},
-                                         QStringList{"noise", "--seed", "x", "--shape", "2"}, QStringList{"sigmas", "--steps"},
-                                         QStringList{"velocity", "dir"}, QStringList{"tokenize"}}) {
+        for (const QStringList& args :
+             {QStringList{}, QStringList{"frobnicate"}, QStringList{"noise", "--seed", "1"},
+              QStringList{"noise", "--seed", "x", "--shape", "2"}, QStringList{"sigmas", "--steps"},
+              QStringList{"velocity", "dir"}, QStringList{"tokenize"}}) {
             auto r = cli(args);
             QVERIFY2(r.code == 2, qPrintable(args.join(' ') + " -> " + QString::number(r.code)));
             QVERIFY(r.err.contains("usage:"));
@@ -61,9 +60,10 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("{\"model_mode\": \"text2video\", \"promt\": \"typo\"}");
         f.close();
-        for (const QStringList& args : {QStringList{"generate", bad, "-o", tmp_.filePath("o")}, QStringList{"info", "/nonexistent/model"},
-                                         QStringList{"velocity", "/nonexistent/case", "-o", tmp_.filePath("v.st")},
-                                         QStringList{"tokenize", "--tokenizer", "/nonexistent/t.json", "x"}}) {
+        for (const QStringList& args :
+             {QStringList{"generate", bad, "-o", tmp_.filePath("o")}, QStringList{"info", "/nonexistent/model"},
+              QStringList{"velocity", "/nonexistent/case", "-o", tmp_.filePath("v.st")},
+              QStringList{"tokenize", "--tokenizer", "/nonexistent/t.json", "x"}}) {
             auto r = cli(args);
             QVERIFY2(r.code == 1, qPrintable(args.join(' ') + " -> " + QString::number(r.code) + " " + r.err));
             QCOMPARE(r.err.count('\n'), 1);
@@ -74,7 +74,8 @@ private Q_SLOTS:
         // A field of the wrong type: the job file, the field and what it must be.
         const QString typed = tmp_.filePath("typed.json");
         write(typed, "{\"model_mode\": \"text2video\", \"prompt\": 5}");
-        refusedWithOneLine(cli({"generate", typed, "-o", tmp_.filePath("o")}), typed + ": field 'prompt' must be a string (got number)", "");
+        refusedWithOneLine(cli({"generate", typed, "-o", tmp_.filePath("o")}),
+                           typed + ": field 'prompt' must be a string (got number)", "");
     }
     void noiseAndSigmas() {
         auto r = cli({"noise", "--seed", "42", "--shape", "2,2"});
@@ -88,10 +89,13 @@ private Q_SLOTS:
         QCOMPARE(lines.last(), QByteArray("0"));
     }
     void formatPrompt() {
-        auto r = cli({"format-prompt", "--mode", "text2video", "--prompt", "A ball.", "--frames", "189", "--fps", "24", "--resolution", "720",
-                      "--aspect", "9,16"});
+        auto r = cli({"format-prompt", "--mode", "text2video", "--prompt", "A ball.", "--frames", "189", "--fps", "24",
+                      "--resolution", "720", "--aspect", "9,16"});
         QCOMPARE(r.code, 0);
-        QCOMPARE(r.out, QByteArray("A ball. The video is 7.9 seconds long and is of 24 FPS. This video is of 1280x720 resolution.\n"));
+        QCOMPARE(
+            r.out,
+            QByteArray(
+                "A ball. The video is 7.9 seconds long and is of 24 FPS. This video is of 1280x720 resolution.\n"));
     }
     // The request schema, printed three ways; the form's strings for lupdate are the committed file, so a field's
     // label or help changed in the schema cannot go untranslated unnoticed.
@@ -109,8 +113,9 @@ private Q_SLOTS:
         QCOMPARE(strings.code, 0);
         QFile committed(WS_SOURCE_DIR "/translations/request_schema_strings.cpp");
         QVERIFY(committed.open(QIODevice::ReadOnly));
-        QVERIFY2(committed.readAll() == strings.out,
-                 "translations/request_schema_strings.cpp is stale: worldstudio-cli fields --translation-source > it, then lupdate");
+        QVERIFY2(
+            committed.readAll() == strings.out,
+            "translations/request_schema_strings.cpp is stale: worldstudio-cli fields --translation-source > it, then lupdate");
     }
     void compareReportsErrors() {
         const QString golden = QString(WS_TEST_DATA) + "/golden/seq_a";
@@ -135,8 +140,9 @@ private Q_SLOTS:
         QCOMPARE(info.code, 0);
         QVERIFY(info.out.contains("missing tensors: 0"));
         QVERIFY(info.out.contains("loadable: yes"));
-        auto g = cli({"generate", "--model", model, "--mode", "text2video", "--prompt", "a ball", "--resolution", "256", "--frames", "9",
-                      "--steps", "2", "--sound", "--negative-prompt", "blurry", "-o", tmp_.filePath("out/clip")});
+        auto g = cli({"generate", "--model", model, "--mode", "text2video", "--prompt", "a ball", "--resolution", "256",
+                      "--frames", "9", "--steps", "2", "--sound", "--negative-prompt", "blurry", "-o",
+                      tmp_.filePath("out/clip")});
         QVERIFY2(g.code == 0, g.err.constData());
         QVERIFY(g.out.contains("step 2/2"));
         QVERIFY(QFile::exists(tmp_.filePath("out/clip.safetensors")));
@@ -148,23 +154,68 @@ private Q_SLOTS:
         const QString edge = tmp_.filePath("tiny_edge");
         QCOMPARE(cli({"make-tiny", edge, "--edge"}).code, 0);
         auto ei = cli({"info", edge});
-        QVERIFY2(ei.code == 0 && ei.out.contains("backbone: Nemotron dense (Edge); the generation tower reads the text keys through k_norm_und_for_gen"),
-                 ei.out.constData());
-        auto lg = cli({"generate", "--model", model, "--mode", "text2video", "--prompt", "a ball", "--set", "width=64", "--set", "height=32",
-                       "--frames", "9", "--steps", "1", "--chunks", "2", "--overlap", "1", "--prompting", "diffusers", "-o", tmp_.filePath("out/long.mp4")});
+        QVERIFY2(
+            ei.code == 0 &&
+                ei.out.contains(
+                    "backbone: Nemotron dense (Edge); the generation tower reads the text keys through k_norm_und_for_gen"),
+            ei.out.constData());
+        auto lg = cli({"generate",
+                       "--model",
+                       model,
+                       "--mode",
+                       "text2video",
+                       "--prompt",
+                       "a ball",
+                       "--set",
+                       "width=64",
+                       "--set",
+                       "height=32",
+                       "--frames",
+                       "9",
+                       "--steps",
+                       "1",
+                       "--chunks",
+                       "2",
+                       "--overlap",
+                       "1",
+                       "--prompting",
+                       "diffusers",
+                       "-o",
+                       tmp_.filePath("out/long.mp4")});
         QVERIFY2(lg.code == 0, lg.err.constData());
         QVERIFY(lg.out.contains("step 2/2"));
         const ws::ojson rec = ws::ojson::parse(read(tmp_.filePath("out/long.json")).toStdString());
         QCOMPARE(rec["continuation"]["frames"].get<int>(), 17);  // 9 + (9 - 1)
         QCOMPARE(rec["prompting"]["path"].get<std::string>(), std::string("diffusers"));
-        auto lone = cli({"generate", "--model", model, "--prompt", "x", "--overlap", "2", "-o", tmp_.filePath("out/x.mp4")});
+        auto lone =
+            cli({"generate", "--model", model, "--prompt", "x", "--overlap", "2", "-o", tmp_.filePath("out/x.mp4")});
         QCOMPARE(lone.code, 2);
         QVERIFY(lone.err.contains("--overlap goes with --chunks"));
-        auto both = cli({"generate", "--model", model, "--prompt", "x", "--json-caption", "--plain-prompt", "-o", tmp_.filePath("out/x.mp4")});
+        auto both = cli({"generate", "--model", model, "--prompt", "x", "--json-caption", "--plain-prompt", "-o",
+                         tmp_.filePath("out/x.mp4")});
         QCOMPARE(both.code, 2);
         // The memory and speed options reach the engine and the record; bad values are usage errors.
-        auto mem = cli({"generate", "--model", model, "--prompt", "a ball", "--resolution", "256", "--frames", "5", "--steps", "3", "--tower-split",
-                        "--resident-layers", "1", "--step-cache", "--step-cache-threshold", "0.5", "--vae-budget", "64", "-o", tmp_.filePath("out/mem")});
+        auto mem = cli({"generate",
+                        "--model",
+                        model,
+                        "--prompt",
+                        "a ball",
+                        "--resolution",
+                        "256",
+                        "--frames",
+                        "5",
+                        "--steps",
+                        "3",
+                        "--tower-split",
+                        "--resident-layers",
+                        "1",
+                        "--step-cache",
+                        "--step-cache-threshold",
+                        "0.5",
+                        "--vae-budget",
+                        "64",
+                        "-o",
+                        tmp_.filePath("out/mem")});
         QVERIFY2(mem.code == 0, mem.err.constData());
         const ws::ojson mr = ws::ojson::parse(read(tmp_.filePath("out/mem.json")).toStdString());
         QCOMPARE(mr["memory"]["tower_split"].get<bool>(), true);
@@ -173,24 +224,32 @@ private Q_SLOTS:
         QCOMPARE(mr["request"]["vae_budget_mb"].get<int>(), 64);
         QVERIFY(!mem.err.contains("memory budget"));
         // A budget below even a streamed run still runs, and says so.
-        auto over = cli({"generate", "--model", model, "--prompt", "a ball", "--frames", "5", "--steps", "1", "--memory-budget", "1",
-                         "-o", tmp_.filePath("out/over")});
-        QVERIFY2(over.code == 0 && over.err.contains("memory budget of 1 MiB is below what even a streamed run holds"), over.err.constData());
-        QVERIFY(ws::ojson::parse(read(tmp_.filePath("out/over.json")).toStdString())["memory"]["over_budget"].get<bool>());
+        auto over = cli({"generate", "--model", model, "--prompt", "a ball", "--frames", "5", "--steps", "1",
+                         "--memory-budget", "1", "-o", tmp_.filePath("out/over")});
+        QVERIFY2(over.code == 0 && over.err.contains("memory budget of 1 MiB is below what even a streamed run holds"),
+                 over.err.constData());
+        QVERIFY(
+            ws::ojson::parse(read(tmp_.filePath("out/over.json")).toStdString())["memory"]["over_budget"].get<bool>());
         for (const QStringList& bad : {QStringList{"--memory-budget", "lots"}, QStringList{"--resident-layers", "-4"},
-                                       QStringList{"--step-cache-threshold", "0.3"}, QStringList{"--step-cache", "--step-cache-threshold", "x"}}) {
-            auto r = cli(QStringList{"generate", "--model", model, "--prompt", "x", "-o", tmp_.filePath("out/bad")} + bad);
+                                       QStringList{"--step-cache-threshold", "0.3"},
+                                       QStringList{"--step-cache", "--step-cache-threshold", "x"}}) {
+            auto r =
+                cli(QStringList{"generate", "--model", model, "--prompt", "x", "-o", tmp_.filePath("out/bad")} + bad);
             QVERIFY2(r.code == 2, qPrintable(bad.join(' ') + ": " + QString::fromUtf8(r.err)));
         }
-        auto badCache = cli({"generate", "--model", model, "--prompt", "x", "--set", "step_cache={\"speed\": 1}", "-o", tmp_.filePath("out/bad")});
-        QVERIFY2(badCache.code == 1 && badCache.err.contains("step_cache has no field 'speed'"), badCache.err.constData());
+        auto badCache = cli({"generate", "--model", model, "--prompt", "x", "--set", "step_cache={\"speed\": 1}", "-o",
+                             tmp_.filePath("out/bad")});
+        QVERIFY2(badCache.code == 1 && badCache.err.contains("step_cache has no field 'speed'"),
+                 badCache.err.constData());
     }
 
     // A reference case's `condition_frame_indexes: null` (as the reference writes it for text2image) means no
     // conditioning frames; a field of the wrong type is named with the file and what it must be.
     void caseFieldsNullAndWrongTypes() {
-        const QString plain = editedCase("t2v_a", "case_plain", [](ws::ojson& j) { j.erase("condition_frame_indexes"); });
-        const QString null = editedCase("t2v_a", "case_null", [](ws::ojson& j) { j["condition_frame_indexes"] = nullptr; });
+        const QString plain =
+            editedCase("t2v_a", "case_plain", [](ws::ojson& j) { j.erase("condition_frame_indexes"); });
+        const QString null =
+            editedCase("t2v_a", "case_null", [](ws::ojson& j) { j["condition_frame_indexes"] = nullptr; });
         auto a = cli({"velocity", plain, "-o", tmp_.filePath("plain.safetensors")});
         QVERIFY2(a.code == 0, a.err.constData());
         auto b = cli({"velocity", null, "-o", tmp_.filePath("null.safetensors")});
@@ -201,13 +260,16 @@ private Q_SLOTS:
         refusedWithOneLine(cli({"velocity", bad, "-o", tmp_.filePath("bad.safetensors")}), bad + "/case.json",
                            "field 'condition_frame_indexes' must be a list of integers (got string)");
         const QString fps = editedCase("t2v_a", "case_fps", [](ws::ojson& j) { j["fps"] = ws::ojson::array(); });
-        refusedWithOneLine(cli({"velocity", fps, "-o", tmp_.filePath("fps.safetensors")}), fps + "/case.json", "field 'fps' must be a number");
+        refusedWithOneLine(cli({"velocity", fps, "-o", tmp_.filePath("fps.safetensors")}), fps + "/case.json",
+                           "field 'fps' must be a number");
         const QString notobj = tmp_.filePath("case_array");
         QDir().mkpath(notobj);
         write(notobj + "/case.json", "[1, 2]");
-        refusedWithOneLine(cli({"positions", notobj, "-o", tmp_.filePath("p.safetensors")}), notobj + "/case.json", "one JSON object");
+        refusedWithOneLine(cli({"positions", notobj, "-o", tmp_.filePath("p.safetensors")}), notobj + "/case.json",
+                           "one JSON object");
         write(notobj + "/case.json", "{\"text_tokens\": ");
-        refusedWithOneLine(cli({"positions", notobj, "-o", tmp_.filePath("p.safetensors")}), notobj + "/case.json", "not valid JSON");
+        refusedWithOneLine(cli({"positions", notobj, "-o", tmp_.filePath("p.safetensors")}), notobj + "/case.json",
+                           "not valid JSON");
     }
 
     // probe refuses what is not media, as generate does: a text file named .png, a PNG header claiming a
@@ -217,8 +279,9 @@ private Q_SLOTS:
         write(text, "these are my notes, not a picture\n");
         refusedWithOneLine(cli({"probe", text}), text, "not");
         // A valid PNG signature and IHDR chunk claiming 65535 x 32768 pixels, then nothing.
-        QByteArray png = QByteArray::fromHex("89504e470d0a1a0a0000000d49484452") + QByteArray::fromHex("0000ffff00008000") +
-                         QByteArray::fromHex("0802000000") + QByteArray(4, '\0');
+        QByteArray png = QByteArray::fromHex("89504e470d0a1a0a0000000d49484452") +
+                         QByteArray::fromHex("0000ffff00008000") + QByteArray::fromHex("0802000000") +
+                         QByteArray(4, '\0');
         const QString huge = tmp_.filePath("huge.png");
         write(huge, png);
         auto r = cli({"probe", huge});
@@ -255,7 +318,8 @@ private Q_SLOTS:
         QCOMPARE(lines[1] + "\n", cli({"tokenize", "--tokenizer", tok, "hello world"}).out);
         QCOMPARE(lines[2], QByteArray());
         QCOMPARE(cli({"tokenize", "--tokenizer", tok, "--file", tmp_.filePath("corpus.txt"), "extra"}).code, 2);
-        refusedWithOneLine(cli({"tokenize", "--tokenizer", tok, "--file", tmp_.filePath("nope.txt")}), tmp_.filePath("nope.txt"), "cannot read");
+        refusedWithOneLine(cli({"tokenize", "--tokenizer", tok, "--file", tmp_.filePath("nope.txt")}),
+                           tmp_.filePath("nope.txt"), "cannot read");
     }
 
     // info checks every component a folder holds: a truncated vae/ or sound_tokenizer/ file is reported with its
@@ -282,7 +346,8 @@ private Q_SLOTS:
             QVERIFY2(r.out.contains("transformer: ok"), r.out.constData());
             QVERIFY2(r.out.contains("loadable: no"), r.out.constData());
             // And generate refuses the folder with the same reason, before any step.
-            auto g = cli({"generate", "--model", copy, "--prompt", "a ball", "--steps", "1", "--frames", "1", "-o", tmp_.filePath("g")});
+            auto g = cli({"generate", "--model", copy, "--prompt", "a ball", "--steps", "1", "--frames", "1", "-o",
+                          tmp_.filePath("g")});
             QCOMPARE(g.code, 1);
         }
         const QString junk = tmp_.filePath("tiny_junk");
@@ -290,7 +355,8 @@ private Q_SLOTS:
         write(junk + "/vae/config.json", "{\"z_dim\": \"forty-eight\"}");
         auto r = cli({"info", junk});
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.out.contains("vae: FAILS: ") && r.out.contains("config.json") && r.out.contains("z_dim"), r.out.constData());
+        QVERIFY2(r.out.contains("vae: FAILS: ") && r.out.contains("config.json") && r.out.contains("z_dim"),
+                 r.out.constData());
     }
 };
 

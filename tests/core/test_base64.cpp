@@ -13,8 +13,13 @@ class TestBase64 : public QObject {
 
 private Q_SLOTS:
     void rfc4648Vectors() {
-        const std::vector<std::pair<std::string, std::string>> vectors = {
-            {"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};
+        const std::vector<std::pair<std::string, std::string>> vectors = {{"", ""},
+                                                                          {"f", "Zg=="},
+                                                                          {"fo", "Zm8="},
+                                                                          {"foo", "Zm9v"},
+                                                                          {"foob", "Zm9vYg=="},
+                                                                          {"fooba", "Zm9vYmE="},
+                                                                          {"foobar", "Zm9vYmFy"}};
         for (const auto& [plain, coded] : vectors) {
             QCOMPARE(base64_encode(plain.data(), plain.size()), coded);
             QCOMPARE(text(base64_decode(coded)), plain);

@@ -48,7 +48,8 @@ private Q_SLOTS:
                 ++nans;
                 continue;
             }
-            QVERIFY2(std::memcmp(&got, &want, sizeof got) == 0, qPrintable(QString("0x%1: %2 vs %3").arg(b, 2, 16, QChar('0')).arg(got).arg(want)));
+            QVERIFY2(std::memcmp(&got, &want, sizeof got) == 0,
+                     qPrintable(QString("0x%1: %2 vs %3").arg(b, 2, 16, QChar('0')).arg(got).arg(want)));
             QVERIFY(std::isfinite(got));  // E4M3 "fn" has no infinities
         }
         QCOMPARE(nans, 2);  // 0x7F and 0xFF only
@@ -56,24 +57,26 @@ private Q_SLOTS:
         QCOMPARE(e4m3_to_float(0x7E), 448.0f);
         QCOMPARE(e4m3_to_float(0xFE), -448.0f);
         QCOMPARE(e4m3_to_float(0x38), 1.0f);
-        QCOMPARE(e4m3_to_float(0x08), 0.015625f);        // 2^-6, the smallest normal
-        QCOMPARE(e4m3_to_float(0x01), 0.001953125f);     // 2^-9, the smallest subnormal
-        QCOMPARE(e4m3_to_float(0x07), 0.013671875f);     // 7/8 · 2^-6, the largest subnormal
+        QCOMPARE(e4m3_to_float(0x08), 0.015625f);     // 2^-6, the smallest normal
+        QCOMPARE(e4m3_to_float(0x01), 0.001953125f);  // 2^-9, the smallest subnormal
+        QCOMPARE(e4m3_to_float(0x07), 0.013671875f);  // 7/8 · 2^-6, the largest subnormal
         QVERIFY(std::signbit(e4m3_to_float(0x80)) && e4m3_to_float(0x80) == 0.0f);
         // Monotone over the non-negative codes: the encoder's search relies on it.
-        for (int b = 1; b <= 0x7E; ++b) QVERIFY(e4m3_to_float(static_cast<uint8_t>(b)) > e4m3_to_float(static_cast<uint8_t>(b - 1)));
+        for (int b = 1; b <= 0x7E; ++b)
+            QVERIFY(e4m3_to_float(static_cast<uint8_t>(b)) > e4m3_to_float(static_cast<uint8_t>(b - 1)));
     }
 
     void encoderRoundsToNearestEvenAndSaturates() {
         for (int b = 0; b < 256; ++b) {
             if ((b & 0x7F) == 0x7F) continue;
-            QCOMPARE(int(float_to_e4m3(e4m3_to_float(static_cast<uint8_t>(b)))), b);  // every value round-trips, -0 included
+            QCOMPARE(int(float_to_e4m3(e4m3_to_float(static_cast<uint8_t>(b)))),
+                     b);  // every value round-trips, -0 included
         }
-        QCOMPARE(int(float_to_e4m3(1.0625f)), 0x38);   // halfway between 1 and 1.125: the even code (1.0)
-        QCOMPARE(int(float_to_e4m3(1.1875f)), 0x3A);   // halfway between 1.125 and 1.25: the even code (1.25)
+        QCOMPARE(int(float_to_e4m3(1.0625f)), 0x38);  // halfway between 1 and 1.125: the even code (1.0)
+        QCOMPARE(int(float_to_e4m3(1.1875f)), 0x3A);  // halfway between 1.125 and 1.25: the even code (1.25)
         QCOMPARE(int(float_to_e4m3(1.06f)), 0x38);
         QCOMPARE(int(float_to_e4m3(1.07f)), 0x39);
-        QCOMPARE(int(float_to_e4m3(1000.0f)), 0x7E);   // saturates to 448, never NaN
+        QCOMPARE(int(float_to_e4m3(1000.0f)), 0x7E);  // saturates to 448, never NaN
         QCOMPARE(int(float_to_e4m3(-1e30f)), 0xFE);
         QCOMPARE(int(float_to_e4m3(INFINITY)), 0x7E);
         QCOMPARE(int(float_to_e4m3(0.0009765625f)), 0x00);  // 2^-10, half the smallest subnormal: ties to even (0)
@@ -89,8 +92,10 @@ private Q_SLOTS:
         QCOMPARE(w.sizes().vec(), std::vector<int64_t>({16, 16}));
         for (int b = 0; b < 256; ++b) {
             const float got = w.reshape({-1})[b].item<float>(), want = e4m3_to_float(static_cast<uint8_t>(b)) * scale;
-            if (std::isnan(want)) QVERIFY(std::isnan(got));
-            else QCOMPARE(got, want);
+            if (std::isnan(want))
+                QVERIFY(std::isnan(got));
+            else
+                QCOMPARE(got, want);
         }
     }
 

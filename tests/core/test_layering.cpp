@@ -9,8 +9,9 @@ class TestLayering : public QObject {
     Q_OBJECT
 
     wstest::ProcResult check(const QString& allowed, const QStringList& files) {
-        return wstest::run(WS_CMAKE, {"-DTARGET=worldstudio_example", "-DALLOWED=" + allowed, "-DFILES=" + files.join(';'), "-P",
-                                      QString(WS_SOURCE_DIR) + "/cmake/check_layering.cmake"});
+        return wstest::run(WS_CMAKE,
+                           {"-DTARGET=worldstudio_example", "-DALLOWED=" + allowed, "-DFILES=" + files.join(';'), "-P",
+                            QString(WS_SOURCE_DIR) + "/cmake/check_layering.cmake"});
     }
     QString write(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
         const QString path = dir.filePath(name);
@@ -23,8 +24,10 @@ class TestLayering : public QObject {
 private Q_SLOTS:
     void anIncludeOfAnUnlinkedModuleFails() {
         QTemporaryDir dir;
-        const QString ok = write(dir, "ok.cpp", "#include <vector>\n#include \"worldstudio/core/error.h\"\n#include \"model/network.h\"\n");
-        const QString bad = write(dir, "bad.cpp", "#include \"worldstudio/core/error.h\"\n  #  include <worldstudio/media/media.h>\n");
+        const QString ok = write(
+            dir, "ok.cpp", "#include <vector>\n#include \"worldstudio/core/error.h\"\n#include \"model/network.h\"\n");
+        const QString bad =
+            write(dir, "bad.cpp", "#include \"worldstudio/core/error.h\"\n  #  include <worldstudio/media/media.h>\n");
         const QString internal = write(dir, "internal.h", "#include \"pico/world_internal.h\"\n");
         const auto passes = check("core;model", {ok});
         QCOMPARE(passes.code, 0);

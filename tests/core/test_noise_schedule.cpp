@@ -21,7 +21,9 @@ private Q_SLOTS:
         for (const auto& c : cases) {
             auto r = wstest::python(QString("import numpy as np,sys\n"
                                             "a=np.random.RandomState(%1).standard_normal((%2,)).astype(np.float32)\n"
-                                            "sys.stdout.buffer.write(a.tobytes())").arg(c.seed).arg(c.count));
+                                            "sys.stdout.buffer.write(a.tobytes())")
+                                        .arg(c.seed)
+                                        .arg(c.count));
             QVERIFY2(r.code == 0, r.err.constData());
             QCOMPARE(r.out.size(), int(c.count * 4));
             std::vector<double> ours = numpy_standard_normal(c.seed, c.count);
@@ -32,20 +34,22 @@ private Q_SLOTS:
         }
     }
     void sigmaTablesMatchReference() {
-        const std::vector<std::pair<int, double>> cases = {{35, 10.0}, {50, 3.0}, {30, 10.0}, {35, 5.0}, {4, 1.0}, {1, 10.0}, {200, 7.5}};
+        const std::vector<std::pair<int, double>> cases = {{35, 10.0}, {50, 3.0}, {30, 10.0}, {35, 5.0},
+                                                           {4, 1.0},   {1, 10.0}, {200, 7.5}};
         for (const auto& [steps, shift] : cases) {
-            auto r = wstest::python(QString(
-                "import numpy as np\n"
-                "N,s=%1,%2\n"
-                "alphas=np.linspace(1,1/1000,1000)[::-1].copy()\n"
-                "sig_table=(1.0-alphas).astype(np.float32)\n"
-                "smax=float(sig_table[0]); smin=0.0\n"
-                "sig=np.linspace(smax,smin,N+1)[:-1]\n"
-                "sig=s*sig/(1+(s-1)*sig)\n"
-                "ts=(sig*1000).astype(np.int64)\n"
-                "sg=np.concatenate([sig,[0.0]]).astype(np.float32)\n"
-                "print(' '.join(str(int(t)) for t in ts))\n"
-                "print(' '.join(repr(float(x)) for x in sg))").arg(steps).arg(shift, 0, 'g', 17));
+            auto r = wstest::python(QString("import numpy as np\n"
+                                            "N,s=%1,%2\n"
+                                            "alphas=np.linspace(1,1/1000,1000)[::-1].copy()\n"
+                                            "sig_table=(1.0-alphas).astype(np.float32)\n"
+                                            "smax=float(sig_table[0]); smin=0.0\n"
+                                            "sig=np.linspace(smax,smin,N+1)[:-1]\n"
+                                            "sig=s*sig/(1+(s-1)*sig)\n"
+                                            "ts=(sig*1000).astype(np.int64)\n"
+                                            "sg=np.concatenate([sig,[0.0]]).astype(np.float32)\n"
+                                            "print(' '.join(str(int(t)) for t in ts))\n"
+                                            "print(' '.join(repr(float(x)) for x in sg))")
+                                        .arg(steps)
+                                        .arg(shift, 0, 'g', 17));
             QVERIFY2(r.code == 0, r.err.constData());
             const QList<QByteArray> lines = r.out.trimmed().split('\n');
             SigmaSchedule ours = make_sigma_schedule(steps, shift);
@@ -79,12 +83,15 @@ private Q_SLOTS:
         for (int n : {35, 20, 4, 1}) {
             compare(make_karras_flow_schedule(n, 0.147, 200.0),
                     QString("N=%1\nramp=np.linspace(0,1,N)\nlo,hi=0.147**(1/7.0),200.0**(1/7.0)\n"
-                            "k=(hi+ramp*(lo-hi))**7.0\nsig=k/(k+1)\n").arg(n));
+                            "k=(hi+ramp*(lo-hi))**7.0\nsig=k/(k+1)\n")
+                        .arg(n));
             for (bool native : {false, true})
                 compare(make_shifted_flow_schedule(n, native ? 3.0 : 10.0, native),
                         QString("N,s=%1,%2\nsig=np.linspace(%3,N+1)[:-1]\nsig=s*sig/(1+(s-1)*sig)\n"
                                 "sig[0]=sig[0]-1e-6 if abs(sig[0]-1)<1e-6 else sig[0]\n")
-                            .arg(n).arg(native ? 3.0 : 10.0).arg(native ? "1-1/1000,0" : "1,1/1000"));
+                            .arg(n)
+                            .arg(native ? 3.0 : 10.0)
+                            .arg(native ? "1-1/1000,0" : "1,1/1000"));
         }
         // The base export's 35 steps: no timestep twice, from 995 (200 / 201) to 128.
         const SigmaSchedule k = make_karras_flow_schedule(35, 0.147, 200.0);

@@ -56,7 +56,8 @@ private Q_SLOTS:
             QCOMPARE(v.dtype, blob.dtype);
             QCOMPARE(v.shape, blob.shape);
             QCOMPARE(v.nbytes, blob.bytes.size());
-            QVERIFY(blob.bytes.empty() || std::memcmp(v.data, blob.bytes.data(), blob.bytes.size()) == 0);  // memcmp of nothing may not take null
+            QVERIFY(blob.bytes.empty() || std::memcmp(v.data, blob.bytes.data(), blob.bytes.size()) ==
+                                              0);  // memcmp of nothing may not take null
         }
     }
     void torchRoundTrip() {
@@ -71,7 +72,8 @@ private Q_SLOTS:
         expect_error(p("zero.safetensors"), {"truncated"});
     }
     void truncatedData() {
-        write_raw(p("trunc.safetensors"), R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", std::string(8, '\0'));
+        write_raw(p("trunc.safetensors"), R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
+                  std::string(8, '\0'));
         expect_error(p("trunc.safetensors"), {"'a'", "outside"});
     }
     void truncatedHeader() {
@@ -99,23 +101,30 @@ private Q_SLOTS:
         expect_error(p("huge.safetensors"), {"not sane"});
     }
     void overlappingOffsets() {
-        write_raw(p("ov.safetensors"),
-                  R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
-                  std::string(12, '\0'));
+        write_raw(
+            p("ov.safetensors"),
+            R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+            std::string(12, '\0'));
         expect_error(p("ov.safetensors"), {"overlap", "'a'", "'b'"});
     }
     void wrongDtypeSize() {
-        write_raw(p("ds.safetensors"), R"({"a":{"dtype":"BF16","shape":[3],"data_offsets":[0,12]}})", std::string(12, '\0'));
+        write_raw(p("ds.safetensors"), R"({"a":{"dtype":"BF16","shape":[3],"data_offsets":[0,12]}})",
+                  std::string(12, '\0'));
         expect_error(p("ds.safetensors"), {"'a'", "byte length 12", "BF16"});
     }
     void unknownDtypeAndBadShape() {
-        write_raw(p("dt.safetensors"), R"({"a":{"dtype":"F64X","shape":[1],"data_offsets":[0,8]}})", std::string(8, '\0'));
+        write_raw(p("dt.safetensors"), R"({"a":{"dtype":"F64X","shape":[1],"data_offsets":[0,8]}})",
+                  std::string(8, '\0'));
         expect_error(p("dt.safetensors"), {"'a'", "F64X"});
-        write_raw(p("neg.safetensors"), R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", std::string(4, '\0'));
+        write_raw(p("neg.safetensors"), R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})",
+                  std::string(4, '\0'));
         expect_error(p("neg.safetensors"), {"'a'", "negative"});
-        write_raw(p("big.safetensors"), R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,4]}})", std::string(4, '\0'));
+        write_raw(p("big.safetensors"),
+                  R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,4]}})",
+                  std::string(4, '\0'));
         expect_error(p("big.safetensors"), {"'a'"});
-        write_raw(p("rev.safetensors"), R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})", std::string(4, '\0'));
+        write_raw(p("rev.safetensors"), R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})",
+                  std::string(4, '\0'));
         expect_error(p("rev.safetensors"), {"reversed"});
         write_raw(p("miss.safetensors"), R"({"a":{"dtype":"F32","shape":[1]}})", std::string(4, '\0'));
         expect_error(p("miss.safetensors"), {"data_offsets"});
@@ -131,8 +140,10 @@ private Q_SLOTS:
     }
     void shardedCheckpoint() {
         QTemporaryDir d;
-        write_safetensors((d.path() + "/a.safetensors").toStdString(), {{"x", {DType::F32, {1}, std::vector<uint8_t>(4, 0)}}});
-        write_safetensors((d.path() + "/b.safetensors").toStdString(), {{"y", {DType::F32, {2}, std::vector<uint8_t>(8, 0)}}});
+        write_safetensors((d.path() + "/a.safetensors").toStdString(),
+                          {{"x", {DType::F32, {1}, std::vector<uint8_t>(4, 0)}}});
+        write_safetensors((d.path() + "/b.safetensors").toStdString(),
+                          {{"y", {DType::F32, {2}, std::vector<uint8_t>(8, 0)}}});
         std::ofstream(d.path().toStdString() + "/model.safetensors.index.json")
             << R"({"metadata":{},"weight_map":{"x":"a.safetensors","y":"b.safetensors"}})";
         Checkpoint c(d.path().toStdString());
@@ -142,7 +153,8 @@ private Q_SLOTS:
     }
     void shardIndexErrors() {
         QTemporaryDir d;
-        std::ofstream(d.path().toStdString() + "/model.safetensors.index.json") << R"({"weight_map":{"x":"../evil.safetensors"}})";
+        std::ofstream(d.path().toStdString() + "/model.safetensors.index.json")
+            << R"({"weight_map":{"x":"../evil.safetensors"}})";
         try {
             Checkpoint c(d.path().toStdString());
             QFAIL("escaping shard path accepted");
@@ -150,9 +162,12 @@ private Q_SLOTS:
             QVERIFY(std::string(e.what()).find("outside") != std::string::npos);
         }
         QTemporaryDir d2;
-        write_safetensors((d2.path() + "/a.safetensors").toStdString(), {{"x", {DType::F32, {1}, std::vector<uint8_t>(4, 0)}}});
-        write_safetensors((d2.path() + "/b.safetensors").toStdString(), {{"x", {DType::F32, {1}, std::vector<uint8_t>(4, 0)}}});
-        std::ofstream(d2.path().toStdString() + "/m.safetensors.index.json") << R"({"weight_map":{"x":"a.safetensors","z":"b.safetensors"}})";
+        write_safetensors((d2.path() + "/a.safetensors").toStdString(),
+                          {{"x", {DType::F32, {1}, std::vector<uint8_t>(4, 0)}}});
+        write_safetensors((d2.path() + "/b.safetensors").toStdString(),
+                          {{"x", {DType::F32, {1}, std::vector<uint8_t>(4, 0)}}});
+        std::ofstream(d2.path().toStdString() + "/m.safetensors.index.json")
+            << R"({"weight_map":{"x":"a.safetensors","z":"b.safetensors"}})";
         try {
             Checkpoint c(d2.path().toStdString());
             QFAIL("duplicate tensor across shards accepted");
@@ -162,15 +177,20 @@ private Q_SLOTS:
     }
     void weightNamingSchemes() {
         // The three spellings of one tensor map to the same canonical name, and back.
-        QCOMPARE(canonical_weight_name("model.layers.3.self_attn.q_proj_moe_gen.weight"), std::string("layers.3.self_attn.q_proj_moe_gen.weight"));
-        QCOMPARE(canonical_weight_name("language_model.model.layers.3.self_attn.q_proj_moe_gen.weight"), std::string("layers.3.self_attn.q_proj_moe_gen.weight"));
-        QCOMPARE(canonical_weight_name("layers.3.self_attn.add_q_proj.weight"), std::string("layers.3.self_attn.q_proj_moe_gen.weight"));
-        QCOMPARE(canonical_weight_name("layers.0.self_attn.to_out.0.weight"), std::string("layers.0.self_attn.o_proj.weight"));
+        QCOMPARE(canonical_weight_name("model.layers.3.self_attn.q_proj_moe_gen.weight"),
+                 std::string("layers.3.self_attn.q_proj_moe_gen.weight"));
+        QCOMPARE(canonical_weight_name("language_model.model.layers.3.self_attn.q_proj_moe_gen.weight"),
+                 std::string("layers.3.self_attn.q_proj_moe_gen.weight"));
+        QCOMPARE(canonical_weight_name("layers.3.self_attn.add_q_proj.weight"),
+                 std::string("layers.3.self_attn.q_proj_moe_gen.weight"));
+        QCOMPARE(canonical_weight_name("layers.0.self_attn.to_out.0.weight"),
+                 std::string("layers.0.self_attn.o_proj.weight"));
         QCOMPARE(canonical_weight_name("proj_in.bias"), std::string("vae2llm.bias"));
         QCOMPARE(canonical_weight_name("time_embedder.linear_2.weight"), std::string("time_embedder.mlp.2.weight"));
         QCOMPARE(canonical_weight_name("visual.blocks.0.attn.qkv.weight"), std::string());
         ModelConfig c = ModelConfig::preset("tiny");
-        for (const auto& [name, shape] : expected_weights(c)) QCOMPARE(canonical_weight_name(diffusers_weight_name(name)), name);
+        for (const auto& [name, shape] : expected_weights(c))
+            QCOMPARE(canonical_weight_name(diffusers_weight_name(name)), name);
     }
     void missingAndMisshapedReported() {
         ModelConfig c = ModelConfig::preset("tiny");

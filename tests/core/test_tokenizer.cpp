@@ -1,6 +1,6 @@
 // Tokenizer parity with Hugging Face `tokenizers` (the Rust tokenizer transformers uses) on the real Qwen3
-// tokenizer.json (tests/data/qwen3-tokenizer, unpacked by CMake into the build folder), over a corpus of English, Chinese, code, JSON, emoji, digits and
-// whitespace, with and without the chat template's special tokens.
+// tokenizer.json (tests/data/qwen3-tokenizer, unpacked by CMake into the build folder), over a corpus of English,
+// Chinese, code, JSON, emoji, digits and whitespace, with and without the chat template's special tokens.
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -35,16 +35,19 @@ private Q_SLOTS:
     }
     void idsMatchHuggingFaceTokenizers() {
         QJsonArray inputs = corpus_;
-        for (const auto& v : corpus_) inputs.append(QString::fromStdString(chat_template_user_turn(v.toString().toStdString())));
+        for (const auto& v : corpus_)
+            inputs.append(QString::fromStdString(chat_template_user_turn(v.toString().toStdString())));
         const QString code =
             "import json, sys\n"
             "from tokenizers import Tokenizer\n"
             "t = Tokenizer.from_file(sys.argv[1])\n"
             "xs = json.load(sys.stdin)\n"
             "print(json.dumps([t.encode(x, add_special_tokens=False).ids for x in xs]))\n";
-        auto r = wstest::run(WS_PEER_PYTHON, {"-c", code, tokenizer_json()}, QJsonDocument(inputs).toJson(QJsonDocument::Compact));
+        auto r = wstest::run(WS_PEER_PYTHON, {"-c", code, tokenizer_json()},
+                             QJsonDocument(inputs).toJson(QJsonDocument::Compact));
         if (r.code != 0 && r.err.contains("No module named 'tokenizers'"))
-            WS_SKIP_MISSING("the peer tokenizer (PyPI tokenizers) is not installed: installer/install-deps.sh puts it in .venv");
+            WS_SKIP_MISSING(
+                "the peer tokenizer (PyPI tokenizers) is not installed: installer/install-deps.sh puts it in .venv");
         QVERIFY2(r.code == 0, r.err.right(2000).constData());
         const QJsonArray js = QJsonDocument::fromJson(r.out.trimmed()).array();
         QCOMPARE(js.size(), inputs.size());
@@ -63,7 +66,7 @@ private Q_SLOTS:
     }
     void chatTemplateIds() {
         auto ids = qwen_->encode_chat_user_turn("hi");
-        QCOMPARE(ids.front(), 151644);  // <|im_start|>
+        QCOMPARE(ids.front(), 151644);          // <|im_start|>
         QCOMPARE(ids[ids.size() - 5], 151645);  // <|im_end|> before "\n<|im_start|>assistant\n"
         QCOMPARE(qwen_->token_id("<|vision_start|>"), 151652);
         QCOMPARE(qwen_->token_id("<|im_end|>"), 151645);
@@ -114,7 +117,8 @@ private Q_SLOTS:
         j["model"]["merges"].push_back("zz qq");
         expect(j.dump(), "missing from the vocabulary");
         // Found by fuzz_tokenizer_json: a model type that is not a string, an added token's absurd id.
-        expect(R"({"version": "1.0", "model": {"type": ["a b", "\u0121 a"]}})", "t.json: model: field 'type' must be a string (got array)");
+        expect(R"({"version": "1.0", "model": {"type": ["a b", "\u0121 a"]}})",
+               "t.json: model: field 'type' must be a string (got array)");
         ojson big = ojson::parse(t);
         big["added_tokens"] = ojson::array({{{"id", 2000000000}, {"content", "<|x|>"}}});
         expect(big.dump(), "added token '<|x|>' has a bad id");

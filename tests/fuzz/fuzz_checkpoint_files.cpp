@@ -31,13 +31,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const ws::ModelConfig c = ws::ModelConfig::preset("tiny");
         const int64_t q = c.num_heads * c.head_dim;
         ws::write_safetensors((root / "adapter" / "adapter_model.safetensors").string(),
-                              {{"base_model.model.layers.0.self_attn.q_proj_moe_gen.lora_A.weight", {ws::DType::F32, {4, c.hidden_size}, std::vector<uint8_t>(16 * c.hidden_size)}},
-                               {"base_model.model.layers.0.self_attn.q_proj_moe_gen.lora_B.weight", {ws::DType::F32, {q, 4}, std::vector<uint8_t>(16 * q)}}});
+                              {{"base_model.model.layers.0.self_attn.q_proj_moe_gen.lora_A.weight",
+                                {ws::DType::F32, {4, c.hidden_size}, std::vector<uint8_t>(16 * c.hidden_size)}},
+                               {"base_model.model.layers.0.self_attn.q_proj_moe_gen.lora_B.weight",
+                                {ws::DType::F32, {q, 4}, std::vector<uint8_t>(16 * q)}}});
     }
     std::ofstream(root / files[which], std::ios::binary) << text;
     try {
-        if (which == 4) ws::inspect_adapter((root / "adapter").string(), ws::ModelConfig::preset("tiny"));
-        else ws::read_checkpoint_format(root.string(), (root / "transformer").string()).to_json();
+        if (which == 4)
+            ws::inspect_adapter((root / "adapter").string(), ws::ModelConfig::preset("tiny"));
+        else
+            ws::read_checkpoint_format(root.string(), (root / "transformer").string()).to_json();
     } catch (const ws::Error&) {
     }
     return 0;

@@ -8,7 +8,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
-        const auto f = ws::robotics::parquet::File::from_bytes(std::string(reinterpret_cast<const char*>(data), size), "fuzz.parquet");
+        const auto f = ws::robotics::parquet::File::from_bytes(std::string(reinterpret_cast<const char*>(data), size),
+                                                               "fuzz.parquet");
         for (size_t i = 0; i < f.leaves().size(); ++i) {
             const ws::robotics::Column c = f.read(static_cast<int>(i));
             // Every row's leaves must lie inside the column (values_json walks all offsets).

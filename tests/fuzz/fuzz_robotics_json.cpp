@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             case 2: {
                 // The manifest of a bundle folder (its files need not exist: a missing one is a refusal too).
                 const char* tmp = std::getenv("TMPDIR");
-                const std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/wsfuzz-bundle-" + std::to_string(getpid());
+                const std::string dir =
+                    std::string(tmp && *tmp ? tmp : "/tmp") + "/wsfuzz-bundle-" + std::to_string(getpid());
                 std::filesystem::create_directories(dir);
                 std::ofstream(dir + "/manifest.json", std::ios::binary) << text;
                 ws::robotics::rollout_metrics(dir);
@@ -36,9 +37,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 } catch (const std::exception&) {
                     return 0;  // the CLI refuses text that is not JSON before these parsers see it
                 }
-                if (which == 3) ws::robotics::rollout_spec_from_json(j, "job.json");
-                else if (which == 4) ws::robotics::run_action_case(j);
-                else ws::robotics::CameraPath::from_json(j, "path.json").poses();
+                if (which == 3)
+                    ws::robotics::rollout_spec_from_json(j, "job.json");
+                else if (which == 4)
+                    ws::robotics::run_action_case(j);
+                else
+                    ws::robotics::CameraPath::from_json(j, "path.json").poses();
             }
         }
     } catch (const ws::Error&) {

@@ -22,7 +22,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fresh_db(const QTemporaryDir& dir, const char* name = "project.db") { return dir.filePath(name).toStdString(); }
+std::string fresh_db(const QTemporaryDir& dir, const char* name = "project.db") {
+    return dir.filePath(name).toStdString();
+}
 
 std::string read_file(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
@@ -52,7 +54,9 @@ const V& find(const std::vector<std::pair<K, V>>& v, const K& key) {
 void make_grid(const std::string& path, int videos, int questions) {
     auto p = Project::open(path);
     p->add_prompt({0, "p", "a ball rolls", "Physics", "T2V"});
-    for (int q = 0; q < questions; ++q) p->add_question({0, "q" + std::to_string(q), "p", "Question " + std::to_string(q) + "?", Dimension::PhysicalLaws, true});
+    for (int q = 0; q < questions; ++q)
+        p->add_question(
+            {0, "q" + std::to_string(q), "p", "Question " + std::to_string(q) + "?", Dimension::PhysicalLaws, true});
     for (int v = 0; v < videos; ++v) p->add_video({0, "v" + std::to_string(v) + ".mp4", "M", "p", v, ""});
 }
 
@@ -64,7 +68,8 @@ int label_worker(const std::string& path, const std::string& annotator) {
     auto p = Project::open(path);
     for (const Task& t : p->tasks_for(annotator)) {
         if (t.mine) continue;
-        p->answer(t.video_id, t.question_id, annotator, (t.video_id + t.question_id) % 3 == 0 ? Answer::No : Answer::Yes);
+        p->answer(t.video_id, t.question_id, annotator,
+                  (t.video_id + t.question_id) % 3 == 0 ? Answer::No : Answer::Yes);
         std::printf("%lld %lld\n", static_cast<long long>(t.video_id), static_cast<long long>(t.question_id));
         std::fflush(stdout);
     }
@@ -174,28 +179,42 @@ private Q_SLOTS:
         auto p = Project::open(fresh_db(dir));
         p->import_jsonl(wstest::data("hue/answers.jsonl"));
         const std::string before = export_text(*p, dir);
-        const std::string good = R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c1.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "ann1", "answer": "yes"})";
+        const std::string good =
+            R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c1.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "ann1", "answer": "yes"})";
         struct Case {
             std::string bad_line, why;
         };
         const std::vector<Case> cases = {
-            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Aesthetics", "annotator": "ann1", "answer": "yes"})", "unknown dimension"},
-            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "ann1", "answer": "maybe"})", "unknown answer"},
+            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Aesthetics", "annotator": "ann1", "answer": "yes"})",
+             "unknown dimension"},
+            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "ann1", "answer": "maybe"})",
+             "unknown answer"},
             {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4"})", "missing"},
-            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "ann1", "answer": "yes", "colour": 1})", "unknown key"},
-            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Is it raining?", "dimension": "Semantic Alignment", "annotator": "ann1", "answer": "yes"})", "reads"},
-            {R"({"model": "D", "prompt_id": "p9", "domain": "Human", "video": "c1.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "ann2", "answer": "yes"})", "by model"},
-            {R"({"model": "C", "prompt_id": "p9", "domain": "Robotics", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "ann1", "answer": "yes"})", "domain"},
-            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "", "answer": "yes"})", "empty"},
-            {R"({"model": "C", "prompt_id": 5.5, "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "a", "answer": "yes"})", "must be a string"},
-            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "a", "answer": "yes", "mode": "V2V"})", "mode"},
-            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "a", "answer": "yes", "seed": "x"})", "seed"},
+            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "ann1", "answer": "yes", "colour": 1})",
+             "unknown key"},
+            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Is it raining?", "dimension": "Semantic Alignment", "annotator": "ann1", "answer": "yes"})",
+             "reads"},
+            {R"({"model": "D", "prompt_id": "p9", "domain": "Human", "video": "c1.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "ann2", "answer": "yes"})",
+             "by model"},
+            {R"({"model": "C", "prompt_id": "p9", "domain": "Robotics", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "ann1", "answer": "yes"})",
+             "domain"},
+            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "", "answer": "yes"})",
+             "empty"},
+            {R"({"model": "C", "prompt_id": 5.5, "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "a", "answer": "yes"})",
+             "must be a string"},
+            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "a", "answer": "yes", "mode": "V2V"})",
+             "mode"},
+            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "a", "answer": "yes", "seed": "x"})",
+             "seed"},
             {R"({"model": "C", "prompt_id": "p9", "domain": )", "not valid JSON"},
             {R"([1, 2, 3])", "one JSON object"},
         };
         for (const Case& c : cases) {
             const std::string file = dir.filePath("bad.jsonl").toStdString();
-            std::ofstream(file, std::ios::binary) << good << "\n\n" << good << "\n" << c.bad_line << "\n" << good << "\n";
+            std::ofstream(file, std::ios::binary) << good << "\n\n"
+                                                  << good << "\n"
+                                                  << c.bad_line << "\n"
+                                                  << good << "\n";
             try {
                 p->import_jsonl(file);
                 QFAIL(("accepted: " + c.bad_line).c_str());
@@ -280,10 +299,11 @@ private Q_SLOTS:
         QTemporaryDir dir;
         ws::pico::write_episode(ws::pico::simulate(3), dir.path().toStdString());  // an MP4 with its record inside
         const std::string file = dir.filePath("answers.jsonl").toStdString();
-        std::ofstream(file) << R"({"model": "sim", "prompt_id": "p", "domain": "Physics", "video": "episode_3.mp4", "question_id": "q", "question": "Does it fall?", "dimension": "Physical Laws", "annotator": "a", "answer": "yes"})"
-                            << "\n"
-                            << R"({"model": "sim", "prompt_id": "p", "domain": "Physics", "video": "gone.mp4", "question_id": "q", "question": "Does it fall?", "dimension": "Physical Laws", "annotator": "a", "answer": "no"})"
-                            << "\n";
+        std::ofstream(file)
+            << R"({"model": "sim", "prompt_id": "p", "domain": "Physics", "video": "episode_3.mp4", "question_id": "q", "question": "Does it fall?", "dimension": "Physical Laws", "annotator": "a", "answer": "yes"})"
+            << "\n"
+            << R"({"model": "sim", "prompt_id": "p", "domain": "Physics", "video": "gone.mp4", "question_id": "q", "question": "Does it fall?", "dimension": "Physical Laws", "annotator": "a", "answer": "no"})"
+            << "\n";
         auto p = Project::open(fresh_db(dir));
         p->import_jsonl(file);
         const auto videos = p->videos();
@@ -297,7 +317,9 @@ private Q_SLOTS:
         auto p = Project::open(fresh_db(dir));
         const std::string record = R"({"model": {"id": "pico:pico"}, "mode": "text2video", "seed": 4, "request": {}})";
         const int64_t a = p->add_output("/videos/a.mp4", record, "a ball rolls", "Physics");
-        const int64_t b = p->add_output("/videos/b.mp4", R"({"model": {"id": "pico:pico"}, "mode": "text2video", "seed": 5})", "a ball rolls", "Physics");
+        const int64_t b =
+            p->add_output("/videos/b.mp4", R"({"model": {"id": "pico:pico"}, "mode": "text2video", "seed": 5})",
+                          "a ball rolls", "Physics");
         QVERIFY(a != b);
         QCOMPARE(p->prompts().size(), size_t(1));  // the same prompt text and mode: one prompt
         QCOMPARE(QString::fromStdString(p->prompts()[0].key), QString("s1"));
@@ -305,10 +327,12 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(videos[0].model), QString("pico:pico"));
         QCOMPARE(*videos[0].seed, int64_t(4));
         QCOMPARE(ojson::parse(videos[0].record)["mode"], ojson("text2video"));
-        p->add_output("/videos/c.mp4", R"({"model": {"id": "m2"}, "mode": "image2video", "seed": 1})", "a ball rolls", "Physics");
+        p->add_output("/videos/c.mp4", R"({"model": {"id": "m2"}, "mode": "image2video", "seed": 1})", "a ball rolls",
+                      "Physics");
         QCOMPARE(p->prompts().size(), size_t(2));  // I2V is another prompt
         QCOMPARE(QString::fromStdString(p->prompts()[1].mode), QString("I2V"));
-        QVERIFY_THROWS_EXCEPTION(ws::Error, p->add_output("/v/d.mp4", R"({"model": {"id": "m"}, "mode": "forward_dynamics"})", "x", ""));
+        QVERIFY_THROWS_EXCEPTION(
+            ws::Error, p->add_output("/v/d.mp4", R"({"model": {"id": "m"}, "mode": "forward_dynamics"})", "x", ""));
         QVERIFY_THROWS_EXCEPTION(ws::Error, p->add_output("/v/d.mp4", "not json", "x", ""));
         QVERIFY_THROWS_EXCEPTION(ws::Error, p->add_output("/v/d.mp4", R"({"mode": "text2video"})", "x", ""));
         QVERIFY_THROWS_EXCEPTION(ws::Error, p->add_output("/v/d.mp4", record, "", ""));
@@ -331,7 +355,8 @@ private Q_SLOTS:
         p->remove_question(q);
         QVERIFY(p->questions("p", true).empty());
         QVERIFY_THROWS_EXCEPTION(ws::Error, p->update_question(q, "x", Dimension::PhysicalLaws, true));
-        QVERIFY_THROWS_EXCEPTION(ws::Error, p->add_question({0, "z", "no-such-prompt", "Why?", Dimension::PhysicalLaws, true}));
+        QVERIFY_THROWS_EXCEPTION(ws::Error,
+                                 p->add_question({0, "z", "no-such-prompt", "Why?", Dimension::PhysicalLaws, true}));
         QVERIFY_THROWS_EXCEPTION(ws::Error, p->add_prompt({0, "p", "", "Physics", "I2V"}));  // its mode is T2V
     }
 

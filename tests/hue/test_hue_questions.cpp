@@ -25,19 +25,25 @@ private Q_SLOTS:
         QVERIFY(audit_problem("Why does the ball bounce?").find("yes/no") != std::string::npos);
         QVERIFY(audit_problem("Is the ball red or blue?").find("atomic") != std::string::npos);
         QVERIFY(audit_problem("Does it roll? Does it stop?").find("more than one") != std::string::npos);
-        QVERIFY(audit_problem("Does " + std::string(200, 'a') + " " + [] {
-                    std::string w;
-                    for (int i = 0; i < 40; ++i) w += "word ";
-                    return w;
-                }() + "?").find("30 words") != std::string::npos);
+        QVERIFY(audit_problem("Does " + std::string(200, 'a') + " " +
+                              [] {
+                                  std::string w;
+                                  for (int i = 0; i < 40; ++i) w += "word ";
+                                  return w;
+                              }() +
+                              "?")
+                    .find("30 words") != std::string::npos);
     }
 
     void keywordsPickTheDomain() {
         QCOMPARE(QString::fromStdString(domain_by_keywords("a robot gripper picks up a cup")), QString("Robotics"));
-        QCOMPARE(QString::fromStdString(domain_by_keywords("a red car changes lane on the highway")), QString("Autonomous Vehicle"));
-        QCOMPARE(QString::fromStdString(domain_by_keywords("a rubber ball bounces twice and rolls")), QString("Physics"));
+        QCOMPARE(QString::fromStdString(domain_by_keywords("a red car changes lane on the highway")),
+                 QString("Autonomous Vehicle"));
+        QCOMPARE(QString::fromStdString(domain_by_keywords("a rubber ball bounces twice and rolls")),
+                 QString("Physics"));
         QCOMPARE(QString::fromStdString(domain_by_keywords("a woman walks her dog")), QString("Human"));
-        QCOMPARE(QString::fromStdString(domain_by_keywords("boxes ride a conveyor in a warehouse")), QString("Industry"));
+        QCOMPARE(QString::fromStdString(domain_by_keywords("boxes ride a conveyor in a warehouse")),
+                 QString("Industry"));
         QCOMPARE(QString::fromStdString(domain_by_keywords("an abstract swirl of colour")), QString("Miscellaneous"));
     }
 
@@ -68,7 +74,8 @@ private Q_SLOTS:
         ws::Session session(ws::Model::load(ws::pico::shipped_model_dir()));
         QuestionOptions o;
         o.max_questions = 6;
-        const QuestionPlan plan = draft_questions(session, "a red rubber ball rolls off a blue wooden box and bounces twice", o);
+        const QuestionPlan plan =
+            draft_questions(session, "a red rubber ball rolls off a blue wooden box and bounces twice", o);
         const auto& domains = physical_ai_domains();
         QVERIFY(std::find(domains.begin(), domains.end(), plan.domain) != domains.end());
         QCOMPARE(plan.questions.size(), size_t(6));
@@ -81,7 +88,8 @@ private Q_SLOTS:
         QVERIFY(plan.domain_source == "reasoner" || plan.domain_source == "keywords");
         QVERIFY(plan.auditor_source == "reasoner" || plan.auditor_source == "rules");
         // Deterministic: greedy decoding, the same plan again.
-        const QuestionPlan again = draft_questions(session, "a red rubber ball rolls off a blue wooden box and bounces twice", o);
+        const QuestionPlan again =
+            draft_questions(session, "a red rubber ball rolls off a blue wooden box and bounces twice", o);
         QCOMPARE(again.questions.size(), plan.questions.size());
         for (size_t i = 0; i < plan.questions.size(); ++i) QCOMPARE(again.questions[i].text, plan.questions[i].text);
 
@@ -100,13 +108,16 @@ private Q_SLOTS:
         ws::Session session(ws::Model::load(ws::pico::shipped_model_dir()));
         QuestionOptions o;
         o.max_questions = 20;
-        o.caption = R"({"subjects": [{"description": "a red rubber ball", "action": "rolls off a red wooden box and bounces several times"},)"
-                    R"( {"description": "a red wooden box"}], "actions": [{"time": "0:01", "description": "the ball bounces several times"}]})";
+        o.caption =
+            R"({"subjects": [{"description": "a red rubber ball", "action": "rolls off a red wooden box and bounces several times"},)"
+            R"( {"description": "a red wooden box"}], "actions": [{"time": "0:01", "description": "the ball bounces several times"}]})";
         const std::string prompt = "a red rubber ball rolls off a blue wooden box and bounces twice";
         const QuestionPlan plan = draft_questions(session, prompt, o);
         QCOMPARE(QString::fromStdString(plan.inventory_source), QString("caption"));
-        QCOMPARE(QString::fromStdString(plan.inventory["subjects"][1]["description"].get<std::string>()), QString("a blue wooden box"));
-        QCOMPARE(QString::fromStdString(plan.inventory["actions"][0]["description"].get<std::string>()), QString("the ball bounces twice"));
+        QCOMPARE(QString::fromStdString(plan.inventory["subjects"][1]["description"].get<std::string>()),
+                 QString("a blue wooden box"));
+        QCOMPARE(QString::fromStdString(plan.inventory["actions"][0]["description"].get<std::string>()),
+                 QString("the ball bounces twice"));
         QCOMPARE(plan.inventory_repairs.size(), size_t(2));
         QVERIFY(!plan.record.contains("scene_parser_problems"));  // nothing was upsampled
         std::string all;
@@ -115,11 +126,13 @@ private Q_SLOTS:
             QVERIFY2(all.find("Does the video show a blue wooden box?") != std::string::npos, all.c_str());
             QVERIFY2(all.find("the ball bounces twice") != std::string::npos, all.c_str());
         }
-        QVERIFY2(all.find("red wooden box") == std::string::npos && all.find("several times") == std::string::npos, all.c_str());
+        QVERIFY2(all.find("red wooden box") == std::string::npos && all.find("several times") == std::string::npos,
+                 all.c_str());
         // A caption that is no JSON object leaves the Scene Parser to upsample.
         o.caption = "not json";
         o.max_questions = 4;
-        QCOMPARE(QString::fromStdString(draft_questions(session, "a green ball bounces", o).inventory_source), QString("scene parser"));
+        QCOMPARE(QString::fromStdString(draft_questions(session, "a green ball bounces", o).inventory_source),
+                 QString("scene parser"));
     }
 
     void cliDraftsAreStoredUnapproved() {

@@ -24,7 +24,8 @@ VideoFrames gradient_clip(int w, int h, int count, double fps) {
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x) {
                 uint8_t* p = v.rgb.data() + ((static_cast<size_t>(f) * h + y) * w + x) * 3;
-                p[0] = static_cast<uint8_t>((x * 255) / w), p[1] = static_cast<uint8_t>((y * 255) / h), p[2] = static_cast<uint8_t>(f * 9);
+                p[0] = static_cast<uint8_t>((x * 255) / w), p[1] = static_cast<uint8_t>((y * 255) / h),
+                p[2] = static_cast<uint8_t>(f * 9);
             }
     return v;
 }
@@ -77,7 +78,8 @@ private Q_SLOTS:
         QCOMPARE(vs["frames"].get<int64_t>(), int64_t(25));
         QCOMPARE(vs["fps"].get<double>(), 24.0);
         const double vd = vs["duration"].get<double>(), ad = info["streams"][1]["duration"].get<double>();
-        QVERIFY2(std::fabs(vd - 25 / 24.0) < 1e-6 && std::fabs(ad - vd) < 1 / 24.0, qPrintable(QString("%1 %2").arg(vd).arg(ad)));
+        QVERIFY2(std::fabs(vd - 25 / 24.0) < 1e-6 && std::fabs(ad - vd) < 1 / 24.0,
+                 qPrintable(QString("%1 %2").arg(vd).arg(ad)));
         QCOMPARE(info["streams"][1]["sample_rate"].get<int>(), 48000);
         QCOMPARE(info["streams"][1]["channels"].get<int>(), 2);
         VideoFrames back = read_video(p("clip.mp4"));
@@ -182,8 +184,14 @@ private Q_SLOTS:
         make_tiny_model(p("tiny"), 5);
         auto model = Model::load(p("tiny"));
         Session s(model, ffmpeg_media_files());
-        ojson job = {{"model_mode", "text2video"}, {"prompt", "a ball"}, {"negative_prompt", "blurry"}, {"resolution", "256"},
-                     {"num_frames", 17}, {"fps", 16}, {"num_steps", 2}, {"enable_sound", true}};
+        ojson job = {{"model_mode", "text2video"},
+                     {"prompt", "a ball"},
+                     {"negative_prompt", "blurry"},
+                     {"resolution", "256"},
+                     {"num_frames", 17},
+                     {"fps", 16},
+                     {"num_steps", 2},
+                     {"enable_sound", true}};
         GenerationResult r = s.generate(job, p("gen/clip.mp4"), {});
         ojson info = probe_media(p("gen/clip.mp4"));
         QCOMPARE(info["record"], r.record);  // the embedded record reads back unchanged
@@ -194,8 +202,8 @@ private Q_SLOTS:
         QVERIFY(std::fabs(info["streams"][0]["duration"].get<double>() - want) < 1 / 16.0);
         QVERIFY(std::fabs(info["streams"][1]["duration"].get<double>() - want) < 1 / 16.0);
         QCOMPARE(r.record["outputs"][0]["video"].get<std::string>(), std::string("clip.mp4"));
-        // video_save_quality reaches the encoder: the reference's 10 (CRF 0) makes a larger file than 2 (CRF 40), and the
-        // record says which was used.
+        // video_save_quality reaches the encoder: the reference's 10 (CRF 0) makes a larger file than 2 (CRF 40), and
+        // the record says which was used.
         QCOMPARE(r.record["request"]["video_save_quality"].get<double>(), 6.5);
         ojson best = job, worst = job;
         best["video_save_quality"] = 10;
@@ -215,15 +223,17 @@ private Q_SLOTS:
         write_png(p("cond.png"), gradient_clip(320, 192, 1, 24));
         write_mp4(p("cond.mp4"), gradient_clip(320, 192, 9, 24), nullptr, "");
         std::ofstream(p("acts.json")) << ojson(std::vector<std::vector<float>>(8, std::vector<float>(6, 0.1f))).dump();
-        for (const char* mode : {"text2video", "image2video", "video2video", "transfer", "forward_dynamics", "inverse_dynamics", "policy"}) {
-            ojson job = {{"model_mode", mode}, {"prompt", "a ball"}, {"negative_prompt", ""}, {"resolution", "256"}, {"num_frames", 9},
-                         {"num_steps", 1}, {"guidance", 1.0}};
+        for (const char* mode : {"text2video", "image2video", "video2video", "transfer", "forward_dynamics",
+                                 "inverse_dynamics", "policy"}) {
+            ojson job = {{"model_mode", mode}, {"prompt", "a ball"}, {"negative_prompt", ""}, {"resolution", "256"},
+                         {"num_frames", 9},    {"num_steps", 1},     {"guidance", 1.0}};
             const std::string m = mode;
             if (m == "image2video" || m == "forward_dynamics" || m == "policy") job["vision_path"] = p("cond.png");
             if (m == "video2video" || m == "inverse_dynamics") job["vision_path"] = p("cond.mp4");
             if (m == "transfer") job["control_path"] = p("cond.mp4");
             if (m == "forward_dynamics") job["action_path"] = p("acts.json");
-            if (m.find("dynamics") != std::string::npos || m == "policy") job.erase("num_frames"), job["action_chunk_size"] = 8, job["domain_id"] = 0;
+            if (m.find("dynamics") != std::string::npos || m == "policy")
+                job.erase("num_frames"), job["action_chunk_size"] = 8, job["domain_id"] = 0;
             if (m == "text2video") job["enable_sound"] = true;
             s.generate(job, p(("modes/" + m + ".mp4").c_str()), {});
             ojson info = probe_media(p(("modes/" + m + ".mp4").c_str()));
@@ -245,7 +255,8 @@ private Q_SLOTS:
         at::Tensor up = frames_to_model_input(v, 128, 128);  // upscaling works too
         QCOMPARE(up.sizes().vec(), std::vector<int64_t>({3, 2, 128, 128}));
         write_png(p("c.png"), v, 0);
-        at::Tensor padded = conditioning_pixels(read_video(p("c.png"), 24, 5), 32, 32, 5);  // a picture padded to 5 frames
+        at::Tensor padded =
+            conditioning_pixels(read_video(p("c.png"), 24, 5), 32, 32, 5);  // a picture padded to 5 frames
         QCOMPARE(padded.size(1), int64_t(5));
         QVERIFY(at::equal(padded.select(1, 0), padded.select(1, 4)));
     }
@@ -254,8 +265,9 @@ private Q_SLOTS:
         auto model = Model::load(p("tiny"));
         Session s(model, ffmpeg_media_files());
         write_png(p("start.png"), gradient_clip(400, 240, 1, 24));
-        ojson job = {{"model_mode", "image2video"}, {"prompt", "a ball"}, {"negative_prompt", ""}, {"resolution", "256"},
-                     {"num_frames", 9}, {"num_steps", 2}, {"vision_path", p("start.png")}};
+        ojson job = {{"model_mode", "image2video"},  {"prompt", "a ball"}, {"negative_prompt", ""},
+                     {"resolution", "256"},          {"num_frames", 9},    {"num_steps", 2},
+                     {"vision_path", p("start.png")}};
         GenerationResult r = s.generate(job, p("gen/i2v"), {});
         auto latents = load_tensors(p("gen/i2v.safetensors"));
         QCOMPARE(latents.at("video_latent").sizes().vec(), std::vector<int64_t>({48, 3, 12, 20}));
@@ -271,8 +283,11 @@ private Q_SLOTS:
                     uint8_t* px = v.rgb.data() + ((static_cast<size_t>(f) * 48 + y) * 64 + x) * 3;
                     px[0] = px[1] = px[2] = 250;
                 }
-        const std::vector<std::pair<std::string, std::pair<double, double>>> presets = {
-            {"very_low", {20, 50}}, {"low", {50, 100}}, {"medium", {100, 200}}, {"high", {200, 300}}, {"very_high", {300, 400}}};
+        const std::vector<std::pair<std::string, std::pair<double, double>>> presets = {{"very_low", {20, 50}},
+                                                                                        {"low", {50, 100}},
+                                                                                        {"medium", {100, 200}},
+                                                                                        {"high", {200, 300}},
+                                                                                        {"very_high", {300, 400}}};
         for (const auto& [name, t] : presets) {
             VideoFrames e = edge_control_map(v, name);
             for (int f = 0; f < 3; ++f) {
@@ -280,8 +295,7 @@ private Q_SLOTS:
                 cv::Canny(src, ref, t.first, t.second);
                 for (int y = 0; y < 48; ++y)
                     for (int x = 0; x < 64; ++x)
-                        for (int c = 0; c < 3; ++c)
-                            QCOMPARE(e.frame(f)[(y * 64 + x) * 3 + c], ref.at<uint8_t>(y, x));
+                        for (int c = 0; c < 3; ++c) QCOMPARE(e.frame(f)[(y * 64 + x) * 3 + c], ref.at<uint8_t>(y, x));
             }
         }
         VideoFrames b = blur_control_map(v, "medium");

@@ -27,16 +27,19 @@ inline ojson read_json(const fs::path& p) {
 inline void write_json(const fs::path& p, const ojson& j) { std::ofstream(p) << j.dump(2); }
 
 // Rewrites a safetensors file's tensors (raw blobs, so FP8 ones too).
-inline void edit_safetensors(const std::string& file, const std::function<void(std::map<std::string, TensorBlob>&)>& edit) {
+inline void edit_safetensors(const std::string& file,
+                             const std::function<void(std::map<std::string, TensorBlob>&)>& edit) {
     std::map<std::string, TensorBlob> blobs;
     {
         SafeTensorsFile f(file);
-        for (const auto& [name, v] : f.tensors()) blobs[name] = TensorBlob{v.dtype, v.shape, std::vector<uint8_t>(v.data, v.data + v.nbytes)};
+        for (const auto& [name, v] : f.tensors())
+            blobs[name] = TensorBlob{v.dtype, v.shape, std::vector<uint8_t>(v.data, v.data + v.nbytes)};
     }
     edit(blobs);
     write_safetensors(file, blobs);
 }
-inline void edit_tensors(const std::string& model_dir, const std::function<void(std::map<std::string, TensorBlob>&)>& edit) {
+inline void edit_tensors(const std::string& model_dir,
+                         const std::function<void(std::map<std::string, TensorBlob>&)>& edit) {
     edit_safetensors(model_dir + "/transformer/diffusion_pytorch_model.safetensors", edit);
 }
 
@@ -87,8 +90,10 @@ protected:
             fs::copy(from, d, fs::copy_options::recursive);
             c.damage(d);
             const std::string e = refusal(d);
-            QVERIFY2(e.find(c.expect) != std::string::npos, qPrintable(QString("%1: %2").arg(c.name, QString::fromStdString(e))));
-            QVERIFY2(e.find(d) != std::string::npos, qPrintable(QString("%1 names no folder: %2").arg(c.name, QString::fromStdString(e))));
+            QVERIFY2(e.find(c.expect) != std::string::npos,
+                     qPrintable(QString("%1: %2").arg(c.name, QString::fromStdString(e))));
+            QVERIFY2(e.find(d) != std::string::npos,
+                     qPrintable(QString("%1 names no folder: %2").arg(c.name, QString::fromStdString(e))));
         }
     }
 };

@@ -75,11 +75,14 @@ private Q_SLOTS:
     }
 
     void aBatchRunsResumesAndRepeatsItself() {
-        const std::string job = "\"resolution\": \"256\", \"aspect_ratio\": \"1,1\", \"num_frames\": 5, \"num_steps\": 2";
-        write("run/batch.jsonl", "{\"name\": \"one\", \"prompt\": \"a ball\", \"seed\": 3, " + job + "}\n" +
-                                     "{\"name\": \"two\", \"prompt\": \"a cube\", \"seed\": 4, \"extra\": {\"k\": 1}, " + job + "}\n" +
-                                     "{\"name\": \"bad\", \"model_mode\": \"image2video\", \"prompt\": \"x\", \"vision_path\": \"missing.png\", " + job +
-                                     "}\n");
+        const std::string job =
+            "\"resolution\": \"256\", \"aspect_ratio\": \"1,1\", \"num_frames\": 5, \"num_steps\": 2";
+        write(
+            "run/batch.jsonl",
+            "{\"name\": \"one\", \"prompt\": \"a ball\", \"seed\": 3, " + job + "}\n" +
+                "{\"name\": \"two\", \"prompt\": \"a cube\", \"seed\": 4, \"extra\": {\"k\": 1}, " + job + "}\n" +
+                "{\"name\": \"bad\", \"model_mode\": \"image2video\", \"prompt\": \"x\", \"vision_path\": \"missing.png\", " +
+                job + "}\n");
         Session session(model_, ffmpeg_media_files());
         BatchInput in = read_batch_files({path("run/batch.jsonl")});
         QCOMPARE(in.samples.size(), size_t(3));
@@ -90,7 +93,8 @@ private Q_SLOTS:
         QCOMPARE(batch_sample_status(out, "one"), std::string("success"));
         QCOMPARE(batch_sample_status(out, "bad"), std::string("error"));
         QCOMPARE(batch_sample_status(out, "never"), std::string(""));
-        QVERIFY(fs::exists(out + "/one/vision.mp4") && fs::exists(out + "/one/sample_args.json") && fs::exists(out + "/console.log"));
+        QVERIFY(fs::exists(out + "/one/vision.mp4") && fs::exists(out + "/one/sample_args.json") &&
+                fs::exists(out + "/console.log"));
         std::ifstream so(out + "/two/sample_outputs.json");
         const ojson two = ojson::parse(so);
         QCOMPARE(two["args"]["extra"]["k"].get<int>(), 1);
@@ -121,7 +125,8 @@ private Q_SLOTS:
     }
 
     void theQueueExportReadsBack() {
-        write_batch_file(path("export.jsonl"), {ojson{{"prompt", "a"}, {"name", "x"}}, ojson{{"prompt", "b"}, {"name", "x"}}, ojson{{"prompt", "c"}}});
+        write_batch_file(path("export.jsonl"), {ojson{{"prompt", "a"}, {"name", "x"}},
+                                                ojson{{"prompt", "b"}, {"name", "x"}}, ojson{{"prompt", "c"}}});
         const BatchInput in = read_batch_files({path("export.jsonl")});
         QVERIFY(in.problems.empty());
         QCOMPARE(in.samples.size(), size_t(3));
@@ -135,8 +140,10 @@ private Q_SLOTS:
         // The studio names a job by the user's prompt: any text, up to 200 characters.
         std::string long_cjk;
         for (int i = 0; i < 100; ++i) long_cjk += "\xE7\x90\x83";  // 球, three bytes each
-        write_batch_file(path("prompts.jsonl"), {ojson{{"prompt", "a"}, {"name", "a cat / a dog\tat dusk"}}, ojson{{"prompt", "b"}, {"name", long_cjk}},
-                                                 ojson{{"prompt", "c"}, {"name", ".."}}, ojson{{"prompt", "d"}, {"name", "a cat _ a dog_at dusk"}}});
+        write_batch_file(
+            path("prompts.jsonl"),
+            {ojson{{"prompt", "a"}, {"name", "a cat / a dog\tat dusk"}}, ojson{{"prompt", "b"}, {"name", long_cjk}},
+             ojson{{"prompt", "c"}, {"name", ".."}}, ojson{{"prompt", "d"}, {"name", "a cat _ a dog_at dusk"}}});
         const BatchInput in = read_batch_files({path("prompts.jsonl")});
         QVERIFY(in.problems.empty());
         QCOMPARE(in.samples[0].name, std::string("a cat _ a dog_at dusk"));
@@ -146,11 +153,13 @@ private Q_SLOTS:
         QCOMPARE(in.samples[3].name, std::string("a cat _ a dog_at dusk_2"));
         // A name read from a sample file is kept as written, or refused: never changed behind the user's back.
         QCOMPARE(batch_sample_name("shot 1 (take 2)"), std::string("shot 1 (take 2)"));
-        write("names.jsonl", "{\"prompt\": \"a\", \"name\": \"a\\tb\"}\n{\"prompt\": \"b\", \"name\": \"" + long_cjk + "\"}\n");
+        write("names.jsonl",
+              "{\"prompt\": \"a\", \"name\": \"a\\tb\"}\n{\"prompt\": \"b\", \"name\": \"" + long_cjk + "\"}\n");
         const BatchInput bad = read_batch_files({path("names.jsonl")});
         QCOMPARE(bad.samples.size(), size_t(0));
         QCOMPARE(bad.problems.size(), size_t(2));
-        QVERIFY2(bad.problems[0].find(":1: 'name' must be a folder name") != std::string::npos, bad.problems[0].c_str());
+        QVERIFY2(bad.problems[0].find(":1: 'name' must be a folder name") != std::string::npos,
+                 bad.problems[0].c_str());
     }
 };
 

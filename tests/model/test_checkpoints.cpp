@@ -92,8 +92,14 @@ private Q_SLOTS:
         auto m = load(dir("distilled"));
         Session session(m);
         // The job asks for a base model's settings: they are set aside, and said so.
-        const ojson job = {{"model_mode", "text2image"}, {"prompt", "a red cube"}, {"width", 64}, {"height", 32}, {"seed", 9},
-                           {"num_steps", 35}, {"guidance", 6.0}, {"reuse_text_kv", false}};
+        const ojson job = {{"model_mode", "text2image"},
+                           {"prompt", "a red cube"},
+                           {"width", 64},
+                           {"height", 32},
+                           {"seed", 9},
+                           {"num_steps", 35},
+                           {"guidance", 6.0},
+                           {"reuse_text_kv", false}};
         int previews = 0, total = 0;
         std::vector<std::string> log;
         RunCallbacks cb;
@@ -127,20 +133,24 @@ private Q_SLOTS:
         for (size_t i = 0; i < t.size(); ++i) {
             LatentState s;
             s.vision.push_back({x, {false}, rec["request"]["fps"].get<double>()});
-            const at::Tensor v = predict_velocity(*M.network, ids, nullptr, s, static_cast<float>(t[i] * 1000.0)).vision[0].x;
+            const at::Tensor v =
+                predict_velocity(*M.network, ids, nullptr, s, static_cast<float>(t[i] * 1000.0)).vision[0].x;
             const at::Tensor x0 = x - static_cast<float>(t[i]) * v;
             if (i + 1 == t.size()) {
                 x = x0;
             } else {
                 at::Generator g = at::detail::createCPUGenerator(9 + i);
-                x = static_cast<float>(1 - t[i + 1]) * x0 + static_cast<float>(t[i + 1]) * at::randn({48 * 1 * 2 * 4}, g).view({48, 1, 2, 4});
+                x = static_cast<float>(1 - t[i + 1]) * x0 +
+                    static_cast<float>(t[i + 1]) * at::randn({48 * 1 * 2 * 4}, g).view({48, 1, 2, 4});
             }
         }
         QVERIFY2(wstest::rel_err(got, x) < 1e-6, qPrintable(QString::number(wstest::rel_err(got, x))));
         // Another seed, another picture.
         ojson other = job;
         other["seed"] = 10;
-        QVERIFY(!at::equal(got, load_tensors(session.generate(other, dir("out/distilled_other"), {}).outputs.front()).at("video_latent")));
+        QVERIFY(!at::equal(
+            got,
+            load_tensors(session.generate(other, dir("out/distilled_other"), {}).outputs.front()).at("video_latent")));
     }
 
     void conditioningIsPinnedAfterEveryStep() {
@@ -150,12 +160,19 @@ private Q_SLOTS:
         at::manual_seed(3);
         const at::Tensor cond = at::randn({48, 1, 2, 4});
         save_tensors(dir("cond.safetensors"), {{"latent", cond}});
-        const ojson job = {{"model_mode", "image2video"}, {"prompt", "it rolls"}, {"width", 64}, {"height", 32}, {"num_frames", 9},
-                           {"seed", 2}, {"vision_path", dir("cond.safetensors")}};
+        const ojson job = {{"model_mode", "image2video"},
+                           {"prompt", "it rolls"},
+                           {"width", 64},
+                           {"height", 32},
+                           {"num_frames", 9},
+                           {"seed", 2},
+                           {"vision_path", dir("cond.safetensors")}};
         std::vector<at::Tensor> frames;
         RunCallbacks cb;
         cb.preview_every = 1;
-        cb.on_preview = [&](const LatentPreview& p) { frames.push_back(at::tensor(p.data).view(p.shape).narrow(1, 0, 1).clone()); };
+        cb.on_preview = [&](const LatentPreview& p) {
+            frames.push_back(at::tensor(p.data).view(p.shape).narrow(1, 0, 1).clone());
+        };
         const GenerationResult r = session.generate(job, dir("out/distilled_i2v"), cb);
         QCOMPARE(frames.size(), size_t(4));
         for (const at::Tensor& f : frames) QVERIFY(at::equal(f, cond));
@@ -166,7 +183,9 @@ private Q_SLOTS:
 
     void aBaseCheckpointRefusesTheFixedStepSampler() {
         Session session(load(dir("base")));
-        const ojson job = {{"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 2}, {"sampler", "fixed_step_sde"}};
+        const ojson job = {
+            {"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 2},
+            {"sampler", "fixed_step_sde"}};
         try {
             session.generate(job, dir("out/refused"), {});
             QFAIL("a base checkpoint ran the fixed-step sampler");
@@ -177,48 +196,66 @@ private Q_SLOTS:
 
     void badDistilledFoldersAreRefusedByName() {
         const std::vector<Damage> cases = {
-            {"no_list", [](const std::string& d) {
+            {"no_list",
+             [](const std::string& d) {
                  ojson j = read_json(d + "/scheduler/scheduler_config.json");
                  j.erase("fixed_step_sampler_config");
                  write_json(d + "/scheduler/scheduler_config.json", j);
-             }, "fixed_step_requires_explicit_sigmas is set but fixed_step_sampler_config.t_list is missing"},
-            {"ascending", [](const std::string& d) {
+             },
+             "fixed_step_requires_explicit_sigmas is set but fixed_step_sampler_config.t_list is missing"},
+            {"ascending",
+             [](const std::string& d) {
                  ojson j = read_json(d + "/scheduler/scheduler_config.json");
                  j["fixed_step_sampler_config"]["t_list"] = {0.5, 0.9};
                  write_json(d + "/scheduler/scheduler_config.json", j);
                  fs::remove(d + "/modular_model_index.json");
-             }, "strictly descending"},
-            {"ode", [](const std::string& d) {
+             },
+             "strictly descending"},
+            {"ode",
+             [](const std::string& d) {
                  ojson j = read_json(d + "/scheduler/scheduler_config.json");
                  j["fixed_step_sampler_config"]["sample_type"] = "ode";
                  write_json(d + "/scheduler/scheduler_config.json", j);
-             }, "sample_type 'ode' is not supported"},
-            {"class", [](const std::string& d) {
+             },
+             "sample_type 'ode' is not supported"},
+            {"class",
+             [](const std::string& d) {
                  ojson j = read_json(d + "/scheduler/scheduler_config.json");
                  j["_class_name"] = "DDIMScheduler";
                  write_json(d + "/scheduler/scheduler_config.json", j);
-             }, "_class_name 'DDIMScheduler'"},
-            {"disagree", [](const std::string& d) {
+             },
+             "_class_name 'DDIMScheduler'"},
+            {"disagree",
+             [](const std::string& d) {
                  ojson j = read_json(d + "/modular_model_index.json");
                  j["distilled_sigmas"] = {1.0, 0.5};
                  write_json(d + "/modular_model_index.json", j);
-             }, "distilled_sigmas differ"},
-            {"no_sigmas", [](const std::string& d) {
+             },
+             "distilled_sigmas differ"},
+            {"no_sigmas",
+             [](const std::string& d) {
                  fs::remove_all(d + "/scheduler");
                  write_json(d + "/modular_model_index.json", {{"is_distilled", true}});
-             }, "is_distilled is true but distilled_sigmas is missing"},
-            {"not_json", [](const std::string& d) { std::ofstream(d + "/scheduler/scheduler_config.json") << "{\"_class_name\": "; },
+             },
+             "is_distilled is true but distilled_sigmas is missing"},
+            {"not_json",
+             [](const std::string& d) {
+                 std::ofstream(d + "/scheduler/scheduler_config.json") << "{\"_class_name\": ";
+             },
              "not valid JSON"},
-            {"out_of_range", [](const std::string& d) {
+            {"out_of_range",
+             [](const std::string& d) {
                  ojson j = read_json(d + "/scheduler/scheduler_config.json");
                  j["fixed_step_sampler_config"]["t_list"] = {1.5, 0.5};
                  write_json(d + "/scheduler/scheduler_config.json", j);
                  fs::remove(d + "/modular_model_index.json");
-             }, "every sigma must be in (0, 1]"},
+             },
+             "every sigma must be in (0, 1]"},
         };
         expectRefusals(dir("distilled"), "bad_", cases, [](const std::string& d) {
             const ojson info = Model::inspect(d);  // inspect reports it as a component, and does not throw
-            if (info["loadable"].get<bool>() || info["components"]["format"]["ok"].get<bool>()) return std::string("inspect passed it");
+            if (info["loadable"].get<bool>() || info["components"]["format"]["ok"].get<bool>())
+                return std::string("inspect passed it");
             return load_error(d);
         });
     }
@@ -238,21 +275,27 @@ private Q_SLOTS:
         auto tuned = Model::load(dir("base"), o);
         // W + s (alpha / r) B A, by hand in doubles.
         SafeTensorsFile f(dir("lora") + "/adapter_model.safetensors");
-        const at::Tensor A = to_tensor(f.at("base_model.model.layers.1.self_attn.v_proj_moe_gen.lora_A.weight")).to(at::kDouble);
-        const at::Tensor B = to_tensor(f.at("base_model.model.layers.1.self_attn.v_proj_moe_gen.lora_B.weight")).to(at::kDouble);
-        const at::Tensor W = model_impl(*base).network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight").to(at::kDouble);
-        const at::Tensor got = model_impl(*tuned).network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight").to(at::kDouble);
+        const at::Tensor A =
+            to_tensor(f.at("base_model.model.layers.1.self_attn.v_proj_moe_gen.lora_A.weight")).to(at::kDouble);
+        const at::Tensor B =
+            to_tensor(f.at("base_model.model.layers.1.self_attn.v_proj_moe_gen.lora_B.weight")).to(at::kDouble);
+        const at::Tensor W =
+            model_impl(*base).network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight").to(at::kDouble);
+        const at::Tensor got =
+            model_impl(*tuned).network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight").to(at::kDouble);
         double worst = 0;
         for (int64_t i = 0; i < W.size(0); ++i)
             for (int64_t j = 0; j < W.size(1); ++j) {
                 double ba = 0;
                 for (int64_t k = 0; k < 4; ++k) ba += B[i][k].item<double>() * A[k][j].item<double>();
-                worst = std::max(worst, std::fabs(got[i][j].item<double>() - (W[i][j].item<double>() + 0.5 * 2.0 * ba)));
+                worst =
+                    std::max(worst, std::fabs(got[i][j].item<double>() - (W[i][j].item<double>() + 0.5 * 2.0 * ba)));
             }
         QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
         // What it does not name stays exactly as it was: the understanding tower, the MLPs.
         for (const char* n : {"layers.1.self_attn.v_proj.weight", "layers.0.mlp_moe_gen.up_proj.weight"})
-            QVERIFY(at::equal(model_impl(*tuned).network->parameters().at(n), model_impl(*base).network->parameters().at(n)));
+            QVERIFY(at::equal(model_impl(*tuned).network->parameters().at(n),
+                              model_impl(*base).network->parameters().at(n)));
         // Strength 0 changes nothing; two halves make one whole.
         o.adapters = {{dir("lora"), 0.0}};
         auto zero = Model::load(dir("base"), o);
@@ -264,13 +307,16 @@ private Q_SLOTS:
         at::manual_seed(5);
         LatentState s;
         s.vision.push_back({at::randn({48, 2, 2, 4}), {false, false}, 24});
-        auto velocity = [&](const Model& m) { return predict_velocity(*model_impl(m).network, ids, nullptr, s, 500).vision[0].x; };
+        auto velocity = [&](const Model& m) {
+            return predict_velocity(*model_impl(m).network, ids, nullptr, s, 500).vision[0].x;
+        };
         QVERIFY(at::equal(velocity(*zero), velocity(*base)));
         QVERIFY(wstest::rel_err(velocity(*halves), velocity(*whole)) < 1e-6);
         QVERIFY(wstest::rel_err(velocity(*whole), velocity(*base)) > 1e-3);
         // The record lists the adapter with its hash, and its request names it so that it runs again as it was.
         Session session(tuned);
-        const ojson job = {{"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 2}};
+        const ojson job = {
+            {"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 2}};
         const GenerationResult r = session.generate(job, dir("out/lora"), {});
         QCOMPARE(r.record["model"]["adapters"][0]["sha256"].get<std::string>(), info.sha256);
         QCOMPARE(r.record["model"]["adapters"][0]["strength"].get<double>(), 0.5);
@@ -281,14 +327,16 @@ private Q_SLOTS:
         other["adapters"] = {dir("lora") + ":0.8"};
         const GenerationResult stronger = session.generate(other, dir("out/lora_other"), {});
         QCOMPARE(stronger.record["job_adapters"]["adapters"][0]["strength"].get<double>(), 0.8);
-        QVERIFY(!at::equal(load_tensors(stronger.outputs.front()).at("video_latent"), load_tensors(r.outputs.front()).at("video_latent")));
+        QVERIFY(!at::equal(load_tensors(stronger.outputs.front()).at("video_latent"),
+                           load_tensors(r.outputs.front()).at("video_latent")));
         // The diffusers naming of the same modules is read too.
         const std::string diffusers = dir("lora_diffusers");
         fs::create_directories(diffusers);
         std::map<std::string, TensorBlob> renamed;
         for (const auto& [name, v] : f.tensors()) {
             std::string n = name;
-            if (const size_t at = n.find("v_proj_moe_gen"); at != std::string::npos) n.replace(at, std::string("v_proj_moe_gen").size(), "add_v_proj");
+            if (const size_t at = n.find("v_proj_moe_gen"); at != std::string::npos)
+                n.replace(at, std::string("v_proj_moe_gen").size(), "add_v_proj");
             renamed[n] = TensorBlob{v.dtype, v.shape, std::vector<uint8_t>(v.data, v.data + v.nbytes)};
         }
         write_safetensors(diffusers + "/adapter_model.safetensors", renamed);
@@ -296,7 +344,9 @@ private Q_SLOTS:
         cfg["target_modules"] = {"q_proj_moe_gen", "k_proj_moe_gen", "add_v_proj", "o_proj_moe_gen"};
         write_json(diffusers + "/adapter_config.json", cfg);
         o.adapters = {{diffusers, 0.5}};
-        QVERIFY(at::equal(model_impl(*Model::load(dir("base"), o)).network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight"),
+        QVERIFY(at::equal(model_impl(*Model::load(dir("base"), o))
+                              .network->parameters()
+                              .at("layers.1.self_attn.v_proj_moe_gen.weight"),
                           model_impl(*tuned).network->parameters().at("layers.1.self_attn.v_proj_moe_gen.weight")));
     }
 
@@ -307,7 +357,12 @@ private Q_SLOTS:
         auto base = load(dir("base"));
         const std::string lora = dir("lora_per_job");
         write_random_lora(lora, base->config(), 2, 4.0, 7);
-        const ojson job = {{"model_mode", "text2image"}, {"prompt", "a red cube"}, {"width", 64}, {"height", 32}, {"num_steps", 2}, {"seed", 3},
+        const ojson job = {{"model_mode", "text2image"},
+                           {"prompt", "a red cube"},
+                           {"width", 64},
+                           {"height", 32},
+                           {"num_steps", 2},
+                           {"seed", 3},
                            {"adapters", ojson::array({{{"path", lora}, {"strength", 0.7}}})}};
         Session on_base(base);
         const GenerationResult fly = on_base.generate(job, dir("out/lora_fly"), {});
@@ -319,13 +374,17 @@ private Q_SLOTS:
         Session on_merged(merged);
         const GenerationResult m = on_merged.generate(job, dir("out/lora_merged"), {});
         QVERIFY(!m.record.contains("job_adapters"));  // the model carries them: nothing on the fly
-        const at::Tensor a = load_tensors(fly.outputs.front()).at("video_latent"), b = load_tensors(m.outputs.front()).at("video_latent");
+        const at::Tensor a = load_tensors(fly.outputs.front()).at("video_latent"),
+                         b = load_tensors(m.outputs.front()).at("video_latent");
         QVERIFY2(wstest::rel_err(a, b) < 1e-5, qPrintable(QString::number(wstest::rel_err(a, b))));
         ojson none = job;
         none["adapters"] = ojson::array();
-        const at::Tensor plain = load_tensors(on_base.generate(none, dir("out/lora_none_base"), {}).outputs.front()).at("video_latent");
-        const at::Tensor taken_out = load_tensors(on_merged.generate(none, dir("out/lora_taken_out"), {}).outputs.front()).at("video_latent");
-        QVERIFY2(wstest::rel_err(taken_out, plain) < 1e-5, qPrintable(QString::number(wstest::rel_err(taken_out, plain))));
+        const at::Tensor plain =
+            load_tensors(on_base.generate(none, dir("out/lora_none_base"), {}).outputs.front()).at("video_latent");
+        const at::Tensor taken_out =
+            load_tensors(on_merged.generate(none, dir("out/lora_taken_out"), {}).outputs.front()).at("video_latent");
+        QVERIFY2(wstest::rel_err(taken_out, plain) < 1e-5,
+                 qPrintable(QString::number(wstest::rel_err(taken_out, plain))));
         QVERIFY(wstest::rel_err(a, plain) > 1e-3);  // the adapter matters
         // A job's adapter that is not there is refused by its path.
         ojson missing = job;
@@ -349,22 +408,42 @@ private Q_SLOTS:
             };
         };
         const std::vector<Damage> cases = {
-            {"shape", [&](const std::string& d) { edit_adapter(d, [&](auto& t) { t[key + "A.weight"].shape = {1, 128}; }); }, "needs lora_A [2, 64]"},
-            {"no_b", [&](const std::string& d) { edit_adapter(d, [&](auto& t) { t.erase(key + "B.weight"); }); }, "has lora_A but no lora_B"},
-            {"not_linear", [&](const std::string& d) {
-                 edit_adapter(d, [&](auto& t) { t["base_model.model.layers.9.self_attn.q_proj_moe_gen.lora_A.weight"] = t.at(key + "A.weight");
-                                                t["base_model.model.layers.9.self_attn.q_proj_moe_gen.lora_B.weight"] = t.at(key + "B.weight"); });
-             }, "is not a linear layer of this model"},
-            {"untargeted", config([](ojson& j) { j["target_modules"] = {"k_proj_moe_gen", "v_proj_moe_gen", "o_proj_moe_gen"}; }),
+            {"shape",
+             [&](const std::string& d) { edit_adapter(d, [&](auto& t) {
+                                             t[key + "A.weight"].shape = {1, 128};
+                                         }); },
+             "needs lora_A [2, 64]"},
+            {"no_b", [&](const std::string& d) { edit_adapter(d, [&](auto& t) { t.erase(key + "B.weight"); }); },
+             "has lora_A but no lora_B"},
+            {"not_linear",
+             [&](const std::string& d) {
+                 edit_adapter(d, [&](auto& t) {
+                     t["base_model.model.layers.9.self_attn.q_proj_moe_gen.lora_A.weight"] = t.at(key + "A.weight");
+                     t["base_model.model.layers.9.self_attn.q_proj_moe_gen.lora_B.weight"] = t.at(key + "B.weight");
+                 });
+             },
+             "is not a linear layer of this model"},
+            {"untargeted", config([](ojson& j) {
+                 j["target_modules"] = {"k_proj_moe_gen", "v_proj_moe_gen", "o_proj_moe_gen"};
+             }),
              "is not among adapter_config.json's target_modules"},
-            {"stray", [&](const std::string& d) { edit_adapter(d, [&](auto& t) { t["something.weight"] = t.at(key + "A.weight"); }); }, "is not a LoRA factor"},
+            {"stray",
+             [&](const std::string& d) {
+                 edit_adapter(d, [&](auto& t) { t["something.weight"] = t.at(key + "A.weight"); });
+             },
+             "is not a LoRA factor"},
             {"no_rank", config([](ojson& j) { j.erase("r"); }), "field 'r' (the rank) is missing"},
             {"zero_rank", config([](ojson& j) { j["r"] = 0; }), "field 'r' must be a positive integer"},
             {"ia3", config([](ojson& j) { j["peft_type"] = "IA3"; }), "peft_type 'IA3' is not supported"},
             {"dora", config([](ojson& j) { j["use_dora"] = true; }), "use_dora (DoRA) is not supported"},
-            {"patterns", config([](ojson& j) { j["rank_pattern"] = {{"q_proj_moe_gen", 8}}; }), "rank_pattern"},
-            {"not_json", [](const std::string& d) { std::ofstream(d + "/adapter_config.json") << "{r: 4"; }, "not valid JSON"},
-            {"no_weights", [](const std::string& d) { fs::remove(d + "/adapter_model.safetensors"); }, "no adapter_model.safetensors"},
+            {"patterns", config([](ojson& j) {
+                 j["rank_pattern"] = {{"q_proj_moe_gen", 8}};
+             }),
+             "rank_pattern"},
+            {"not_json", [](const std::string& d) { std::ofstream(d + "/adapter_config.json") << "{r: 4"; },
+             "not valid JSON"},
+            {"no_weights", [](const std::string& d) { fs::remove(d + "/adapter_model.safetensors"); },
+             "no adapter_model.safetensors"},
         };
         expectRefusals(good, "badlora_", cases, [this](const std::string& d) {
             LoadOptions o;
@@ -380,7 +459,8 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, inspect_adapter(dir("no_such_adapter"), base->config()));
         QCOMPARE(parse_adapter_choice("/a/b:0.25").strength, 0.25);
         QCOMPARE(parse_adapter_choice("/a/b").path, std::string("/a/b"));
-        QCOMPARE(parse_adapter_choice("C:/odd:name").path, std::string("C:/odd:name"));  // no number after the last colon
+        QCOMPARE(parse_adapter_choice("C:/odd:name").path,
+                 std::string("C:/odd:name"));  // no number after the last colon
         QVERIFY_THROWS_EXCEPTION(Error, adapter_choices_from_json(ojson{{{"strength", 1}}}, "job.json"));
     }
     // --- Edge (2026-08-25 weights and recipe) -------------------------------------------------------------------
@@ -409,8 +489,13 @@ private Q_SLOTS:
         // settings win over the recipe; json_caption_wrapper false sends the plain text.
         c10::InferenceMode guard;
         Session session(m);
-        ojson job = {{"model_mode", "text2video"}, {"prompt", " a red cube rolls. "}, {"width", 64}, {"height", 32},
-                     {"num_frames", 5}, {"num_steps", 2}, {"seed", 3}};
+        ojson job = {{"model_mode", "text2video"},
+                     {"prompt", " a red cube rolls. "},
+                     {"width", 64},
+                     {"height", 32},
+                     {"num_frames", 5},
+                     {"num_steps", 2},
+                     {"seed", 3}};
         const GenerationResult r = session.generate(job, dir("out/edge_t2v"), {});
         const ojson caption = ojson::parse(r.record["prompt_string"].get<std::string>());
         QCOMPARE(caption["temporal_caption"].get<std::string>(), std::string("a red cube rolls."));
@@ -423,13 +508,16 @@ private Q_SLOTS:
         const GenerationResult plain = session.generate(job, dir("out/edge_plain"), {});
         QVERIFY2(plain.record["prompt_string"].get<std::string>().rfind("a red cube rolls. The video is", 0) == 0,
                  plain.record["prompt_string"].get<std::string>().c_str());
-        QVERIFY(!at::equal(load_tensors(r.outputs.front()).at("video_latent"), load_tensors(plain.outputs.front()).at("video_latent")));
+        QVERIFY(!at::equal(load_tensors(r.outputs.front()).at("video_latent"),
+                           load_tensors(plain.outputs.front()).at("video_latent")));
         // A JSON caption is sent as it is, with its keys.
         job["json_caption_wrapper"] = true;
         job["prompt"] = R"({"subjects": [{"description": "a cube"}]})";
-        const ojson json_prompt = ojson::parse(session.generate(job, dir("out/edge_json"), {}).record["prompt_string"].get<std::string>());
+        const ojson json_prompt =
+            ojson::parse(session.generate(job, dir("out/edge_json"), {}).record["prompt_string"].get<std::string>());
         QVERIFY(!json_prompt.contains("temporal_caption") && json_prompt.contains("subjects"));
-        const std::string quoted = "{\"temporal_caption\": \"sun \\\"set\\\"\"}";  // {"temporal_caption": "sun \"set\""}
+        const std::string quoted =
+            "{\"temporal_caption\": \"sun \\\"set\\\"\"}";  // {"temporal_caption": "sun \"set\""}
         QCOMPARE(wrap_plain_prompt_as_caption("sun \"set\""), quoted);
     }
 
@@ -442,10 +530,15 @@ private Q_SLOTS:
             };
         };
         const std::vector<Damage> cases = {
-            {"no_gen_key_norm", [](const std::string& d) { edit_tensors(d, [](auto& t) { t.erase("layers.1.self_attn.k_norm_und_for_gen.weight"); }); },
+            {"no_gen_key_norm",
+             [](const std::string& d) {
+                 edit_tensors(d, [](auto& t) { t.erase("layers.1.self_attn.k_norm_und_for_gen.weight"); });
+             },
              "diffusers #14246"},
-            {"backbone", config([](ojson& j) { j["backbone_type"] = "mamba_hybrid"; }), "backbone_type 'mamba_hybrid' is unknown"},
-            {"text_qk_norm", config([](ojson& j) { j["qk_norm_for_text"] = true; }), "layers.0.self_attn.q_norm.weight"},
+            {"backbone", config([](ojson& j) { j["backbone_type"] = "mamba_hybrid"; }),
+             "backbone_type 'mamba_hybrid' is unknown"},
+            {"text_qk_norm", config([](ojson& j) { j["qk_norm_for_text"] = true; }),
+             "layers.0.self_attn.q_norm.weight"},
             {"flag_type", config([](ojson& j) { j["use_und_k_norm_for_gen"] = "yes"; }), "use_und_k_norm_for_gen"},
         };
         expectRefusals(dir("edge"), "bad_edge_", cases, load_error);
@@ -457,20 +550,29 @@ private Q_SLOTS:
         auto m = load(dir("base"));
         Session session(m);
         const std::string caption = R"({"subjects": [{"description": "a cube"}]})";
-        ojson job = {{"model_mode", "text2video"}, {"prompt", caption}, {"width", 64}, {"height", 32}, {"num_frames", 5},
-                     {"num_steps", 3}, {"seed", 4}, {"prompting", "diffusers"}, {"shift", 7.0}};
+        ojson job = {{"model_mode", "text2video"},
+                     {"prompt", caption},
+                     {"width", 64},
+                     {"height", 32},
+                     {"num_frames", 5},
+                     {"num_steps", 3},
+                     {"seed", 4},
+                     {"prompting", "diffusers"},
+                     {"shift", 7.0}};
         const GenerationResult r = session.generate(job, dir("out/diffusers_path"), {});
         const ojson& rec = r.record;
         // Templates appended to the JSON text itself; the absent negative is "" with the inverse sentences.
         QCOMPARE(rec["prompt_string"].get<std::string>(),
                  caption + ". The video is 0.2 seconds long and is of 24 FPS. This video is of 32x64 resolution.");
         QCOMPARE(rec["negative_prompt_string"].get<std::string>(),
-                 std::string("The video is not 0.2 seconds long and is not of 24 FPS. This video is not of 32x64 resolution."));
+                 std::string(
+                     "The video is not 0.2 seconds long and is not of 24 FPS. This video is not of 32x64 resolution."));
         QCOMPARE(rec["prompting"]["path"].get<std::string>(), std::string("diffusers"));
         QCOMPARE(rec["prompting"]["system_prompt"].get<std::string>(),
                  std::string("You are a helpful assistant who will generate videos from a give prompt."));
         // No scheduler file: the base export's Karras flow sigmas; the job's shift is set aside.
-        QCOMPARE(rec["prompting"]["timesteps"].get<std::vector<int64_t>>(), make_karras_flow_schedule(3, 0.147, 200.0).timesteps);
+        QCOMPARE(rec["prompting"]["timesteps"].get<std::vector<int64_t>>(),
+                 make_karras_flow_schedule(3, 0.147, 200.0).timesteps);
         QCOMPARE(rec["prompting"]["set_aside"]["shift"].get<double>(), 7.0);
         QCOMPARE(rec["request"]["prompting"].get<std::string>(), std::string("diffusers"));
         // The system turn is in the tokens: the framework path with the same strings gives another video.
@@ -484,14 +586,18 @@ private Q_SLOTS:
         QVERIFY(frec["prompt_string"] != rec["prompt_string"]);
         // The record's request runs again as it was.
         QVERIFY(at::equal(load_tensors(r.outputs.front()).at("video_latent"),
-                          load_tensors(session.generate(rec["request"], dir("out/diffusers_again"), {}).outputs.front()).at("video_latent")));
+                          load_tensors(session.generate(rec["request"], dir("out/diffusers_again"), {}).outputs.front())
+                              .at("video_latent")));
 
         // A folder that ships a UniPC without Karras and turns the system prompt off (as Edge's export does).
         const std::string edge_like = copy("base", "diffusers_flow");
         fs::create_directories(edge_like + "/scheduler");
         write_json(edge_like + "/scheduler/scheduler_config.json",
-                   {{"_class_name", "Cosmos3EdgeUniPCMultistepScheduler"}, {"use_karras_sigmas", false}, {"use_flow_sigmas", true},
-                    {"prediction_type", "flow_prediction"}, {"flow_shift", 3.0}});
+                   {{"_class_name", "Cosmos3EdgeUniPCMultistepScheduler"},
+                    {"use_karras_sigmas", false},
+                    {"use_flow_sigmas", true},
+                    {"prediction_type", "flow_prediction"},
+                    {"flow_shift", 3.0}});
         ojson index = read_json(edge_like + "/model_index.json");
         index["default_use_system_prompt"] = false, index["use_native_flow_schedule"] = true;
         write_json(edge_like + "/model_index.json", index);
@@ -500,7 +606,8 @@ private Q_SLOTS:
         image["model_mode"] = "text2image", image["num_frames"] = 1, image["prompt"] = "a cube.";
         const ojson rec2 = s2.generate(image, dir("out/diffusers_flow"), {}).record;
         QCOMPARE(rec2["prompting"]["system_prompt"].get<std::string>(), std::string());
-        QCOMPARE(rec2["prompting"]["timesteps"].get<std::vector<int64_t>>(), make_shifted_flow_schedule(3, 3.0, true).timesteps);
+        QCOMPARE(rec2["prompting"]["timesteps"].get<std::vector<int64_t>>(),
+                 make_shifted_flow_schedule(3, 3.0, true).timesteps);
         QCOMPARE(rec2["prompt_string"].get<std::string>(), std::string("a cube. This image is of 32x64 resolution."));
     }
 
@@ -511,19 +618,26 @@ private Q_SLOTS:
                 write_json(d + "/scheduler/scheduler_config.json", j);
             };
         };
-        const ojson unipc = {{"_class_name", "UniPCMultistepScheduler"}, {"use_karras_sigmas", true}, {"use_flow_sigmas", true}};
-        auto with = [&](const char* k, const ojson& v) { ojson j = unipc; j[k] = v; return j; };
+        const ojson unipc = {
+            {"_class_name", "UniPCMultistepScheduler"}, {"use_karras_sigmas", true}, {"use_flow_sigmas", true}};
+        auto with = [&](const char* k, const ojson& v) {
+            ojson j = unipc;
+            j[k] = v;
+            return j;
+        };
         const std::vector<Damage> cases = {
             {"order", scheduler(with("solver_order", 3)), "only UniPC order 2"},
             {"not_flow", scheduler(with("use_flow_sigmas", false)), "use_flow_sigmas is false"},
             {"epsilon", scheduler(with("prediction_type", "epsilon")), "prediction_type must be flow_prediction"},
             {"sigmas", scheduler(with("sigma_min", 300.0)), "0 < sigma_min < sigma_max"},
             {"final", scheduler(with("final_sigmas_type", "sigma_min")), "final_sigmas_type must be zero"},
-            {"index_type", [](const std::string& d) {
+            {"index_type",
+             [](const std::string& d) {
                  ojson j = read_json(d + "/model_index.json");
                  j["default_use_system_prompt"] = "no";
                  write_json(d + "/model_index.json", j);
-             }, "default_use_system_prompt"},
+             },
+             "default_use_system_prompt"},
         };
         expectRefusals(dir("base"), "bad_diffusers_", cases, load_error);
         Session session(load(dir("base")));
@@ -536,7 +650,8 @@ private Q_SLOTS:
             }
             QFAIL(qPrintable(QString("accepted: ") + job.dump().c_str()));
         };
-        const ojson job = {{"model_mode", "text2image"}, {"prompt", "p"}, {"width", 64}, {"height", 32}, {"num_steps", 1}};
+        const ojson job = {
+            {"model_mode", "text2image"}, {"prompt", "p"}, {"width", 64}, {"height", 32}, {"num_steps", 1}};
         ojson bad = job;
         bad["prompting"] = "comfyui";
         refused(bad, "prompting must be framework or diffusers");

@@ -42,7 +42,8 @@ void shard_as_bf16(const std::string& model_dir) {
     std::map<std::string, TensorBlob> all;
     {
         SafeTensorsFile f(single.string());
-        for (const auto& [name, v] : f.tensors()) all[name] = TensorBlob{v.dtype, v.shape, std::vector<uint8_t>(v.data, v.data + v.nbytes)};
+        for (const auto& [name, v] : f.tensors())
+            all[name] = TensorBlob{v.dtype, v.shape, std::vector<uint8_t>(v.data, v.data + v.nbytes)};
     }
     fs::remove(single);
     std::map<std::string, TensorBlob> first, second;
@@ -75,7 +76,8 @@ void write_bytes(const fs::path& p, const std::string& bytes) { std::ofstream(p,
 const std::string kPickleBytes = std::string("PK\x03\x04", 4) + "modelopt_state/data.pkl \x80\x04\x95 not for reading";
 
 std::vector<std::string> ignored_of(const ojson& format) {
-    return format.contains("ignored_files") ? format["ignored_files"].get<std::vector<std::string>>() : std::vector<std::string>{};
+    return format.contains("ignored_files") ? format["ignored_files"].get<std::vector<std::string>>()
+                                            : std::vector<std::string>{};
 }
 
 }  // namespace
@@ -90,7 +92,12 @@ class TestDiffusersFolders : public CheckpointFixture {
     ojson generate_once(const std::string& model_dir, const std::string& out) {
         c10::InferenceMode guard;
         Session session(load(model_dir));
-        const ojson job = {{"model_mode", "text2image"}, {"prompt", "a red cube"}, {"width", 64}, {"height", 32}, {"num_steps", 1}, {"seed", 3}};
+        const ojson job = {{"model_mode", "text2image"},
+                           {"prompt", "a red cube"},
+                           {"width", 64},
+                           {"height", 32},
+                           {"num_steps", 1},
+                           {"seed", 3}};
         return session.generate(job, dir(out), {}).record;
     }
 
@@ -102,10 +109,12 @@ class TestDiffusersFolders : public CheckpointFixture {
         QVERIFY2(info.code == 1, said.constData());
         QVERIFY2(said.contains(path) && said.contains(want), qPrintable(q(expect + " / " + file + ": ") + said));
         QVERIFY2(said.contains("loadable: no") || info.err.count('\n') == 1, said.constData());
-        const auto gen = cli({"generate", "--model", q(d), "--prompt", "a ball", "--steps", "1", "--frames", "1", "-o", q(d + "_out")});
+        const auto gen = cli(
+            {"generate", "--model", q(d), "--prompt", "a ball", "--steps", "1", "--frames", "1", "-o", q(d + "_out")});
         QVERIFY2(gen.code == 1, gen.err.constData());
         QCOMPARE(gen.err.count('\n'), 1);
-        QVERIFY2(gen.err.contains(path) && gen.err.contains(want), qPrintable(q(expect + " / " + file + ": ") + gen.err));
+        QVERIFY2(gen.err.contains(path) && gen.err.contains(want),
+                 qPrintable(q(expect + " / " + file + ": ") + gen.err));
         for (const char* raw : {"json.exception", "filesystem error", "basic_string", "std::", "terminate"}) {
             QVERIFY2(!said.contains(raw), said.constData());
             QVERIFY2(!gen.err.contains(raw), gen.err.constData());
@@ -135,7 +144,8 @@ private Q_SLOTS:
         QCOMPARE(ignored_of(load(fp8)->info()["format"]), std::vector<std::string>{"transformer/modelopt_state.pth"});
         const auto r = cli({"info", q(fp8)});
         QVERIFY2(r.code == 0, (r.out + r.err).constData());
-        QVERIFY2(r.out.contains("ignored (a pickle file, never read): transformer/modelopt_state.pth"), r.out.constData());
+        QVERIFY2(r.out.contains("ignored (a pickle file, never read): transformer/modelopt_state.pth"),
+                 r.out.constData());
         QVERIFY2(r.out.contains("transformer: ok") && r.out.contains("loadable: yes"), r.out.constData());
     }
 
@@ -152,7 +162,8 @@ private Q_SLOTS:
         QVERIFY(record["model"]["format"].contains("fp8"));
         QCOMPARE(ignored_of(record["model"]["format"]), std::vector<std::string>{"modelopt_state.pth"});
         const auto r = cli({"info", q(flat)});
-        QVERIFY2(r.code == 0 && r.out.contains("ignored (a pickle file, never read): modelopt_state.pth"), (r.out + r.err).constData());
+        QVERIFY2(r.code == 0 && r.out.contains("ignored (a pickle file, never read): modelopt_state.pth"),
+                 (r.out + r.err).constData());
         // At the root of a diffusers folder, beside transformer/, likewise.
         const std::string both = copy("sharded", "root_state");
         write_bytes(fs::path(both) / "modelopt_state.pth", kPickleBytes);
@@ -164,38 +175,48 @@ private Q_SLOTS:
 
     void weightsOnlyAsPicklesAreRefusedByName() {
         const std::vector<Damage> cases = {
-            {"transformer_bin", [](const std::string& d) {
+            {"transformer_bin",
+             [](const std::string& d) {
                  fs::remove(d + "/transformer/diffusion_pytorch_model.safetensors");
                  write_bytes(d + "/transformer/diffusion_pytorch_model.bin", kPickleBytes);
-             }, "transformer/diffusion_pytorch_model.bin: pickle checkpoints (.bin) are refused"},
-            {"root_pt", [](const std::string& d) {
+             },
+             "transformer/diffusion_pytorch_model.bin: pickle checkpoints (.bin) are refused"},
+            {"root_pt",
+             [](const std::string& d) {
                  flatten_transformer(d);
                  fs::remove(d + "/diffusion_pytorch_model.safetensors");
                  write_bytes(d + "/modelopt_state.pth", kPickleBytes);
                  write_bytes(d + "/model.pt", kPickleBytes);
-             }, "/model.pt: pickle checkpoints (.pt) are refused"},
-            {"vae_pth", [](const std::string& d) {
+             },
+             "/model.pt: pickle checkpoints (.pt) are refused"},
+            {"vae_pth",
+             [](const std::string& d) {
                  fs::remove(d + "/vae/diffusion_pytorch_model.safetensors");
                  write_bytes(d + "/vae/diffusion_pytorch_model.pth", kPickleBytes);
-             }, "vae/diffusion_pytorch_model.pth: pickle checkpoints (.pth) are refused"},
+             },
+             "vae/diffusion_pytorch_model.pth: pickle checkpoints (.pth) are refused"},
         };
         expectRefusals(dir("base"), "pickle_only_", cases, load_error);
         // info says the same, for the component, and lists no refused file as ignored.
         const ojson vae = Model::inspect(dir("pickle_only_vae_pth"));
         QVERIFY(!vae["loadable"].get<bool>());
-        QVERIFY2(vae["components"]["vae"]["error"].get<std::string>().find("vae/diffusion_pytorch_model.pth: pickle checkpoints") != std::string::npos,
+        QVERIFY2(vae["components"]["vae"]["error"].get<std::string>().find(
+                     "vae/diffusion_pytorch_model.pth: pickle checkpoints") != std::string::npos,
                  vae["components"].dump().c_str());
         QVERIFY(ignored_of(vae["format"]).empty());
-        refusedByTheCli(dir("pickle_only_transformer_bin"), "transformer/diffusion_pytorch_model.bin", "pickle checkpoints (.bin) are refused");
+        refusedByTheCli(dir("pickle_only_transformer_bin"), "transformer/diffusion_pytorch_model.bin",
+                        "pickle checkpoints (.bin) are refused");
         // Safetensors that lack weights are not completed from a pickle: the refusal says it was not read.
         const std::string part = copy("base", "partial_with_pickle");
         edit_tensors(part, [](auto& t) { t.erase("layers.0.self_attn.to_q.weight"); });
         write_bytes(fs::path(part) / "transformer" / "pytorch_model.bin", kPickleBytes);
         const std::string e = load_error(part);
         QVERIFY2(e.find("layers.0.self_attn.q_proj.weight") != std::string::npos, e.c_str());
-        QVERIFY2(e.find("not read (pickle files are never loaded): transformer/pytorch_model.bin") != std::string::npos, e.c_str());
+        QVERIFY2(e.find("not read (pickle files are never loaded): transformer/pytorch_model.bin") != std::string::npos,
+                 e.c_str());
         const ojson info = Model::inspect(part);
-        QVERIFY2(info["components"]["transformer"]["error"].get<std::string>().find("transformer/pytorch_model.bin") != std::string::npos,
+        QVERIFY2(info["components"]["transformer"]["error"].get<std::string>().find("transformer/pytorch_model.bin") !=
+                     std::string::npos,
                  info["components"].dump().c_str());
     }
 
@@ -226,8 +247,11 @@ private Q_SLOTS:
         };
         auto unipc = [&](const char* key, const ojson& v) {
             return json_edit("scheduler/scheduler_config.json", [key, v](ojson& j) {
-                j = {{"_class_name", "UniPCMultistepScheduler"}, {"use_flow_sigmas", true}, {"use_karras_sigmas", true},
-                     {"prediction_type", "flow_prediction"}, {"num_train_timesteps", 1000}};
+                j = {{"_class_name", "UniPCMultistepScheduler"},
+                     {"use_flow_sigmas", true},
+                     {"use_karras_sigmas", true},
+                     {"prediction_type", "flow_prediction"},
+                     {"num_train_timesteps", 1000}};
                 j[key] = v;
             });
         };
@@ -240,14 +264,22 @@ private Q_SLOTS:
         const std::vector<Case> cases = {
             {"missing_shard", [&](const std::string& d) { fs::remove(d + "/" + shard2); }, index,
              std::string("weight_map names ") + kShard2},
-            {"absent_file", json_edit(index, [](ojson& j) { j["weight_map"]["norm.weight"] = "diffusion_pytorch_model-00003-of-00003.safetensors"; }),
+            {"absent_file",
+             json_edit(index,
+                       [](ojson& j) {
+                           j["weight_map"]["norm.weight"] = "diffusion_pytorch_model-00003-of-00003.safetensors";
+                       }),
              index, "weight_map names diffusion_pytorch_model-00003-of-00003.safetensors for 'norm.weight'"},
-            {"unindexed_missing_shard", [&](const std::string& d) {
+            {"unindexed_missing_shard",
+             [&](const std::string& d) {
                  fs::remove(d + "/" + index);
                  fs::remove(d + "/" + shard2);
-             }, shard2, std::string("missing; ") + kShard1 + " is one of 2 shards"},
-            {"weight_map_list", json_edit(index, [](ojson& j) { j["weight_map"] = ojson::array({kShard1}); }), index, "no weight_map object"},
-            {"truncated_bf16", [&](const std::string& d) { fs::resize_file(d + "/" + shard2, fs::file_size(d + "/" + shard2) - 1000); },
+             },
+             shard2, std::string("missing; ") + kShard1 + " is one of 2 shards"},
+            {"weight_map_list", json_edit(index, [](ojson& j) { j["weight_map"] = ojson::array({kShard1}); }), index,
+             "no weight_map object"},
+            {"truncated_bf16",
+             [&](const std::string& d) { fs::resize_file(d + "/" + shard2, fs::file_size(d + "/" + shard2) - 1000); },
              shard2, "data_offsets"},
             {"hidden_size_string", json_edit("transformer/config.json", [](ojson& j) { j["hidden_size"] = "64"; }),
              "transformer/config.json", "field 'hidden_size' must be an integer (got string)"},
@@ -257,15 +289,24 @@ private Q_SLOTS:
              "transformer/config.json", "field 'num_hidden_layers' is 0"},
             {"special_tokens_number", json_edit("transformer/config.json", [](ojson& j) { j["special_tokens"] = 5; }),
              "transformer/config.json", "field 'special_tokens' must be an object"},
-            {"ddim", json_edit("scheduler/scheduler_config.json", [](ojson& j) { j = {{"_class_name", "DDIMScheduler"}}; }),
+            {"ddim",
+             json_edit("scheduler/scheduler_config.json",
+                       [](ojson& j) {
+                           j = {{"_class_name", "DDIMScheduler"}};
+                       }),
              "scheduler/scheduler_config.json", "_class_name 'DDIMScheduler' is not a schedule this version runs"},
-            {"epsilon", unipc("prediction_type", "epsilon"), "scheduler/scheduler_config.json", "prediction_type must be flow_prediction"},
-            {"train_timesteps", unipc("num_train_timesteps", 500), "scheduler/scheduler_config.json", "num_train_timesteps must be 1000"},
-            {"lower_order_final", unipc("lower_order_final", false), "scheduler/scheduler_config.json", "lower_order_final false is not supported"},
+            {"epsilon", unipc("prediction_type", "epsilon"), "scheduler/scheduler_config.json",
+             "prediction_type must be flow_prediction"},
+            {"train_timesteps", unipc("num_train_timesteps", 500), "scheduler/scheduler_config.json",
+             "num_train_timesteps must be 1000"},
+            {"lower_order_final", unipc("lower_order_final", false), "scheduler/scheduler_config.json",
+             "lower_order_final false is not supported"},
             {"disable_corrector", unipc("disable_corrector", ojson::array({0})), "scheduler/scheduler_config.json",
              "disable_corrector must be an empty list"},
-            {"thresholding", unipc("thresholding", true), "scheduler/scheduler_config.json", "thresholding is not supported"},
-            {"flow_shift_string", unipc("flow_shift", "5"), "scheduler/scheduler_config.json", "field 'flow_shift' must be a number"},
+            {"thresholding", unipc("thresholding", true), "scheduler/scheduler_config.json",
+             "thresholding is not supported"},
+            {"flow_shift_string", unipc("flow_shift", "5"), "scheduler/scheduler_config.json",
+             "field 'flow_shift' must be a number"},
         };
         for (const Case& c : cases) {
             const std::string d = dir(std::string("bad_sharded_") + c.name);

@@ -36,9 +36,9 @@ Difference difference(const at::Tensor& reference, const at::Tensor& ours) {
 
 // The engine's job for a peer case: its request as the diffusers pipeline call had it.
 ojson job_for(const ojson& c, const QString& dir) {
-    ojson job{{"model_mode", c["mode"]},     {"prompt", c["prompt"]},         {"width", c["width"]},
-              {"height", c["height"]},       {"fps", c["fps"]},               {"num_frames", c["num_frames"]},
-              {"num_steps", c["num_steps"]}, {"guidance", c["guidance"]},     {"seed", c["seed"]},
+    ojson job{{"model_mode", c["mode"]},     {"prompt", c["prompt"]},     {"width", c["width"]},
+              {"height", c["height"]},       {"fps", c["fps"]},           {"num_frames", c["num_frames"]},
+              {"num_steps", c["num_steps"]}, {"guidance", c["guidance"]}, {"seed", c["seed"]},
               {"prompting", "diffusers"}};
     if (c.contains("negative_prompt") && !c["negative_prompt"].is_null()) job["negative_prompt"] = c["negative_prompt"];
     if (c.value("enable_sound", false)) job["enable_sound"] = true;
@@ -55,11 +55,14 @@ class TestDiffusersPeer : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        if (wstest::run(WS_PEER_PYTHON, {"-c", "import diffusers, transformers, accelerate, torch, safetensors"}).code != 0)
-            WS_SKIP_MISSING("the peer Python (" WS_PEER_PYTHON ") has no diffusers/transformers/accelerate: installer/install-deps.sh "
-                  "installs installer/requirements.txt into .venv (or configure with -DWS_PEER_PYTHON=...)");
+        if (wstest::run(WS_PEER_PYTHON, {"-c", "import diffusers, transformers, accelerate, torch, safetensors"})
+                .code != 0)
+            WS_SKIP_MISSING("the peer Python (" WS_PEER_PYTHON
+                            ") has no diffusers/transformers/accelerate: installer/install-deps.sh "
+                            "installs installer/requirements.txt into .venv (or configure with -DWS_PEER_PYTHON=...)");
         QString error;
-        dir_ = wstest::cached_peer_output(kScript, "diffusers-peer", {"--tokenizer-dir", WS_QWEN3_TOKENIZER_DIR}, &error);
+        dir_ =
+            wstest::cached_peer_output(kScript, "diffusers-peer", {"--tokenizer-dir", WS_QWEN3_TOKENIZER_DIR}, &error);
         QVERIFY2(!dir_.isEmpty(), qPrintable(error));
         std::ifstream in((dir_ + "/cases.json").toStdString());
         cases_ = ojson::parse(in);
@@ -90,23 +93,29 @@ private Q_SLOTS:
         const ojson& c = cases_["cases"][static_cast<size_t>(index)];
         const std::string name = c["name"];
         const QString model = dir_ + "/" + QString::fromStdString(c["model"].get<std::string>());
-        const QString job = tmp_.filePath(QString::fromStdString(name) + "-job.json"), out = tmp_.filePath(QString::fromStdString(name));
+        const QString job = tmp_.filePath(QString::fromStdString(name) + "-job.json"),
+                      out = tmp_.filePath(QString::fromStdString(name));
         {
             std::ofstream f(job.toStdString());
             f << job_for(c, dir_).dump();
         }
-        auto g = wstest::run(WS_CLI, {"generate", job, "--model", model, "-o", out, "--device", "cpu", "--dtype", "float32"});
+        auto g = wstest::run(WS_CLI,
+                             {"generate", job, "--model", model, "-o", out, "--device", "cpu", "--dtype", "float32"});
         QVERIFY2(g.code == 0, g.err.constData());
         g = wstest::run(WS_CLI, {"decode", out + ".safetensors", "--model", model, "-o", out + ".decoded.safetensors"});
         QVERIFY2(g.code == 0, g.err.constData());
-        const auto peer = load_tensors((dir_ + "/cases/" + QString::fromStdString(name) + ".safetensors").toStdString());
+        const auto peer =
+            load_tensors((dir_ + "/cases/" + QString::fromStdString(name) + ".safetensors").toStdString());
         const auto ours = load_tensors((out + ".safetensors").toStdString());
         const auto decoded = load_tensors((out + ".decoded.safetensors").toStdString());
 
         QCOMPARE(peer.at("latents").numel(), ours.at("video_latent").numel());
         const Difference lat = difference(peer.at("latents"), ours.at("video_latent"));
         const Difference frames = difference(peer.at("frames"), decoded.at("frames"));
-        QString line = QString("%1: latents %2 relative, frames max %3").arg(QString::fromStdString(name)).arg(lat.relative, 0, 'e', 2).arg(frames.max_abs, 0, 'e', 2);
+        QString line = QString("%1: latents %2 relative, frames max %3")
+                           .arg(QString::fromStdString(name))
+                           .arg(lat.relative, 0, 'e', 2)
+                           .arg(frames.max_abs, 0, 'e', 2);
         QVERIFY2(lat.relative <= 1e-4, qPrintable(line));
         QVERIFY2(frames.max_abs <= 1.0 / 255, qPrintable(line));
         QVERIFY2(peer.count("sound") == decoded.count("sound"), qPrintable(line + ": sound in one and not the other"));
@@ -114,7 +123,9 @@ private Q_SLOTS:
             const Difference sl = difference(peer.at("sound_latents"), ours.at("sound_latent"));
             QCOMPARE(peer.at("sound").sizes(), decoded.at("sound").sizes());
             const Difference snd = difference(peer.at("sound"), decoded.at("sound"));
-            line += QString(", sound latents %1, sound %2 relative").arg(sl.relative, 0, 'e', 2).arg(snd.relative, 0, 'e', 2);
+            line += QString(", sound latents %1, sound %2 relative")
+                        .arg(sl.relative, 0, 'e', 2)
+                        .arg(snd.relative, 0, 'e', 2);
             QVERIFY2(sl.relative <= 1e-4 && snd.relative <= 1e-4, qPrintable(line));
         }
         qInfo("%s", qPrintable(line));
@@ -130,7 +141,8 @@ private Q_SLOTS:
             ojson config = sc["config"];
             config["_class_name"] = "UniPCMultistepScheduler";
             std::ofstream(d.filePath("scheduler/scheduler_config.json").toStdString()) << config.dump();
-            const CheckpointFormat f = read_checkpoint_format(d.path().toStdString(), d.filePath("transformer").toStdString());
+            const CheckpointFormat f =
+                read_checkpoint_format(d.path().toStdString(), d.filePath("transformer").toStdString());
             const DiffusersPipelineConfig& dc = f.diffusers;
             QVERIFY(dc.karras);
             QCOMPARE(dc.sigmas_from_training_table, config["sigma_min"].is_null());
@@ -140,7 +152,8 @@ private Q_SLOTS:
             const std::string what = config.dump() + " steps " + std::to_string(sc["steps"].get<int>());
             QVERIFY2(ours.timesteps == timesteps, what.c_str());
             QCOMPARE(ours.sigmas.size(), sigmas.size());
-            for (size_t i = 0; i < sigmas.size(); ++i) QVERIFY2(std::fabs(ours.sigmas[i] - sigmas[i]) <= 1e-6, what.c_str());
+            for (size_t i = 0; i < sigmas.size(); ++i)
+                QVERIFY2(std::fabs(ours.sigmas[i] - sigmas[i]) <= 1e-6, what.c_str());
             ++n;
         }
         QCOMPARE(n, 8);
@@ -150,7 +163,8 @@ private Q_SLOTS:
     void casesCoverEveryPath() {
         std::set<std::string> names;
         for (const ojson& c : cases_["cases"]) names.insert(c["name"].get<std::string>());
-        for (const char* n : {"qwen3-t2i", "qwen3-t2v", "qwen3-i2v", "edge-t2i", "edge-t2v", "edge-i2v", "qwen3-t2v-sound", "qwen3-bf16-t2v", "distilled-t2v"})
+        for (const char* n : {"qwen3-t2i", "qwen3-t2v", "qwen3-i2v", "edge-t2i", "edge-t2v", "edge-i2v",
+                              "qwen3-t2v-sound", "qwen3-bf16-t2v", "distilled-t2v"})
             QVERIFY2(names.count(n), n);
         QVERIFY(QFile::exists(dir_ + "/qwen3-bf16/transformer/diffusion_pytorch_model.safetensors.index.json"));
     }

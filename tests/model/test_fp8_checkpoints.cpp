@@ -76,7 +76,9 @@ private Q_SLOTS:
         at::manual_seed(4);
         LatentState s;
         s.vision.push_back({at::randn({48, 3, 2, 4}), {true, false, false}, 24});
-        auto velocity = [&](const Model& m) { return predict_velocity(*model_impl(m).network, ids, nullptr, s, 640).vision[0].x; };
+        auto velocity = [&](const Model& m) {
+            return predict_velocity(*model_impl(m).network, ids, nullptr, s, 640).vision[0].x;
+        };
         const at::Tensor vq = velocity(*quant), vd = velocity(*dense), vo = velocity(*original);
         QVERIFY2(wstest::rel_err(vq, vd) <= 1e-6, qPrintable(QString::number(wstest::rel_err(vq, vd))));
         const double drift = wstest::rel_err(vq, vo);
@@ -84,8 +86,9 @@ private Q_SLOTS:
         QVERIFY2(drift > 0 && drift < 0.15, qPrintable(QString::number(drift)));
         // And it generates, with its files in the record.
         Session session(quant);
-        const GenerationResult r = session.generate({{"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 2}},
-                                                    dir("out/fp8"), {});
+        const GenerationResult r = session.generate(
+            {{"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 2}},
+            dir("out/fp8"), {});
         QVERIFY(at::isfinite(load_tensors(r.outputs.front()).at("video_latent")).all().item<bool>());
         QCOMPARE(r.record["model"]["format"]["fp8"]["quant_algo"].get<std::string>(), std::string("FP8"));
     }
@@ -108,23 +111,26 @@ private Q_SLOTS:
         QCOMPARE(model_impl(*a8).fp8_compute, std::string("w8a8"));
         QCOMPARE(model_impl(*a8).network->fp8_linears(), int64_t{2 * 2 * 7});
         QCOMPARE(model_impl(*a16).network->fp8_linears(), int64_t{0});
-        QVERIFY(std::any_of(log.begin(), log.end(), [](const std::string& l) { return l.find("kept in FP8 (W8A8") != std::string::npos; }));
+        QVERIFY(std::any_of(log.begin(), log.end(),
+                            [](const std::string& l) { return l.find("kept in FP8 (W8A8") != std::string::npos; }));
         const at::Tensor w8 = model_impl(*a8).network->parameters().at("layers.0.self_attn.q_proj_moe_gen.weight");
         QCOMPARE(w8.scalar_type(), at::kFloat8_e4m3fn);
 
-        // One linear, elementwise. e4m3 keeps 3 mantissa bits, so rounding an input of the normal range (|x| / s ≥ 2^-6)
-        // to nearest moves it by at most 2^-4 of itself; below it the subnormal spacing 2^-9 moves it by at most 2^-10 · s.
-        // With exact float32 accumulation of the exact products of FP8 values, |y8 - y16| ≤ 2^-4 |W|·|x| + 2^-10 s Σ|W|
-        // per output (plus float32 rounding, well below: a 1e-5 relative allowance).
+        // One linear, elementwise. e4m3 keeps 3 mantissa bits, so rounding an input of the normal range (|x| / s ≥
+        // 2^-6) to nearest moves it by at most 2^-4 of itself; below it the subnormal spacing 2^-9 moves it by at most
+        // 2^-10 · s. With exact float32 accumulation of the exact products of FP8 values, |y8 - y16| ≤ 2^-4 |W|·|x| +
+        // 2^-10 s Σ|W| per output (plus float32 rounding, well below: a 1e-5 relative allowance).
         const auto& P = model_impl(*a8).network->parameters();
-        const at::Tensor ws = P.at("layers.0.self_attn.q_proj_moe_gen.weight_scale"), is = P.at("layers.0.self_attn.q_proj_moe_gen.input_scale");
+        const at::Tensor ws = P.at("layers.0.self_attn.q_proj_moe_gen.weight_scale"),
+                         is = P.at("layers.0.self_attn.q_proj_moe_gen.input_scale");
         at::manual_seed(11);
         const at::Tensor x = at::randn({37, w8.size(1)}) * 3.0;  // inside ±448 · input_scale (0.05): no clamping
         const at::Tensor y8 = fp8_linear(x, w8, ws, is, true), y16 = fp8_linear(x, w8, ws, is, false);
         const at::Tensor W = w8.to(at::kFloat) * ws;
-        const at::Tensor bound = at::matmul(x.abs(), W.abs().t()) * (1.0 / 16) + W.abs().sum(1) * (is.item<double>() / 1024) +
-                                 y16.abs() * 1e-5 + 1e-6;
-        QVERIFY2(((y8 - y16).abs() <= bound).all().item<bool>(), qPrintable(QString::number((((y8 - y16).abs() - bound).max()).item<double>())));
+        const at::Tensor bound = at::matmul(x.abs(), W.abs().t()) * (1.0 / 16) +
+                                 W.abs().sum(1) * (is.item<double>() / 1024) + y16.abs() * 1e-5 + 1e-6;
+        QVERIFY2(((y8 - y16).abs() <= bound).all().item<bool>(),
+                 qPrintable(QString::number((((y8 - y16).abs() - bound).max()).item<double>())));
         QVERIFY((y8 - y16).abs().max().item<double>() > 0);  // the activations were quantized: not the W8A16 product
         const double one_linear = wstest::rel_err(y8, y16);
 
@@ -141,13 +147,15 @@ private Q_SLOTS:
         qInfo("W8A8 against W8A16: one linear %.4f, velocity %.4f (relative)", one_linear, drift);
         QVERIFY2(drift > 0 && drift < 0.10, qPrintable(QString::number(drift)));
         // The view without activation quantization is W8A16 exactly (the same dequantization, rounded once).
-        const at::Tensor v8_as16 = predict_velocity(model_impl(*a8).network->with_fp8_activations(false), ids, nullptr, s, 640).vision[0].x;
+        const at::Tensor v8_as16 =
+            predict_velocity(model_impl(*a8).network->with_fp8_activations(false), ids, nullptr, s, 640).vision[0].x;
         QVERIFY2(wstest::rel_err(v8_as16, v16) <= 1e-6, qPrintable(QString::number(wstest::rel_err(v8_as16, v16))));
 
         // A generation follows the checkpoint's step policy (first 3 and last 3 steps W8A16) and records it.
         Session session(a8);
-        const GenerationResult r = session.generate({{"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 8}},
-                                                    dir("out/w8a8"), {});
+        const GenerationResult r = session.generate(
+            {{"model_mode", "text2image"}, {"prompt", "x"}, {"width", 64}, {"height", 32}, {"num_steps", 8}},
+            dir("out/w8a8"), {});
         QVERIFY(at::isfinite(load_tensors(r.outputs.front()).at("video_latent")).all().item<bool>());
         QCOMPARE(r.record["fp8_compute"]["mode"].get<std::string>(), std::string("w8a8"));
         QCOMPARE(r.record["fp8_compute"]["a16_steps"], ojson::parse("[0, 1, 2, 5, 6, 7]"));
@@ -163,7 +171,8 @@ private Q_SLOTS:
             Model::load(fp8, o);
             QFAIL("W8A8 with a merged adapter loaded");
         } catch (const Error& e) {
-            QVERIFY2(std::string(e.what()).find("load this FP8 checkpoint with fp8 w8a16") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("load this FP8 checkpoint with fp8 w8a16") != std::string::npos,
+                     e.what());
         }
     }
 
@@ -171,14 +180,16 @@ private Q_SLOTS:
         // LibTorch's CPU kernel divides an FP8 result by scale_result where CUDA multiplies (pytorch#190449);
         // device::scaled_mm gives the multiplying meaning everywhere.
         at::manual_seed(3);
-        const at::Tensor a = (at::randn({16, 32}) * 4).to(at::kFloat8_e4m3fn), b = (at::randn({24, 32}) * 4).to(at::kFloat8_e4m3fn);
+        const at::Tensor a = (at::randn({16, 32}) * 4).to(at::kFloat8_e4m3fn),
+                         b = (at::randn({24, 32}) * 4).to(at::kFloat8_e4m3fn);
         const at::Tensor sa = at::scalar_tensor(0.02, at::kFloat), sb = at::scalar_tensor(0.03, at::kFloat);
         const at::Tensor ref = at::matmul(a.to(at::kFloat) * sa, (b.to(at::kFloat) * sb).t());
         const at::Tensor plain = device::scaled_mm(a, b.t(), sa, sb, at::kFloat);
         QVERIFY2(wstest::rel_err(plain, ref) < 1e-6, qPrintable(QString::number(wstest::rel_err(plain, ref))));
         // An FP8 result is the product × 2 rounded to e4m3 (within 2^-4 of it per element), not the product / 2.
         const at::Tensor doubled = device::scaled_mm(a, b.t(), sa, sb, at::kFloat8_e4m3fn, 2.0).to(at::kFloat);
-        QVERIFY2(((doubled - ref * 2).abs() <= (ref * 2).abs() / 16 + 1e-2).all().item<bool>(), "FP8 result: scaled by 2");
+        QVERIFY2(((doubled - ref * 2).abs() <= (ref * 2).abs() / 16 + 1e-2).all().item<bool>(),
+                 "FP8 result: scaled by 2");
         const at::Tensor doubled_f32 = device::scaled_mm(a, b.t(), sa, sb, at::kFloat, 2.0);
         QVERIFY2(wstest::rel_err(doubled_f32, ref * 2) < 1e-6, "float32 result: scaled by 2");
         QVERIFY(device::scaled_mm_available(at::Device(at::kCPU)));
@@ -190,38 +201,56 @@ private Q_SLOTS:
             return [f](const std::string& d) { edit_tensors(d, f); };
         };
         const std::vector<Damage> cases = {
-            {"no_weight_scale", tensors([&](auto& t) { t.erase(q_name + "weight_scale"); }), "has no 'layers.0.self_attn.to_q.weight_scale'"},
-            {"no_input_scale", tensors([&](auto& t) { t.erase(q_name + "input_scale"); }), "has no 'layers.0.self_attn.to_q.input_scale'"},
-            {"scale_dtype", tensors([&](auto& t) { t[q_name + "weight_scale"] = TensorBlob{DType::F16, {}, {0, 0x3C}}; }),
+            {"no_weight_scale", tensors([&](auto& t) { t.erase(q_name + "weight_scale"); }),
+             "has no 'layers.0.self_attn.to_q.weight_scale'"},
+            {"no_input_scale", tensors([&](auto& t) { t.erase(q_name + "input_scale"); }),
+             "has no 'layers.0.self_attn.to_q.input_scale'"},
+            {"scale_dtype", tensors([&](auto& t) {
+                 t[q_name + "weight_scale"] = TensorBlob{DType::F16, {}, {0, 0x3C}};
+             }),
              "must be one float32 number"},
-            {"scale_shape", tensors([&](auto& t) { t[q_name + "weight_scale"] = TensorBlob{DType::F32, {2}, std::vector<uint8_t>(8, 0)}; }),
+            {"scale_shape", tensors([&](auto& t) {
+                 t[q_name + "weight_scale"] = TensorBlob{DType::F32, {2}, std::vector<uint8_t>(8, 0)};
+             }),
              "must be one float32 number"},
-            {"zero_scale", tensors([&](auto& t) { t[q_name + "weight_scale"] = TensorBlob{DType::F32, {}, std::vector<uint8_t>(4, 0)}; }),
+            {"zero_scale", tensors([&](auto& t) {
+                 t[q_name + "weight_scale"] = TensorBlob{DType::F32, {}, std::vector<uint8_t>(4, 0)};
+             }),
              "finite positive scale"},
             {"e5m2", tensors([&](auto& t) { t[q_name + "weight"].dtype = DType::F8_E5M2; }), "is F8_E5M2"},
-            {"fused", tensors([&](auto& t) { t["layers.0.self_attn.qkv_proj.weight"] = t.at(q_name + "weight"); }), "is a fused projection"},
-            {"nvfp4", tensors([&](auto& t) { t[q_name + "weight_scale_2"] = t.at(q_name + "weight_scale"); }), "block-scaled format"},
-            {"undeclared", [](const std::string& d) {
+            {"fused", tensors([&](auto& t) { t["layers.0.self_attn.qkv_proj.weight"] = t.at(q_name + "weight"); }),
+             "is a fused projection"},
+            {"nvfp4", tensors([&](auto& t) { t[q_name + "weight_scale_2"] = t.at(q_name + "weight_scale"); }),
+             "block-scaled format"},
+            {"undeclared",
+             [](const std::string& d) {
                  fs::remove(d + "/hf_quant_config.json");
                  ojson cfg = read_json(d + "/transformer/config.json");
                  cfg.erase("quantization_config");
                  write_json(d + "/transformer/config.json", cfg);
-             }, "declares no quantization"},
-            {"algo", [](const std::string& d) {
+             },
+             "declares no quantization"},
+            {"algo",
+             [](const std::string& d) {
                  ojson j = read_json(d + "/hf_quant_config.json");
                  j["quantization"]["quant_algo"] = "NVFP4";
                  write_json(d + "/hf_quant_config.json", j);
-             }, "quant_algo 'NVFP4' is not supported"},
-            {"policy", [](const std::string& d) {
+             },
+             "quant_algo 'NVFP4' is not supported"},
+            {"policy",
+             [](const std::string& d) {
                  ojson cfg = read_json(d + "/transformer/config.json");
                  cfg["quantization_config"]["runtime"]["diffusion_step_policy"]["schema_version"] = 2;
                  write_json(d + "/transformer/config.json", cfg);
-             }, "diffusion_step_policy: schema_version must be 1"},
-            {"policy_mode", [](const std::string& d) {
+             },
+             "diffusion_step_policy: schema_version must be 1"},
+            {"policy_mode",
+             [](const std::string& d) {
                  ojson cfg = read_json(d + "/transformer/config.json");
                  cfg["quantization_config"]["runtime"]["diffusion_step_policy"]["first_steps"]["mode"] = "fp4";
                  write_json(d + "/transformer/config.json", cfg);
-             }, "first_steps: field 'mode' must be \"a16\" or \"native\""},
+             },
+             "first_steps: field 'mode' must be \"a16\" or \"native\""},
         };
         expectRefusals(dir("fp8"), "badfp8_", cases, [](const std::string& d) {
             return Model::inspect(d)["loadable"].get<bool>() ? std::string("inspect passed it") : load_error(d);

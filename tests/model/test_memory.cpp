@@ -40,8 +40,16 @@ MemoryOptions resident(int n) {
     return m;
 }
 
-const ojson kJob = {{"model_mode", "text2video"}, {"prompt", "a ball rolls"}, {"negative_prompt", "blurry"}, {"resolution", "256"},
-                    {"aspect_ratio", "1,1"}, {"num_frames", 5}, {"num_steps", 6}, {"guidance", 4.0}, {"seed", 3}, {"enable_sound", true}};
+const ojson kJob = {{"model_mode", "text2video"},
+                    {"prompt", "a ball rolls"},
+                    {"negative_prompt", "blurry"},
+                    {"resolution", "256"},
+                    {"aspect_ratio", "1,1"},
+                    {"num_frames", 5},
+                    {"num_steps", 6},
+                    {"guidance", 4.0},
+                    {"seed", 3},
+                    {"enable_sound", true}};
 
 struct Run {
     at::Tensor video, sound;
@@ -134,13 +142,14 @@ private Q_SLOTS:
     }
 
     void theBudgetChoosesResidentLayers() {
-        QCOMPARE(layers_within(0, 100, 10, 8), int64_t{8});           // no budget: all
-        QCOMPARE(layers_within(1000, 100, 10, 8), int64_t{8});        // everything fits
-        QCOMPARE(layers_within(150, 100, 10, 8), int64_t{3});         // 100 + 3 x 10 + 2 in flight x 10 = 150
-        QCOMPARE(layers_within(50, 100, 10, 8), int64_t{0});          // below the fixed part: stream everything
+        QCOMPARE(layers_within(0, 100, 10, 8), int64_t{8});     // no budget: all
+        QCOMPARE(layers_within(1000, 100, 10, 8), int64_t{8});  // everything fits
+        QCOMPARE(layers_within(150, 100, 10, 8), int64_t{3});   // 100 + 3 x 10 + 2 in flight x 10 = 150
+        QCOMPARE(layers_within(50, 100, 10, 8), int64_t{0});    // below the fixed part: stream everything
         // The plan from a checkpoint's shapes: a model of hidden 1024 and 8 layers, about 120 MiB of weights per layer.
         ModelConfig c = ModelConfig::preset("tiny");
-        c.hidden_size = 1024, c.intermediate_size = 4096, c.num_layers = 8, c.num_heads = 16, c.num_kv_heads = 8, c.head_dim = 64;
+        c.hidden_size = 1024, c.intermediate_size = 4096, c.num_layers = 8, c.num_heads = 16, c.num_kv_heads = 8,
+        c.head_dim = 64;
         c.mrope_section = {12, 10, 10};
         const auto shapes = expected_weights(c);
         MemoryOptions m;
@@ -150,7 +159,8 @@ private Q_SLOTS:
         QVERIFY(none.text_layer_bytes > 100 * 1024 * 1024 / 2 && none.generation_layer_bytes == none.text_layer_bytes);
         m.budget_mb = 500;
         const MemoryPlan both = plan_memory(m, c, shapes, at::kFloat, at::Device(at::kCPU));
-        QVERIFY2(both.resident_generation > 0 && both.resident_generation < c.num_layers, both.to_json().dump().c_str());
+        QVERIFY2(both.resident_generation > 0 && both.resident_generation < c.num_layers,
+                 both.to_json().dump().c_str());
         QVERIFY2(!both.to_json()["over_budget"].get<bool>(), both.to_json().dump().c_str());
         QVERIFY(both.denoise_weight_bytes() <= 500 * 1024 * 1024);
         // A budget below what a fully streamed run holds: nothing resident, and the plan says it is over.
@@ -166,7 +176,8 @@ private Q_SLOTS:
         QVERIFY2(split.resident_generation > both.resident_generation, split.to_json().dump().c_str());
         QVERIFY(!split.keep_towers);
         // bfloat16 halves every layer, so more fit again.
-        QVERIFY(plan_memory(m, c, shapes, at::kBFloat16, at::Device(at::kCPU)).resident_generation > split.resident_generation);
+        QVERIFY(plan_memory(m, c, shapes, at::kBFloat16, at::Device(at::kCPU)).resident_generation >
+                split.resident_generation);
         // An explicit count wins over the budget.
         m.resident_layers = 1;
         QCOMPARE(plan_memory(m, c, shapes, at::kFloat, at::Device(at::kCPU)).resident_generation, int64_t{1});
@@ -188,10 +199,12 @@ private Q_SLOTS:
                 QFAIL(qPrintable(QString::fromStdString(j.dump())));
             } catch (const Error& e) {
                 const std::string what = e.what();
-                QVERIFY2(what.find("settings.json") != std::string::npos && what.find(expect) != std::string::npos, e.what());
+                QVERIFY2(what.find("settings.json") != std::string::npos && what.find(expect) != std::string::npos,
+                         e.what());
             }
         }
-        const MemoryOptions ok = MemoryOptions::from_json({{"tower_split", true}, {"budget_mb", "auto"}, {"resident_layers", 3}}, "x");
+        const MemoryOptions ok =
+            MemoryOptions::from_json({{"tower_split", true}, {"budget_mb", "auto"}, {"resident_layers", 3}}, "x");
         QVERIFY(ok.tower_split && ok.budget_mb == -1 && ok.resident_layers == 3);
         QCOMPARE(MemoryOptions::from_json(ok.to_json(), "x").to_json(), ok.to_json());
     }
@@ -230,10 +243,10 @@ private Q_SLOTS:
     void residualsExtrapolateByNewton() {
         c10::InferenceMode guard;
         const at::Tensor r0 = at::full({2}, 1.0), r2 = at::full({2}, 5.0);
-        QVERIFY(at::allclose(extrapolate_residual({{0, r0}}, 3, 1), r0));                   // one residual: reused as is
-        QVERIFY(at::allclose(extrapolate_residual({{0, r0}, {2, r2}}, 3, 0), r2));          // order 0: the last one
+        QVERIFY(at::allclose(extrapolate_residual({{0, r0}}, 3, 1), r0));           // one residual: reused as is
+        QVERIFY(at::allclose(extrapolate_residual({{0, r0}, {2, r2}}, 3, 0), r2));  // order 0: the last one
         QVERIFY(at::allclose(extrapolate_residual({{0, r0}, {2, r2}}, 3, 1), at::full({2}, 7.0)));  // 1 + 2 x 3
-        const at::Tensor r3 = at::full({2}, 10.0);                                          // 1 + n^2 at 0, 2, 3
+        const at::Tensor r3 = at::full({2}, 10.0);  // 1 + n^2 at 0, 2, 3
         QVERIFY(at::allclose(extrapolate_residual({{0, r0}, {2, r2}, {3, r3}}, 4, 2), at::full({2}, 17.0)));
     }
 
@@ -258,19 +271,23 @@ private Q_SLOTS:
         QVERIFY(at::isfinite(all.video).all().item<bool>());
         // ret_steps 3: only steps 3 and 4 can be cached.
         job["step_cache"] = {{"threshold", 1e9}, {"ret_steps", 3}};
-        QCOMPARE(generate(model, tmp_.path("cacheret"), job).record["step_cache"]["cached_steps"], ojson::parse("[[3,4]]"));
+        QCOMPARE(generate(model, tmp_.path("cacheret"), job).record["step_cache"]["cached_steps"],
+                 ojson::parse("[[3,4]]"));
         // The default threshold keeps the result near the uncached one on this model.
         job["step_cache"] = true;
         const Run deflt = generate(model, tmp_.path("cachedefault"), job);
-        QVERIFY2(wstest::rel_err(deflt.video, plain.video) < 0.5, qPrintable(QString::number(wstest::rel_err(deflt.video, plain.video))));
+        QVERIFY2(wstest::rel_err(deflt.video, plain.video) < 0.5,
+                 qPrintable(QString::number(wstest::rel_err(deflt.video, plain.video))));
         // The record's request carries the settings, so a re-run caches the same way.
         QCOMPARE(deflt.record["request"]["step_cache"]["threshold"].get<double>(), 0.35);
     }
 
     void badStepCacheSettingsAreRefused() {
         auto model = load(dir_, {});
-        const std::pair<ojson, const char*> bad[] = {{ojson{{"threshold", -1}}, "threshold"}, {ojson{{"residual_order", 9}}, "residual_order"},
-                                                     {ojson{{"speed", 2}}, "speed"}, {ojson("fast"), "step_cache"}};
+        const std::pair<ojson, const char*> bad[] = {{ojson{{"threshold", -1}}, "threshold"},
+                                                     {ojson{{"residual_order", 9}}, "residual_order"},
+                                                     {ojson{{"speed", 2}}, "speed"},
+                                                     {ojson("fast"), "step_cache"}};
         for (const auto& [v, expect] : bad) {
             ojson job = kJob;
             job["step_cache"] = v;
@@ -292,7 +309,9 @@ private Q_SLOTS:
         for (const auto& [name, shape] : wan_vae_expected_weights(c)) {
             int64_t fan = 1;
             for (size_t i = 1; i < shape.size(); ++i) fan *= shape[i];
-            w[name] = name.find("gamma") != std::string::npos ? at::ones(shape) : at::randn(shape) / std::sqrt(static_cast<double>(std::max<int64_t>(fan, 1)));
+            w[name] = name.find("gamma") != std::string::npos
+                          ? at::ones(shape)
+                          : at::randn(shape) / std::sqrt(static_cast<double>(std::max<int64_t>(fan, 1)));
         }
         const VideoVAE vae(c, w, at::zeros({48}), at::ones({48}), at::Device(at::kCPU), at::kFloat);
         const int64_t T = 5, h = 12, wd = 12;

@@ -33,9 +33,11 @@ void compare_case(const std::string& ref_file, const std::string& ours_file, con
 }
 
 // A copy of a case folder with its weights renamed by `rename`.
-std::string renamed_case(const std::string& src, const std::string& dst, const std::function<std::string(const std::string&)>& rename) {
+std::string renamed_case(const std::string& src, const std::string& dst,
+                         const std::function<std::string(const std::string&)>& rename) {
     fs::create_directories(dst);
-    for (const char* f : {"case.json", "case.safetensors"}) fs::copy_file(src + "/" + f, dst + "/" + f, fs::copy_options::overwrite_existing);
+    for (const char* f : {"case.json", "case.safetensors"})
+        fs::copy_file(src + "/" + f, dst + "/" + f, fs::copy_options::overwrite_existing);
     auto w = load_tensors(src + "/weights.safetensors");
     std::map<std::string, at::Tensor> out;
     for (auto& [k, v] : w) out[rename(k)] = v;
@@ -62,11 +64,11 @@ private Q_SLOTS:
     void allWeightNamingSchemesLoad() {
         const std::string c = wstest::data("golden/t2v_a");
         // Framework export: language_model.model.* for the towers.
-        std::string fw = renamed_case(c, out("fw"), [](const std::string& k) {
-            return k.rfind("model.", 0) == 0 ? "language_model." + k : k;
-        });
+        std::string fw = renamed_case(
+            c, out("fw"), [](const std::string& k) { return k.rfind("model.", 0) == 0 ? "language_model." + k : k; });
         // Published diffusers names, no prefix.
-        std::string df = renamed_case(c, out("df"), [](const std::string& k) { return diffusers_weight_name(canonical_weight_name(k)); });
+        std::string df = renamed_case(
+            c, out("df"), [](const std::string& k) { return diffusers_weight_name(canonical_weight_name(k)); });
         for (const auto& dir : {fw, df}) {
             run_velocity_case(dir, dir + "/out.safetensors", true);
             compare_case(c + "/case.safetensors", dir + "/out.safetensors", {"position_ids_cond"}, {"velocity"});
@@ -94,7 +96,8 @@ private Q_SLOTS:
     void positionsMatchReference() {
         const std::string c = wstest::data("golden/seq_a");
         run_positions_case(c, out("p.safetensors"));
-        compare_case(c + "/positions.safetensors", out("p.safetensors"), {"position_ids", "token_kind", "text_ids"}, {});
+        compare_case(c + "/positions.safetensors", out("p.safetensors"), {"position_ids", "token_kind", "text_ids"},
+                     {});
     }
     // The reference's action alignment: row n sits at t = offset + 6 (n + start_frame_offset) / fps, with
     // start_frame_offset 1 for transitions only (case A), 0 when row 0 is the state (case B), less H history rows.
@@ -107,9 +110,10 @@ private Q_SLOTS:
             return build_layout(c, 10, s).gen_positions[0][row].item<double>();
         };
         const double start = 10 + c.modality_margin, per_row = c.base_fps / 4.0 / 15;  // 6 positions a second at 15 fps
-        QVERIFY(std::abs(t_of_row(1, 0) - (start + per_row)) < 1e-2);  // float32 positions near 15000
+        QVERIFY(std::abs(t_of_row(1, 0) - (start + per_row)) < 1e-2);                  // float32 positions near 15000
         QVERIFY(std::abs(t_of_row(0, 0) - start) < 1e-2);
-        QVERIFY(std::abs(t_of_row(-1, 2) - (start + per_row)) < 1e-2);  // one history row, then the state: row 2 is the first transition
+        QVERIFY(std::abs(t_of_row(-1, 2) - (start + per_row)) <
+                1e-2);  // one history row, then the state: row 2 is the first transition
         QVERIFY(std::abs(t_of_row(-1, 0) - (start - per_row)) < 1e-2);
     }
     void textKVReuseEqualsRecompute() {
@@ -118,7 +122,9 @@ private Q_SLOTS:
         ModelConfig c = ModelConfig::preset("tiny");
         std::map<std::string, at::Tensor> w;
         at::manual_seed(7);
-        for (const auto& [name, shape] : expected_weights(c)) w[name] = at::randn(shape) * (name.find("norm") != std::string::npos ? 0.1 : 0.2) + (name.find("norm") != std::string::npos ? 1.0 : 0.0);
+        for (const auto& [name, shape] : expected_weights(c))
+            w[name] = at::randn(shape) * (name.find("norm") != std::string::npos ? 0.1 : 0.2) +
+                      (name.find("norm") != std::string::npos ? 1.0 : 0.0);
         Network net(c, w, at::Device(at::kCPU), at::kFloat);
         std::vector<int64_t> prompt;
         for (int i = 0; i < 250; ++i) prompt.push_back((i * 37) % 250);
@@ -132,7 +138,7 @@ private Q_SLOTS:
         LatentState b = predict_velocity(net, ids, nullptr, s, 640);
         const double ev = (a.flatten() - b.flatten()).abs().max().item<double>();
         QVERIFY2(ev <= 1e-5, qPrintable(QString("max difference %1").arg(ev)));
-        QVERIFY(a.vision[0].x.select(1, 0).abs().max().item<double>() == 0.0);  // clean frame: zero velocity
+        QVERIFY(a.vision[0].x.select(1, 0).abs().max().item<double>() == 0.0);    // clean frame: zero velocity
         QVERIFY(a.action->x.narrow(1, 7, 57).abs().max().item<double>() == 0.0);  // past raw_action_dim: zeroed
         QVERIFY(a.sound->x.abs().max().item<double>() > 0);
     }
@@ -141,12 +147,14 @@ private Q_SLOTS:
     void edgeGenerationReadsTheTextKeysThroughItsOwnNorm() {
         c10::InferenceMode guard;
         ModelConfig c = ModelConfig::preset("tiny");
-        c.hidden_act = "relu2", c.backbone = "nemotron_dense", c.qk_norm_for_text = false, c.use_und_k_norm_for_gen = true;
+        c.hidden_act = "relu2", c.backbone = "nemotron_dense", c.qk_norm_for_text = false,
+        c.use_und_k_norm_for_gen = true;
         c.num_layers = 1, c.sound_gen = false;
         const auto shapes = expected_weights(c);
         QVERIFY(shapes.count("layers.0.self_attn.k_norm_und_for_gen.weight"));
         QVERIFY(!shapes.count("layers.0.self_attn.q_norm.weight") && !shapes.count("layers.0.self_attn.k_norm.weight"));
-        QVERIFY(shapes.count("layers.0.self_attn.k_norm_moe_gen.weight") && !shapes.count("layers.0.mlp.gate_proj.weight"));
+        QVERIFY(shapes.count("layers.0.self_attn.k_norm_moe_gen.weight") &&
+                !shapes.count("layers.0.mlp.gate_proj.weight"));
         std::map<std::string, at::Tensor> w;
         at::manual_seed(11);
         for (const auto& [name, shape] : shapes) {
@@ -162,7 +170,9 @@ private Q_SLOTS:
         const at::Tensor text_out = net.forward_text(net.embed_text(ids), tpos, cache);
         const at::Tensor got = net.forward_gen(gen, cache);
 
-        auto rms = [&](const at::Tensor& x, const at::Tensor& g) { return g * (x * at::rsqrt(x.pow(2).mean(-1, true) + c.rms_norm_eps)); };
+        auto rms = [&](const at::Tensor& x, const at::Tensor& g) {
+            return g * (x * at::rsqrt(x.pow(2).mean(-1, true) + c.rms_norm_eps));
+        };
         auto rope = [](const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
             const int64_t h = x.size(-1) / 2;
             return x * cos.unsqueeze(1) + at::cat({-x.narrow(-1, h, h), x.narrow(-1, 0, h)}, -1) * sin.unsqueeze(1);
@@ -175,14 +185,21 @@ private Q_SLOTS:
         const at::Tensor k_text = rope(rms(k_raw, W("self_attn.k_norm_und_for_gen")), tc, ts);
         const at::Tensor v_text = at::linear(th, W("self_attn.v_proj")).view({L, kv, d});
         const at::Tensor gh = rms(gen.hidden, W("input_layernorm_moe_gen"));
-        const at::Tensor q = rope(rms(at::linear(gh, W("self_attn.q_proj_moe_gen")).view({N, heads, d}), W("self_attn.q_norm_moe_gen")), gc, gs);
-        const at::Tensor k = rope(rms(at::linear(gh, W("self_attn.k_proj_moe_gen")).view({N, kv, d}), W("self_attn.k_norm_moe_gen")), gc, gs);
+        const at::Tensor q =
+            rope(rms(at::linear(gh, W("self_attn.q_proj_moe_gen")).view({N, heads, d}), W("self_attn.q_norm_moe_gen")),
+                 gc, gs);
+        const at::Tensor k = rope(
+            rms(at::linear(gh, W("self_attn.k_proj_moe_gen")).view({N, kv, d}), W("self_attn.k_norm_moe_gen")), gc, gs);
         const at::Tensor v = at::linear(gh, W("self_attn.v_proj_moe_gen")).view({N, kv, d});
-        const at::Tensor K = at::cat({k_text, k}, 0).repeat_interleave(heads / kv, 1), V = at::cat({v_text, v}, 0).repeat_interleave(heads / kv, 1);
+        const at::Tensor K = at::cat({k_text, k}, 0).repeat_interleave(heads / kv, 1),
+                         V = at::cat({v_text, v}, 0).repeat_interleave(heads / kv, 1);
         const at::Tensor p = at::softmax(at::einsum("nhd,mhd->hnm", {q, K}) / std::sqrt(static_cast<double>(d)), -1);
-        at::Tensor x = gen.hidden + at::linear(at::einsum("hnm,mhd->nhd", {p, V}).reshape({N, heads * d}), W("self_attn.o_proj_moe_gen"));
-        x = x + at::linear(at::relu(at::linear(rms(x, W("post_attention_layernorm_moe_gen")), W("mlp_moe_gen.up_proj"))).pow(2),
-                           W("mlp_moe_gen.down_proj"));
+        at::Tensor x = gen.hidden + at::linear(at::einsum("hnm,mhd->nhd", {p, V}).reshape({N, heads * d}),
+                                               W("self_attn.o_proj_moe_gen"));
+        x = x +
+            at::linear(
+                at::relu(at::linear(rms(x, W("post_attention_layernorm_moe_gen")), W("mlp_moe_gen.up_proj"))).pow(2),
+                W("mlp_moe_gen.down_proj"));
         const at::Tensor expected = rms(x, w.at("norm_moe_gen.weight"));
         QVERIFY2(wstest::rel_err(got, expected) <= 1e-5, qPrintable(QString::number(wstest::rel_err(got, expected))));
         // The joint pass agrees with the reused keys.

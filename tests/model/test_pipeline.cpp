@@ -31,8 +31,10 @@ class TestPipeline : public QObject {
     std::string dir(const std::string& rel) { return (tmp_.path() + "/").toStdString() + rel; }
 
     ojson base(const char* mode) {
-        return {{"model_mode", mode}, {"prompt", "a red ball bounces twice"}, {"resolution", "256"}, {"aspect_ratio", "16,9"},
-                {"num_frames", 9}, {"num_steps", 3}, {"seed", 11}, {"negative_prompt", "blurry, distorted"}};
+        return {{"model_mode", mode},  {"prompt", "a red ball bounces twice"},
+                {"resolution", "256"}, {"aspect_ratio", "16,9"},
+                {"num_frames", 9},     {"num_steps", 3},
+                {"seed", 11},          {"negative_prompt", "blurry, distorted"}};
     }
     GenerationResult run(const ojson& job, const std::string& name, const RunCallbacks& cb = {}) {
         Session s(model_, ffmpeg_media_files());
@@ -57,7 +59,8 @@ private Q_SLOTS:
         at::manual_seed(1);
         save_tensors(dir("cond.safetensors"), {{"latent", at::randn({48, 3, 12, 20})}});
         save_tensors(dir("control.safetensors"), {{"latent", at::randn({48, 3, 12, 20})}});
-        std::ofstream(dir("actions.json")) << ojson(std::vector<std::vector<float>>(8, std::vector<float>(7, 0.25f))).dump();
+        std::ofstream(dir("actions.json"))
+            << ojson(std::vector<std::vector<float>>(8, std::vector<float>(7, 0.25f))).dump();
     }
     void makeTinyIsDeterministic() {
         make_tiny_model(dir("tiny_again"), 3);
@@ -74,7 +77,10 @@ private Q_SLOTS:
         int steps = 0;
         RunCallbacks cb;
         int seen_total = 0;
-        cb.on_progress = [&](int step, int total, double) { steps = step; seen_total = total; };
+        cb.on_progress = [&](int step, int total, double) {
+            steps = step;
+            seen_total = total;
+        };
         std::vector<LatentPreview> previews;
         cb.preview_every = 1;
         cb.on_preview = [&](const LatentPreview& p) { previews.push_back(p); };
@@ -90,7 +96,9 @@ private Q_SLOTS:
         QVERIFY(at::isfinite(t.at("video_latent")).all().item<bool>());
         const ojson& rec = r.record;
         QCOMPARE(rec["mode"].get<std::string>(), std::string("text2video"));
-        QVERIFY(rec["prompt_string"].get<std::string>().find("The video is 0.4 seconds long and is of 24 FPS. This video is of 192x320 resolution.") != std::string::npos);
+        QVERIFY(rec["prompt_string"].get<std::string>().find(
+                    "The video is 0.4 seconds long and is of 24 FPS. This video is of 192x320 resolution.") !=
+                std::string::npos);
         QVERIFY(rec["negative_prompt_string"].get<std::string>().rfind("{\"subjects\": [", 0) == 0);
         QCOMPARE(rec["seed"].get<uint32_t>(), 11u);
         QCOMPARE(rec["sampler"].get<std::string>(), std::string("unipc"));
@@ -133,10 +141,11 @@ private Q_SLOTS:
         job["keyframes"] = {{{"path", dir("last.safetensors")}, {"latent_frame", -1}}};
         GenerationResult r = run(job, "fl2v");
         auto v = latents(r).at("video_latent");
-        const at::Tensor first = load_tensors(dir("cond.safetensors")).at("latent"), last = load_tensors(dir("last.safetensors")).at("latent");
+        const at::Tensor first = load_tensors(dir("cond.safetensors")).at("latent"),
+                         last = load_tensors(dir("last.safetensors")).at("latent");
         QVERIFY(at::equal(v.select(1, 0), first.select(1, 0)));
         QVERIFY(at::equal(v.select(1, 2), last.select(1, 0)));
-        QVERIFY(!at::equal(v.select(1, 1), first.select(1, 1)));  // the middle is generated
+        QVERIFY(!at::equal(v.select(1, 1), first.select(1, 1)));                      // the middle is generated
         QCOMPARE(r.record["request"]["keyframes"][0]["latent_frame"].get<int>(), 2);  // resolved from -1
         // text2video with a keyframe only in the middle.
         ojson mid = base("text2video");
@@ -155,7 +164,8 @@ private Q_SLOTS:
         out_of_range["keyframes"][0]["latent_frame"] = 3;
         refused(out_of_range, "keyframes[0]: latent_frame 3 is outside the 3 latent frames");
         ojson twice = mid;
-        twice["keyframes"] = {{{"path", dir("last.safetensors")}, {"latent_frame", 2}}, {{"path", dir("last.safetensors")}, {"latent_frame", -1}}};
+        twice["keyframes"] = {{{"path", dir("last.safetensors")}, {"latent_frame", 2}},
+                              {{"path", dir("last.safetensors")}, {"latent_frame", -1}}};
         refused(twice, "keyframes[1]: latent frame 2 already has a keyframe");
         ojson no_path = mid;
         no_path["keyframes"] = {{{"latent_frame", 0}}};
@@ -187,7 +197,9 @@ private Q_SLOTS:
         int last_step = 0, last_total = 0;
         std::vector<int> steps;
         RunCallbacks cb;
-        cb.on_progress = [&](int step, int total, double) { steps.push_back(step), last_step = step, last_total = total; };
+        cb.on_progress = [&](int step, int total, double) {
+            steps.push_back(step), last_step = step, last_total = total;
+        };
         const GenerationResult r = run(job, "long.mp4", cb);
         QCOMPARE(last_step, 6);
         QCOMPARE(last_total, 6);
@@ -203,13 +215,16 @@ private Q_SLOTS:
         // Each later chunk starts from its condition exactly, and carries the sound on from the stitched track.
         for (int i = 1; i < 3; ++i) {
             const auto chunk = load_tensors(folder + "chunk_" + std::to_string(i) + ".safetensors");
-            const at::Tensor cond = load_tensors(folder + "chunk_" + std::to_string(i) + "_condition.safetensors").at("latent");
+            const at::Tensor cond =
+                load_tensors(folder + "chunk_" + std::to_string(i) + "_condition.safetensors").at("latent");
             QCOMPARE(cond.size(1), int64_t(2));
             QVERIFY(at::equal(chunk.at("video_latent").narrow(1, 0, 2), cond));
-            const at::Tensor pinned = load_tensors(folder + "chunk_" + std::to_string(i) + "_sound.safetensors").at("sound_latent");
+            const at::Tensor pinned =
+                load_tensors(folder + "chunk_" + std::to_string(i) + "_sound.safetensors").at("sound_latent");
             QVERIFY(at::equal(chunk.at("sound_latent").narrow(1, 0, pinned.size(1)), pinned));
             const auto prev = load_tensors(folder + "chunk_" + std::to_string(i - 1) + ".safetensors");
-            const int64_t start = k["chunks"][i]["sound_start_latent"].get<int64_t>() - k["chunks"][i - 1]["sound_start_latent"].get<int64_t>();
+            const int64_t start = k["chunks"][i]["sound_start_latent"].get<int64_t>() -
+                                  k["chunks"][i - 1]["sound_start_latent"].get<int64_t>();
             QVERIFY(at::equal(prev.at("sound_latent").narrow(1, start, pinned.size(1)), pinned));
             const ojson chunk_record = ojson::parse(std::ifstream(folder + "chunk_" + std::to_string(i) + ".json"));
             QCOMPARE(chunk_record["mode"].get<std::string>(), std::string("video2video"));
@@ -295,7 +310,8 @@ private Q_SLOTS:
         pic.rgb.resize(250 * 150 * 3);
         for (size_t i = 0; i < pic.rgb.size(); ++i) pic.rgb[i] = static_cast<uint8_t>((i * 7) % 251);
         write_png(dir("source.png"), pic);
-        std::ofstream(dir("bridge_actions.json")) << ojson(std::vector<std::vector<float>>(8, std::vector<float>(10, 0.1f))).dump();
+        std::ofstream(dir("bridge_actions.json"))
+            << ojson(std::vector<std::vector<float>>(8, std::vector<float>(10, 0.1f))).dump();
         ojson fd = base("forward_dynamics");
         fd.erase("num_frames");
         fd.erase("aspect_ratio");
@@ -310,10 +326,12 @@ private Q_SLOTS:
         // 150x250 is 0.6 high per wide, the 16:9 entry of tier 256 (320x192); never upscaled, so the content stays
         // 150x250 and 42 rows and 70 columns of reflection fill the canvas. 9 frames at 5 fps: 1.8 s, "1s" truncated,
         // "0:02" rounded.
-        QCOMPARE(QString::fromStdString(r.record["prompt_string"].get<std::string>()),
-                 QString("{\"cinematography\": {\"framing\": \"This video is captured from a first-person perspective looking at the scene.\"}, "
-                         "\"actions\": [{\"time\": \"0:00-0:02\", \"description\": \"Push the cup.\"}], \"duration\": \"1s\", \"fps\": 5.0, "
-                         "\"resolution\": {\"H\": 192, \"W\": 320}, \"aspect_ratio\": \"16,9\"}"));
+        QCOMPARE(
+            QString::fromStdString(r.record["prompt_string"].get<std::string>()),
+            QString(
+                "{\"cinematography\": {\"framing\": \"This video is captured from a first-person perspective looking at the scene.\"}, "
+                "\"actions\": [{\"time\": \"0:00-0:02\", \"description\": \"Push the cup.\"}], \"duration\": \"1s\", \"fps\": 5.0, "
+                "\"resolution\": {\"H\": 192, \"W\": 320}, \"aspect_ratio\": \"16,9\"}"));
         QCOMPARE(r.record["action"]["domain_id"].get<int>(), 7);
         QCOMPARE(r.record["action"]["raw_action_dim"].get<int>(), 10);
         QCOMPARE(r.record["action"]["image_size"], ojson({192.0, 320.0, 150.0, 250.0}));
@@ -341,7 +359,8 @@ private Q_SLOTS:
         ojson wsample = ojson::parse(std::ifstream(dir("out/av_wam/sample_outputs.json")));
         QCOMPARE(wsample["args"]["model_mode"].get<std::string>(), std::string("wam"));
         QCOMPARE(wsample["outputs"][0]["content"]["action"], rows);
-        QCOMPARE(load_tensors(dir("out/av_wam.actions.safetensors")).at("actions").sizes().vec(), std::vector<int64_t>({8, 9}));
+        QCOMPARE(load_tensors(dir("out/av_wam.actions.safetensors")).at("actions").sizes().vec(),
+                 std::vector<int64_t>({8, 9}));
         QVERIFY(w.record["prompt_string"].get<std::string>().find("\"fps\": 5.0") != std::string::npos);
 
         // An odd content side (151 rows) keeps one padding row in the MP4, which H.264 needs even.
@@ -404,7 +423,8 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Cancelled, run(job, "cancelled", cb));
         QCOMPARE(steps, 2);
         QVERIFY(!fs::exists(dir("out/cancelled.safetensors")));
-        // Inside a pass: a cancel that comes while the first pass runs stops it at the next layer, before any step ends.
+        // Inside a pass: a cancel that comes while the first pass runs stops it at the next layer, before any step
+        // ends.
         int asked = 0;
         steps = 0;
         RunCallbacks mid;
@@ -473,24 +493,31 @@ private Q_SLOTS:
             std::smatch m;
             if (std::regex_match(n, m, std::regex(R"(^decoder\.layers\.(\d)\.layers\.(\d)\.layers\.(\d)\.(.*)$)"))) {
                 static const char* inner[] = {"snake1", "conv1", "snake2", "conv2"};
-                n = "decoder.block." + std::to_string(std::stoi(m[1]) - 1) + ".res_unit" + std::to_string(std::stoi(m[2]) - 1) + "." +
-                    inner[std::stoi(m[3])] + "." + std::string(m[4]);
+                n = "decoder.block." + std::to_string(std::stoi(m[1]) - 1) + ".res_unit" +
+                    std::to_string(std::stoi(m[2]) - 1) + "." + inner[std::stoi(m[3])] + "." + std::string(m[4]);
             } else if (std::regex_match(n, m, std::regex(R"(^decoder\.layers\.(\d)\.layers\.(\d)\.(.*)$)"))) {
-                n = "decoder.block." + std::to_string(std::stoi(m[1]) - 1) + (m[2] == "0" ? ".snake1." : ".conv_t1.") + std::string(m[3]);
+                n = "decoder.block." + std::to_string(std::stoi(m[1]) - 1) + (m[2] == "0" ? ".snake1." : ".conv_t1.") +
+                    std::string(m[3]);
             } else {
                 for (const auto& [re, to] : rules) n = std::regex_replace(n, re, to);
             }
             n = std::regex_replace(n, std::regex(R"(\.weight_g$)"), ".parametrizations.weight.original0");
             n = std::regex_replace(n, std::regex(R"(\.weight_v$)"), ".parametrizations.weight.original1");
-            if (n.size() > 6 && (n.substr(n.size() - 6) == ".alpha" || n.substr(n.size() - 5) == ".beta")) t = t.view({1, -1, 1});
+            if (n.size() > 6 && (n.substr(n.size() - 6) == ".alpha" || n.substr(n.size() - 5) == ".beta"))
+                t = t.view({1, -1, 1});
             df[n] = t;
         }
         QVERIFY(df.count("decoder.block.0.res_unit1.conv1.parametrizations.weight.original1"));
         fs::remove(dir("tiny_df/sound_tokenizer/model.safetensors"));
         save_tensors(dir("tiny_df/sound_tokenizer/diffusion_pytorch_model.safetensors"), df);
-        std::ofstream(dir("tiny_df/sound_tokenizer/config.json"))
-            << ojson{{"_class_name", "AutoencoderOobleck"}, {"decoder_channels", 8}, {"channel_multiples", {1, 2, 4, 8, 16}},
-                     {"downsampling_ratios", {2, 4, 5, 6, 8}}, {"decoder_input_channels", 64}, {"audio_channels", 2}, {"sampling_rate", 48000}}.dump();
+        std::ofstream(dir("tiny_df/sound_tokenizer/config.json")) << ojson{
+            {"_class_name", "AutoencoderOobleck"},
+            {"decoder_channels", 8},
+            {"channel_multiples", {1, 2, 4, 8, 16}},
+            {"downsampling_ratios", {2, 4, 5, 6, 8}},
+            {"decoder_input_channels", 64},
+            {"audio_channels", 2},
+            {"sampling_rate", 48000}}.dump();
         ojson job = base("text2video");
         job["enable_sound"] = true;
         job["num_steps"] = 1;
@@ -511,7 +538,9 @@ private Q_SLOTS:
             QFAIL("mis-shaped model loaded");
         } catch (const Error& e) {
             QVERIFY2(std::string(e.what()).find("mis-shaped") != std::string::npos, e.what());
-            QVERIFY2(std::string(e.what()).find("mlp.gate_proj.weight: expected [128, 64], found [96, 64]") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("mlp.gate_proj.weight: expected [128, 64], found [96, 64]") !=
+                         std::string::npos,
+                     e.what());
         }
         ojson info = Model::inspect(dir("tiny_bad"));
         QVERIFY(!info["loadable"].get<bool>());
@@ -747,18 +776,19 @@ private Q_SLOTS:
                 sawCancel = cancelled();
             });
             device.submit(DeviceWork::Load, record("load"));
-            const auto waiting = device.submit(DeviceWork::Generate, record("never"), [&] { dropped.push_back("generate"); });
+            const auto waiting =
+                device.submit(DeviceWork::Generate, record("never"), [&] { dropped.push_back("generate"); });
             device.submit(DeviceWork::Rollout, record("rollout"));
             device.submit(DeviceWork::Drafting, record("drafting-1"), [&] { dropped.push_back("drafting-1"); });
             device.submit(DeviceWork::Drafting, record("drafting-2"), [&] { dropped.push_back("drafting-2"); });
             const auto queued = device.tickets();
             QCOMPARE(queued.size(), size_t(6));
             QVERIFY(queued[0].running && queued[0].ticket == holder && queued[0].kind == DeviceWork::Upsample);
-            QVERIFY(device.cancel(waiting));              // a waiting ticket is dropped, never run
-            device.cancel_kind(DeviceWork::Drafting);     // and every ticket of a kind
+            QVERIFY(device.cancel(waiting));           // a waiting ticket is dropped, never run
+            device.cancel_kind(DeviceWork::Drafting);  // and every ticket of a kind
             QCOMPARE(dropped, (std::vector<std::string>{"generate", "drafting-1", "drafting-2"}));
-            QVERIFY(!device.cancel(waiting));             // gone
-            QVERIFY(device.cancel(holder));               // the running one is told to stop
+            QVERIFY(!device.cancel(waiting));  // gone
+            QVERIFY(device.cancel(holder));    // the running one is told to stop
             device.wait_idle();
             QVERIFY(sawCancel);
             QCOMPARE(order, (std::vector<std::string>{"load", "rollout"}));
@@ -773,7 +803,8 @@ private Q_SLOTS:
             auto waited = std::async(std::launch::async, [&] {
                 return device.run(DeviceWork::Generate, record("gave up"), [&] { return giveUp.load(); });
             });
-            QVERIFY(waited.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout);  // the device is busy
+            QVERIFY(waited.wait_for(std::chrono::milliseconds(100)) ==
+                    std::future_status::timeout);  // the device is busy
             giveUp = true;
             QVERIFY(waited.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
             QVERIFY(!waited.get());
@@ -781,10 +812,14 @@ private Q_SLOTS:
             QVERIFY(device.run(DeviceWork::Generate, record("ran")));
             QCOMPARE(order.back(), std::string("ran"));
             // What a ticket's work throws reaches run_on_device's caller; a dropped ticket throws Cancelled.
-            QVERIFY_THROWS_EXCEPTION(Error, run_on_device(&device, DeviceWork::Load, {}, [](const DeviceScheduler::Cancelled&) { throw Error("bad folder"); }));
-            QVERIFY_THROWS_EXCEPTION(Cancelled, run_on_device(&device, DeviceWork::Load, [] { return true; }, [](const DeviceScheduler::Cancelled& c) {
-                if (c()) throw Cancelled();
-            }));
+            QVERIFY_THROWS_EXCEPTION(
+                Error, run_on_device(&device, DeviceWork::Load, {},
+                                     [](const DeviceScheduler::Cancelled&) { throw Error("bad folder"); }));
+            QVERIFY_THROWS_EXCEPTION(Cancelled, run_on_device(
+                                                    &device, DeviceWork::Load, [] { return true; },
+                                                    [](const DeviceScheduler::Cancelled& c) {
+                                                        if (c()) throw Cancelled();
+                                                    }));
             // Closing drops what waits.
             release = false;
             device.submit(DeviceWork::Play, [&](const DeviceScheduler::Cancelled& cancelled) {
@@ -845,7 +880,8 @@ private Q_SLOTS:
         // The destructor wrote the newest text before returning, into a plain file.
         std::ifstream in(journal, std::ios::binary);
         const std::string last((std::istreambuf_iterator<char>(in)), {});
-        QVERIFY2(last.find("\"id\": 2") != std::string::npos && last.find("cancelled") != std::string::npos, last.c_str());
+        QVERIFY2(last.find("\"id\": 2") != std::string::npos && last.find("cancelled") != std::string::npos,
+                 last.c_str());
         fs::remove_all(dir("out/stalled"));
     }
 };

@@ -26,7 +26,9 @@ using namespace ws;
 namespace {
 const QString kScript = WS_SOURCE_DIR "/scripts/transformers-peer.py";
 
-QString peer_output(QString* error) { return wstest::cached_peer_output(kScript, "transformers-peer", {WS_QWEN3_TOKENIZER_DIR}, error, 600000); }
+QString peer_output(QString* error) {
+    return wstest::cached_peer_output(kScript, "transformers-peer", {WS_QWEN3_TOKENIZER_DIR}, error, 600000);
+}
 
 std::vector<int32_t> ids32(const at::Tensor& t) {
     const at::Tensor x = t.to(at::kLong).contiguous();
@@ -52,8 +54,9 @@ class TestReasonerPeer : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         if (wstest::run(WS_PEER_PYTHON, {"-c", "import transformers, torch, safetensors"}).code != 0)
-            WS_SKIP_MISSING("the peer Python (" WS_PEER_PYTHON ") has no transformers/torch/safetensors: installer/install-deps.sh "
-                  "installs installer/requirements.txt into .venv (or configure with -DWS_PEER_PYTHON=...)");
+            WS_SKIP_MISSING("the peer Python (" WS_PEER_PYTHON
+                            ") has no transformers/torch/safetensors: installer/install-deps.sh "
+                            "installs installer/requirements.txt into .venv (or configure with -DWS_PEER_PYTHON=...)");
         QString error;
         dir_ = peer_output(&error);
         QVERIFY2(!dir_.isEmpty(), qPrintable(error));
@@ -106,7 +109,8 @@ private Q_SLOTS:
         const auto net = model_impl(*model_).text_network();
         const int64_t L = ids.numel();
         TextKVCache cache;
-        const at::Tensor h = net->forward_text(net->embed_text(ids), at::arange(L, at::kFloat).unsqueeze(0).expand({3, L}), cache);
+        const at::Tensor h =
+            net->forward_text(net->embed_text(ids), at::arange(L, at::kFloat).unsqueeze(0).expand({3, L}), cache);
         const at::Tensor ours = net->lm_head(h).to(at::kCPU, at::kDouble);
         QCOMPARE(ours.sizes().vec(), ref.sizes().vec());
         const double err = (ours - ref).abs().max().item<double>() / ref.abs().max().item<double>();
@@ -131,7 +135,8 @@ private Q_SLOTS:
         // The rows matter: read as text positions (the temporal row on all three) the logits differ.
         TextKVCache flat_cache;
         const at::Tensor t_row = peer_.at("mrope_positions").to(at::kFloat)[0].unsqueeze(0).expand({3, ids.numel()});
-        const at::Tensor flat = net->lm_head(net->forward_text(net->embed_text(ids), t_row, flat_cache)).to(at::kCPU, at::kDouble);
+        const at::Tensor flat =
+            net->lm_head(net->forward_text(net->embed_text(ids), t_row, flat_cache)).to(at::kCPU, at::kDouble);
         QVERIFY((flat - ref).abs().max().item<double>() / ref.abs().max().item<double>() > 1e-3);
     }
 

@@ -34,14 +34,23 @@ class TestRemote : public QObject {
     }
     ojson debug(const std::string& id) {
         QProcess curl;
-        curl.start("python3", {"-c", "import sys,urllib.request;print(urllib.request.urlopen(sys.argv[1]).read().decode())",
-                               QString::fromStdString(engine_.url + "/debug/" + id)});
+        curl.start("python3",
+                   {"-c", "import sys,urllib.request;print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                    QString::fromStdString(engine_.url + "/debug/" + id)});
         curl.waitForFinished(10000);
         return ojson::parse(curl.readAllStandardOutput().toStdString());
     }
     ojson job(const std::string& prompt) {
-        return {{"model_mode", "text2video"}, {"prompt", prompt}, {"resolution", "480"}, {"aspect_ratio", "16,9"}, {"num_frames", 93},
-                {"num_steps", 20}, {"guidance", 6.0}, {"shift", 12.0}, {"seed", 7}, {"negative_prompt", "blurry"}};
+        return {{"model_mode", "text2video"},
+                {"prompt", prompt},
+                {"resolution", "480"},
+                {"aspect_ratio", "16,9"},
+                {"num_frames", 93},
+                {"num_steps", 20},
+                {"guidance", 6.0},
+                {"shift", 12.0},
+                {"seed", 7},
+                {"negative_prompt", "blurry"}};
     }
 
 private Q_SLOTS:
@@ -82,21 +91,28 @@ private Q_SLOTS:
         QCOMPARE(form["num_inference_steps"].get<std::string>(), std::string("20"));
         QCOMPARE(form["seed"].get<std::string>(), std::string("7"));
         QCOMPARE(form["negative_prompt"].get<std::string>(), std::string("blurry"));
-        QCOMPARE(ojson::parse(form["extra_params"].get<std::string>())["negative_metadata_mode"].get<std::string>(), std::string("same"));
+        QCOMPARE(ojson::parse(form["extra_params"].get<std::string>())["negative_metadata_mode"].get<std::string>(),
+                 std::string("same"));
         // A conditioning file goes up as input_reference.
         std::ofstream(path("cond.png")) << "not really a picture";
         ojson i2v = job("a cube");
         i2v["model_mode"] = "image2video", i2v["vision_path"] = path("cond.png");
         const GenerationResult c = remote_generate(engine_, i2v, path("out/cube"), {});
-        QCOMPARE(debug(c.record["engine"]["job_id"].get<std::string>())["form"]["input_reference"]["file"].get<std::string>(), std::string("cond.png"));
+        QCOMPARE(debug(c.record["engine"]["job_id"].get<std::string>())["form"]["input_reference"]["file"]
+                     .get<std::string>(),
+                 std::string("cond.png"));
         QVERIFY(fs::exists(path("out/cube.mp4")));
     }
 
     void failuresAreCleanErrors() {
         std::string e = error_of([&] { remote_generate(engine_, job("please fail"), path("out/f"), {}); });
-        QVERIFY2(e.find("the stand-in was told to fail") != std::string::npos && e.find(engine_.url) != std::string::npos, e.c_str());
+        QVERIFY2(
+            e.find("the stand-in was told to fail") != std::string::npos && e.find(engine_.url) != std::string::npos,
+            e.c_str());
         e = error_of([&] { remote_generate(engine_, job("reject this"), path("out/r"), {}); });
-        QVERIFY2(e.find("HTTP 400") != std::string::npos && e.find("prompt rejected by the stand-in") != std::string::npos, e.c_str());
+        QVERIFY2(
+            e.find("HTTP 400") != std::string::npos && e.find("prompt rejected by the stand-in") != std::string::npos,
+            e.c_str());
         e = error_of([&] { remote_generate(engine_, job("drop the line"), path("out/d"), {}); });
         QVERIFY2(e.find(engine_.url) != std::string::npos && e.find("failed") != std::string::npos, e.c_str());
         QVERIFY(!fs::exists(path("out/d.mp4")));
@@ -107,10 +123,12 @@ private Q_SLOTS:
         QVERIFY2(e.find("127.0.0.1:9") != std::string::npos, e.c_str());
         RemoteEngine bad = engine_;
         bad.url = "ftp://127.0.0.1";
-        QVERIFY(error_of([&] { remote_generate(bad, job("x"), path("out/b"), {}); }).find("http://") != std::string::npos);
+        QVERIFY(error_of([&] { remote_generate(bad, job("x"), path("out/b"), {}); }).find("http://") !=
+                std::string::npos);
         ojson action = job("x");
         action["model_mode"] = "policy", action["vision_path"] = path("cond.png"), action["domain_name"] = "pico_world";
-        QVERIFY(error_of([&] { remote_generate(engine_, action, path("out/a"), {}); }).find("policy") != std::string::npos);
+        QVERIFY(error_of([&] { remote_generate(engine_, action, path("out/a"), {}); }).find("policy") !=
+                std::string::npos);
         // The client still works after all that: the next job goes through.
         QVERIFY(fs::exists(remote_generate(engine_, job("after the errors"), path("out/next"), {}).outputs.front()));
     }
@@ -127,7 +145,10 @@ private Q_SLOTS:
         std::ifstream f(path("out/apple.png"), std::ios::binary);
         const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
         QVERIFY(bytes.size() > 24 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
-        auto be32 = [&](size_t at) { return (uint32_t(uint8_t(bytes[at])) << 24) | (uint32_t(uint8_t(bytes[at + 1])) << 16) | (uint32_t(uint8_t(bytes[at + 2])) << 8) | uint8_t(bytes[at + 3]); };
+        auto be32 = [&](size_t at) {
+            return (uint32_t(uint8_t(bytes[at])) << 24) | (uint32_t(uint8_t(bytes[at + 1])) << 16) |
+                   (uint32_t(uint8_t(bytes[at + 2])) << 8) | uint8_t(bytes[at + 3]);
+        };
         QCOMPARE(be32(16), 832u);
         QCOMPARE(be32(20), 480u);
         QCOMPARE(progress, (std::vector<int>{0, 100}));
@@ -143,14 +164,16 @@ private Q_SLOTS:
         QCOMPARE(r.record["sent"], sent);
         QCOMPARE(r.record["outputs"][0]["image"].get<std::string>(), std::string("apple.png"));
         QCOMPARE(r.record["mode"].get<std::string>(), std::string("text2image"));
-        QVERIFY(r.record["response"]["data"][0]["b64_json"].get<std::string>().find("bytes, in the PNG") != std::string::npos);
+        QVERIFY(r.record["response"]["data"][0]["b64_json"].get<std::string>().find("bytes, in the PNG") !=
+                std::string::npos);
         std::ifstream rec(path("out/apple.json"));
         QCOMPARE(ojson::parse(rec), r.record);
         // The server's refusals and failures, a dropped connection and a garbled picture: clean errors, no file.
-        for (const auto& [prompt, says] : std::vector<std::pair<std::string, std::string>>{{"reject it", "prompt rejected by the stand-in"},
-                                                                                          {"fail it", "HTTP 500: the stand-in was told to fail"},
-                                                                                          {"drop it", "POST /v1/images/generations failed"},
-                                                                                          {"garbled", "not valid base64"}}) {
+        for (const auto& [prompt, says] :
+             std::vector<std::pair<std::string, std::string>>{{"reject it", "prompt rejected by the stand-in"},
+                                                              {"fail it", "HTTP 500: the stand-in was told to fail"},
+                                                              {"drop it", "POST /v1/images/generations failed"},
+                                                              {"garbled", "not valid base64"}}) {
             ojson bad = t2i;
             bad["prompt"] = prompt;
             const std::string e = error_of([&] { remote_generate(engine_, bad, path("out/bad.png"), {}); });

@@ -14,14 +14,18 @@ class TestSampler : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void unipcMatchesNumpyPeer() {
-        for (auto [steps, shift] : std::vector<std::pair<int, double>>{{35, 10.0}, {8, 3.0}, {3, 1.0}, {2, 5.0}, {1, 10.0}}) {
+        for (auto [steps, shift] :
+             std::vector<std::pair<int, double>>{{35, 10.0}, {8, 3.0}, {3, 1.0}, {2, 5.0}, {1, 10.0}}) {
             SigmaSchedule s = make_sigma_schedule(steps, shift);
             const float a = -0.7f, b = 0.3f;
             at::manual_seed(3);
             at::Tensor x0 = at::randn({16});
-            ojson spec = {{"sigmas", s.sigmas}, {"a", a}, {"b", b},
+            ojson spec = {{"sigmas", s.sigmas},
+                          {"a", a},
+                          {"b", b},
                           {"x", std::vector<float>(x0.data_ptr<float>(), x0.data_ptr<float>() + 16)}};
-            auto r = wstest::run(WS_PEER_PYTHON, {wstest::data("flow_unipc_reference.py").c_str()}, QByteArray::fromStdString(spec.dump()));
+            auto r = wstest::run(WS_PEER_PYTHON, {wstest::data("flow_unipc_reference.py").c_str()},
+                                 QByteArray::fromStdString(spec.dump()));
             QVERIFY2(r.code == 0, r.err.constData());
             const QJsonArray states = QJsonDocument::fromJson(r.out).array();
             QCOMPARE(states.size(), steps);
@@ -33,7 +37,9 @@ private Q_SLOTS:
                 std::vector<float> ref;
                 for (const auto& e : states[i].toArray()) ref.push_back(float(e.toDouble()));
                 const double err = wstest::rel_err(x, at::tensor(ref));
-                QVERIFY2(err < 1e-5, qPrintable(QString("steps %1 shift %2: step %3 error %4").arg(steps).arg(shift).arg(i).arg(err)));
+                QVERIFY2(
+                    err < 1e-5,
+                    qPrintable(QString("steps %1 shift %2: step %3 error %4").arg(steps).arg(shift).arg(i).arg(err)));
             }
             QVERIFY_THROWS_EXCEPTION(Error, sampler->step(at::zeros({16}), x));  // past the schedule
         }

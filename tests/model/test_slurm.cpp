@@ -45,10 +45,13 @@ class TestSlurm : public QObject {
         const std::string small = "\"resolution\": \"256\", \"aspect_ratio\": \"1,1\", \"num_steps\": 2, ";
         for (int i = 0; i < n; ++i) {
             if (i == failing)
-                lines << "{\"name\": \"shot_" << i << "\", \"model_mode\": \"image2video\", \"prompt\": \"a ball\", \"vision_path\": \"missing.png\", "
-                      << small << "\"seed\": " << i << "}\n";
+                lines
+                    << "{\"name\": \"shot_" << i
+                    << "\", \"model_mode\": \"image2video\", \"prompt\": \"a ball\", \"vision_path\": \"missing.png\", "
+                    << small << "\"seed\": " << i << "}\n";
             else
-                lines << "{\"name\": \"shot_" << i << "\", \"model_mode\": \"text2image\", \"prompt\": \"a red ball, take " << i << "\", " << small
+                lines << "{\"name\": \"shot_" << i
+                      << "\", \"model_mode\": \"text2image\", \"prompt\": \"a red ball, take " << i << "\", " << small
                       << "\"seed\": " << i << "}\n";
         }
         std::ofstream(path("shots.jsonl")) << lines.str();
@@ -73,7 +76,8 @@ private Q_SLOTS:
     void initTestCase() {
         make_tiny_model(path("tiny"), 1);
         state_ = path("slurm");
-        const wstest::ProcResult r = wstest::run(WS_PEER_PYTHON, {QString(WS_TEST_DATA) + "/fake_slurm.py", "install", QString::fromStdString(state_)});
+        const wstest::ProcResult r = wstest::run(
+            WS_PEER_PYTHON, {QString(WS_TEST_DATA) + "/fake_slurm.py", "install", QString::fromStdString(state_)});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         qputenv("PATH", QByteArray::fromStdString(state_ + "/bin:") + qgetenv("PATH"));
     }
@@ -91,16 +95,18 @@ private Q_SLOTS:
         const std::vector<std::string> sbatch = calls("sbatch");
         QCOMPARE(sbatch.size(), size_t(1));
         QVERIFY2(sbatch[0].find("--array=0,1,2%2") != std::string::npos, sbatch[0].c_str());
-        QVERIFY2(sbatch[0].find("--output=" + fs::absolute(dir).string() + "/.slurm/task_%a.log") != std::string::npos, sbatch[0].c_str());
+        QVERIFY2(sbatch[0].find("--output=" + fs::absolute(dir).string() + "/.slurm/task_%a.log") != std::string::npos,
+                 sbatch[0].c_str());
         QVERIFY2(sbatch[0].find(" --time=00:10:00 '--comment=shard samples' ") != std::string::npos, sbatch[0].c_str());
         const std::string task = slurp(dir + "/.slurm/task.sh");
-        QVERIFY2(task.find("/shard_${SLURM_ARRAY_TASK_ID}.jsonl") != std::string::npos && task.find("--resume") != std::string::npos &&
+        QVERIFY2(task.find("/shard_${SLURM_ARRAY_TASK_ID}.jsonl") != std::string::npos &&
+                     task.find("--resume") != std::string::npos &&
                      task.find("'--model' '" + path("tiny") + "'") != std::string::npos,
                  task.c_str());
         std::vector<std::string> changes;
-        const SlurmBatchStatus done = wait_for_slurm_batch(dir, o, [&](const SlurmShardStatus& s) {
-            changes.push_back(std::to_string(s.shard) + " " + s.state);
-        }, 0.2);
+        const SlurmBatchStatus done = wait_for_slurm_batch(
+            dir, o, [&](const SlurmShardStatus& s) { changes.push_back(std::to_string(s.shard) + " " + s.state); },
+            0.2);
         QVERIFY(done.finished());
         QCOMPARE(done.shards.size(), size_t(3));
         // Dealt round robin: shot_4, the failing one, is shard 1's, the one task that failed.
@@ -125,7 +131,10 @@ private Q_SLOTS:
         for (int i = 0; i < 7; ++i) {
             const std::string name = "shot_" + std::to_string(i);
             QCOMPARE(batch_sample_status(dir, name), batch_sample_status(path("local"), name));
-            if (i != 4) QVERIFY2(slurp(dir + "/" + name + "/vision.safetensors") == slurp(path("local/" + name + "/vision.safetensors")), name.c_str());
+            if (i != 4)
+                QVERIFY2(slurp(dir + "/" + name + "/vision.safetensors") ==
+                             slurp(path("local/" + name + "/vision.safetensors")),
+                         name.c_str());
         }
     }
 
@@ -200,9 +209,12 @@ private Q_SLOTS:
         const SlurmBatchStatus done = wait_for_slurm_batch(dir, o, {}, 0.2);
         QCOMPARE(done.succeeded(), 2);
         // sbatch got the option as written: the login node's shell did not expand or split it.
-        QVERIFY2(calls("sbatch").back().find("'--comment=it'\"'\"'s \"quoted\" $HOME'") != std::string::npos, calls("sbatch").back().c_str());
+        QVERIFY2(calls("sbatch").back().find("'--comment=it'\"'\"'s \"quoted\" $HOME'") != std::string::npos,
+                 calls("sbatch").back().c_str());
         const std::string hosts = slurp(state_ + "/ssh_hosts.log");
-        QVERIFY2(hosts.rfind("login.cluster\n", 0) == 0 && hosts.find_first_not_of("login.cluster\n") == std::string::npos, hosts.c_str());
+        QVERIFY2(
+            hosts.rfind("login.cluster\n", 0) == 0 && hosts.find_first_not_of("login.cluster\n") == std::string::npos,
+            hosts.c_str());
         QVERIFY(calls("ssh").size() >= 2);  // sbatch and each squeue
         cancel_slurm_batch(dir, -1, o);     // a finished array: scancel accepts it
         QVERIFY(calls("ssh").back().find("scancel") != std::string::npos);
@@ -216,7 +228,10 @@ private Q_SLOTS:
             submit_slurm_batch(in, path("refused"), o, false);
             QFAIL("sbatch refused, so the submission should throw");
         } catch (const Error& e) {
-            QVERIFY2(std::string(e.what()).find("sbatch refused the batch: sbatch: error: Batch job submission failed: Invalid partition") == 0, e.what());
+            QVERIFY2(
+                std::string(e.what()).find(
+                    "sbatch refused the batch: sbatch: error: Batch job submission failed: Invalid partition") == 0,
+                e.what());
         }
         fs::remove(state_ + "/refuse");
         QCOMPARE(slurm_job_of(path("refused")), std::string());
@@ -234,13 +249,15 @@ private Q_SLOTS:
             }
             return std::string("no error");
         };
-        QVERIFY2(message(path("nowhere")).find("no Slurm batch was submitted into this folder") != std::string::npos, message(path("nowhere")).c_str());
+        QVERIFY2(message(path("nowhere")).find("no Slurm batch was submitted into this folder") != std::string::npos,
+                 message(path("nowhere")).c_str());
         // A damaged job.json names its field; a lost shard file names the file.
         fs::create_directories(path("damaged/.slurm"));
-        for (const auto& [text, field] : std::vector<std::pair<std::string, std::string>>{{"{\"job_id\": 5, \"shards\": 1, \"array\": \"0\"}", "job_id"},
-                                                                                          {"{\"job_id\": \"5\", \"shards\": -1, \"array\": \"0\"}", "shards"},
-                                                                                          {"{\"job_id\": \"5\", \"shards\": 2, \"array\": \"0,7\"}", "array"},
-                                                                                          {"[]", "not a JSON object"}}) {
+        for (const auto& [text, field] : std::vector<std::pair<std::string, std::string>>{
+                 {"{\"job_id\": 5, \"shards\": 1, \"array\": \"0\"}", "job_id"},
+                 {"{\"job_id\": \"5\", \"shards\": -1, \"array\": \"0\"}", "shards"},
+                 {"{\"job_id\": \"5\", \"shards\": 2, \"array\": \"0,7\"}", "array"},
+                 {"[]", "not a JSON object"}}) {
             std::ofstream(path("damaged/.slurm/job.json")) << text;
             const std::string m = message(path("damaged"));
             QVERIFY2(m.find(path("damaged/.slurm/job.json")) == 0 && m.find(field) != std::string::npos, m.c_str());

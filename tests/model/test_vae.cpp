@@ -17,8 +17,8 @@ VideoVAE golden_vae() {
     const std::string dir = wstest::data("golden/vae_a");
     auto t = load_tensors(dir + "/case.safetensors");
     ojson conf = ojson::parse(std::ifstream(dir + "/case.json"))["config"];
-    return VideoVAE(VideoVAEConfig::from_json(conf, "vae_a"), load_tensors(dir + "/weights.safetensors"), t.at("latents_mean"),
-                    t.at("latents_std"), at::Device(at::kCPU), at::kFloat);
+    return VideoVAE(VideoVAEConfig::from_json(conf, "vae_a"), load_tensors(dir + "/weights.safetensors"),
+                    t.at("latents_mean"), t.at("latents_std"), at::Device(at::kCPU), at::kFloat);
 }
 }  // namespace
 
@@ -41,7 +41,8 @@ private Q_SLOTS:
     }
     void audioVaeMatchesReference() {
         // This random-weight decoder drives SnakeBeta with values in the hundreds, where float32 rounding alone moves
-        // the output by ~1.5e-4 of its norm (our float32 vs float64 decode of the same case); the bar sits above that floor.
+        // the output by ~1.5e-4 of its norm (our float32 vs float64 decode of the same case); the bar sits above that
+        // floor.
         const std::string dir = wstest::data("golden/avae_a");
         const std::string out = (tmp_.path() + "/avae.safetensors").toStdString();
         run_vae_case(dir, out);
@@ -52,7 +53,8 @@ private Q_SLOTS:
         QVERIFY2(e <= 5e-4, qPrintable(QString("audio relative error %1").arg(e)));
         c10::InferenceMode guard;
         ojson conf = ojson::parse(std::ifstream(dir + "/case.json"))["config"];
-        AudioVAEDecoder d64(AudioVAEConfig::from_json(conf, "avae_a"), load_tensors(dir + "/weights.safetensors"), at::Device(at::kCPU), at::kDouble);
+        AudioVAEDecoder d64(AudioVAEConfig::from_json(conf, "avae_a"), load_tensors(dir + "/weights.safetensors"),
+                            at::Device(at::kCPU), at::kDouble);
         const double e64 = wstest::rel_err(d64.decode(ref.at("latent").to(at::kDouble)), ref.at("audio"));
         QVERIFY2(e64 <= 5e-4, qPrintable(QString("float64 decode vs reference %1").arg(e64)));
     }
@@ -148,27 +150,34 @@ private Q_SLOTS:
     void oobleckDiffusersNames() {
         QCOMPARE(oobleck_legacy_name("decoder.conv1.weight_v", 5), std::string("layers.0.weight_v"));
         QCOMPARE(oobleck_legacy_name("decoder.block.0.snake1.alpha", 5), std::string("layers.1.layers.0.alpha"));
-        QCOMPARE(oobleck_legacy_name("decoder.block.4.conv_t1.parametrizations.weight.original0", 5), std::string("layers.5.layers.1.weight_g"));
-        QCOMPARE(oobleck_legacy_name("decoder.block.2.res_unit3.conv2.bias", 5), std::string("layers.3.layers.4.layers.3.bias"));
-        QCOMPARE(oobleck_legacy_name("decoder.block.1.res_unit1.snake2.beta", 5), std::string("layers.2.layers.2.layers.2.beta"));
+        QCOMPARE(oobleck_legacy_name("decoder.block.4.conv_t1.parametrizations.weight.original0", 5),
+                 std::string("layers.5.layers.1.weight_g"));
+        QCOMPARE(oobleck_legacy_name("decoder.block.2.res_unit3.conv2.bias", 5),
+                 std::string("layers.3.layers.4.layers.3.bias"));
+        QCOMPARE(oobleck_legacy_name("decoder.block.1.res_unit1.snake2.beta", 5),
+                 std::string("layers.2.layers.2.layers.2.beta"));
         QCOMPARE(oobleck_legacy_name("decoder.snake1.alpha", 5), std::string("layers.6.alpha"));
         QCOMPARE(oobleck_legacy_name("decoder.conv2.weight_v", 5), std::string("layers.7.weight_v"));
         QCOMPARE(oobleck_legacy_name("decoder.layers.3.layers.0.alpha", 5), std::string("layers.3.layers.0.alpha"));
         QCOMPARE(oobleck_legacy_name("layers.3.layers.0.alpha", 5), std::string("layers.3.layers.0.alpha"));
         QCOMPARE(oobleck_legacy_name("encoder.block.0.conv1.weight_v", 5), std::string());
-        AudioVAEConfig c = AudioVAEConfig::from_json(
-            {{"decoder_channels", 8}, {"channel_multiples", {1, 2, 4, 8, 16}}, {"downsampling_ratios", {2, 4, 5, 6, 8}},
-             {"decoder_input_channels", 64}, {"audio_channels", 2}, {"sampling_rate", 48000}}, "diffusers");
+        AudioVAEConfig c = AudioVAEConfig::from_json({{"decoder_channels", 8},
+                                                      {"channel_multiples", {1, 2, 4, 8, 16}},
+                                                      {"downsampling_ratios", {2, 4, 5, 6, 8}},
+                                                      {"decoder_input_channels", 64},
+                                                      {"audio_channels", 2},
+                                                      {"sampling_rate", 48000}},
+                                                     "diffusers");
         QCOMPARE(c.dec_dim, int64_t(8));
         QCOMPARE(c.hop(), int64_t(1920));
     }
     void badInputs() {
         c10::InferenceMode guard;
         VideoVAE vae = golden_vae();
-        QVERIFY_THROWS_EXCEPTION(Error, vae.encode(at::zeros({3, 4, 32, 48})));   // not 1 + 4k frames
-        QVERIFY_THROWS_EXCEPTION(Error, vae.encode(at::zeros({3, 5, 30, 48})));   // not a multiple of 16
-        QVERIFY_THROWS_EXCEPTION(Error, vae.encode(at::zeros({4, 5, 32, 48})));   // not RGB
-        QVERIFY_THROWS_EXCEPTION(Error, vae.decode(at::zeros({16, 2, 2, 3})));    // wrong latent width
+        QVERIFY_THROWS_EXCEPTION(Error, vae.encode(at::zeros({3, 4, 32, 48})));  // not 1 + 4k frames
+        QVERIFY_THROWS_EXCEPTION(Error, vae.encode(at::zeros({3, 5, 30, 48})));  // not a multiple of 16
+        QVERIFY_THROWS_EXCEPTION(Error, vae.encode(at::zeros({4, 5, 32, 48})));  // not RGB
+        QVERIFY_THROWS_EXCEPTION(Error, vae.decode(at::zeros({16, 2, 2, 3})));   // wrong latent width
         QVERIFY_THROWS_EXCEPTION(Error, VideoVAEConfig::from_json({{"z_dim", "many"}}, "c"));
         QVERIFY_THROWS_EXCEPTION(Error, AudioVAEConfig::from_json({{"dec_strides", {2, 4}}}, "c"));
         QVERIFY_THROWS_EXCEPTION(Error, AudioVAEConfig::from_json({{"causal", true}}, "c"));

@@ -19,7 +19,8 @@ private Q_SLOTS:
     // shown and no others, the bodies are counted, hardly a frame loses one, and the motion each prompt names happens;
     // a blank video shows nothing and a video of other colours is caught.
     void promptMeasuresHoldOnTheSimulatorsOwnVideos() {
-        QCOMPARE(named_colours("A red rubber ball rolls off a blue wooden box, next to a red box"), (std::vector<int>{0, 2}));
+        QCOMPARE(named_colours("A red rubber ball rolls off a blue wooden box, next to a red box"),
+                 (std::vector<int>{0, 2}));
         QVERIFY(named_colours("a robot gripper").empty());
         int n = 0, right = 0, counted = 0, moved = 0, ruled = 0;
         double lost = 0;
@@ -30,12 +31,14 @@ private Q_SLOTS:
             const Showing sh = showing(e.video, named);
             ++n, right += sh.colours_right, counted += sh.count_right, lost += sh.lost;
             const int m = motion_happens(e.scene, e.prompt, e.video);
-            if (m >= 0) ++ruled, moved += m;
-            else qInfo("no motion rule measured for %s: %s", e.scene.c_str(), e.prompt.c_str());
+            if (m >= 0)
+                ++ruled, moved += m;
+            else
+                qInfo("no motion rule measured for %s: %s", e.scene.c_str(), e.prompt.c_str());
             if (m == 0) qInfo("the rule missed the motion of %s: %s", e.scene.c_str(), e.prompt.c_str());
         }
-        qInfo("simulator: %d of %d prompts' colours shown, %d counted, %.1f %% of frames lost; motion in %d of %d", right, n, counted,
-              100 * lost / std::max(1, n), moved, ruled);
+        qInfo("simulator: %d of %d prompts' colours shown, %d counted, %.1f %% of frames lost; motion in %d of %d",
+              right, n, counted, 100 * lost / std::max(1, n), moved, ruled);
         QVERIFY(n >= 30);
         QVERIFY(right >= n * 95 / 100 && counted >= n * 95 / 100);
         QVERIFY(lost / n < 0.05);
@@ -57,29 +60,33 @@ private Q_SLOTS:
         QCOMPARE(showing(ws::VideoFrames{}, named_colours(e.prompt)).colours_right, false);
     }
 
-
     void theQualityTableRunsWithItsBaselines() {
         QTemporaryDir tmp;
         const QString model = tmp.filePath("m");
         QCOMPARE(wstest::run(WS_CLI, {"make-tiny", model}).code, 0);
         QCOMPARE(wstest::run(WS_CLI, {"pico-codecs", model, "--episodes", "8"}).code, 0);
-        auto r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--prompts", "1", "--steps", "2", "--json"});
+        auto r =
+            wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--prompts", "1", "--steps", "2", "--json"});
         QVERIFY2(r.code == 0, r.err.constData());
         const ws::ojson j = ws::ojson::parse(r.out.toStdString());
         // The baselines are properties of the simulation, so they are meaningful even for an untrained model.
         QVERIFY(j["forward_dynamics"]["copy_last_frame_error_px"].get<double>() > 0);
         QVERIFY(j["forward_dynamics"]["copy_last_frame_psnr_db"].get<double>() > 10);
         // An untrained model's frames are noise: the detector loses the moving bodies it finds in the held first frame.
-        const double lost = j["forward_dynamics"]["lost_share"].get<double>(), copy_lost = j["forward_dynamics"]["copy_last_frame_lost_share"].get<double>();
-        QVERIFY2(lost >= 0 && lost <= 1 && copy_lost >= 0 && lost > copy_lost, qPrintable(QString("lost %1, copy %2").arg(lost).arg(copy_lost)));
+        const double lost = j["forward_dynamics"]["lost_share"].get<double>(),
+                     copy_lost = j["forward_dynamics"]["copy_last_frame_lost_share"].get<double>();
+        QVERIFY2(lost >= 0 && lost <= 1 && copy_lost >= 0 && lost > copy_lost,
+                 qPrintable(QString("lost %1, copy %2").arg(lost).arg(copy_lost)));
         // image2video shares the held first frame as its baseline, and measures a text2video without the image.
-        QCOMPARE(j["image2video"]["copy_first_frame_error_px"].get<double>(), j["forward_dynamics"]["copy_last_frame_error_px"].get<double>());
+        QCOMPARE(j["image2video"]["copy_first_frame_error_px"].get<double>(),
+                 j["forward_dynamics"]["copy_last_frame_error_px"].get<double>());
         QVERIFY(j["image2video"]["tracked_position_error_px"].get<double>() > 0);
         QVERIFY(j["image2video"]["text2video_psnr_db"].get<double>() > 0);
         QVERIFY(j["image2video"]["psnr_db"].get<double>() > 0);
         QVERIFY(j["inverse_dynamics"]["zero_action_mse"].get<double>() > 0);
         // An untrained model's actions are noise: further from the truth than no action at all.
-        QVERIFY(j["inverse_dynamics"]["action_mse"].get<double>() > j["inverse_dynamics"]["zero_action_mse"].get<double>());
+        QVERIFY(j["inverse_dynamics"]["action_mse"].get<double>() >
+                j["inverse_dynamics"]["zero_action_mse"].get<double>());
         QVERIFY(j["speed"]["text2video_sound_seconds"].get<double>() > 0);
         // The prompt measures over every frame, with the simulator's own video as the baseline.
         // The simulator's own video shows the prompt's colours and no others; an untrained model's noise does not.
@@ -92,13 +99,15 @@ private Q_SLOTS:
         // The folder has Pico codecs: the ceilings they set are measured the same way (the true media round-tripped).
         // A codec fitted on eight episodes keeps the bodies nearer their places than an untrained generator does.
         const double codec_px = j["forward_dynamics"]["codec_round_trip_error_px"].get<double>();
-        QVERIFY2(codec_px > 0 && codec_px < j["forward_dynamics"]["tracked_position_error_px"].get<double>(), qPrintable(QString::number(codec_px)));
+        QVERIFY2(codec_px > 0 && codec_px < j["forward_dynamics"]["tracked_position_error_px"].get<double>(),
+                 qPrintable(QString::number(codec_px)));
         QVERIFY(j["forward_dynamics"]["codec_round_trip_psnr_db"].get<double>() > 20);
         QVERIFY(j["sound"].contains("codec_round_trip_onset_error_ms"));
-        // The upsampler section: constrained as the studio upsamples, even an untrained reasoner writes one JSON object,
-        // but not the episode's caption, and the table says so.
+        // The upsampler section: constrained as the studio upsamples, even an untrained reasoner writes one JSON
+        // object, but not the episode's caption, and the table says so.
         QCOMPARE(j["upsampler"]["json_valid"].get<double>(), 1.0);
-        QCOMPARE(j["upsampler"]["caption_valid"].get<double>(), 1.0);  // the schema holds: what the reply lacked is put back
+        QCOMPARE(j["upsampler"]["caption_valid"].get<double>(),
+                 1.0);  // the schema holds: what the reply lacked is put back
         QVERIFY(j["upsampler"]["attribute_accuracy"].get<double>() < 0.9);
         r = wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "1", "--prompts", "1", "--steps", "2"});
         QVERIFY(r.out.contains("| forward dynamics: tracked position error |"));
@@ -110,28 +119,32 @@ private Q_SLOTS:
         r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "upsampler", "--prompts", "1", "--json"});
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY(!ws::ojson::parse(r.out.toStdString()).contains("forward_dynamics"));
-        // image2video alone still measures its baseline (the held first frame is not left to the forward-dynamics section).
-        r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "image2video", "--episodes", "1", "--steps", "1", "--json"});
+        // image2video alone still measures its baseline (the held first frame is not left to the forward-dynamics
+        // section).
+        r = wstest::run(WS_CLI,
+                        {"pico-bench", model, "--only", "image2video", "--episodes", "1", "--steps", "1", "--json"});
         QVERIFY2(r.code == 0, r.err.constData());
         const ws::ojson alone = ws::ojson::parse(r.out.toStdString());
         QVERIFY(!alone.contains("forward_dynamics"));
-        QCOMPARE(alone["image2video"]["copy_first_frame_error_px"].get<double>(), j["image2video"]["copy_first_frame_error_px"].get<double>());
+        QCOMPARE(alone["image2video"]["copy_first_frame_error_px"].get<double>(),
+                 j["image2video"]["copy_first_frame_error_px"].get<double>());
         r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "bogus"});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("unknown benchmark section"), r.err.constData());
         // --seed picks other episodes (a validation set to tune on, apart from the held-out default).
-        r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "forward_dynamics", "--episodes", "1", "--steps", "1", "--seed", "4000000", "--json"});
+        r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "forward_dynamics", "--episodes", "1", "--steps", "1",
+                                 "--seed", "4000000", "--json"});
         QVERIFY2(r.code == 0, r.err.constData());
         const ws::ojson other = ws::ojson::parse(r.out.toStdString());
         QCOMPARE(other["first_seed"].get<uint64_t>(), uint64_t{4000000});
         QCOMPARE(j["first_seed"].get<uint64_t>(), uint64_t{2000000});
-        QVERIFY(other["forward_dynamics"]["copy_last_frame_error_px"].get<double>() != j["forward_dynamics"]["copy_last_frame_error_px"].get<double>());
+        QVERIFY(other["forward_dynamics"]["copy_last_frame_error_px"].get<double>() !=
+                j["forward_dynamics"]["copy_last_frame_error_px"].get<double>());
         QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--episodes", "0"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--seed", "-1"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--seed", "x"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"pico-bench", tmp.filePath("none")}).code, 1);
     }
-
 };
 
 QTEST_GUILESS_MAIN(TestPicoBench)

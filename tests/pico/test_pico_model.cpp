@@ -34,7 +34,8 @@ std::map<std::string, at::Tensor> weights_of(const QString& model_dir) {
 }
 
 // Names of the tensors that differ between two checkpoints, split by tower.
-void changed(const std::map<std::string, at::Tensor>& a, const std::map<std::string, at::Tensor>& b, int& reasoner, int& generator) {
+void changed(const std::map<std::string, at::Tensor>& a, const std::map<std::string, at::Tensor>& b, int& reasoner,
+             int& generator) {
     reasoner = generator = 0;
     for (const auto& [name, t] : a)
         if (!at::equal(t, b.at(name))) (ws::is_reasoner_weight(name) ? reasoner : generator)++;
@@ -52,7 +53,8 @@ class TestPicoModel : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void bpeTrainerLearnsTheCorpusWords() {
-        const std::vector<std::string> corpus = {"a red rubber ball bounces twice", "a blue wooden box", "a red rubber ball rolls",
+        const std::vector<std::string> corpus = {"a red rubber ball bounces twice", "a blue wooden box",
+                                                 "a red rubber ball rolls",
                                                  "{\"subjects\": [{\"description\": \"a red rubber ball\"}]}"};
         std::vector<std::string> many;
         for (int i = 0; i < 20; ++i) many.insert(many.end(), corpus.begin(), corpus.end());
@@ -68,7 +70,8 @@ private Q_SLOTS:
         // Frequent words became single tokens; every text round-trips, seen or not.
         QCOMPARE(t.encode(" rubber").size(), size_t(1));
         QVERIFY(t.encode(corpus[0]).size() <= 7);
-        for (const std::string s : {std::string("a red rubber ball bounces twice"), std::string("Zebras ünd 🦓 \t\n 123"), std::string("")})
+        for (const std::string s : {std::string("a red rubber ball bounces twice"),
+                                    std::string("Zebras ünd 🦓 \t\n 123"), std::string("")})
             QCOMPARE(t.decode(t.encode(s)), s);
         QCOMPARE(t.encode("<|im_start|>user").front(), 257);
         // A corpus without repeated pairs stops early instead of inventing tokens.
@@ -78,13 +81,20 @@ private Q_SLOTS:
     }
 
     void picoTokenizerMakesTheNegativePromptShort() {
-        const ws::Tokenizer t = ws::Tokenizer::from_json_text(ws::train_byte_level_bpe(ws::pico::tokenizer_corpus(40), 2048));
+        const ws::Tokenizer t =
+            ws::Tokenizer::from_json_text(ws::train_byte_level_bpe(ws::pico::tokenizer_corpus(40), 2048));
         const ws::pico::Episode e = ws::pico::simulate(123456);
-        const size_t prompt_tokens = t.encode(e.prompt).size(), caption_tokens = t.encode(ws::python_json_dumps(e.caption)).size();
-        const ws::GenerationRequest req = ws::GenerationRequest::parse(ws::ojson{{"model_mode", "text2video"}, {"prompt", "x"}});
-        const size_t negative_tokens = t.encode(ws::format_negative_prompt(req.negative_prompt, req.metadata(), req.templates, req.negative_metadata_mode)).size();
-        qInfo("Pico tokenizer: prompt %zu tokens (%zu bytes), caption %zu tokens (%zu bytes), default video negative %zu tokens (%zu bytes)",
-              prompt_tokens, e.prompt.size(), caption_tokens, ws::python_json_dumps(e.caption).size(), negative_tokens, req.negative_prompt.size());
+        const size_t prompt_tokens = t.encode(e.prompt).size(),
+                     caption_tokens = t.encode(ws::python_json_dumps(e.caption)).size();
+        const ws::GenerationRequest req =
+            ws::GenerationRequest::parse(ws::ojson{{"model_mode", "text2video"}, {"prompt", "x"}});
+        const size_t negative_tokens = t.encode(ws::format_negative_prompt(req.negative_prompt, req.metadata(),
+                                                                           req.templates, req.negative_metadata_mode))
+                                           .size();
+        qInfo(
+            "Pico tokenizer: prompt %zu tokens (%zu bytes), caption %zu tokens (%zu bytes), default video negative %zu tokens (%zu bytes)",
+            prompt_tokens, e.prompt.size(), caption_tokens, ws::python_json_dumps(e.caption).size(), negative_tokens,
+            req.negative_prompt.size());
         QVERIFY(prompt_tokens * 3 < e.prompt.size());
         QVERIFY(caption_tokens * 3 < ws::python_json_dumps(e.caption).size());
         QVERIFY(negative_tokens * 3 < req.negative_prompt.size());
@@ -120,19 +130,27 @@ private Q_SLOTS:
         QCOMPARE(model->generation_defaults("inverse_dynamics")["guidance"].get<double>(), 1.0);
         ws::Session session(model, ws::ffmpeg_media_files());
         // A job without size or negative prompt gets Pico's; a job naming them keeps its own.
-        ws::GenerationResult r = session.generate(ws::ojson{{"model_mode", "text2video"}, {"prompt", "a red ball"}, {"num_steps", 1}}, tmp.filePath("a").toStdString(), {});
+        ws::GenerationResult r =
+            session.generate(ws::ojson{{"model_mode", "text2video"}, {"prompt", "a red ball"}, {"num_steps", 1}},
+                             tmp.filePath("a").toStdString(), {});
         const ws::ojson& req = r.record["request"];
         QCOMPARE(req["width"].get<int>(), 64);
         QCOMPARE(req["num_frames"].get<int>(), 33);
         QCOMPARE(req["negative_prompt"].get<std::string>(), std::string());
         // A job naming no mode is text2video, with text2video's defaults (as `worldstudio-cli generate --prompt`
         // sends it), not the reference's 480p (one frame, so that a regression fails quickly rather than slowly).
-        r = session.generate(ws::ojson{{"prompt", "a red ball"}, {"num_steps", 1}, {"num_frames", 1}}, tmp.filePath("c").toStdString(), {});
+        r = session.generate(ws::ojson{{"prompt", "a red ball"}, {"num_steps", 1}, {"num_frames", 1}},
+                             tmp.filePath("c").toStdString(), {});
         QCOMPARE(r.record["request"]["model_mode"].get<std::string>(), std::string("text2video"));
         QCOMPARE(r.record["request"]["width"].get<int>(), 64);
         QCOMPARE(r.record["request"]["fps"].get<double>(), 16.0);
-        r = session.generate(ws::ojson{{"model_mode", "text2video"}, {"prompt", "a red ball"}, {"num_steps", 1}, {"num_frames", 5}, {"resolution", "256"},
-                              {"aspect_ratio", "1,1"}, {"negative_prompt", "blurry"}},
+        r = session.generate(ws::ojson{{"model_mode", "text2video"},
+                                       {"prompt", "a red ball"},
+                                       {"num_steps", 1},
+                                       {"num_frames", 5},
+                                       {"resolution", "256"},
+                                       {"aspect_ratio", "1,1"},
+                                       {"negative_prompt", "blurry"}},
                              tmp.filePath("b").toStdString(), {});
         QCOMPARE(r.record["request"]["width"].get<int>(), 256);
         QCOMPARE(r.record["request"]["num_frames"].get<int>(), 5);
@@ -154,7 +172,8 @@ private Q_SLOTS:
         // refused at load, naming the mode and the field.
         const std::vector<std::pair<ws::ojson, const char*>> recipes = {
             {{{"*", {{"guidance", 9}}}}, "worldstudio_generation_defaults.*: guidance must be between 0 and 7"},
-            {{{"text2video", {{"promt", "x"}}}}, "worldstudio_generation_defaults.text2video: 'promt' is not a request field"},
+            {{{"text2video", {{"promt", "x"}}}},
+             "worldstudio_generation_defaults.text2video: 'promt' is not a request field"},
             {{{"text2movie", {{"fps", 16}}}}, "unknown model_mode 'text2movie'"},
             {{{"image2video", {{"control_type", "canny"}}}}, "control_type must be edge, blur, depth or seg"}};
         for (const auto& [recipe, why] : recipes) {
@@ -181,7 +200,8 @@ private Q_SLOTS:
         ws::TrainOptions up;
         up.steps = 12, up.episodes = 12, up.learning_rate = 3e-3;
         const ws::TrainReport ru = ws::train_upsampler(dir.toStdString(), up);
-        qInfo("upsampler stage: held-out caption loss %.3f -> %.3f nats per token (%.1f s)", ru.validation_before, ru.validation_after, ru.seconds);
+        qInfo("upsampler stage: held-out caption loss %.3f -> %.3f nats per token (%.1f s)", ru.validation_before,
+              ru.validation_after, ru.seconds);
         QVERIFY(ru.validation_after < 0.8 * ru.validation_before);
         const auto w1 = weights_of(dir);
         int reasoner = 0, generator = 0;
@@ -201,7 +221,8 @@ private Q_SLOTS:
         gen.resume = false;
         gen.freeze_reasoner = true;
         gen.caption_share = 0.5;
-        gen.modes = {"text2video", "image2video", "video2video", "forward_dynamics", "inverse_dynamics", "policy", "transfer"};
+        gen.modes = {"text2video",       "image2video", "video2video", "forward_dynamics",
+                     "inverse_dynamics", "policy",      "transfer"};
         const ws::TrainReport rg = ws::train_generator(dir.toStdString(), gen);
         for (double l : rg.losses) QVERIFY(std::isfinite(l));
         QVERIFY(rg.validation_after < rg.validation_before);
@@ -227,7 +248,8 @@ private Q_SLOTS:
         // is refused; bad values are refused before anything runs.
         write_file(state, good);
         ws::TrainOptions batched;
-        batched.steps = 8, batched.episodes = 4, batched.batch = 3, batched.timestep_shift = 10, batched.freeze_reasoner = true;
+        batched.steps = 8, batched.episodes = 4, batched.batch = 3, batched.timestep_shift = 10,
+        batched.freeze_reasoner = true;
         batched.modes = {"forward_dynamics"};
         const ws::TrainReport rb = ws::train_generator(dir.toStdString(), batched);
         QCOMPARE(rb.losses.size(), size_t(8));
@@ -247,9 +269,11 @@ private Q_SLOTS:
         // A video-to-sound run (every frame given, only the sound asked for) trains too; a share outside [0, 1] is
         // refused.
         ws::TrainOptions sound;
-        sound.steps = 8, sound.episodes = 4, sound.freeze_reasoner = true, sound.modes = {"video2video"}, sound.video_to_sound_share = 1;
+        sound.steps = 8, sound.episodes = 4, sound.freeze_reasoner = true, sound.modes = {"video2video"},
+        sound.video_to_sound_share = 1;
         const ws::TrainReport rs = ws::train_generator(dir.toStdString(), sound);
-        QVERIFY2(rs.validation_after < rs.validation_before, qPrintable(QString("%1 -> %2").arg(rs.validation_before).arg(rs.validation_after)));
+        QVERIFY2(rs.validation_after < rs.validation_before,
+                 qPrintable(QString("%1 -> %2").arg(rs.validation_before).arg(rs.validation_after)));
         sound.video_to_sound_share = 1.5;
         QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), sound));
         // Weighing the video's error up where bodies are still trains (the weights change the loss, not its scale).
@@ -257,7 +281,8 @@ private Q_SLOTS:
         weighted.steps = 8, weighted.episodes = 4, weighted.freeze_reasoner = true, weighted.foreground_weight = 8;
         const ws::TrainReport rw = ws::train_generator(dir.toStdString(), weighted);
         for (double l : rw.losses) QVERIFY(std::isfinite(l) && l > 0 && l < 10);
-        QVERIFY2(rw.validation_after < rw.validation_before, qPrintable(QString("%1 -> %2").arg(rw.validation_before).arg(rw.validation_after)));
+        QVERIFY2(rw.validation_after < rw.validation_before,
+                 qPrintable(QString("%1 -> %2").arg(rw.validation_before).arg(rw.validation_after)));
         weighted.foreground_weight = -1;
         QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), weighted));
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--foreground-weight", "-1"}).code, 2);
@@ -293,7 +318,8 @@ private Q_SLOTS:
         const int episodes = 4;
         for (int k = 0; k < episodes; ++k) {
             const ws::pico::Episode e = ws::pico::simulate(4000000 + k), other = ws::pico::simulate(4100000 + k);
-            const at::Tensor video = latent(video_codec.encode(e.video)), other_video = latent(video_codec.encode(other.video));
+            const at::Tensor video = latent(video_codec.encode(e.video)),
+                             other_video = latent(video_codec.encode(other.video));
             const at::Tensor sound = latent(audio_codec.encode(e.audio));
             at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(k);
             const int64_t T = video.size(1);
@@ -317,16 +343,24 @@ private Q_SLOTS:
             auto sound_error = [&](const at::Tensor& given) {
                 ws::LatentState s;
                 s.vision.push_back({given, std::vector<bool>(static_cast<size_t>(T), true), 16});
-                s.sound = ws::SoundLatent{noisy_sound, std::vector<bool>(static_cast<size_t>(sound.size(1)), false), 25};
-                const at::Tensor x0 = noisy_sound - sigma * ws::predict_velocity(net, empty_text, nullptr, s, timestep).sound->x;
+                s.sound =
+                    ws::SoundLatent{noisy_sound, std::vector<bool>(static_cast<size_t>(sound.size(1)), false), 25};
+                const at::Tensor x0 =
+                    noisy_sound - sigma * ws::predict_velocity(net, empty_text, nullptr, s, timestep).sound->x;
                 // The loudness channels: when the sound is heard.
-                return (x0 - sound).narrow(0, 0, ws::pico::EnvelopeAudioCodec::kLoudnessChannels).pow(2).mean().item<double>();
+                return (x0 - sound)
+                    .narrow(0, 0, ws::pico::EnvelopeAudioCodec::kLoudnessChannels)
+                    .pow(2)
+                    .mean()
+                    .item<double>();
             };
             own_error += sound_error(video) / episodes;
             other_error += sound_error(other_video) / episodes;
         }
-        qInfo("sigma 0.9: image2video future error after the own first frame %.3f, after another %.3f; sound loudness error "
-              "with the own video %.3f, with another %.3f", frame_own, frame_other, own_error, other_error);
+        qInfo(
+            "sigma 0.9: image2video future error after the own first frame %.3f, after another %.3f; sound loudness error "
+            "with the own video %.3f, with another %.3f",
+            frame_own, frame_other, own_error, other_error);
         // Ratios on these four episodes: 0.78 (image2video) and 0.96 (sound) before round 4, when the network had
         // learned to lean on the noisy latents; 0.66 and 0.71 after round 5; 0.70 and 0.69 after round 6, whose
         // extra forward-dynamics steps came partly out of image2video's share.

@@ -54,8 +54,9 @@ private Q_SLOTS:
 
         // The result is a model folder that generates video with sound.
         const QString video = tmp_.filePath("t2v.mp4");
-        const auto g = wstest::run(WS_CLI, {"generate", "--model", out, "--mode", "text2video", "--prompt", "a red ball falls",
-                                            "--frames", "5", "--steps", "2", "--sound", "-o", video});
+        const auto g =
+            wstest::run(WS_CLI, {"generate", "--model", out, "--mode", "text2video", "--prompt", "a red ball falls",
+                                 "--frames", "5", "--steps", "2", "--sound", "-o", video});
         QVERIFY2(g.code == 0, g.err.constData());
         QVERIFY(QFileInfo(video).size() > 0);
     }

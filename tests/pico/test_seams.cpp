@@ -27,7 +27,8 @@ private Q_SLOTS:
         const pico::SeamStats s = pico::measure_seams(ramp(12, 2, 6, 30), {6}, 1);
         QCOMPARE(s.seam_pairs, 1);
         QCOMPARE(s.inside_pairs, 10);
-        // Latent-frame boundaries inside the chunks: frames 1 and 5 of the first chunk, 10 (its 5th) of the second (from 5).
+        // Latent-frame boundaries inside the chunks: frames 1 and 5 of the first chunk, 10 (its 5th) of the second
+        // (from 5).
         QCOMPARE(s.boundary_pairs, 3);
         QCOMPARE(s.boundary_flicker, 2.0);
         QCOMPARE(s.seam_flicker, 32.0);

@@ -35,6 +35,8 @@ inline bool same_json(const ws::ojson& a, const ws::ojson& b) {
 
 // The Parquet peers, DuckDB and pyarrow, through scripts/parquet-peer.py on the project's Python (.venv).
 inline bool have_parquet_peers() { return run(WS_PEER_PYTHON, {"-c", "import duckdb, pyarrow"}).code == 0; }
-inline ProcResult parquet_peer(const QStringList& args) { return run(WS_PEER_PYTHON, QStringList{WS_SOURCE_DIR "/scripts/parquet-peer.py"} + args); }
+inline ProcResult parquet_peer(const QStringList& args) {
+    return run(WS_PEER_PYTHON, QStringList{WS_SOURCE_DIR "/scripts/parquet-peer.py"} + args);
+}
 
 }  // namespace wstest

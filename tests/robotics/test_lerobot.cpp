@@ -35,11 +35,11 @@ std::array<double, 3> mean_rgb(const ws::VideoFrames& v, int i) {
 std::string copy_fixture(const std::string& name, const QTemporaryDir& tmp, const std::string& as) {
     const std::string dst = tmp.filePath(QString::fromStdString(as)).toStdString();
     fs::copy(kGolden + "/" + name, dst, fs::copy_options::recursive);
-    for (auto& e : fs::recursive_directory_iterator(dst)) fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+    for (auto& e : fs::recursive_directory_iterator(dst))
+        fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
     fs::permissions(dst, fs::perms::owner_write, fs::perm_options::add);
     return dst;
 }
-
 
 }  // namespace
 
@@ -61,7 +61,8 @@ class TestLerobot : public QObject {
         const ojson truth = load_json(kGolden + "/" + name + "/truth.json");
         const Dataset d = Dataset::open(kGolden + "/" + name);
         const ojson info = d.info_json();
-        for (const char* k : {"codebase_version", "fps", "total_episodes", "total_frames", "total_tasks", "features", "video_keys", "tasks"})
+        for (const char* k : {"codebase_version", "fps", "total_episodes", "total_frames", "total_tasks", "features",
+                              "video_keys", "tasks"})
             QVERIFY2(same_json(info[k], truth[k]), k);
         QCOMPARE(info.size(), size_t{8});
         QCOMPARE(d.info().robot_type, truth["robot_type"].get<std::string>());
@@ -69,7 +70,8 @@ class TestLerobot : public QObject {
         for (const ojson& te : truth["episodes"]) {
             const int64_t index = te["episode_index"];
             const ojson e = d.episode_json(index);
-            for (const char* k : {"episode_index", "length", "tasks", "dataset_from_index", "dataset_to_index", "data_file"})
+            for (const char* k :
+                 {"episode_index", "length", "tasks", "dataset_from_index", "dataset_to_index", "data_file"})
                 QVERIFY2(same_json(e[k], te[k]), (name + " episode " + std::to_string(index) + " " + k).c_str());
             QCOMPARE(e["columns"].size(), te["columns"].size());
             for (const auto& [col, v] : te["columns"].items())
@@ -81,8 +83,10 @@ class TestLerobot : public QObject {
                 QCOMPARE(int64_t{v.count}, te["length"].get<int64_t>());
                 const auto first = mean_rgb(v, 0), last = mean_rgb(v, v.count - 1);
                 for (size_t c = 0; c < 3; ++c) {
-                    QVERIFY2(std::abs(first[c] - tc["mean_rgb_first_frame"][c].get<double>()) < 3.0, (name + " first frame").c_str());
-                    QVERIFY2(std::abs(last[c] - tc["mean_rgb_last_frame"][c].get<double>()) < 3.0, (name + " last frame").c_str());
+                    QVERIFY2(std::abs(first[c] - tc["mean_rgb_first_frame"][c].get<double>()) < 3.0,
+                             (name + " first frame").c_str());
+                    QVERIFY2(std::abs(last[c] - tc["mean_rgb_last_frame"][c].get<double>()) < 3.0,
+                             (name + " last frame").c_str());
                 }
                 // A frame alone (seeking) is the same frame as in the whole run.
                 const int mid = v.count / 2;
@@ -111,7 +115,8 @@ private Q_SLOTS:
         const ojson e = p.episode_json(0);
         QCOMPARE(e["tasks"], te["tasks"]);
         QCOMPARE(e["source"]["scene"], te["source"]["scene"]);
-        for (const auto& [col, v] : te["columns"].items()) QVERIFY2(same_json(e["columns"][col]["values"], v["values"]), col.c_str());
+        for (const auto& [col, v] : te["columns"].items())
+            QVERIFY2(same_json(e["columns"][col]["values"], v["values"]), col.c_str());
         QCOMPARE(e["cameras"]["observation.images.front"]["frame_count"].get<int>(), o.frames - 1);
         const ojson info = p.info_json();
         QVERIFY(same_json(info["features"], truth["features"]));
@@ -140,7 +145,9 @@ private Q_SLOTS:
                 for (size_t c = 0; c < 3; ++c) QVERIFY2(std::abs(m0[c] - m1[c]) < 3.0, "exported frame colours");
             }
         }
-        if (!wstest::have_parquet_peers()) WS_SKIP_MISSING("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
+        if (!wstest::have_parquet_peers())
+            WS_SKIP_MISSING(
+                "the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
         auto duck = [&](const QString& sql) {
             const auto r = wstest::parquet_peer({"sql", sql});
             if (r.code != 0) qWarning("%s", r.err.constData());
@@ -165,11 +172,13 @@ private Q_SLOTS:
         QVERIFY(table["columns"].size() >= 2);
         QCOMPARE(table["rows"].size(), rows.size());
         for (size_t i = 0; i < rows.size(); ++i) QVERIFY(same_json(table["rows"][i], rows[i]));
-        const ojson eps = duck("SELECT episode_index, tasks, length, \"videos/observation.images.front/to_timestamp\" AS t FROM '" +
-                               QString::fromStdString(dir) + "/meta/episodes/chunk-000/file-000.parquet' ORDER BY 1");
+        const ojson eps =
+            duck("SELECT episode_index, tasks, length, \"videos/observation.images.front/to_timestamp\" AS t FROM '" +
+                 QString::fromStdString(dir) + "/meta/episodes/chunk-000/file-000.parquet' ORDER BY 1");
         QCOMPARE(eps.size(), size_t{3});
         QCOMPARE(eps[2]["tasks"][0].get<std::string>(), src.episode(2).tasks[0]);
-        const ojson tasks = duck("SELECT task, task_index FROM '" + QString::fromStdString(dir) + "/meta/tasks.parquet'");
+        const ojson tasks =
+            duck("SELECT task, task_index FROM '" + QString::fromStdString(dir) + "/meta/tasks.parquet'");
         QCOMPARE(tasks.size(), src.info().tasks.size());
     }
 
@@ -216,8 +225,9 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("rows/s"));
         QVERIFY(r.out.contains("duckdb"));
         // Usage errors exit 2.
-        for (const QStringList& args : {QStringList{"dataset"}, QStringList{"dataset", "frobnicate"}, QStringList{"dataset", "episode", v3},
-                                         QStringList{"dataset", "frame", v3, "0", "observation.images.front", "0"}})
+        for (const QStringList& args :
+             {QStringList{"dataset"}, QStringList{"dataset", "frobnicate"}, QStringList{"dataset", "episode", v3},
+              QStringList{"dataset", "frame", v3, "0", "observation.images.front", "0"}})
             QCOMPARE(cli(args).code, 2);
     }
 
@@ -230,19 +240,23 @@ private Q_SLOTS:
             j["codebase_version"] = "v1.6";
             std::ofstream(old + "/meta/info.json") << j.dump(2);
         }
-        refusedWithOneLine(cli({"dataset", "info", QString::fromStdString(old)}), old + "/meta/info.json", "codebase_version 'v1.6' is not supported (supported: v3.0, v2.1, v2.0)");
+        refusedWithOneLine(cli({"dataset", "info", QString::fromStdString(old)}), old + "/meta/info.json",
+                           "codebase_version 'v1.6' is not supported (supported: v3.0, v2.1, v2.0)");
         // A missing video.
         const std::string novideo = copy_fixture("v3_small", tmp_, "novideo");
         const std::string mp4 = novideo + "/videos/observation.images.front/chunk-000/file-000.mp4";
         fs::remove(mp4);
-        refusedWithOneLine(cli({"dataset", "frame", QString::fromStdString(novideo), "0", "observation.images.front", "0", "-o", tmp_.filePath("x.png")}),
+        refusedWithOneLine(cli({"dataset", "frame", QString::fromStdString(novideo), "0", "observation.images.front",
+                                "0", "-o", tmp_.filePath("x.png")}),
                            mp4, "no such file");
-        refusedWithOneLine(cli({"dataset", "episode", QString::fromStdString(novideo), "0", "--json"}), mp4, "no such file");
+        refusedWithOneLine(cli({"dataset", "episode", QString::fromStdString(novideo), "0", "--json"}), mp4,
+                           "no such file");
         // A truncated data file.
         const std::string cut = copy_fixture("v3_small", tmp_, "cut");
         const std::string data = cut + "/data/chunk-000/file-000.parquet";
         fs::resize_file(data, fs::file_size(data) / 2);
-        refusedWithOneLine(cli({"dataset", "episode", QString::fromStdString(cut), "0", "--json"}), data, "not a Parquet file");
+        refusedWithOneLine(cli({"dataset", "episode", QString::fromStdString(cut), "0", "--json"}), data,
+                           "not a Parquet file");
         // A corrupt page: a byte of the first page's data flipped.
         const std::string bad = copy_fixture("v21_small", tmp_, "badpage");
         const std::string ep0 = bad + "/data/chunk-000/episode_000000.parquet";
@@ -256,10 +270,13 @@ private Q_SLOTS:
         // A bad episode index, a camera that does not exist, a frame past the end.
         const QString v3 = QString::fromStdString(kGolden + "/v3_small");
         refusedWithOneLine(cli({"dataset", "episode", v3, "7", "--json"}), kGolden + "/v3_small", "no episode 7");
-        refusedWithOneLine(cli({"dataset", "frame", v3, "0", "side", "0", "-o", tmp_.filePath("y.png")}), kGolden + "/v3_small", "no camera 'side'");
-        refusedWithOneLine(cli({"dataset", "frame", v3, "1", "observation.images.front", "21", "-o", tmp_.filePath("y.png")}), kGolden + "/v3_small",
-                           "no frame 21");
-        refusedWithOneLine(cli({"dataset", "info", tmp_.filePath("nothing")}), tmp_.filePath("nothing").toStdString(), "no such dataset folder");
+        refusedWithOneLine(cli({"dataset", "frame", v3, "0", "side", "0", "-o", tmp_.filePath("y.png")}),
+                           kGolden + "/v3_small", "no camera 'side'");
+        refusedWithOneLine(
+            cli({"dataset", "frame", v3, "1", "observation.images.front", "21", "-o", tmp_.filePath("y.png")}),
+            kGolden + "/v3_small", "no frame 21");
+        refusedWithOneLine(cli({"dataset", "info", tmp_.filePath("nothing")}), tmp_.filePath("nothing").toStdString(),
+                           "no such dataset folder");
     }
 };
 

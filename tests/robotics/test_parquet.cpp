@@ -44,7 +44,8 @@ std::vector<Column> sample_columns(int rows) {
     for (int r = 0; r < rows; ++r) {
         for (int k = 0; k < 3; ++k) f32.reals.push_back(static_cast<float>(r * 0.37 + k));
         f32.offsets[0].push_back(static_cast<int64_t>(f32.reals.size()));
-        for (int k = 0; k < r % 4; ++k) strs.strings.push_back("t" + std::to_string(r) + std::string(static_cast<size_t>(k), 'x'));
+        for (int k = 0; k < r % 4; ++k)
+            strs.strings.push_back("t" + std::to_string(r) + std::string(static_cast<size_t>(k), 'x'));
         strs.offsets[0].push_back(static_cast<int64_t>(strs.strings.size()));
         i64.ints.push_back(int64_t{r} * 3000000019LL - 7);
         i32.ints.push_back(r % 2 ? -r : r * 1000);
@@ -83,7 +84,8 @@ bool read_or_refuse(const std::string& bytes, const std::string& name, std::stri
         return true;
     } catch (const ws::Error& e) {
         if (why) *why = e.what();
-        if (std::string(e.what()).find(name) == std::string::npos) throw std::runtime_error(std::string("error without the file name: ") + e.what());
+        if (std::string(e.what()).find(name) == std::string::npos)
+            throw std::runtime_error(std::string("error without the file name: ") + e.what());
         return false;
     }
 }
@@ -141,7 +143,8 @@ private Q_SLOTS:
         }
         const pq::File ep = pq::File::open(kGolden + "/v3_small/meta/episodes/chunk-000/file-000.parquet");
         const Column tasks_col = ep.read("tasks"), from = ep.read("videos/observation.images.front/from_timestamp");
-        const Column count = ep.read("stats/observation.images.front/count"), mean = ep.read("stats/observation.images.front/mean");
+        const Column count = ep.read("stats/observation.images.front/count"),
+                     mean = ep.read("stats/observation.images.front/mean");
         QCOMPARE(tasks_col.kind, ValueKind::String);
         QCOMPARE(mean.depth, 3);
         for (size_t i = 0; i < truth["episodes"].size(); ++i) {
@@ -163,7 +166,8 @@ private Q_SLOTS:
                 for (bool bitpacked : {false, true})
                     for (int64_t per_page : {int64_t{0}, int64_t{7}}) {
                         pq::WriteOptions o;
-                        o.codec = codec, o.page_version = version, o.bitpacked_levels = bitpacked, o.rows_per_page = per_page;
+                        o.codec = codec, o.page_version = version, o.bitpacked_levels = bitpacked,
+                        o.rows_per_page = per_page;
                         o.key_values = {{"note", "round trip"}};
                         // Two row groups: rows [0, 25) and [25, 61).
                         std::vector<Column> a, b;
@@ -176,9 +180,11 @@ private Q_SLOTS:
                         for (size_t i = 0; i < cols.size(); ++i) {
                             const Column got = f.read(static_cast<int>(i));
                             QVERIFY2(got.values_json() == cols[i].values_json(),
-                                     (cols[i].name + " codec " + std::to_string(codec) + " v" + std::to_string(version)).c_str());
+                                     (cols[i].name + " codec " + std::to_string(codec) + " v" + std::to_string(version))
+                                         .c_str());
                             // One row group alone.
-                            QVERIFY(f.read(static_cast<int>(i), 1, 2).values_json() == cols[i].slice(25, 61).values_json());
+                            QVERIFY(f.read(static_cast<int>(i), 1, 2).values_json() ==
+                                    cols[i].slice(25, 61).values_json());
                         }
                     }
     }
@@ -207,7 +213,8 @@ private Q_SLOTS:
         pq::WriteOptions z;
         z.codec = pq::kZstd, z.page_version = 2;
         files.push_back(pq::write_bytes(schema_of(sample_columns(30), false), {sample_columns(30)}, z));
-        if (fs::exists(kGolden)) files.push_back(file_bytes(kGolden + "/v21_small/data/chunk-000/episode_000001.parquet"));
+        if (fs::exists(kGolden))
+            files.push_back(file_bytes(kGolden + "/v21_small/data/chunk-000/episode_000001.parquet"));
         int refused = 0, total = 0;
         for (const std::string& good : files) {
             for (size_t i = 4; i + 4 < good.size(); ++i) {
@@ -252,7 +259,8 @@ private Q_SLOTS:
         x.name = "x", x.kind = ValueKind::Int32, x.ints = {1, 2, 3};
         Column y;
         y.name = "y", y.kind = ValueKind::Int64, y.ints = {4, 5, 6};
-        std::string bytes = pq::write_bytes({{"x", ValueKind::Int32, 0, false}, {"y", ValueKind::Int64, 0, false}}, {{x, y}});
+        std::string bytes =
+            pq::write_bytes({{"x", ValueKind::Int32, 0, false}, {"y", ValueKind::Int64, 0, false}}, {{x, y}});
         // Turn x into INT96 in the schema and in its column chunk (type 1 -> 3, zigzag 2 -> 6).
         auto patch = [&](const std::string& from, const std::string& to) {
             const size_t at = bytes.rfind(from);
@@ -267,7 +275,9 @@ private Q_SLOTS:
             f.read("x");
             QFAIL("INT96 read");
         } catch (const ws::Error& e) {
-            QVERIFY2(std::string(e.what()).find("int96.parquet: column 'x': type INT96 is not supported") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("int96.parquet: column 'x': type INT96 is not supported") !=
+                         std::string::npos,
+                     e.what());
         }
     }
     void fuzzRegressions() {
@@ -276,18 +286,22 @@ private Q_SLOTS:
         const fs::path dir = WS_SOURCE_DIR "/tests/fuzz/corpus/fuzz_parquet";
         int n = 0;
         for (const auto& e : fs::directory_iterator(dir))
-            if (e.path().filename().string().rfind("regression-", 0) == 0) read_or_refuse(file_bytes(e.path().string()), "regression.parquet"), ++n;
+            if (e.path().filename().string().rfind("regression-", 0) == 0)
+                read_or_refuse(file_bytes(e.path().string()), "regression.parquet"), ++n;
         QVERIFY(n >= 1);
     }
     void duckdbZstdPageV2() {
-        if (!wstest::have_parquet_peers()) WS_SKIP_MISSING("the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
+        if (!wstest::have_parquet_peers())
+            WS_SKIP_MISSING(
+                "the Parquet peers (PyPI duckdb and pyarrow) are not installed: installer/install-deps.sh puts them in .venv");
         const QString path = tmp_.filePath("duck.parquet");
         const QString select =
             "SELECT i::BIGINT AS id, (i - 500)::INTEGER AS i32, (i * 0.5)::DOUBLE AS d, (i * 0.25)::FLOAT AS f, (i % 3 = 0) AS b, "
             "CASE WHEN i % 5 = 0 THEN NULL ELSE 'str' || (i % 7)::VARCHAR END AS s, 'u' || i::VARCHAR AS uniq, "
             "[i * 1.0::FLOAT, i + 1.0::FLOAT] AS l, CASE WHEN i % 4 = 0 THEN [] ELSE [[i, i + 1], [i + 2]] END AS nested "
             "FROM range(3000) t(i)";
-        duckdb_sql("COPY (" + select + ") TO '" + path + "' (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION v2, ROW_GROUP_SIZE 1024)");
+        duckdb_sql("COPY (" + select + ") TO '" + path +
+                   "' (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION v2, ROW_GROUP_SIZE 1024)");
         const ojson want = duckdb_sql("SELECT * FROM '" + path + "'");
         const pq::File f = pq::File::open(path.toStdString());
         QCOMPARE(f.num_rows(), int64_t{3000});
@@ -295,7 +309,8 @@ private Q_SLOTS:
         for (const Column& c : cols) {
             for (int64_t r = 0; r < c.rows(); r += 1) {
                 const ojson got = c.row_json(r), exp = want[static_cast<size_t>(r)][c.name];
-                QVERIFY2(same_json(got, exp), (c.name + " row " + std::to_string(r) + ": " + got.dump() + " vs " + exp.dump()).c_str());
+                QVERIFY2(same_json(got, exp),
+                         (c.name + " row " + std::to_string(r) + ": " + got.dump() + " vs " + exp.dump()).c_str());
             }
         }
         // And DuckDB reads what our writer makes (ZSTD, page v2, nested lists).
@@ -314,7 +329,8 @@ private Q_SLOTS:
         // pyarrow (Arrow's C++ reader, a second independent one) agrees with DuckDB on our file, row by row.
         const ojson arrow = peer({"arrow", tmp_.filePath("ours.parquet")});
         QCOMPARE(arrow["rows"].size(), back.size());
-        for (size_t r = 0; r < back.size(); ++r) QVERIFY2(same_json(arrow["rows"][r], back[r]), arrow["rows"][r].dump().c_str());
+        for (size_t r = 0; r < back.size(); ++r)
+            QVERIFY2(same_json(arrow["rows"][r], back[r]), arrow["rows"][r].dump().c_str());
     }
 };
 

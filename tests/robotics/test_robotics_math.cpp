@@ -34,7 +34,8 @@ ojson read_json(const std::string& path) {
 
 // The golden README's comparison: strings, booleans and integers exactly, floats within 1e-6 + 1e-6|x|, uint8
 // images exactly but for the listed off-by-one pixels, float32 images within content_float_atol.
-void compare(const ojson& got, const ojson& want, const std::string& path, const ojson& check, std::vector<std::string>& errors) {
+void compare(const ojson& got, const ojson& want, const std::string& path, const ojson& check,
+             std::vector<std::string>& errors) {
     if (want.is_object() && want.contains("b64")) {
         if (!got.is_object() || got.value("dtype", "") != want["dtype"] || got["shape"] != want["shape"]) {
             errors.push_back(path + ": image dtype or shape differs");
@@ -54,24 +55,30 @@ void compare(const ojson& got, const ojson& want, const std::string& path, const
             const float* a = reinterpret_cast<const float*>(g.data());
             const float* b = reinterpret_cast<const float*>(w.data());
             for (size_t i = 0; i < g.size() / 4; ++i)
-                if (std::abs(double(a[i]) - b[i]) > atol) return errors.push_back(path + ": float pixel " + std::to_string(i) + " differs");
+                if (std::abs(double(a[i]) - b[i]) > atol)
+                    return errors.push_back(path + ": float pixel " + std::to_string(i) + " differs");
         }
         return;
     }
     if (want.is_object()) {
         if (!got.is_object()) return errors.push_back(path + ": not an object");
         for (auto it = want.begin(); it != want.end(); ++it) {
-            if (!got.contains(it.key())) errors.push_back(path + "." + it.key() + ": missing");
-            else compare(got[it.key()], it.value(), path + "." + it.key(), check, errors);
+            if (!got.contains(it.key()))
+                errors.push_back(path + "." + it.key() + ": missing");
+            else
+                compare(got[it.key()], it.value(), path + "." + it.key(), check, errors);
         }
     } else if (want.is_array()) {
         if (!got.is_array() || got.size() != want.size()) return errors.push_back(path + ": list length differs");
-        for (size_t i = 0; i < want.size(); ++i) compare(got[i], want[i], path + "[" + std::to_string(i) + "]", check, errors);
+        for (size_t i = 0; i < want.size(); ++i)
+            compare(got[i], want[i], path + "[" + std::to_string(i) + "]", check, errors);
     } else if (want.is_number_float()) {
-        if (!got.is_number() || std::abs(got.get<double>() - want.get<double>()) > 1e-6 + 1e-6 * std::abs(want.get<double>()))
+        if (!got.is_number() ||
+            std::abs(got.get<double>() - want.get<double>()) > 1e-6 + 1e-6 * std::abs(want.get<double>()))
             errors.push_back(path + ": " + got.dump() + " vs " + want.dump());
     } else if (want.is_number_integer()) {
-        if (!got.is_number_integer() || got.get<int64_t>() != want.get<int64_t>()) errors.push_back(path + ": " + got.dump() + " vs " + want.dump());
+        if (!got.is_number_integer() || got.get<int64_t>() != want.get<int64_t>())
+            errors.push_back(path + ": " + got.dump() + " vs " + want.dump());
     } else if (got != want) {
         errors.push_back(path + ": " + got.dump() + " vs " + want.dump());
     }
@@ -86,14 +93,17 @@ std::vector<std::string> golden_files() {
     return files;
 }
 
-std::string caption(const std::string& path, const std::string& mode, const std::string& prompt, const std::string& view, int fps, int chunk,
-                    int h, int w, const std::string& tier, std::optional<std::string> extra = {}, std::optional<int> idle = {}, int rows = 0,
+std::string caption(const std::string& path, const std::string& mode, const std::string& prompt,
+                    const std::string& view, int fps, int chunk, int h, int w, const std::string& tier,
+                    std::optional<std::string> extra = {}, std::optional<int> idle = {}, int rows = 0,
                     bool float_seconds = false) {
     ActionCaption a;
     a.path = caption_path_from_name(path);
     a.mode = mode_from_name(mode);
-    a.prompt = prompt, a.view_point = view, a.fps = fps, a.action_chunk_size = chunk, a.height = h, a.width = w, a.tier = tier;
-    a.additional_view_description = extra, a.idle_frames = idle, a.num_action_rows = rows, a.float_seconds = float_seconds;
+    a.prompt = prompt, a.view_point = view, a.fps = fps, a.action_chunk_size = chunk, a.height = h, a.width = w,
+    a.tier = tier;
+    a.additional_view_description = extra, a.idle_frames = idle, a.num_action_rows = rows,
+    a.float_seconds = float_seconds;
     return action_caption(a);
 }
 
@@ -112,7 +122,8 @@ private Q_SLOTS:
             const ojson c = read_json(f);
             ojson input_only = {{"kind", c["kind"]}, {"input", c["input"]}};  // the expected answer is never seen
             std::vector<std::string> errors;
-            compare(run_action_case(input_only), c["expected"], fs::path(f).filename().string(), c.value("check", ojson::object()), errors);
+            compare(run_action_case(input_only), c["expected"], fs::path(f).filename().string(),
+                    c.value("check", ojson::object()), errors);
             QVERIFY2(errors.empty(), errors.empty() ? "" : errors.front().c_str());
         }
     }
@@ -124,31 +135,45 @@ private Q_SLOTS:
             QCOMPARE(r.code, 0);
             const ojson c = read_json(f);
             std::vector<std::string> errors;
-            compare(ojson::parse(r.out.toStdString())["output"], c["expected"], f, c.value("check", ojson::object()), errors);
+            compare(ojson::parse(r.out.toStdString())["output"], c["expected"], f, c.value("check", ojson::object()),
+                    errors);
             QVERIFY2(errors.empty(), errors.empty() ? "" : errors.front().c_str());
         }
     }
     void actionCaptionEdgeCases() {
         // Whitespace-only prompt: nothing on the CLI path, a lone period on the pipeline path.
         QCOMPARE(caption("cli", "forward_dynamics", "   ", "ego_view", 5, 16, 480, 640, "480"), std::string());
-        QVERIFY(caption("pipeline", "forward_dynamics", "   ", "ego_view", 5, 16, 480, 640, "480").find("\"description\": \".\"") != std::string::npos);
+        QVERIFY(caption("pipeline", "forward_dynamics", "   ", "ego_view", 5, 16, 480, 640, "480")
+                    .find("\"description\": \".\"") != std::string::npos);
         // 13 frames at 24 fps: 0.54 s is "0s" truncated but rounds to 0:01; 61 frames at 1 fps reads 1:01.
         const std::string s = caption("cli", "forward_dynamics", "go", "ego_view", 24, 12, 480, 640, "480");
-        QVERIFY(s.find("\"time\": \"0:00-0:01\"") != std::string::npos && s.find("\"duration\": \"0s\"") != std::string::npos);
-        QVERIFY(caption("cli", "forward_dynamics", "go", "ego_view", 1, 60, 480, 640, "480").find("0:00-1:01") != std::string::npos);
+        QVERIFY(s.find("\"time\": \"0:00-0:01\"") != std::string::npos &&
+                s.find("\"duration\": \"0s\"") != std::string::npos);
+        QVERIFY(caption("cli", "forward_dynamics", "go", "ego_view", 1, 60, 480, 640, "480").find("0:00-1:01") !=
+                std::string::npos);
         // 5 frames at 2 fps = 2.5 s rounds half to even: 0:02.
-        QVERIFY(caption("cli", "forward_dynamics", "go", "ego_view", 2, 4, 480, 640, "480").find("0:00-0:02") != std::string::npos);
+        QVERIFY(caption("cli", "forward_dynamics", "go", "ego_view", 2, 4, 480, 640, "480").find("0:00-0:02") !=
+                std::string::npos);
         // float seconds and idle frames (pipeline only; never for inverse dynamics).
-        const std::string p = caption("pipeline", "wam", "Stack it!", "wrist_view", 15, 32, 540, 640, "480", {}, 7, 33, true);
-        QVERIFY2(p.find("{\"time\": \"0.00-2.20s\", \"description\": \"Stack it!\", \"idle_frame\": \"7 out of 33.\"}") != std::string::npos, p.c_str());
+        const std::string p =
+            caption("pipeline", "wam", "Stack it!", "wrist_view", 15, 32, 540, 640, "480", {}, 7, 33, true);
+        QVERIFY2(
+            p.find("{\"time\": \"0.00-2.20s\", \"description\": \"Stack it!\", \"idle_frame\": \"7 out of 33.\"}") !=
+                std::string::npos,
+            p.c_str());
         QVERIFY(p.find("\"duration\": \"2.20s\"") != std::string::npos);
-        QVERIFY(caption("pipeline", "inverse_dynamics", "x", "ego_view", 15, 32, 540, 640, "480", {}, 7, 33).find("idle_frame") == std::string::npos);
-        QVERIFY(caption("cli", "wam", "x", "ego_view", 15, 32, 540, 640, "480", {}, 7, 33).find("idle_frame") == std::string::npos);
+        QVERIFY(caption("pipeline", "inverse_dynamics", "x", "ego_view", 15, 32, 540, 640, "480", {}, 7, 33)
+                    .find("idle_frame") == std::string::npos);
+        QVERIFY(caption("cli", "wam", "x", "ego_view", 15, 32, 540, 640, "480", {}, 7, 33).find("idle_frame") ==
+                std::string::npos);
         // Unknown viewpoint: the extra text alone (pipeline), or no cinematography at all.
-        QVERIFY(caption("pipeline", "wam", "x", "drone", 15, 32, 540, 640, "480", std::string("Two views.  ")).find("{\"cinematography\": {\"framing\": \"Two views.\"}") == 0);
-        QVERIFY(caption("cli", "wam", "x", "drone", 15, 32, 540, 640, "480").find("cinematography") == std::string::npos);
+        QVERIFY(caption("pipeline", "wam", "x", "drone", 15, 32, 540, 640, "480", std::string("Two views.  "))
+                    .find("{\"cinematography\": {\"framing\": \"Two views.\"}") == 0);
+        QVERIFY(caption("cli", "wam", "x", "drone", 15, 32, 540, 640, "480").find("cinematography") ==
+                std::string::npos);
         // Non-ASCII and control characters are escaped as json.dumps does, astral ones as surrogate pairs.
-        const std::string u = caption("cli", "wam", "caf\xc3\xa9 \xf0\x9f\x8d\xae\t\"q\"", "ego_view", 15, 32, 540, 640, "480");
+        const std::string u =
+            caption("cli", "wam", "caf\xc3\xa9 \xf0\x9f\x8d\xae\t\"q\"", "ego_view", 15, 32, 540, 640, "480");
         QVERIFY2(u.find("caf\\u00e9 \\ud83c\\udf6e\\t\\\"q\\\".") != std::string::npos, u.c_str());
         // The DROID composite: 540x640 at tier 480 is 4:3 (736x544), content kept, 4 rows and 96 columns padded.
         const Canvas d = canvas_for(540, 640, "480");
@@ -187,8 +212,8 @@ private Q_SLOTS:
         const double e[3] = {0.3, -0.7, 2.1};
         const Mat3 R = to_matrix(e, RotationFormat::EulerXyz);
         QVERIFY(std::abs(det(R) - 1) < 1e-12);
-        for (RotationFormat f : {RotationFormat::Rot6d, RotationFormat::Rot9d, RotationFormat::QuatXyzw, RotationFormat::QuatWxyz, RotationFormat::EulerXyz,
-                                 RotationFormat::AxisAngle}) {
+        for (RotationFormat f : {RotationFormat::Rot6d, RotationFormat::Rot9d, RotationFormat::QuatXyzw,
+                                 RotationFormat::QuatWxyz, RotationFormat::EulerXyz, RotationFormat::AxisAngle}) {
             const auto v = from_matrix(R, f);
             QCOMPARE(static_cast<int>(v.size()), rotation_width(f));
             const Mat3 back = to_matrix(v.data(), f);
@@ -228,7 +253,8 @@ private Q_SLOTS:
         const Embodiment& bridge = *EmbodimentRegistry::shipped().find("bridge_orig_lerobot");
         Trajectory tr;
         tr.embodiment = bridge.name, tr.fps = 5;
-        for (size_t t = 0; t < poses.size(); ++t) tr.poses.push_back({poses[t]}), tr.other.push_back({t >= 3 ? 1.0 : 0.0});
+        for (size_t t = 0; t < poses.size(); ++t)
+            tr.poses.push_back({poses[t]}), tr.other.push_back({t >= 3 ? 1.0 : 0.0});
         const auto rows = tr.to_actions(bridge);
         QCOMPARE(rows.size(), size_t(5));
         QCOMPARE(rows[0].size(), size_t(10));
@@ -238,7 +264,8 @@ private Q_SLOTS:
             for (int k = 0; k < 16; ++k) QVERIFY(std::abs(back.poses[t][0][k] - poses[t][k]) < 1e-12);
         // Files: the trajectory JSON converts at the boundary; [T, D] JSON and safetensors read back the same rows.
         QTemporaryDir dir;
-        const std::string tj = dir.filePath("t.json").toStdString(), aj = dir.filePath("a.json").toStdString(), as = dir.filePath("a.safetensors").toStdString();
+        const std::string tj = dir.filePath("t.json").toStdString(), aj = dir.filePath("a.json").toStdString(),
+                          as = dir.filePath("a.safetensors").toStdString();
         write_trajectory(tj, tr);
         write_actions_json(aj, rows);
         write_actions_safetensors(as, rows);
@@ -273,17 +300,19 @@ private Q_SLOTS:
             const bool still = (t >= 2 && t <= 4) || t == 7 || t == 8;
             a.push_back({still ? 0.0 : 0.01, 0, 0, 1, 0, 0, 0, 1, 0, 0});
         }
-        const std::vector<std::string> kinds = {"pos", "pos", "pos", "rot", "rot", "rot", "rot", "rot", "rot", "gripper"};
+        const std::vector<std::string> kinds = {"pos", "pos", "pos", "rot", "rot",
+                                                "rot", "rot", "rot", "rot", "gripper"};
         QCOMPARE(idle_frames(a, kinds, RotationFormat::Rot6d, IdleThresholds::defaults(5)), 3);
         a[3][9] = 1;  // the gripper closes inside the first run: it breaks
         QCOMPARE(idle_frames(a, kinds, RotationFormat::Rot6d, IdleThresholds::defaults(5)), 0);
         QVERIFY_THROWS_EXCEPTION(Error, idle_frames(a, {"pos"}, RotationFormat::Rot6d, IdleThresholds::defaults(5)));
     }
     void normalizationMethods() {
-        const ojson stats = {{"q01", {-1.0, 0.0}}, {"q99", {1.0, 0.0}}, {"min", {-2.0, -1.0}}, {"max", {3.0, 1.0}}, {"mean", {0.5, 0.0}}, {"std", {2.0, 0.0}}};
+        const ojson stats = {{"q01", {-1.0, 0.0}}, {"q99", {1.0, 0.0}},  {"min", {-2.0, -1.0}},
+                             {"max", {3.0, 1.0}},  {"mean", {0.5, 0.0}}, {"std", {2.0, 0.0}}};
         const Normalizer q = Normalizer::from_stats(stats, "quantile", std::nullopt, true);
         QCOMPARE(q.stats_block, std::string("top_level"));
-        QCOMPARE(q.scale[1], 5e-9f);  // a degenerate channel floors before halving
+        QCOMPARE(q.scale[1], 5e-9f);                 // a degenerate channel floors before halving
         QCOMPARE(q.forward({2.0f, 0.0f})[0], 1.0f);  // clamped
         const Normalizer floor = Normalizer::from_stats(stats, "quantile_rot_scale_floor", std::nullopt, false);
         QCOMPARE(floor.scale[1], 0.2f);  // max(|min - 0|, |max - 0|) / 5
@@ -294,10 +323,12 @@ private Q_SLOTS:
         }
         QCOMPARE(legacy_normalize(stats, "quantile", {-1.0f, 0.0f})[1], -1.0f);  // legacy's degenerate channel
         const ojson nested = {{"global", stats}, {"global_raw", {{"q01", {-4.0, 0.0}}, {"q99", {4.0, 0.0}}}}};
-        QCOMPARE(Normalizer::from_stats(nested, "quantile_rot", std::nullopt, false).stats_block, std::string("global_raw"));
+        QCOMPARE(Normalizer::from_stats(nested, "quantile_rot", std::nullopt, false).stats_block,
+                 std::string("global_raw"));
         QCOMPARE(Normalizer::from_stats(nested, "quantile_rot", std::nullopt, false).scale[0], 4.0f);
         QVERIFY_THROWS_EXCEPTION(Error, Normalizer::from_stats(stats, "zscore", std::nullopt, false));
-        QVERIFY_THROWS_EXCEPTION(Error, Normalizer::from_stats(ojson{{"global_raw", 1}}, "asinh_rot", std::string("missing"), false));
+        QVERIFY_THROWS_EXCEPTION(
+            Error, Normalizer::from_stats(ojson{{"global_raw", 1}}, "asinh_rot", std::string("missing"), false));
         QVERIFY_THROWS_EXCEPTION(Error, q.forward({1.0f}));
     }
     void theRegistryAnswersAsTheReference() {
@@ -325,7 +356,8 @@ private Q_SLOTS:
         QCOMPARE(lj["embodiments"][7]["name"].get<std::string>(), std::string("bridge_orig_lerobot"));
         QTemporaryDir tmp;
         const QString user = tmp.filePath("mine.json");
-        std::ofstream(user.toStdString()) << R"({"embodiments": [{"name": "my_arm", "domain_id": 30, "raw_action_dim": 7}]})";
+        std::ofstream(user.toStdString())
+            << R"({"embodiments": [{"name": "my_arm", "domain_id": 30, "raw_action_dim": 7}]})";
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("WORLDSTUDIO_EMBODIMENTS", user);
         const auto with_user = wstest::run(WS_CLI, {"embodiments"}, {}, {}, 60000, env);
@@ -337,7 +369,8 @@ private Q_SLOTS:
         QVERIFY2(broken.err.contains("mine.json: not valid JSON"), broken.err.constData());
         // A user file adds and overrides entries; its mistakes name the file and the field.
         EmbodimentRegistry mine = r;
-        mine.merge(EmbodimentRegistry::parse(R"({"embodiments": [{"name": "my_arm", "domain_id": 30, "raw_action_dim": 7}]})", "mine.json"));
+        mine.merge(EmbodimentRegistry::parse(
+            R"({"embodiments": [{"name": "my_arm", "domain_id": 30, "raw_action_dim": 7}]})", "mine.json"));
         QCOMPARE(mine.find("my_arm")->domain_id, int64_t(30));
         auto expect = [](const char* text, const char* frag) {
             try {
@@ -348,9 +381,11 @@ private Q_SLOTS:
             }
         };
         expect("{", "mine.json: not valid JSON");
-        expect(R"({"embodiments": [{"name": "a", "domain_id": 40}]})", "mine.json: embodiment 'a': domain_id must be in [0, 32)");
-        expect(R"({"embodiments": [{"name": "a", "domain_id": 1, "raw_action_dim": 4, "layout": [{"name": "p", "kind": "pos", "width": 3}]}]})",
-               "covers 3 channels, raw_action_dim is 4");
+        expect(R"({"embodiments": [{"name": "a", "domain_id": 40}]})",
+               "mine.json: embodiment 'a': domain_id must be in [0, 32)");
+        expect(
+            R"({"embodiments": [{"name": "a", "domain_id": 1, "raw_action_dim": 4, "layout": [{"name": "p", "kind": "pos", "width": 3}]}]})",
+            "covers 3 channels, raw_action_dim is 4");
         expect(R"({"embodiments": [{"name": "a", "domain_id": "x"}]})", "field 'domain_id' must be an integer");
     }
     void badCasesFailClearly() {
@@ -365,11 +400,22 @@ private Q_SLOTS:
         expect(ojson{{"kind", "teleport"}, {"input", ojson::object()}}, "unknown case kind 'teleport'");
         expect(ojson{{"input", ojson::object()}}, "field 'kind'");
         expect(ojson{{"kind", "canvas"}, {"input", {{"height", 2}}}}, "case input has no field 'width'");
-        expect(ojson{{"kind", "rotation_conversions"}, {"input", {{"input_format", "rot6d"}, {"rotations", {{1, 0}}}, {"output_formats", {"matrix"}}}}}, "needs 6 values");
-        expect(ojson{{"kind", "canvas"}, {"input", {{"height", 2}, {"width", 2}, {"num_frames", 1}, {"resolution", "256"}, {"frames", {{"b64", "AAAA"}}}}}},
+        expect(ojson{{"kind", "rotation_conversions"},
+                     {"input", {{"input_format", "rot6d"}, {"rotations", {{1, 0}}}, {"output_formats", {"matrix"}}}}},
+               "needs 6 values");
+        expect(ojson{{"kind", "canvas"},
+                     {"input",
+                      {{"height", 2},
+                       {"width", 2},
+                       {"num_frames", 1},
+                       {"resolution", "256"},
+                       {"frames", {{"b64", "AAAA"}}}}}},
                "frames hold 3 bytes");
-        expect(ojson{{"kind", "pose_rel_to_abs"}, {"input", {{"poses_rel", {{1, 2}}}, {"rotation_format", "rot6d"}, {"pose_convention", "backward_framewise"}}}},
-               "has 2 values");
+        expect(
+            ojson{{"kind", "pose_rel_to_abs"},
+                  {"input",
+                   {{"poses_rel", {{1, 2}}}, {"rotation_format", "rot6d"}, {"pose_convention", "backward_framewise"}}}},
+            "has 2 values");
         QVERIFY_THROWS_EXCEPTION(Error, base64_decode("ab$d"));
         QTemporaryDir dir;
         const QString bad = dir.filePath("bad.json");
@@ -377,7 +423,8 @@ private Q_SLOTS:
         const auto r = wstest::run(WS_CLI, {"action-case", bad});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("bad.json: not valid JSON"), r.err.constData());
-        std::ofstream(dir.filePath("traj.json").toStdString()) << R"({"format": "worldstudio.trajectory", "embodiment": "robot_x", "steps": []})";
+        std::ofstream(dir.filePath("traj.json").toStdString())
+            << R"({"format": "worldstudio.trajectory", "embodiment": "robot_x", "steps": []})";
         try {
             read_action_file(dir.filePath("traj.json").toStdString());
             QFAIL("unknown embodiment accepted");

@@ -1,7 +1,7 @@
 // Rollouts on the shipped Pico model: chunked forward dynamics stitched without the repeated frame, a branch from a
 // node's frame, the bundle reopened exactly, a closed loop in Pico World, inverse dynamics along an episode,
-// interactive play chunk by chunk, metrics per node and per frame, a LeRobot dataset as the source, and bad input. Few denoising steps: this checks the bookkeeping, not the picture quality
-// (pico-bench measures that).
+// interactive play chunk by chunk, metrics per node and per frame, a LeRobot dataset as the source, and bad input. Few
+// denoising steps: this checks the bookkeeping, not the picture quality (pico-bench measures that).
 #include <QtTest>
 
 #include <cmath>
@@ -69,11 +69,17 @@ private Q_SLOTS:
         const VideoFrames start1 = read_image(dir("fd/n0/chunk_001_start.png"));
         QVERIFY(same_frame(c0, c0.count - 1, start1, 0));
         // The commanded actions are the episode's, from frame 0, in the model's space (Pico's per-channel scale).
-        const pico::Episode e = pico::simulate(7, [] { pico::Options o; o.frames = 26; o.render = false; return o; }());
+        const pico::Episode e = pico::simulate(7, [] {
+            pico::Options o;
+            o.frames = 26;
+            o.render = false;
+            return o;
+        }());
         const auto ran = read_action_file(dir("fd/n0/actions.json"));
         QCOMPARE(ran.size(), size_t(24));
         for (size_t t = 0; t < 24; ++t)
-            for (size_t k = 0; k < 19; ++k) QVERIFY(std::abs(ran[t][k] - double(e.actions[t][k]) * pico::action_scale()[k]) < 1e-5);
+            for (size_t k = 0; k < 19; ++k)
+                QVERIFY(std::abs(ran[t][k] - double(e.actions[t][k]) * pico::action_scale()[k]) < 1e-5);
         const auto chunk1 = read_action_file(dir("fd/n0/chunk_001_actions.json"));
         QCOMPARE(chunk1.size(), size_t(8));
         QCOMPARE(chunk1[0], ran[8]);
@@ -124,12 +130,15 @@ private Q_SLOTS:
         bool closing = false;
         double worst_gripper = 0, worst_camera = 0;
         for (size_t t = 0; t < e.actions.size(); ++t) {
-            const pico::Command c = pico_command_for(std::vector<double>(e.actions[t].begin(), e.actions[t].end()), w, e.options.fps, closing);
+            const pico::Command c = pico_command_for(std::vector<double>(e.actions[t].begin(), e.actions[t].end()), w,
+                                                     e.options.fps, closing);
             closing = c.close;
             w.step(c);
             const pico::Gripper& g = e.gripper_states[t + 1];
-            worst_gripper = std::max({worst_gripper, std::abs(w.gripper().x - g.x), std::abs(w.gripper().y - g.y), std::abs(w.gripper().opening - g.opening)});
-            worst_camera = std::max({worst_camera, std::abs(w.camera().x - e.camera_states[t + 1].x), std::abs(w.camera().zoom - e.camera_states[t + 1].zoom)});
+            worst_gripper = std::max({worst_gripper, std::abs(w.gripper().x - g.x), std::abs(w.gripper().y - g.y),
+                                      std::abs(w.gripper().opening - g.opening)});
+            worst_camera = std::max({worst_camera, std::abs(w.camera().x - e.camera_states[t + 1].x),
+                                     std::abs(w.camera().zoom - e.camera_states[t + 1].zoom)});
         }
         QVERIFY2(worst_gripper < 1e-3, std::to_string(worst_gripper).c_str());
         QVERIFY2(worst_camera < 1e-4, std::to_string(worst_camera).c_str());
@@ -144,7 +153,8 @@ private Q_SLOTS:
         QCOMPARE(node["mode"].get<std::string>(), std::string("policy"));
         QCOMPARE(node["frames"].get<int>(), 17);
         const ojson& whole = node["metrics"]["whole"];
-        QVERIFY2(whole["consistency_psnr"].is_number() && whole["consistency_psnr"].get<double>() > 5, whole.dump().c_str());
+        QVERIFY2(whole["consistency_psnr"].is_number() && whole["consistency_psnr"].get<double>() > 5,
+                 whole.dump().c_str());
         QVERIFY(whole["inverse_action_mse"].is_number());
         QCOMPARE(read_action_file(dir("loop/n0/actions.json")).size(), size_t(16));  // the policy's own actions
         // The ground truth of a closed loop is the simulator's execution: 17 frames as well.
@@ -174,7 +184,8 @@ private Q_SLOTS:
         QCOMPARE(predicted[0].size(), size_t(19));
         QCOMPARE(predicted[8], read_action_file(dir("id/n0/chunk_001_inverse.actions.json"))[0]);
         const ojson& whole = node["metrics"]["whole"];
-        QVERIFY2(whole["action_mse"].is_number() && std::isfinite(whole["action_mse"].get<double>()), whole.dump().c_str());
+        QVERIFY2(whole["action_mse"].is_number() && std::isfinite(whole["action_mse"].get<double>()),
+                 whole.dump().c_str());
         QVERIFY(node["chunks"][0]["action_mse"].is_number());
         const ojson& per_frame = node["metrics"]["per_frame"];
         QCOMPARE(per_frame.size(), size_t(17));
@@ -215,7 +226,11 @@ private Q_SLOTS:
         QCOMPARE(play.fps(), 16.0);
         QCOMPARE(play.embodiment(), std::string("pico_world"));
         QCOMPARE(play.chunks_played(), 0);
-        const pico::Episode ep = pico::simulate(7, [] { pico::Options o; o.frames = 2; return o; }());
+        const pico::Episode ep = pico::simulate(7, [] {
+            pico::Options o;
+            o.frames = 2;
+            return o;
+        }());
         QVERIFY(same_frame(play.current_frame(), 0, ep.video, 0));  // the episode's first frame
         // Two chunks from the keys: forward, then the effector to the right with the gripper closed.
         ControlState keys;
@@ -249,7 +264,8 @@ private Q_SLOTS:
         QCOMPARE(ran.size(), size_t(16));
         for (size_t t = 0; t < 16; ++t)
             for (size_t k = 0; k < 19; ++k) QVERIFY(std::abs(ran[t][k] - given[t][k]) < 1e-12);
-        QVERIFY(std::abs(ran[0][2] - 0.25 / 16 * pico::action_scale()[2]) < 1e-9 && ran[9][18] == pico::action_scale()[18]);
+        QVERIFY(std::abs(ran[0][2] - 0.25 / 16 * pico::action_scale()[2]) < 1e-9 &&
+                ran[9][18] == pico::action_scale()[18]);
         const auto raw_back = to_raw_space("pico_world", given);
         for (size_t k = 0; k < 19; ++k) QVERIFY(std::abs(raw_back[9][k] - rows1[1][k]) < 1e-12);
         // The bundle reopens with the node as run_rollout writes them.
@@ -284,7 +300,8 @@ private Q_SLOTS:
         InteractivePlay play(model_, fd_spec(), dir("play_bad"));
         expect([&] { play.step(std::vector<std::vector<double>>(8, std::vector<double>(18, 0.0)), {}); },
                "action row 0 has 18 values, embodiment 'pico_world' takes 19");
-        expect([&] { play.step(std::vector<std::vector<double>>(5, std::vector<double>(19, 0.0)), {}); }, "a chunk takes 8 action rows, not 5");
+        expect([&] { play.step(std::vector<std::vector<double>>(5, std::vector<double>(19, 0.0)), {}); },
+               "a chunk takes 8 action rows, not 5");
         auto nan_rows = std::vector<std::vector<double>>(8, std::vector<double>(19, 0.0));
         nan_rows[2][4] = std::nan("");
         expect([&] { play.step(nan_rows, {}); }, "action row 2 channel 4 is not a finite number");
@@ -349,13 +366,15 @@ private Q_SLOTS:
         s.dataset = dir("no_such_dataset");
         expect(s, "bad", "no_such_dataset");
         fs::create_directories(dir("corrupt"));
-        std::ofstream(dir("corrupt/manifest.json")) << "{\"format\": \"worldstudio.rollouts\", \"nodes\": [{\"id\": \"n0\"}], \"source\": {}}";
+        std::ofstream(dir("corrupt/manifest.json"))
+            << "{\"format\": \"worldstudio.rollouts\", \"nodes\": [{\"id\": \"n0\"}], \"source\": {}}";
         QVERIFY_THROWS_EXCEPTION(Error, read_rollout_bundle(dir("corrupt")));
         try {
             rollout_spec_from_json(ojson{{"mode", "policy"}, {"chunk", 3}}, "job.json");
             QFAIL("unknown field accepted");
         } catch (const Error& e) {
-            QVERIFY2(std::string(e.what()).find("job.json: unknown rollout field 'chunk'") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("job.json: unknown rollout field 'chunk'") != std::string::npos,
+                     e.what());
         }
         // Through the CLI: a usage error and a bundle that is none.
         auto r = wstest::run(WS_CLI, {"rollout", "--dataset", "pico"});

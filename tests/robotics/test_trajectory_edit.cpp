@@ -30,7 +30,9 @@ double angle_deg(const Vec3& a, const Vec3& b) {  // atan2 of |a x b| and a . b:
     return std::atan2(c, d) * 180 / M_PI;
 }
 bool near(const Vec3& a, const Vec3& b, double tol = 1e-9) { return dist(a, b) < tol; }
-QByteArray show(const Vec3& v) { return QByteArray::number(v[0]) + ", " + QByteArray::number(v[1]) + ", " + QByteArray::number(v[2]); }
+QByteArray show(const Vec3& v) {
+    return QByteArray::number(v[0]) + ", " + QByteArray::number(v[1]) + ", " + QByteArray::number(v[2]);
+}
 
 const Embodiment& pico() { return *EmbodimentRegistry::shipped().find("pico_world"); }
 
@@ -73,8 +75,10 @@ private Q_SLOTS:
         QCOMPARE(ease(Easing::EaseInOut, 0.5), 0.5);
         QVERIFY(std::abs(ease(Easing::EaseInOut, 0.2) + ease(Easing::EaseInOut, 0.8) - 1) < 1e-12);  // symmetric
         QCOMPARE(ease(Easing::Linear, 0.3), 0.3);
-        QVERIFY(error_of([] { easing_from_name("bouncy"); }).find("linear, ease_in, ease_out, ease_in_out") != std::string::npos);
-        for (const std::string& name : camera_move_names()) QCOMPARE(std::string(camera_move_name(camera_move_from_name(name))), name);
+        QVERIFY(error_of([] { easing_from_name("bouncy"); }).find("linear, ease_in, ease_out, ease_in_out") !=
+                std::string::npos);
+        for (const std::string& name : camera_move_names())
+            QCOMPARE(std::string(camera_move_name(camera_move_from_name(name))), name);
         QVERIFY(error_of([] { camera_move_from_name("crane"); }).find("orbit, dolly") != std::string::npos);
     }
 
@@ -85,11 +89,11 @@ private Q_SLOTS:
             const auto poses = camera_move(s, 9);
             return poses.back();
         };
-        QVERIFY(near(position(end_of(CameraMove::Dolly, 1)), {0, 0, 1}));      // forward is +z
-        QVERIFY(near(position(end_of(CameraMove::Zoom, 2)), {0, 0, 2}));       // a dolly: no focal length in the actions
-        QVERIFY(near(position(end_of(CameraMove::Truck, 0.5)), {0.5, 0, 0}));  // right is +x
+        QVERIFY(near(position(end_of(CameraMove::Dolly, 1)), {0, 0, 1}));  // forward is +z
+        QVERIFY(near(position(end_of(CameraMove::Zoom, 2)), {0, 0, 2}));   // a dolly: no focal length in the actions
+        QVERIFY(near(position(end_of(CameraMove::Truck, 0.5)), {0.5, 0, 0}));      // right is +x
         QVERIFY(near(position(end_of(CameraMove::Pedestal, 0.5)), {0, -0.5, 0}));  // up is -y
-        QVERIFY(near(optical_axis(end_of(CameraMove::Dolly, 1)), {0, 0, 1}));  // no turn
+        QVERIFY(near(optical_axis(end_of(CameraMove::Dolly, 1)), {0, 0, 1}));      // no turn
         // Eased in between: ease-in-out halfway is half the way, a quarter in is 4 u^3 = 1/16 of it.
         CameraMoveSpec s;
         s.move = CameraMove::Dolly, s.amount = 1;
@@ -165,7 +169,9 @@ private Q_SLOTS:
         QVERIFY(path.remove_key(2));
         QVERIFY(!path.remove_key(2));
         for (const Pose& p : path.poses()) QVERIFY(p == path.keys.front().pose);  // one key: held everywhere
-        QVERIFY(error_of([&] { path.set_key({15, identity_pose(), Easing::Linear}); }).find("inside the path's 15 steps") != std::string::npos);
+        QVERIFY(error_of([&] {
+                    path.set_key({15, identity_pose(), Easing::Linear});
+                }).find("inside the path's 15 steps") != std::string::npos);
         CameraPath empty;
         empty.steps = 3;
         for (const Pose& p : empty.poses()) QVERIFY(p == identity_pose());
@@ -202,7 +208,8 @@ private Q_SLOTS:
         for (int f = 16; f < 47; ++f) {
             const Vec3 p = position(poses[f]);
             QVERIFY2(std::abs(dist(p, target) - 2) < 0.07, QByteArray::number(f));
-            QVERIFY2(angle_deg(optical_axis(poses[f]), {target[0] - p[0], target[1] - p[1], target[2] - p[2]}) < 3, QByteArray::number(f));
+            QVERIFY2(angle_deg(optical_axis(poses[f]), {target[0] - p[0], target[1] - p[1], target[2] - p[2]}) < 3,
+                     QByteArray::number(f));
         }
         const Pose exact = camera_move(orbit, 2, before).back();
         QVERIFY(near(position(poses.back()), position(exact)) && near(optical_axis(poses.back()), optical_axis(exact)));
@@ -231,21 +238,32 @@ private Q_SLOTS:
             edit(bad);
             return error_of([&] { CameraPath::from_json(bad, "path.json"); });
         };
-        auto expect = [](const std::string& msg, const char* frag) { QVERIFY2(msg.find(frag) != std::string::npos, msg.c_str()); };
-        expect(error([](ojson& b) { b["format"] = "worldstudio.trajectory"; }), "path.json: not a camera path (field 'format'");
+        auto expect = [](const std::string& msg, const char* frag) {
+            QVERIFY2(msg.find(frag) != std::string::npos, msg.c_str());
+        };
+        expect(error([](ojson& b) { b["format"] = "worldstudio.trajectory"; }),
+               "path.json: not a camera path (field 'format'");
         expect(error([](ojson& b) { b["version"] = 2; }), "path.json: field 'version' must be 1");
         expect(error([](ojson& b) { b.erase("steps"); }), "path.json: field 'steps' is missing");
         expect(error([](ojson& b) { b["steps"] = 2.5; }), "path.json: field 'steps' must be an integer");
         expect(error([](ojson& b) { b["keys"] = "none"; }), "path.json: field 'keys' must be a list");
-        expect(error([](ojson& b) { b["keys"][1]["frame"] = 400; }), "path.json: keys[1]: field 'frame' must be inside the path's 29 steps");
-        expect(error([](ojson& b) { b["keys"][2]["frame"] = b["keys"][1]["frame"]; }), "path.json: keys[2]: field 'frame' must be after the previous key's");
+        expect(error([](ojson& b) { b["keys"][1]["frame"] = 400; }),
+               "path.json: keys[1]: field 'frame' must be inside the path's 29 steps");
+        expect(error([](ojson& b) { b["keys"][2]["frame"] = b["keys"][1]["frame"]; }),
+               "path.json: keys[2]: field 'frame' must be after the previous key's");
         expect(error([](ojson& b) { b["keys"][1].erase("frame"); }), "path.json: keys[1]: field 'frame' is missing");
-        expect(error([](ojson& b) { b["keys"][0]["pose"].erase(0); }), "path.json: keys[0]: field 'pose' must be 16 numbers");
-        expect(error([](ojson& b) { b["keys"][0]["pose"][3] = "x"; }), "path.json: keys[0]: field 'pose' value 3 must be a finite number");
-        expect(error([](ojson& b) { b["keys"][0]["pose"][0] = 2.0; }), "path.json: keys[0]: field 'pose' holds no rotation");
-        expect(error([](ojson& b) { b["keys"][0]["pose"][15] = 2.0; }), "path.json: keys[0]: field 'pose' must end with the row 0, 0, 0, 1");
-        expect(error([](ojson& b) { b["keys"][1]["easing"] = "bouncy"; }), "path.json: keys[1]: field 'easing': easing must be one of");
-        expect(error([](ojson& b) { b["keys"][1]["easing"] = 3; }), "path.json: keys[1]: field 'easing' must be a string");
+        expect(error([](ojson& b) { b["keys"][0]["pose"].erase(0); }),
+               "path.json: keys[0]: field 'pose' must be 16 numbers");
+        expect(error([](ojson& b) { b["keys"][0]["pose"][3] = "x"; }),
+               "path.json: keys[0]: field 'pose' value 3 must be a finite number");
+        expect(error([](ojson& b) { b["keys"][0]["pose"][0] = 2.0; }),
+               "path.json: keys[0]: field 'pose' holds no rotation");
+        expect(error([](ojson& b) { b["keys"][0]["pose"][15] = 2.0; }),
+               "path.json: keys[0]: field 'pose' must end with the row 0, 0, 0, 1");
+        expect(error([](ojson& b) { b["keys"][1]["easing"] = "bouncy"; }),
+               "path.json: keys[1]: field 'easing': easing must be one of");
+        expect(error([](ojson& b) { b["keys"][1]["easing"] = 3; }),
+               "path.json: keys[1]: field 'easing' must be a string");
     }
 
     void cameraTrajectoryDrivesOnlyTheCamera() {
@@ -268,18 +286,22 @@ private Q_SLOTS:
             for (size_t k = 0; k < 9; ++k) QVERIFY(std::abs(r[9 + k] - still[k]) < 1e-12);  // the gripper holds still
             QCOMPARE(r[18], 0.0);
             forward += r[2];
-            turned += std::atan2(-r[5], r[3]) * 180 / M_PI;  // rot6d's first column is R's x column: (cos, 0, -sin) for a pan
+            turned +=
+                std::atan2(-r[5], r[3]) * 180 / M_PI;  // rot6d's first column is R's x column: (cos, 0, -sin) for a pan
             QVERIFY(std::abs(r[0]) < 1e-12 && std::abs(r[1]) < 1e-12);
         }
         QVERIFY(std::abs(forward - 0.8) < 1e-9);
         QVERIFY(std::abs(turned - 45) < 1e-9);
         // A base keeps its other parts and channels: the gripper closed and moved away.
         Trajectory base = t;
-        for (size_t k = 0; k < base.steps(); ++k) base.other[k] = {1}, base.poses[k][1] = make_pose(identity3(), {0.1, 0, 0});
+        for (size_t k = 0; k < base.steps(); ++k)
+            base.other[k] = {1}, base.poses[k][1] = make_pose(identity3(), {0.1, 0, 0});
         const auto with_base = camera_trajectory(pico(), 16, path.poses(), &base).to_actions(pico());
         QCOMPARE(with_base[3][18], 1.0);
         QCOMPARE(with_base[3][9], 0.0);  // the gripper still does not move between steps
-        QVERIFY(error_of([] { camera_trajectory(*EmbodimentRegistry::shipped().find("robotwin"), 16, {identity_pose()}); }).find("no posed part") != std::string::npos);
+        QVERIFY(error_of([] {
+                    camera_trajectory(*EmbodimentRegistry::shipped().find("robotwin"), 16, {identity_pose()});
+                }).find("no posed part") != std::string::npos);
     }
 
     void curvesInterpolateHoldAndSimplify() {
@@ -344,8 +366,8 @@ private Q_SLOTS:
         std::vector<bool> idle = idle_steps(rows, pico(), 16);
         for (int t = 0; t < 16; ++t) QVERIFY2(idle[t] == (t >= 4 && t <= 8), QByteArray::number(t));
         // The same count as the reference's idle_frames over the layout's kinds.
-        const std::vector<std::string> kinds = {"pos", "pos", "pos", "rot", "rot", "rot", "rot", "rot", "rot", "pos", "pos", "pos",
-                                                "rot", "rot", "rot", "rot", "rot", "rot", "gripper"};
+        const std::vector<std::string> kinds = {"pos", "pos", "pos", "rot", "rot", "rot", "rot", "rot", "rot",    "pos",
+                                                "pos", "pos", "rot", "rot", "rot", "rot", "rot", "rot", "gripper"};
         QCOMPARE(idle_frames(rows, kinds, RotationFormat::Rot6d, IdleThresholds::defaults(16)), 5);
         // The gripper closing at step 6 breaks the run into two short ones.
         for (int t = 6; t < 16; ++t) rows[t][18] = 1;
@@ -401,7 +423,8 @@ private Q_SLOTS:
         ActionIssue i = only(validate_actions(rows, pico(), 16));
         QCOMPARE(i.field, std::string("width"));
         QCOMPARE(i.step, 5);
-        QVERIFY2(i.message.find("has 18 values; embodiment 'pico_world' takes 19") != std::string::npos, i.message.c_str());
+        QVERIFY2(i.message.find("has 18 values; embodiment 'pico_world' takes 19") != std::string::npos,
+                 i.message.c_str());
         rows = good;
         rows[3][7] = std::nan("");
         i = only(validate_actions(rows, pico(), 16));
@@ -410,7 +433,9 @@ private Q_SLOTS:
         QCOMPARE(i.channel, 7);
         i = only(validate_actions(good, pico(), 15));  // 16 frames are no 4k + 1
         QCOMPARE(i.field, std::string("frames"));
-        QVERIFY2(i.message.find("16-frame video") != std::string::npos && i.message.find("12 or 16") != std::string::npos, i.message.c_str());
+        QVERIFY2(
+            i.message.find("16-frame video") != std::string::npos && i.message.find("12 or 16") != std::string::npos,
+            i.message.c_str());
         i = only(validate_actions({}, pico(), 0));
         QCOMPARE(i.field, std::string("frames"));
         QCOMPARE(i.message, std::string("there are no action rows"));
@@ -418,8 +443,8 @@ private Q_SLOTS:
         const Embodiment& bridge = *EmbodimentRegistry::shipped().find("bridge_orig_lerobot");
         ActionRows b(4, {0, 0, 0, 1, 0, 0, 0, 1, 0, 1});
         QVERIFY(validate_actions(b, bridge, 16).empty());
-        b[2][0] = 0.5;    // q99 is 0.0397 m
-        b[1][9] = 1.04;   // inside the 5% margin of the gripper's 0..1
+        b[2][0] = 0.5;   // q99 is 0.0397 m
+        b[1][9] = 1.04;  // inside the 5% margin of the gripper's 0..1
         i = only(validate_actions(b, bridge, 16));
         QCOMPARE(i.field, std::string("range"));
         QCOMPARE(i.step, 2);
@@ -485,9 +510,11 @@ private Q_SLOTS:
         // The rows read back into the same trajectory.
         const Trajectory back = Trajectory::from_actions(rows, e, 16);
         for (int v = 0; v < 16; ++v) QVERIFY(std::abs(back.poses.back()[0][v] - turned.poses.back()[0][v]) < 1e-9);
-        QVERIFY(error_of([&] { control_chunk(*EmbodimentRegistry::shipped().find("robotwin"), 16, 4, keys, {}, none); }).find("no posed part") !=
+        QVERIFY(error_of([&] {
+                    control_chunk(*EmbodimentRegistry::shipped().find("robotwin"), 16, 4, keys, {}, none);
+                }).find("no posed part") != std::string::npos);
+        QVERIFY(error_of([&] { control_chunk(e, 16, 0, keys, {}, none); }).find("at least 1 action") !=
                 std::string::npos);
-        QVERIFY(error_of([&] { control_chunk(e, 16, 0, keys, {}, none); }).find("at least 1 action") != std::string::npos);
     }
 };
 

@@ -16,8 +16,9 @@ QByteArray schema() {
     if (!f.open(QIODevice::ReadOnly)) qFatal("caption schema missing");
     return f.readAll();
 }
-const char* kCaption = "{\n  \"subjects\": [\n    {\"description\": \"a red ball\"},\n    {\"description\": \"a blue box\"}\n  ],\n"
-                       "  \"actions\": [{\"time\": \"0:01\", \"description\": \"the ball rolls\"}],\n  \"custom\": \"kept\"\n}";
+const char* kCaption =
+    "{\n  \"subjects\": [\n    {\"description\": \"a red ball\"},\n    {\"description\": \"a blue box\"}\n  ],\n"
+    "  \"actions\": [{\"time\": \"0:01\", \"description\": \"the ball rolls\"}],\n  \"custom\": \"kept\"\n}";
 }  // namespace
 
 class TestCaptionEditor : public QObject {
@@ -88,7 +89,8 @@ private Q_SLOTS:
         QVERIFY(e.problems().join("|").contains("actions[0].time"));
         QCOMPARE(e.text(), QString("{\"subjects\": \"one ball\", \"actions\": [{\"time\": \"1:75\"}]}"));
         // The validator adds the caller's checks (durations, for example).
-        e.setValidator([](const QString& text) { return text.contains("1:75") ? QStringList{"past the end"} : QStringList{}; });
+        e.setValidator(
+            [](const QString& text) { return text.contains("1:75") ? QStringList{"past the end"} : QStringList{}; });
         QVERIFY(e.problems().contains("past the end"));
     }
     void oneUndoStackForBothViews() {
@@ -129,12 +131,14 @@ private Q_SLOTS:
         auto button = [&](const QString& name) { return e.findChild<QAbstractButton*>(name); };
         QVERIFY(button("button:/subjects/1/up"));
         button("button:/subjects/1/up")->click();
-        QCOMPARE(qobject_cast<QPlainTextEdit*>(e.fieldEditor("/subjects/0/description"))->toPlainText(), QString("a blue box"));
+        QCOMPARE(qobject_cast<QPlainTextEdit*>(e.fieldEditor("/subjects/0/description"))->toPlainText(),
+                 QString("a blue box"));
         button("button:/subjects/add")->click();
         QVERIFY(e.fieldEditor("/subjects/2/description"));
         button("button:/subjects/0/remove")->click();
         QVERIFY(!e.fieldEditor("/subjects/2/description"));
-        QCOMPARE(qobject_cast<QPlainTextEdit*>(e.fieldEditor("/subjects/0/description"))->toPlainText(), QString("a red ball"));
+        QCOMPARE(qobject_cast<QPlainTextEdit*>(e.fieldEditor("/subjects/0/description"))->toPlainText(),
+                 QString("a red ball"));
         button("button:/transitions/add")->click();
         QVERIFY(e.text().contains("\"transitions\": [\n    \"\"\n  ]"));
         // Each structural edit is one undo step.
@@ -224,7 +228,8 @@ private Q_SLOTS:
         QVERIFY(e.setSchema(schema(), "image"));
         e.setText("{\"quadrant_scan\": {\"top_left\": \"sky\"}}");
         e.showForm();
-        QCOMPARE(qobject_cast<QPlainTextEdit*>(e.fieldEditor("/quadrant_scan/top_left"))->toPlainText(), QString("sky"));
+        QCOMPARE(qobject_cast<QPlainTextEdit*>(e.fieldEditor("/quadrant_scan/top_left"))->toPlainText(),
+                 QString("sky"));
     }
 };
 

@@ -1,6 +1,7 @@
 // The checkpoints people run beside the base ones, in the studio's window: a distilled student's locked sampling,
 // LoRA adapters (merged from the Models workspace, or a job's own from the settings) and Edge's refreshed recipe
-// with a long video by continuation, the memory and speed settings, and a remote engine. Screenshots go to $WS_SCREENSHOT_DIR when set.
+// with a long video by continuation, the memory and speed settings, and a remote engine. Screenshots go to
+// $WS_SCREENSHOT_DIR when set.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -80,7 +81,8 @@ private Q_SLOTS:
         QVERIFY(w.addToQueue() > 0);
         QVERIFY(completed.wait(120000));
         QCOMPARE(completed.first().at(1).toString(), QString("done"));
-        const ws::ojson rec = ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
+        const ws::ojson rec =
+            ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
         QCOMPARE(rec["sampler"].get<std::string>(), std::string("fixed_step_sde"));
         QCOMPARE(rec["num_steps"].get<int>(), 4);
         // A base model unlocks them again.
@@ -128,14 +130,15 @@ private Q_SLOTS:
         QCOMPARE(r["continuation"]["chunks"].get<int>(), 3);
         QVERIFY(r["json_caption_wrapper"].get<bool>());
         QCOMPARE(r.value("prompting", std::string()), std::string("framework"));  // the reference's prompting, said
-        w.inspectorTabs()->setCurrentIndex(w.inspectorTabs()->count() - 1);  // Settings
+        w.inspectorTabs()->setCurrentIndex(w.inspectorTabs()->count() - 1);       // Settings
         shot(&w, "edge-long-video-settings");
         w.promptEdit()->setText("a red ball rolls");
         QSignalSpy completed(&w, &MainWindow::jobCompleted);
         QVERIFY(w.addToQueue() > 0);
         QVERIFY(completed.wait(180000));
         QCOMPARE(completed.first().at(1).toString(), QString("done"));
-        const ws::ojson rec = ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
+        const ws::ojson rec =
+            ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
         QCOMPARE(rec["continuation"]["frames"].get<int>(), 17);
         QVERIFY(ws::ojson::parse(rec["prompt_string"].get<std::string>()).contains("temporal_caption"));
         // Recall puts the chunks back; the diffusers path is one choice away.
@@ -177,7 +180,8 @@ private Q_SLOTS:
         QVERIFY(w.addToQueue() > 0);
         QVERIFY(completed.wait(120000));
         QCOMPARE(completed.first().at(1).toString(), QString("done"));
-        const ws::ojson rec = ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
+        const ws::ojson rec =
+            ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
         QCOMPARE(rec["model"]["adapters"][0]["strength"].get<double>(), 0.75);
         QCOMPARE(rec["request"]["adapters"][0]["path"].get<std::string>(), adapter.toStdString());
         // A bad adapter is refused with its reason, and the model stays as it was.
@@ -187,7 +191,8 @@ private Q_SLOTS:
         QSignalSpy failed(&w, &MainWindow::modelFailed);
         mv->findChild<QPushButton*>("applyAdapters")->click();
         QVERIFY(failed.wait(60000));
-        QVERIFY2(failed.first().at(0).toString().contains("adapter_config.json"), qPrintable(failed.first().at(0).toString()));
+        QVERIFY2(failed.first().at(0).toString().contains("adapter_config.json"),
+                 qPrintable(failed.first().at(0).toString()));
         QVERIFY(w.modelView()->valueOf("LoRA adapters").contains("rank 2"));
         // Per job: the settings start from the model's adapters; a job with its own strength runs on the fly and
         // comes back on recall; the model keeps what it carries.
@@ -209,7 +214,8 @@ private Q_SLOTS:
         QVERIFY(w.addToQueue() > 0);
         QVERIFY(done.wait(120000));
         QCOMPARE(done.first().at(1).toString(), QString("done"));
-        const ws::ojson own = ws::ojson::parse(w.history()->get(done.first().at(2).toLongLong()).recordJson.toStdString());
+        const ws::ojson own =
+            ws::ojson::parse(w.history()->get(done.first().at(2).toLongLong()).recordJson.toStdString());
         QCOMPARE(own["job_adapters"]["adapters"][0]["strength"].get<double>(), 0.25);
         QCOMPARE(own["model"]["adapters"][0]["strength"].get<double>(), 0.75);
         s->modelAdaptersBox()->setChecked(true);
@@ -226,7 +232,8 @@ private Q_SLOTS:
         QVERIFY(openModel(w, model_));
         w.showWorkspace(MainWindow::Workspace::Models);
         ModelView* mv = w.modelWorkspace();
-        QVERIFY2(w.modelView()->valueOf("Memory plan").contains("both towers"), qPrintable(w.modelView()->valueOf("Memory plan")));
+        QVERIFY2(w.modelView()->valueOf("Memory plan").contains("both towers"),
+                 qPrintable(w.modelView()->valueOf("Memory plan")));
         mv->towerSplitBox()->setChecked(true);
         mv->residentLayersBox()->setValue(0);
         // What the user set before the reload is kept, not replaced by the model's defaults.
@@ -260,7 +267,8 @@ private Q_SLOTS:
         QVERIFY(w.addToQueue() > 0);
         QVERIFY(completed.wait(120000));
         QCOMPARE(completed.first().at(1).toString(), QString("done"));
-        const ws::ojson rec = ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
+        const ws::ojson rec =
+            ws::ojson::parse(w.history()->get(completed.first().at(2).toLongLong()).recordJson.toStdString());
         QCOMPARE(rec["memory"]["tower_split"].get<bool>(), true);
         QCOMPARE(rec["memory"]["resident_layers"]["generation"].get<int>(), 0);
         QVERIFY(rec["memory"]["streamed_layer_copies"].get<int>() > 0);
@@ -324,7 +332,8 @@ private Q_SLOTS:
         ModelView* mv = w.modelWorkspace();
         mv->remoteUrlEdit()->setText(url);
         mv->findChild<QPushButton*>("useRemote")->click();
-        QVERIFY2(mv->findChild<QLabel*>("remoteState")->text().contains(url), qPrintable(mv->findChild<QLabel*>("remoteState")->text()));
+        QVERIFY2(mv->findChild<QLabel*>("remoteState")->text().contains(url),
+                 qPrintable(mv->findChild<QLabel*>("remoteState")->text()));
         shot(&w, "remote-engine");
         w.showWorkspace(MainWindow::Workspace::Generate);
         QSignalSpy completed(&w, &MainWindow::jobCompleted);
@@ -335,7 +344,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(completed.count() == 2, 60000);
         QCOMPARE(completed.at(0).at(1).toString(), QString("failed"));
         QCOMPARE(completed.at(1).at(1).toString(), QString("done"));
-        const ws::ojson rec = ws::ojson::parse(w.history()->get(completed.at(1).at(2).toLongLong()).recordJson.toStdString());
+        const ws::ojson rec =
+            ws::ojson::parse(w.history()->get(completed.at(1).at(2).toLongLong()).recordJson.toStdString());
         QCOMPARE(rec["engine"]["kind"].get<std::string>(), std::string("vllm-omni"));
         QCOMPARE(rec["engine"]["url"].get<std::string>(), url.toStdString());
         w.showWorkspace(MainWindow::Workspace::Models);

@@ -90,11 +90,15 @@ private Q_SLOTS:
         QVERIFY(openModel(w, model_));
         queueJobs(w, 4);
         // A fifth that fails on the cluster: its conditioning picture does not exist there.
-        w.queue()->submit({{"prompt", "a ball"}, {"model_mode", "image2video"}, {"vision_path", tmp_.filePath("missing.png").toStdString()},
-                           {"num_steps", 2}, {"num_frames", 5}, {"resolution", "256"}});
+        w.queue()->submit({{"prompt", "a ball"},
+                           {"model_mode", "image2video"},
+                           {"vision_path", tmp_.filePath("missing.png").toStdString()},
+                           {"num_steps", 2},
+                           {"num_frames", 5},
+                           {"resolution", "256"}});
         QCOMPARE(queued(w), 5);
         ClusterDialog* c = openCluster(w, 3, 2, "--comment='studio batch'");  // quoted as in a job script
-        QCOMPARE(c->modelEdit()->text(), model_);  // the loaded model
+        QCOMPARE(c->modelEdit()->text(), model_);                             // the loaded model
         auto* send = c->findChild<QPushButton*>("sendToCluster");
         QCOMPARE(send->text(), QString("Send 5 queued jobs"));
         QSignalSpy submitted(c, &ClusterDialog::submitted);
@@ -126,7 +130,8 @@ private Q_SLOTS:
         QCOMPARE(w.history()->count(), 4);
         for (const HistoryEntry& e : w.history()->search(QString())) {
             QVERIFY2(QFileInfo::exists(e.file), qPrintable(e.file));
-            QVERIFY2(e.userPrompt.startsWith("a red ball rolls _ take "), qPrintable(e.userPrompt));  // the name a folder can hold
+            QVERIFY2(e.userPrompt.startsWith("a red ball rolls _ take "),
+                     qPrintable(e.userPrompt));  // the name a folder can hold
             QVERIFY(!e.thumbnail.isNull());
         }
         // The prompts' '/' made folder names, not subfolders.
@@ -195,7 +200,8 @@ private Q_SLOTS:
         queueJobs(w, 2);
         c->loginNodeEdit()->setText("-oProxyCommand=touch /tmp/x");
         QVERIFY(!c->sendQueue());
-        QVERIFY2(c->statusLabel()->text().startsWith("The login node is a host name"), qPrintable(c->statusLabel()->text()));
+        QVERIFY2(c->statusLabel()->text().startsWith("The login node is a host name"),
+                 qPrintable(c->statusLabel()->text()));
         c->loginNodeEdit()->clear();
         c->cliEdit()->setText(tmp_.filePath("no-such-cli"));
         QVERIFY(!c->sendQueue());
@@ -214,8 +220,10 @@ private Q_SLOTS:
         QSignalSpy failed(c, &ClusterDialog::failed);
         QVERIFY(c->sendQueue());
         QVERIFY(failed.wait(30000));
-        QVERIFY2(failed.at(0).at(0).toString().startsWith("sbatch refused the batch"), qPrintable(failed.at(0).at(0).toString()));
-        QVERIFY2(c->statusLabel()->text().endsWith("the 2 jobs are back in the local queue"), qPrintable(c->statusLabel()->text()));
+        QVERIFY2(failed.at(0).at(0).toString().startsWith("sbatch refused the batch"),
+                 qPrintable(failed.at(0).at(0).toString()));
+        QVERIFY2(c->statusLabel()->text().endsWith("the 2 jobs are back in the local queue"),
+                 qPrintable(c->statusLabel()->text()));
         QTRY_COMPARE(queued(w), 2);
         shot(c, "cluster-refused");
     }

@@ -209,7 +209,8 @@ private Q_SLOTS:
         }
         auto panel = openPanel(db, "ann3");
         QList<qint64> committed;
-        connect(panel.get(), &EvaluationPanel::answered, this, [&](qint64 v, qint64, const QString&) { committed << v; });
+        connect(panel.get(), &EvaluationPanel::answered, this,
+                [&](qint64 v, qint64, const QString&) { committed << v; });
         {
             QSqlDatabase lock = QSqlDatabase::addDatabase("QSQLITE", "lock");
             lock.setDatabaseName(db);
@@ -224,7 +225,7 @@ private Q_SLOTS:
             QCOMPARE(panel->answeredCount(), 2);
             key(panel.get(), Qt::Key_A, Qt::AltModifier);
             QCOMPARE(panel->disagreementCount(), 2);  // q2 on both videos
-            key(panel.get(), Qt::Key_J);               // video 8's, which ann3 has not answered
+            key(panel.get(), Qt::Key_J);              // video 8's, which ann3 has not answered
             key(panel.get(), Qt::Key_Y);
             QCOMPARE(panel->disagreementCount(), 1);  // the settled item left the list at once
             QVERIFY2(t.elapsed() < 2000, qPrintable(QString::number(t.elapsed())));  // not the 10 s busy wait
@@ -268,9 +269,11 @@ private Q_SLOTS:
             if (l->isVisible()) shown << l->text();
         QVERIFY2(!shown.join(" ").contains("episode_"), qPrintable(shown.join(" | ")));
         QVERIFY(shown.join(" ").contains("Item 1"));
-        for (QPushButton* b : panel->player()->findChildren<QPushButton*>()) QVERIFY2(!b->isVisible() || !b->text().startsWith("Open"), qPrintable(b->text()));
+        for (QPushButton* b : panel->player()->findChildren<QPushButton*>())
+            QVERIFY2(!b->isVisible() || !b->text().startsWith("Open"), qPrintable(b->text()));
         // The panel fits a small window.
-        QVERIFY2(panel->minimumSizeHint().width() <= 900, qPrintable(QString::number(panel->minimumSizeHint().width())));
+        QVERIFY2(panel->minimumSizeHint().width() <= 900,
+                 qPrintable(QString::number(panel->minimumSizeHint().width())));
         // Adjudicate: every line read whole, buttons for the answers, and an annotator of the item is refused.
         panel->showPage(EvaluationPanel::AdjudicatePage);
         QVERIFY(panel->disagreementList()->wordWrap());
@@ -290,7 +293,8 @@ private Q_SLOTS:
         auto* promptBox = panel->findChild<QComboBox*>("questionPrompt");
         QVERIFY(promptBox);
         promptBox->setCurrentIndex(promptBox->findData("r"));
-        QTRY_VERIFY_WITH_TIMEOUT(panel->player()->hasMedia(0) && panel->player()->media(0)->path.endsWith("episode_9.mp4"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            panel->player()->hasMedia(0) && panel->player()->media(0)->path.endsWith("episode_9.mp4"), 10000);
         promptBox->setCurrentIndex(promptBox->findData("p"));
         QTRY_VERIFY_WITH_TIMEOUT(panel->player()->media(0)->path.endsWith("episode_7.mp4"), 10000);
         // Scores: Wilson's interval first, the paper's clamped to 0–100 beside it.
@@ -316,7 +320,8 @@ private Q_SLOTS:
         QCOMPARE(list->count(), 4);
         QVERIFY(list->item(3)->text().startsWith("DRAFT"));
         list->setCurrentRow(3);
-        QVERIFY(panel->editSelectedQuestion("Does the ball bounce exactly twice?", ws::hue::Dimension::SemanticAlignment));
+        QVERIFY(
+            panel->editSelectedQuestion("Does the ball bounce exactly twice?", ws::hue::Dimension::SemanticAlignment));
         QVERIFY(panel->questionList()->item(3)->text().contains("bounce exactly twice? (Semantic Alignment)"));
         QVERIFY(panel->questionList()->item(3)->text().startsWith("DRAFT"));  // still a draft
         QVERIFY(!panel->editSelectedQuestion("  ", ws::hue::Dimension::SemanticAlignment));
@@ -390,7 +395,8 @@ private Q_SLOTS:
         const QString db = makeProject(dir);
         {
             auto p = ws::hue::Project::open(db.toStdString());
-            for (int v = 0; v < 30; ++v) p->add_video({0, "extra" + std::to_string(v) + ".mp4", "M", "p", v, ""});  // 96 items
+            for (int v = 0; v < 30; ++v)
+                p->add_video({0, "extra" + std::to_string(v) + ".mp4", "M", "p", v, ""});  // 96 items
         }
         QProcess window;
         window.start(QCoreApplication::applicationFilePath(), {"--labeling-window", db, "ann1"});

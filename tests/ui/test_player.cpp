@@ -50,7 +50,8 @@ double median(QVector<double> v) {
 // Media seconds of the first sample louder than 0.3 after `from` seconds, as decoded from the file.
 double onsetAfter(const ws::AudioClip& a, double from) {
     for (int64_t i = static_cast<int64_t>(from * a.sample_rate); i < a.frames(); ++i)
-        if (std::fabs(a.samples[static_cast<size_t>(i * a.channels)]) > 0.3f) return static_cast<double>(i) / a.sample_rate;
+        if (std::fabs(a.samples[static_cast<size_t>(i * a.channels)]) > 0.3f)
+            return static_cast<double>(i) / a.sample_rate;
     return -1;
 }
 
@@ -91,7 +92,8 @@ class TestPlayer : public QObject {
     // late frame, counted by the player, not a sync error.
     void checkOffsets(const QVector<double>& off) {
         QCOMPARE(off.size(), kSeconds - 1);
-        for (double o : off) qInfo("flash on screen minus click at the DAC: %+.1f ms (one frame is %.1f ms)", o * 1000, 1000.0 / kFps);
+        for (double o : off)
+            qInfo("flash on screen minus click at the DAC: %+.1f ms (one frame is %.1f ms)", o * 1000, 1000.0 / kFps);
         QVERIFY2(std::fabs(median(off)) < 1.0 / kFps, qPrintable(QString("median offset %1 s").arg(median(off))));
     }
 
@@ -240,7 +242,8 @@ private Q_SLOTS:
     }
 
     void deviceClockKeepsPictureAndSoundTogether() {
-        if (QStandardPaths::findExecutable("pulseaudio").isEmpty()) WS_SKIP_MISSING("PulseAudio is not installed (installer/install-deps.sh installs it)");
+        if (QStandardPaths::findExecutable("pulseaudio").isEmpty())
+            WS_SKIP_MISSING("PulseAudio is not installed (installer/install-deps.sh installs it)");
         // A private PulseAudio server with a null sink: a device that consumes sound at the real rate.
         const QString runtime = tmp_.filePath("pulse");
         QDir().mkpath(runtime);
@@ -249,9 +252,10 @@ private Q_SLOTS:
         env.insert("HOME", runtime);
         pulse_.setProcessEnvironment(env);
         pulse_.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        pulse_.start("pulseaudio", {"-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disable-shm=yes",
-                                    "-L", "module-null-sink sink_name=worldstudio_test rate=48000",
-                                    "-L", "module-native-protocol-unix socket=" + runtime + "/native auth-anonymous=1"});
+        pulse_.start("pulseaudio",
+                     {"-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disable-shm=yes", "-L",
+                      "module-null-sink sink_name=worldstudio_test rate=48000", "-L",
+                      "module-native-protocol-unix socket=" + runtime + "/native auth-anonymous=1"});
         QVERIFY(pulse_.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(runtime + "/native"), 10000);
         qputenv("PULSE_SERVER", ("unix:" + runtime + "/native").toUtf8());

@@ -128,7 +128,8 @@ private Q_SLOTS:
         // A channel toggled off leaves the chart; its whole group off takes the lane away.
         QTreeWidgetItem* state = nullptr;
         for (int i = 0; i < view_->channelToggles()->topLevelItemCount(); ++i)
-            if (view_->channelToggles()->topLevelItem(i)->text(0) == "state") state = view_->channelToggles()->topLevelItem(i);
+            if (view_->channelToggles()->topLevelItem(i)->text(0) == "state")
+                state = view_->channelToggles()->topLevelItem(i);
         QVERIFY(state);
         QVERIFY(chart->groups().contains("state"));
         state->setCheckState(0, Qt::Unchecked);
@@ -153,7 +154,8 @@ private Q_SLOTS:
         const EpisodePtr ep = view_->episode();
         QCOMPARE(ep->seed, 7);
         QCOMPARE(ep->length, 64);
-        QCOMPARE(static_cast<int>(ep->actions.size()), 64);  // the transition out of each frame, the last one into the 65th
+        QCOMPARE(static_cast<int>(ep->actions.size()),
+                 64);  // the transition out of each frame, the last one into the 65th
         QVERIFY(ep->suggestedChunk >= 4);
         // Its events are on the clock.
         QCOMPARE(view_->clock()->markers().size(), ep->events.size());
@@ -252,7 +254,8 @@ private Q_SLOTS:
         const QPointF from = chart->pointFor(chart->editableSeries(), keys[1].x(), keys[1].y());
         const QPoint p = from.toPoint(), to = p - QPoint(0, 20);
         QTest::mousePress(chart, Qt::LeftButton, {}, p);
-        QMouseEvent move(QEvent::MouseMove, QPointF(to), chart->mapToGlobal(QPointF(to)), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent move(QEvent::MouseMove, QPointF(to), chart->mapToGlobal(QPointF(to)), Qt::NoButton, Qt::LeftButton,
+                         Qt::NoModifier);
         QApplication::sendEvent(chart, &move);
         QTest::mouseRelease(chart, Qt::LeftButton, {}, to);
         const Rows after = ed->editedRows();
@@ -333,7 +336,8 @@ private Q_SLOTS:
         QCOMPARE(static_cast<int>(id->actions.size()), 16);
         // Its predicted actions are drawn over the recorded ones on the same chart.
         bool overlaid = false;
-        for (const ChannelChart::Series& s : view_->channels()->series()) overlaid = overlaid || (s.dashed && s.name.endsWith(" · n2"));
+        for (const ChannelChart::Series& s : view_->channels()->series())
+            overlaid = overlaid || (s.dashed && s.name.endsWith(" · n2"));
         QVERIFY(overlaid);
         r->modeCombo()->setCurrentIndex(r->modeCombo()->findData("closed_loop"));
         r->chunksSpin()->setValue(1);
@@ -377,7 +381,8 @@ private Q_SLOTS:
                 ++rolloutTrails;
                 QCOMPARE(t.offset, 10);
                 QCOMPARE(t.points.size(), node("n1")->frames);
-                QVERIFY((t.points.first() - view_->view3d()->trails()[t.name.endsWith("camera") ? 0 : 1].points[10]).length() < 1e-4);
+                QVERIFY((t.points.first() - view_->view3d()->trails()[t.name.endsWith("camera") ? 0 : 1].points[10])
+                            .length() < 1e-4);
             }
         QCOMPARE(rolloutTrails, 2);
         shot("robotics-compare");
@@ -431,7 +436,8 @@ private Q_SLOTS:
         QVERIFY(bundle.wait(60000));
         QCOMPARE(view_->bundle()->nodes.size(), nodes);
         bool bookmark = false;  // the bookmark made before the first run came with the bundle
-        for (const ClockTimeline::Marker& m : view_->clock()->markers()) bookmark = bookmark || (m.kind == "bookmark" && m.label == "contact");
+        for (const ClockTimeline::Marker& m : view_->clock()->markers())
+            bookmark = bookmark || (m.kind == "bookmark" && m.label == "contact");
         QVERIFY(bookmark);
         QCOMPARE(ws::robotics::read_rollout_bundle(copy.toStdString())["nodes"].size(), static_cast<size_t>(nodes));
     }
@@ -441,7 +447,8 @@ private Q_SLOTS:
         view_->openDataset(tmp_.filePath("no-such-dataset"));
         QTRY_VERIFY_WITH_TIMEOUT(view_->lastMessage().contains("no-such-dataset"), 30000);
         view_->openBundle(tmp_.filePath("edit.actions.json"));
-        QTRY_VERIFY_WITH_TIMEOUT(view_->lastMessage().contains("not a rollout bundle") || view_->lastMessage().contains("manifest"), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            view_->lastMessage().contains("not a rollout bundle") || view_->lastMessage().contains("manifest"), 30000);
         QVERIFY(!view_->lastMessage().contains("json.exception"));
         // A damaged bookmarks file: the bundle opens, the bookmarks are left out, and the status says why.
         {

@@ -67,7 +67,6 @@ QString writeClip(const QString& path, int frames, int r, int g, int b) {
     return path;
 }
 
-
 // The Library's list once its search (off the UI thread, after a typing pause) has finished; -1 if it never does.
 int listed(MainWindow& w) {
     HistoryView* view = w.library();
@@ -303,11 +302,13 @@ private Q_SLOTS:
         QWidget* w = s.modeBox();
         for (int i = 0; i < 200 && order.size() < 60; ++i, w = w->nextInFocusChain()) {
             if (w == s.modeBox() && i > 0) break;
-            if (!w->isVisibleTo(&s) || !(w->focusPolicy() & Qt::TabFocus) || w->focusProxy() || !s.isAncestorOf(w)) continue;
+            if (!w->isVisibleTo(&s) || !(w->focusPolicy() & Qt::TabFocus) || w->focusProxy() || !s.isAncestorOf(w))
+                continue;
             const QPoint at = w->mapTo(&s, QPoint(0, w->height() / 2));
             order << w->objectName() + "@" + QString::number(at.y());
             // Each next stop is below the last, or on its row to the right of it.
-            QVERIFY2(at.y() > last.y() + 2 || (std::abs(at.y() - last.y()) <= w->height() && at.x() > last.x()), qPrintable(order.join(" → ")));
+            QVERIFY2(at.y() > last.y() + 2 || (std::abs(at.y() - last.y()) <= w->height() && at.x() > last.x()),
+                     qPrintable(order.join(" → ")));
             last = at;
         }
         QVERIFY2(order.size() >= 10, qPrintable(order.join(" → ")));
@@ -317,7 +318,8 @@ private Q_SLOTS:
     // and could not be closed.
     void loopIsRememberedAndComparisonsClose() {
         freshSettings("player");
-        const QString a = writeClip(tmp_.filePath("a.mp4"), 8, 200, 30, 30), b = writeClip(tmp_.filePath("b.mp4"), 8, 30, 200, 30),
+        const QString a = writeClip(tmp_.filePath("a.mp4"), 8, 200, 30, 30),
+                      b = writeClip(tmp_.filePath("b.mp4"), 8, 30, 200, 30),
                       c = writeClip(tmp_.filePath("c.mp4"), 8, 30, 30, 200);
         {
             PlayerPanel p;
@@ -375,7 +377,8 @@ private Q_SLOTS:
         QVERIFY(plain.size() > 80 && !plain.startsWith('<'));
         QHelpEvent help(QEvent::ToolTip, QPoint(2, 2), chunks->mapToGlobal(QPoint(2, 2)));
         QApplication::sendEvent(chunks, &help);
-        QVERIFY2(Qt::mightBeRichText(chunks->toolTip()) && chunks->toolTip().contains(plain.toHtmlEscaped()), qPrintable(chunks->toolTip()));
+        QVERIFY2(Qt::mightBeRichText(chunks->toolTip()) && chunks->toolTip().contains(plain.toHtmlEscaped()),
+                 qPrintable(chunks->toolTip()));
         // A short one is left as it is.
         QPushButton* generate = w.generateView()->generateButton();
         const QString shortTip = generate->toolTip();
@@ -412,9 +415,11 @@ private Q_SLOTS:
         QTRY_VERIFY(w.queueView()->cards()->card(a) != nullptr);
         QVERIFY(w.queueView()->cards()->card(a)->findChildren<QLabel*>().size() > 0);
         bool shown = false;
-        for (QLabel* l : w.queueView()->cards()->card(a)->findChildren<QLabel*>()) shown |= l->text().contains(QString::number(seedOf(a)));
+        for (QLabel* l : w.queueView()->cards()->card(a)->findChildren<QLabel*>())
+            shown |= l->text().contains(QString::number(seedOf(a)));
         QVERIFY(shown);
-        w.stage()->showFinished(a, "done", QString(), QStringLiteral(R"({"seed": %1, "seconds": 2.5})").arg(seedOf(a)), QString());
+        w.stage()->showFinished(a, "done", QString(), QStringLiteral(R"({"seed": %1, "seconds": 2.5})").arg(seedOf(a)),
+                                QString());
         QVERIFY(w.stage()->bannerText().contains("2.5 s"));
         QVERIFY(w.stage()->bannerText().contains(QString::number(seedOf(a))));
         auto* reuse = w.stage()->findChild<QPushButton*>("reuseSeed");
@@ -432,9 +437,10 @@ private Q_SLOTS:
         freshSettings("library");
         MainWindow w;
         const QString caption = R"({"temporal_caption": "0:00 A weathered lighthouse stands on black basalt"})";
-        const QString record = QStringLiteral(R"({"mode": "text2video", "seed": 77, "seconds": 12.5, "model": {"id": "pico:abc"},
+        const QString record =
+            QStringLiteral(R"({"mode": "text2video", "seed": 77, "seconds": 12.5, "model": {"id": "pico:abc"},
             "request": {"name": "a lighthouse in a storm", "prompt": %1, "width": 64, "height": 64, "num_frames": 33}})")
-                                   .arg(QString::fromStdString(ws::ojson(caption.toStdString()).dump()));
+                .arg(QString::fromStdString(ws::ojson(caption.toStdString()).dump()));
         QImage thumb(64, 64, QImage::Format_RGB888);
         thumb.fill(Qt::darkCyan);
         // A row whose record is not JSON (written by something else) lists too, and does not break the search.
@@ -444,7 +450,8 @@ private Q_SLOTS:
         QCOMPARE(listed(w), 2);
         const QString label = w.historyList()->item(0)->text();
         QVERIFY2(label.startsWith("a lighthouse in a storm"), qPrintable(label));
-        QVERIFY(label.contains("Text → video") && label.contains("pico") && label.contains("seed 77") && label.contains("12.5 s"));
+        QVERIFY(label.contains("Text → video") && label.contains("pico") && label.contains("seed 77") &&
+                label.contains("12.5 s"));
         QVERIFY(!w.historyList()->item(0)->icon().isNull());
         // Searched by the user's words and by the caption's.
         QTest::keyClicks(w.historySearch(), "storm");
@@ -476,7 +483,8 @@ private Q_SLOTS:
         s->framesBox()->setValue(33);
         s->setSeedPolicy("fixed");
         w.promptEdit()->setText("a kite");
-        w.captionEditor()->setText(R"({"temporal_caption": "0:00 a kite rises", "duration": "8s", "aspect_ratio": "16,9", "fps": 24.0})");
+        w.captionEditor()->setText(
+            R"({"temporal_caption": "0:00 a kite rises", "duration": "8s", "aspect_ratio": "16,9", "fps": 24.0})");
         const qint64 id = w.addToQueue();
         QVERIFY(id > 0);
         const ws::ojson shown = ws::ojson::parse(w.captionEditor()->text().toStdString());
@@ -485,18 +493,22 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(shown["aspect_ratio"].get<std::string>()), QString("1,1"));
         QCOMPARE(shown["fps"].get<double>(), static_cast<double>(fps));
         // The queued job carries the caption as shown.
-        QCOMPARE(QString::fromStdString(w.queue()->queue().job(id)->request["prompt"].get<std::string>()), w.captionEditor()->text());
+        QCOMPARE(QString::fromStdString(w.queue()->queue().job(id)->request["prompt"].get<std::string>()),
+                 w.captionEditor()->text());
         w.queue()->queue().cancel(id);
     }
 
     // Defect 10: the upsampler may contradict the short prompt ("a blue wooden box", the caption says red).
     void aCaptionThatContradictsThePromptIsFlagged() {
         const QString prompt = "three blue wooden boxes on a table";
-        const QString caption = R"({"temporal_caption": "0:00 a red box sits on a desk", "subjects": [{"description": "a red box"}]})";
+        const QString caption =
+            R"({"temporal_caption": "0:00 a red box sits on a desk", "subjects": [{"description": "a red box"}]})";
         const QVector<PromptIssue> issues = PromptCheck::check(prompt, caption);
         QStringList seen;
         for (const auto& i : issues) seen << i.word + (i.conflict.isEmpty() ? QString() : "/" + i.conflict);
-        QVERIFY2(seen.contains("blue/red") && seen.contains("wooden") && seen.contains("three") && seen.contains("table"), qPrintable(seen.join(",")));
+        QVERIFY2(
+            seen.contains("blue/red") && seen.contains("wooden") && seen.contains("three") && seen.contains("table"),
+            qPrintable(seen.join(",")));
         QVERIFY(!seen.contains("boxes") && !seen.contains("on"));  // "box" is there; "on" carries nothing
         const QString fixed = PromptCheck::fix(prompt, caption, issues);
         QVERIFY(ws::ojson::parse(fixed.toStdString(), nullptr, false).is_object());
@@ -519,41 +531,53 @@ private Q_SLOTS:
         // The quickstart prompt upsampled with the box turned red and "twice" turned "several times": the bar names
         // the box, and Fix repairs the box and the bounces everywhere (the ball stays red), in one undo step.
         const QString quick = "a red rubber ball rolls off a blue wooden box and bounces twice";
-        const QString upsampled = R"({"subjects": [{"description": "a red rubber ball", "action": "rolls off a red wooden box and bounces several times"},)"
-                                  R"( {"description": "a red wooden box", "action": "rests on the table"}],)"
-                                  R"( "temporal_caption": "0:00-0:02 A red rubber ball rolls off a red wooden box and bounces several times."})";
+        const QString upsampled =
+            R"({"subjects": [{"description": "a red rubber ball", "action": "rolls off a red wooden box and bounces several times"},)"
+            R"( {"description": "a red wooden box", "action": "rests on the table"}],)"
+            R"( "temporal_caption": "0:00-0:02 A red rubber ball rolls off a red wooden box and bounces several times."})";
         w.promptEdit()->setText(quick);
         w.captionEditor()->setText(upsampled);
         w.generateView()->updatePromptCheck();
         QVERIFY(w.generateView()->promptCheckBar()->isVisible());
-        QVERIFY2(w.generateView()->promptCheckText().contains("for the box"), qPrintable(w.generateView()->promptCheckText()));
-        QVERIFY2(w.generateView()->promptCheckText().contains("several times"), qPrintable(w.generateView()->promptCheckText()));
+        QVERIFY2(w.generateView()->promptCheckText().contains("for the box"),
+                 qPrintable(w.generateView()->promptCheckText()));
+        QVERIFY2(w.generateView()->promptCheckText().contains("several times"),
+                 qPrintable(w.generateView()->promptCheckText()));
         QTest::mouseClick(w.generateView()->promptCheckBar()->findChild<QPushButton*>("fixCaption"), Qt::LeftButton);
         QVERIFY(!w.generateView()->promptCheckBar()->isVisible());
         const ws::ojson repaired = ws::ojson::parse(w.captionEditor()->text().toStdString());
-        QCOMPARE(QString::fromStdString(repaired["subjects"][1]["description"].get<std::string>()), QString("a blue wooden box"));
-        QCOMPARE(QString::fromStdString(repaired["subjects"][0]["description"].get<std::string>()), QString("a red rubber ball"));
-        QCOMPARE(QString::fromStdString(repaired["subjects"][0]["action"].get<std::string>()), QString("rolls off a blue wooden box and bounces twice"));
+        QCOMPARE(QString::fromStdString(repaired["subjects"][1]["description"].get<std::string>()),
+                 QString("a blue wooden box"));
+        QCOMPARE(QString::fromStdString(repaired["subjects"][0]["description"].get<std::string>()),
+                 QString("a red rubber ball"));
+        QCOMPARE(QString::fromStdString(repaired["subjects"][0]["action"].get<std::string>()),
+                 QString("rolls off a blue wooden box and bounces twice"));
         QCOMPARE(QString::fromStdString(repaired["temporal_caption"].get<std::string>()),
                  QString("0:00-0:02 A red rubber ball rolls off a blue wooden box and bounces twice."));
         QVERIFY(PromptCheck::check(quick, w.captionEditor()->text()).isEmpty());
         w.captionEditor()->undoStack()->undo();
         QCOMPARE(ws::ojson::parse(w.captionEditor()->text().toStdString()), ws::ojson::parse(upsampled.toStdString()));
         // A caption that keeps the prompt raises nothing.
-        QVERIFY(PromptCheck::check("a red ball bounces", R"({"temporal_caption": "a red ball bounces twice"})").isEmpty());
+        QVERIFY(
+            PromptCheck::check("a red ball bounces", R"({"temporal_caption": "a red ball bounces twice"})").isEmpty());
         // Nor one that says the motion in other words ("falls" as "drops"); a lost object is still raised.
-        QVERIFY(PromptCheck::check("a blue box falls onto a table", R"({"temporal_caption": "a blue box drops onto the table"})").isEmpty());
-        const QVector<PromptIssue> lost = PromptCheck::check("a blue box falls onto a table", R"({"temporal_caption": "a blue box drops"})");
+        QVERIFY(PromptCheck::check("a blue box falls onto a table",
+                                   R"({"temporal_caption": "a blue box drops onto the table"})")
+                    .isEmpty());
+        const QVector<PromptIssue> lost =
+            PromptCheck::check("a blue box falls onto a table", R"({"temporal_caption": "a blue box drops"})");
         QCOMPARE(lost.size(), 1);
         QVERIFY2(lost[0].message().contains("table"), qPrintable(lost[0].message()));
     }
 
-    // Defect 11: a job far beyond what the model was made for (Pico: 129 frames, over twice its 33) was accepted silently.
+    // Defect 11: a job far beyond what the model was made for (Pico: 129 frames, over twice its 33) was accepted
+    // silently.
     void aJobFarBeyondTheModelIsWarnedAbout() {
         freshSettings("limits");
         MainWindow w;
         w.generateView()->setModelName("Pico");
-        w.generateView()->setModelDefaults(ws::ojson{{"*", {{"width", 64}, {"height", 64}, {"num_frames", 33}, {"fps", 16}}}});
+        w.generateView()->setModelDefaults(
+            ws::ojson{{"*", {{"width", 64}, {"height", 64}, {"num_frames", 33}, {"fps", 16}}}});
         w.promptEdit()->setText("a kite");
         w.settings()->framesBox()->setValue(129);
         QCOMPARE(w.addToQueue(), qint64(0));
@@ -573,7 +597,8 @@ private Q_SLOTS:
         w.settings()->widthBox()->setValue(256);
         w.settings()->heightBox()->setValue(256);
         QCOMPARE(w.addToQueue(), qint64(0));
-        QVERIFY2(w.statusMessage().contains("33 frames") && w.statusMessage().contains("64×64 pictures"), qPrintable(w.statusMessage()));
+        QVERIFY2(w.statusMessage().contains("33 frames") && w.statusMessage().contains("64×64 pictures"),
+                 qPrintable(w.statusMessage()));
         for (qint64 j : {id, again, fine}) w.queue()->queue().cancel(j);
     }
 
@@ -651,7 +676,8 @@ private Q_SLOTS:
         QString seenDir;
         QTimer::singleShot(300, [&] {
             for (QWidget* top : QApplication::topLevelWidgets())
-                if (auto* d = qobject_cast<QFileDialog*>(top); d && d->isVisible()) seenDir = d->directory().absolutePath(), d->reject();
+                if (auto* d = qobject_cast<QFileDialog*>(top); d && d->isVisible())
+                    seenDir = d->directory().absolutePath(), d->reject();
         });
         QAction* open = nullptr;
         for (QAction* a : w.findChildren<QAction*>())
@@ -681,7 +707,8 @@ private Q_SLOTS:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.enqueueRequestFile(tmp_.filePath(QString(300, 'x') + ".json"));  // fails: a very long status line
-        w.stage()->showFinished(1, "done", tmp_.filePath(QString(200, 'y') + ".mp4"), R"({"seed": 1, "seconds": 1})", QString());
+        w.stage()->showFinished(1, "done", tmp_.filePath(QString(200, 'y') + ".mp4"), R"({"seed": 1, "seconds": 1})",
+                                QString());
         QStringList clipped;
         // Every workspace, in Generate each inspector tab (the settings form is the densest page) and in Robotics each
         // of its tabs.
@@ -700,18 +727,25 @@ private Q_SLOTS:
             if (i == 1) {
                 auto* scroll = w.robotics()->findChild<QScrollArea*>("editorScroll");
                 if (scroll->isVisible() && scroll->widget()->minimumSizeHint().width() > scroll->viewport()->width())
-                    clipped << QStringLiteral("the trajectory editor (%1 > %2)").arg(scroll->widget()->minimumSizeHint().width()).arg(scroll->viewport()->width());
+                    clipped << QStringLiteral("the trajectory editor (%1 > %2)")
+                                   .arg(scroll->widget()->minimumSizeHint().width())
+                                   .arg(scroll->viewport()->width());
             }
             for (QWidget* c : w.findChildren<QWidget*>()) {
                 if (!c->isVisible() || c->width() <= 0) continue;
                 QString text;
-                if (auto* b = qobject_cast<QAbstractButton*>(c)) text = b->text();
-                else if (auto* l = qobject_cast<QLabel*>(c); l && !l->wordWrap() && l->sizePolicy().horizontalPolicy() != QSizePolicy::Ignored) text = l->text();
+                if (auto* b = qobject_cast<QAbstractButton*>(c))
+                    text = b->text();
+                else if (auto* l = qobject_cast<QLabel*>(c);
+                         l && !l->wordWrap() && l->sizePolicy().horizontalPolicy() != QSizePolicy::Ignored)
+                    text = l->text();
                 if (text.isEmpty() || text.startsWith('<')) continue;
-                if (c->width() + 2 < c->sizeHint().width()) clipped << QStringLiteral("%1 (%2 < %3)").arg(text).arg(c->width()).arg(c->sizeHint().width());
+                if (c->width() + 2 < c->sizeHint().width())
+                    clipped << QStringLiteral("%1 (%2 < %3)").arg(text).arg(c->width()).arg(c->sizeHint().width());
             }
             const QString dir = qEnvironmentVariable("WS_SCREENSHOT_DIR");
-            if (!dir.isEmpty()) w.grab().save(QStringLiteral("%1/shell-%2-%3-%4.png").arg(dir, language).arg(i).arg(tab));
+            if (!dir.isEmpty())
+                w.grab().save(QStringLiteral("%1/shell-%2-%3-%4.png").arg(dir, language).arg(i).arg(tab));
         }
         clipped.removeDuplicates();
         qunsetenv("WORLDSTUDIO_LANGUAGE");

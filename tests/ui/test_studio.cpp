@@ -63,7 +63,6 @@ QString readFile(const QString& path) {
     return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
 }
 
-
 // The Library's list once its search (off the UI thread, after a typing pause) has finished; -1 if it never does.
 int listed(MainWindow& w) {
     HistoryView* view = w.library();
@@ -119,7 +118,8 @@ private Q_SLOTS:
 
         // Edit the caption in the form and see it in the raw JSON, then back.
         CaptionEditor* caption = w.captionEditor();
-        caption->setText("{\n  \"temporal_caption\": \"0:00 a red ball drops\",\n  \"subjects\": [{\"description\": \"a red ball\"}]\n}");
+        caption->setText(
+            "{\n  \"temporal_caption\": \"0:00 a red ball drops\",\n  \"subjects\": [{\"description\": \"a red ball\"}]\n}");
         caption->showForm();
         auto* motion = qobject_cast<QLineEdit*>(caption->fieldEditor("/cinematography/camera_motion"));
         QVERIFY(motion);
@@ -131,7 +131,8 @@ private Q_SLOTS:
         caption->rawEditor()->setPlainText(raw.replace("slow pan left", "fast dolly in"));
         shot(&w, "caption_raw_json");
         caption->showForm();
-        QCOMPARE(qobject_cast<QLineEdit*>(caption->fieldEditor("/cinematography/camera_motion"))->text(), QString("fast dolly in"));
+        QCOMPARE(qobject_cast<QLineEdit*>(caption->fieldEditor("/cinematography/camera_motion"))->text(),
+                 QString("fast dolly in"));
         shot(&w, "caption_form");
         const QString queuedCaption = caption->text();
 
@@ -210,7 +211,10 @@ private Q_SLOTS:
         const HistoryEntry e = w.history()->get(historyId);
         QVERIFY(QFileInfo::exists(e.file));
         QVERIFY(!e.thumbnail.isNull());
-        QVERIFY(QJsonDocument::fromJson(e.recordJson.toUtf8()).object()["prompt_string"].toString().contains("fast dolly in"));
+        QVERIFY(QJsonDocument::fromJson(e.recordJson.toUtf8())
+                    .object()["prompt_string"]
+                    .toString()
+                    .contains("fast dolly in"));
         w.showWorkspace(MainWindow::Workspace::Generate);
         shot(&w, "queue");
         w.showWorkspace(MainWindow::Workspace::Models);
@@ -222,9 +226,11 @@ private Q_SLOTS:
     void stopOnAWaitingUpsampleLeavesTheLoadAlone() {
         EngineWorker worker;
         QSignalSpy loaded(&worker, &EngineWorker::modelLoaded), failed(&worker, &EngineWorker::failed);
-        QSignalSpy upsampleFailed(&worker, &EngineWorker::upsampleFailed), upsampled(&worker, &EngineWorker::upsampleDone);
+        QSignalSpy upsampleFailed(&worker, &EngineWorker::upsampleFailed),
+            upsampled(&worker, &EngineWorker::upsampleDone);
         QSemaphore gate;
-        QMetaObject::invokeMethod(&worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);  // the worker is busy
+        QMetaObject::invokeMethod(
+            &worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);  // the worker is busy
         worker.requestLoad(model_);
         worker.requestUpsample("t2v", "a red ball rolls", "{}");
         worker.cancel(EngineWorker::Task::Upsample);  // Stop, with the upsample still waiting
@@ -239,7 +245,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(upsampled.count() + upsampleFailed.count(), 2, 120000);
         QCOMPARE(upsampled.count(), 1);
         // And Stop on a load cancels the load, not what waits behind it.
-        QMetaObject::invokeMethod(&worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            &worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);
         worker.requestLoad(model_);
         worker.requestUpsample("t2v", "a red ball rolls", "{}");
         worker.cancel(EngineWorker::Task::Load);
@@ -260,7 +267,8 @@ private Q_SLOTS:
         w.loadModel(model_);
         QVERIFY(ready.wait(60000));
         QVERIFY(w.device()->tickets().empty());
-        ws::ojson job = ws::ojson::parse(R"({"model_mode": "text2video", "prompt": "a long run", "resolution": "256", "num_frames": 9,
+        ws::ojson job = ws::ojson::parse(
+            R"({"model_mode": "text2video", "prompt": "a long run", "resolution": "256", "num_frames": 9,
                                              "num_steps": 5000, "guidance": 1.0})");
         const qint64 id = w.queue()->submit(job);
         QTRY_VERIFY_WITH_TIMEOUT(w.queue()->queue().job(id)->step > 0, 60000);
@@ -352,7 +360,8 @@ private Q_SLOTS:
         f.write("{\"prompt\": \"x\", \"num_stepz\": 2}\n");
         f.close();
         QCOMPARE(w.importBatchFile(file), 2);
-        QVERIFY2(w.statusMessage().contains("2 job") && w.statusMessage().contains("queue.jsonl:3: unknown job field 'num_stepz'"),
+        QVERIFY2(w.statusMessage().contains("2 job") &&
+                     w.statusMessage().contains("queue.jsonl:3: unknown job field 'num_stepz'"),
                  qPrintable(w.statusMessage()));
         QCOMPARE(w.queue()->queue().jobs().size(), size_t(2));
         QCOMPARE(w.importBatchFile(tmp_.filePath("none.jsonl")), 0);
@@ -365,7 +374,8 @@ private Q_SLOTS:
         const QString job = tmp_.filePath("long_job.json");
         QFile f(job);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"model_mode": "text2video", "prompt": "a long run", "resolution": "256", "num_frames": 33, "num_steps": 1000, "guidance": 1.0})");
+        f.write(
+            R"({"model_mode": "text2video", "prompt": "a long run", "resolution": "256", "num_frames": 33, "num_steps": 1000, "guidance": 1.0})");
         f.close();
         QProcess studio;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -462,7 +472,8 @@ private Q_SLOTS:
         w.settings()->controlEdit()->setText("kept.mp4");
         QSignalSpy message(w.settings(), &SettingsPanel::message);
         w.settings()->deriveControlFrom(junk);
-        QTRY_VERIFY_WITH_TIMEOUT(!message.isEmpty() && message.last().first().toString().contains("Control map failed"), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!message.isEmpty() && message.last().first().toString().contains("Control map failed"),
+                                 10000);
         QCOMPARE(w.settings()->controlEdit()->text(), QString("kept.mp4"));
         // A user preset that is not JSON is reported; the settings stay as they were.
         QFile preset(StudioPaths::userPresetsDir() + "/broken.json");
@@ -548,7 +559,8 @@ private Q_SLOTS:
         ws::VideoFrames src;
         src.width = 96, src.height = 64, src.count = 9, src.fps = 16;
         src.rgb.resize(static_cast<size_t>(src.count) * 96 * 64 * 3);
-        for (size_t i = 0; i < src.rgb.size(); ++i) src.rgb[i] = static_cast<uint8_t>((i / 3 % 96) < 48 ? 30 : 220);  // a vertical edge
+        for (size_t i = 0; i < src.rgb.size(); ++i)
+            src.rgb[i] = static_cast<uint8_t>((i / 3 % 96) < 48 ? 30 : 220);  // a vertical edge
         const QString source = tmp_.filePath("source.mp4");
         ws::write_mp4(source.toStdString(), src, nullptr, "{}");
         s->setMode("transfer");
@@ -596,13 +608,15 @@ private Q_SLOTS:
         const QString broken = tmp_.filePath("broken.json");
         QFile bf(broken);
         QVERIFY(bf.open(QIODevice::WriteOnly));
-        bf.write(R"({"model_mode": "image2video", "prompt": "x", "resolution": "256", "num_frames": 9, "num_steps": 2, "vision_path": "missing.png", "negative_prompt": ""})");
+        bf.write(
+            R"({"model_mode": "image2video", "prompt": "x", "resolution": "256", "num_frames": 9, "num_steps": 2, "vision_path": "missing.png", "negative_prompt": ""})");
         bf.close();
         QVERIFY(w.enqueueRequestFile(broken));
         QTRY_VERIFY_WITH_TIMEOUT(w.statusMessage().contains("failed"), 30000);
         bool shown = false;
         for (int r = 0; r < w.queueTable()->rowCount(); ++r)
-            shown |= w.queueTable()->item(r, 1)->text() == "failed" && w.queueTable()->item(r, 5)->text().contains("missing.png");
+            shown |= w.queueTable()->item(r, 1)->text() == "failed" &&
+                     w.queueTable()->item(r, 5)->text().contains("missing.png");
         QVERIFY(shown);
 
         // Pause holds the queue; resume runs it.
@@ -652,11 +666,14 @@ private Q_SLOTS:
 
         // A prompt whose video was made from a caption that turned the box red and "twice" into "several times":
         // the drafts start from that caption and ask what the prompt said.
-        const std::string caption = R"({"subjects": [{"description": "a red rubber ball", "action": "rolls off a red wooden box and bounces several times"},)"
-                                    R"( {"description": "a red wooden box", "action": "rests on the table"}],)"
-                                    R"( "temporal_caption": "0:00-0:02 a red rubber ball rolls off a red wooden box and bounces several times."})";
-        w.evaluation()->project()->add_prompt({0, "p2", "a red rubber ball rolls off a blue wooden box and bounces twice", "Physics", "T2V"});
-        w.evaluation()->project()->add_video({0, "v2.mp4", "Pico", "p2", 0, ws::ojson{{"request", {{"prompt", caption}}}}.dump()});
+        const std::string caption =
+            R"({"subjects": [{"description": "a red rubber ball", "action": "rolls off a red wooden box and bounces several times"},)"
+            R"( {"description": "a red wooden box", "action": "rests on the table"}],)"
+            R"( "temporal_caption": "0:00-0:02 a red rubber ball rolls off a red wooden box and bounces several times."})";
+        w.evaluation()->project()->add_prompt(
+            {0, "p2", "a red rubber ball rolls off a blue wooden box and bounces twice", "Physics", "T2V"});
+        w.evaluation()->project()->add_video(
+            {0, "v2.mp4", "Pico", "p2", 0, ws::ojson{{"request", {{"prompt", caption}}}}.dump()});
         w.evaluation()->refresh();
         auto* promptBox = w.evaluation()->findChild<QComboBox*>("questionPrompt");
         QVERIFY(promptBox);
@@ -667,7 +684,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w.evaluation()->questionList()->count() > before, 120000);
         QStringList p2;
         for (int i = 0; i < w.evaluation()->questionList()->count(); ++i)
-            if (w.evaluation()->questionList()->item(i)->text().contains("[p2]")) p2 << w.evaluation()->questionList()->item(i)->text();
+            if (w.evaluation()->questionList()->item(i)->text().contains("[p2]"))
+                p2 << w.evaluation()->questionList()->item(i)->text();
         QVERIFY2(!p2.isEmpty(), qPrintable(p2.join("\n")));
         const QString all = p2.join("\n");
         QVERIFY2(all.contains("a blue wooden box") && all.contains("a red rubber ball"), qPrintable(all));
@@ -744,8 +762,9 @@ private Q_SLOTS:
         QVERIFY(index.open(QIODevice::ReadOnly));
         ws::ojson j = ws::ojson::parse(index.readAll().toStdString());
         index.close();
-        j["worldstudio_generation_defaults"] = {{"*", {{"negative_prompt", ""}, {"width", 64}, {"height", 64}, {"fps", 16}}},
-                                                {"text2video", {{"num_frames", 33}}}};
+        j["worldstudio_generation_defaults"] = {
+            {"*", {{"negative_prompt", ""}, {"width", 64}, {"height", 64}, {"fps", 16}}},
+            {"text2video", {{"num_frames", 33}}}};
         QVERIFY(index.open(QIODevice::WriteOnly | QIODevice::Truncate));
         index.write(QByteArray::fromStdString(j.dump()));
         index.close();

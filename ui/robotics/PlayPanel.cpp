@@ -13,7 +13,8 @@
 #include "worldstudio/core/pyjson.h"
 
 namespace {
-const QSet<int> kMoveKeys = {Qt::Key_W, Qt::Key_A, Qt::Key_S, Qt::Key_D, Qt::Key_Q, Qt::Key_E, Qt::Key_Left, Qt::Key_Right, Qt::Key_Up, Qt::Key_Down};
+const QSet<int> kMoveKeys = {Qt::Key_W, Qt::Key_A,    Qt::Key_S,     Qt::Key_D,  Qt::Key_Q,
+                             Qt::Key_E, Qt::Key_Left, Qt::Key_Right, Qt::Key_Up, Qt::Key_Down};
 }
 
 PlayPanel::PlayPanel(QWidget* parent) : QWidget(parent) {
@@ -49,7 +50,9 @@ PlayPanel::PlayPanel(QWidget* parent) : QWidget(parent) {
     latencyList_->setObjectName("playLatencies");
     latencyList_->setMaximumHeight(110);
     layout->addWidget(latencyList_);
-    auto* help = new QLabel(tr("W/S forward/back · A/D left/right · Q/E up/down · arrows turn · Space gripper · Tab camera/effector"), this);
+    auto* help = new QLabel(
+        tr("W/S forward/back · A/D left/right · Q/E up/down · arrows turn · Space gripper · Tab camera/effector"),
+        this);
     help->setWordWrap(true);
     layout->addWidget(help);
     frameTimer_ = new QTimer(this);
@@ -64,7 +67,9 @@ PlayPanel::PlayPanel(QWidget* parent) : QWidget(parent) {
 }
 
 QString PlayPanel::controlsJson() const {
-    auto axis = [&](int plus, int minus) { return (held_.contains(plus) ? 1.0 : 0.0) - (held_.contains(minus) ? 1.0 : 0.0); };
+    auto axis = [&](int plus, int minus) {
+        return (held_.contains(plus) ? 1.0 : 0.0) - (held_.contains(minus) ? 1.0 : 0.0);
+    };
     const ws::ojson j = {{"right", axis(Qt::Key_D, Qt::Key_A)},     {"down", axis(Qt::Key_E, Qt::Key_Q)},
                          {"forward", axis(Qt::Key_W, Qt::Key_S)},   {"yaw", axis(Qt::Key_Right, Qt::Key_Left)},
                          {"pitch", axis(Qt::Key_Up, Qt::Key_Down)}, {"gripper_closed", gripperClosed_},
@@ -89,7 +94,9 @@ void PlayPanel::setReady(const QImage& start, int chunkSize, double fps) {
     live_->setFocus();
     start_->setEnabled(false);
     stop_->setEnabled(true);
-    state_->setText(tr("Playing: each key press makes a chunk of %1 actions (%2 s).").arg(chunkSize).arg(chunkSize / fps_, 0, 'f', 2));
+    state_->setText(tr("Playing: each key press makes a chunk of %1 actions (%2 s).")
+                        .arg(chunkSize)
+                        .arg(chunkSize / fps_, 0, 'f', 2));
     updateKeys();
 }
 
@@ -97,7 +104,8 @@ void PlayPanel::appendChunk(const QVector<QImage>& frames, double seconds, int c
     busy_ = false;
     chunks_ = chunksPlayed;
     latencies_ << seconds;
-    latencyList_->addItem(tr("chunk %1: %2 s for %3 frames").arg(chunksPlayed).arg(seconds, 0, 'f', 2).arg(frames.size() - 1));
+    latencyList_->addItem(
+        tr("chunk %1: %2 s for %3 frames").arg(chunksPlayed).arg(seconds, 0, 'f', 2).arg(frames.size() - 1));
     latencyList_->scrollToBottom();
     pending_ = frames.mid(1);  // the first is the frame already shown
     frameTimer_->start(static_cast<int>(1000 / fps_));
@@ -133,22 +141,24 @@ void PlayPanel::updateKeys() {
     const struct {
         int key;
         const char* name;
-    } names[] = {{Qt::Key_W, "W"}, {Qt::Key_A, "A"}, {Qt::Key_S, "S"}, {Qt::Key_D, "D"}, {Qt::Key_Q, "Q"}, {Qt::Key_E, "E"},
-                 {Qt::Key_Left, "←"}, {Qt::Key_Right, "→"}, {Qt::Key_Up, "↑"}, {Qt::Key_Down, "↓"}};
+    } names[] = {{Qt::Key_W, "W"}, {Qt::Key_A, "A"},    {Qt::Key_S, "S"},     {Qt::Key_D, "D"},  {Qt::Key_Q, "Q"},
+                 {Qt::Key_E, "E"}, {Qt::Key_Left, "←"}, {Qt::Key_Right, "→"}, {Qt::Key_Up, "↑"}, {Qt::Key_Down, "↓"}};
     for (const auto& n : names)
         if (held_.contains(n.key)) held << QString::fromUtf8(n.name);
     keys_->setText(tr("Moving: %1 · keys: %2 · gripper %3")
-                       .arg(effector_->isChecked() ? tr("end effector") : tr("camera"), held.isEmpty() ? tr("none") : held.join(' '),
-                            gripperClosed_ ? tr("closed") : tr("open")));
+                       .arg(effector_->isChecked() ? tr("end effector") : tr("camera"),
+                            held.isEmpty() ? tr("none") : held.join(' '), gripperClosed_ ? tr("closed") : tr("open")));
 }
 
 bool PlayPanel::eventFilter(QObject* watched, QEvent* event) {
     const QEvent::Type type = event->type();
-    if (watched != live_ || (type != QEvent::KeyPress && type != QEvent::KeyRelease && type != QEvent::ShortcutOverride))
+    if (watched != live_ ||
+        (type != QEvent::KeyPress && type != QEvent::KeyRelease && type != QEvent::ShortcutOverride))
         return QWidget::eventFilter(watched, event);
     auto* key = static_cast<QKeyEvent*>(event);
     const int k = key->key();
-    if (!playing_ || !(kMoveKeys.contains(k) || k == Qt::Key_Space || k == Qt::Key_Tab)) return QWidget::eventFilter(watched, event);
+    if (!playing_ || !(kMoveKeys.contains(k) || k == Qt::Key_Space || k == Qt::Key_Tab))
+        return QWidget::eventFilter(watched, event);
     if (type == QEvent::ShortcutOverride) {  // while playing, these keys drive; the workspace's shortcuts wait
         event->accept();
         return true;
@@ -163,8 +173,10 @@ bool PlayPanel::eventFilter(QObject* watched, QEvent* event) {
         effector_->toggle();
         return true;
     }
-    if (k == Qt::Key_Space) gripperClosed_ = !gripperClosed_;
-    else held_.insert(k);
+    if (k == Qt::Key_Space)
+        gripperClosed_ = !gripperClosed_;
+    else
+        held_.insert(k);
     updateKeys();
     requestChunk();
     return true;

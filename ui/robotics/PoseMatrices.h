@@ -19,9 +19,10 @@ inline QMatrix4x4 poseMatrix(const ws::robotics::Pose& p) {
 
 // Per step, from identity: the camera's pose (the first posed part) and the end effector's (the second). Rows that
 // are not the embodiment's raw width give none (false).
-inline bool posesFromActions(const std::vector<std::vector<double>>& rows, const ws::Embodiment& e, double fps, QVector<QMatrix4x4>& camera,
-                             QVector<QMatrix4x4>& effector) {
-    if (rows.empty() || !e.raw_action_dim || rows.front().size() != static_cast<size_t>(*e.raw_action_dim)) return false;
+inline bool posesFromActions(const std::vector<std::vector<double>>& rows, const ws::Embodiment& e, double fps,
+                             QVector<QMatrix4x4>& camera, QVector<QMatrix4x4>& effector) {
+    if (rows.empty() || !e.raw_action_dim || rows.front().size() != static_cast<size_t>(*e.raw_action_dim))
+        return false;
     for (const auto& step : ws::robotics::Trajectory::from_actions(rows, e, fps).poses) {
         if (!step.empty()) camera << poseMatrix(step.front());
         if (step.size() > 1) effector << poseMatrix(step[1]);

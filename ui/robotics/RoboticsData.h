@@ -22,7 +22,7 @@ struct EpisodeRow {
     qint64 index = 0;
     qint64 length = 0;  // frames
     QString task;
-    QString success;  // "" when not known (set again when the episode is loaded and has a success column)
+    QString success;   // "" when not known (set again when the episode is loaded and has a success column)
     qint64 seed = -1;  // Pico World's simulator seed
 };
 
@@ -37,11 +37,11 @@ struct DatasetSummary {
 };
 
 struct Channel {
-    QString name;    // "ego_dx", "gripper_x", ...
-    QString kind;    // pos, rot, gripper, joint (the embodiment's layout), state, other
-    QString group;   // the lane's name, as the user reads it: position, rotation, gripper, joints, state
-    QString column;  // "action", "observation.state"
-    int index = 0;   // within the column
+    QString name;            // "ego_dx", "gripper_x", ...
+    QString kind;            // pos, rot, gripper, joint (the embodiment's layout), state, other
+    QString group;           // the lane's name, as the user reads it: position, rotation, gripper, joints, state
+    QString column;          // "action", "observation.state"
+    int index = 0;           // within the column
     QVector<double> values;  // per frame (actions: per transition, drawn at the later frame's... start frame)
 };
 
@@ -59,7 +59,7 @@ struct EpisodeData {
     QStringList cameras;
     QVector<QVector<QImage>> frames;  // per camera, per frame
     QVector<Channel> channels;
-    Rows actions;  // recorded raw actions, one row per transition
+    Rows actions;                      // recorded raw actions, one row per transition
     std::vector<QString> actionKinds;  // pos, rot, gripper, joint, reserved per action column
     // Poses per frame from the recorded actions, through the engine's trajectory conversion, the first at identity.
     QVector<QVector3D> effectorTrail;
@@ -76,11 +76,11 @@ struct NodeData {
     quint32 seed = 0;
     bool closedLoop = false, interactive = false;
     QVector<QImage> video;
-    Rows actions;  // raw (as the episode's are), one row per transition
-    QVector<double> psnr, tracked;  // per frame, NaN where not known
+    Rows actions;                                    // raw (as the episode's are), one row per transition
+    QVector<double> psnr, tracked;                   // per frame, NaN where not known
     QVector<QMatrix4x4> cameraPoses, effectorPoses;  // from its actions, the first at identity
-    QString summary;                // the node's whole-rollout metrics in a line
-    ws::ojson json;                 // the manifest entry
+    QString summary;                                 // the node's whole-rollout metrics in a line
+    ws::ojson json;                                  // the manifest entry
 };
 
 struct BundleData {

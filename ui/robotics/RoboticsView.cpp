@@ -97,7 +97,8 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
     auto* top = new QSplitter(Qt::Horizontal, centre);
     grid_ = new ImageGrid(top);
     grid_->setObjectName("roboticsGrid");
-    grid_->setPlaceholder(tr("Open a LeRobot dataset (Open dataset…) or simulated episodes (Open Pico World) to see their cameras here"));
+    grid_->setPlaceholder(
+        tr("Open a LeRobot dataset (Open dataset…) or simulated episodes (Open Pico World) to see their cameras here"));
     view3d_ = new TrajectoryView3D(top);
     view3d_->setObjectName("trajectory3d");
     top->addWidget(grid_);
@@ -154,7 +155,8 @@ RoboticsView::RoboticsView(QWidget* parent) : QWidget(parent), worker_(new Robot
 
     timer_ = new QTimer(this);
     connect(timer_, &QTimer::timeout, this, [this] {
-        const int first = clock_->hasLoop() ? clock_->loopFirst() : 0, last = clock_->hasLoop() ? clock_->loopLast() : clockFrames() - 1;
+        const int first = clock_->hasLoop() ? clock_->loopFirst() : 0,
+                  last = clock_->hasLoop() ? clock_->loopLast() : clockFrames() - 1;
         int next = cursor_ + direction_;
         if (next > last || next < first) {
             if (!loop_->isChecked()) return setPlaying(false);
@@ -176,46 +178,63 @@ void RoboticsView::connectWorker() {
     connect(worker_, &RoboticsWorker::episodeLoaded, this, &RoboticsView::showEpisode, Qt::QueuedConnection);
     connect(worker_, &RoboticsWorker::bundleLoaded, this, &RoboticsView::showBundle, Qt::QueuedConnection);
     connect(worker_, &RoboticsWorker::rolloutProgress, rollouts_, &RolloutPanel::showProgress, Qt::QueuedConnection);
-    connect(worker_, &RoboticsWorker::rolloutFinished, this, [this](const QString& id) {
-        busy_ = false;
-        pendingSelectNode_ = id;
-        rollouts_->setRunning(false, tr("%1 is done.").arg(id));
-        say(tr("Rollout %1 is done.").arg(id));
-        Q_EMIT runFinished(true);
-    }, Qt::QueuedConnection);
-    connect(worker_, &RoboticsWorker::playReady, this, [this](const QImage& start, int chunk, double fps) {
-        busy_ = false;
-        play_->setReady(start, chunk, fps);
-        say(tr("Playing: click the picture and drive with the keys."));
-    }, Qt::QueuedConnection);
-    connect(worker_, &RoboticsWorker::playChunkDone, this, [this](const QVector<QImage>& frames, double seconds, int n) {
-        play_->appendChunk(frames, seconds, n);
-        Q_EMIT playChunkReady();
-    }, Qt::QueuedConnection);
-    connect(worker_, &RoboticsWorker::playFinished, this, [this](const QString& id) {
-        busy_ = false;
-        playingSession_ = false;
-        pendingSelectNode_ = id;
-        play_->setStopped(tr("Saved as %1 in the bundle.").arg(id));
-        say(tr("The played rollout is saved as %1.").arg(id));
-        Q_EMIT playSaved(true);
-    }, Qt::QueuedConnection);
-    connect(worker_, &RoboticsWorker::failed, this, [this](const QString& what, const QString& m) {
-        busy_ = false;
-        say(m);
-        if (what == QLatin1String("rollout")) {
-            rollouts_->setRunning(false, m);
-            Q_EMIT runFinished(false);
-        } else if (what == QLatin1String("play")) {
-            const bool goesOn = play_->playing() && playingSession_;
-            if (goesOn) play_->chunkFailed(m);  // one chunk failed; playing goes on
-            else play_->setStopped(m);
-            if (!playingSession_) Q_EMIT playSaved(false);
-            if (!goesOn) playingSession_ = false;
-        } else if (what == QLatin1String("dataset")) {
-            title_->setText(tr("Could not open the dataset"));
-        }
-    }, Qt::QueuedConnection);
+    connect(
+        worker_, &RoboticsWorker::rolloutFinished, this,
+        [this](const QString& id) {
+            busy_ = false;
+            pendingSelectNode_ = id;
+            rollouts_->setRunning(false, tr("%1 is done.").arg(id));
+            say(tr("Rollout %1 is done.").arg(id));
+            Q_EMIT runFinished(true);
+        },
+        Qt::QueuedConnection);
+    connect(
+        worker_, &RoboticsWorker::playReady, this,
+        [this](const QImage& start, int chunk, double fps) {
+            busy_ = false;
+            play_->setReady(start, chunk, fps);
+            say(tr("Playing: click the picture and drive with the keys."));
+        },
+        Qt::QueuedConnection);
+    connect(
+        worker_, &RoboticsWorker::playChunkDone, this,
+        [this](const QVector<QImage>& frames, double seconds, int n) {
+            play_->appendChunk(frames, seconds, n);
+            Q_EMIT playChunkReady();
+        },
+        Qt::QueuedConnection);
+    connect(
+        worker_, &RoboticsWorker::playFinished, this,
+        [this](const QString& id) {
+            busy_ = false;
+            playingSession_ = false;
+            pendingSelectNode_ = id;
+            play_->setStopped(tr("Saved as %1 in the bundle.").arg(id));
+            say(tr("The played rollout is saved as %1.").arg(id));
+            Q_EMIT playSaved(true);
+        },
+        Qt::QueuedConnection);
+    connect(
+        worker_, &RoboticsWorker::failed, this,
+        [this](const QString& what, const QString& m) {
+            busy_ = false;
+            say(m);
+            if (what == QLatin1String("rollout")) {
+                rollouts_->setRunning(false, m);
+                Q_EMIT runFinished(false);
+            } else if (what == QLatin1String("play")) {
+                const bool goesOn = play_->playing() && playingSession_;
+                if (goesOn)
+                    play_->chunkFailed(m);  // one chunk failed; playing goes on
+                else
+                    play_->setStopped(m);
+                if (!playingSession_) Q_EMIT playSaved(false);
+                if (!goesOn) playingSession_ = false;
+            } else if (what == QLatin1String("dataset")) {
+                title_->setText(tr("Could not open the dataset"));
+            }
+        },
+        Qt::QueuedConnection);
 }
 
 void RoboticsView::connectViews() {
@@ -253,16 +272,16 @@ void RoboticsView::connectViews() {
     connect(toggles_, &QTreeWidget::itemChanged, this, [this] { rebuildCharts(); });
     connect(rollouts_, &RolloutPanel::runRequested, this, &RoboticsView::run);
     connect(rollouts_, &RolloutPanel::stopRequested, this, &RoboticsView::stopRun);
-    connect(rollouts_, &RolloutPanel::comparedChanged, this, [this] {
-        refreshAll();
+    connect(rollouts_, &RolloutPanel::comparedChanged, this, [this] { refreshAll(); });
+    connect(rollouts_, &RolloutPanel::selectionChanged, this, [this] {
+        rebuildTiles();
+        showFrame();
     });
-    connect(rollouts_, &RolloutPanel::selectionChanged, this, [this] { rebuildTiles(); showFrame(); });
     connect(rollouts_->chunkSizeSpin(), &QSpinBox::valueChanged, editor_, &TrajectoryEditor::setChunkSize);
     connect(play_, &PlayPanel::startRequested, this, &RoboticsView::startPlay);
     connect(play_, &PlayPanel::stopRequested, this, &RoboticsView::stopPlay);
-    connect(play_, &PlayPanel::chunkRequested, this, [this](const QString& controls) {
-        queue(worker_, [w = worker_, controls] { w->playChunk(controls); });
-    });
+    connect(play_, &PlayPanel::chunkRequested, this,
+            [this](const QString& controls) { queue(worker_, [w = worker_, controls] { w->playChunk(controls); }); });
 }
 
 RoboticsView::~RoboticsView() {
@@ -271,7 +290,9 @@ RoboticsView::~RoboticsView() {
 }
 
 void RoboticsView::setModel(std::shared_ptr<const ws::Model> model) { worker_->setModel(std::move(model)); }
-void RoboticsView::setScheduler(std::shared_ptr<ws::DeviceScheduler> scheduler) { worker_->setScheduler(std::move(scheduler)); }
+void RoboticsView::setScheduler(std::shared_ptr<ws::DeviceScheduler> scheduler) {
+    worker_->setScheduler(std::move(scheduler));
+}
 
 QString RoboticsView::sessionState() const {
     if (dataset_.source.isEmpty()) return pendingSession_;  // not opened since the start: keep what was saved
@@ -292,10 +313,13 @@ void RoboticsView::showEvent(QShowEvent* e) {
     pendingSession_.clear();
     if (!j.is_object() || !j.contains("source") || !j["source"].is_string()) return;  // damaged: start empty
     pendingEpisode_ = j.contains("episode") && j["episode"].is_number_integer() ? j["episode"].get<int64_t>() : 0;
-    auto number = [&](const char* key, int64_t otherwise) { return j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : otherwise; };
+    auto number = [&](const char* key, int64_t otherwise) {
+        return j.contains(key) && j[key].is_number_integer() ? j[key].get<int64_t>() : otherwise;
+    };
     const QString source = QString::fromStdString(j["source"].get<std::string>());
     if (source == QLatin1String("pico"))
-        openPico(static_cast<quint64>(std::clamp<int64_t>(number("first_seed", 0), 0, 1000000)), static_cast<int>(std::clamp<int64_t>(number("count", 8), 1, 200)));
+        openPico(static_cast<quint64>(std::clamp<int64_t>(number("first_seed", 0), 0, 1000000)),
+                 static_cast<int>(std::clamp<int64_t>(number("count", 8), 1, 200)));
     else if (QFileInfo::exists(source + "/meta/info.json"))
         openDataset(source);
 }
@@ -319,24 +343,33 @@ void RoboticsView::buildToolbar(QToolBar* bar) {
     picoCount_->setRange(1, 200);
     picoCount_->setValue(8);
     bar->addWidget(picoCount_);
-    QAction* pico = bar->addAction(tr("Open Pico World"), this, [this] { openPico(picoSeed_->value(), picoCount_->value()); });
+    QAction* pico =
+        bar->addAction(tr("Open Pico World"), this, [this] { openPico(picoSeed_->value(), picoCount_->value()); });
     pico->setObjectName("openPico");
     pico->setToolTip(tr("Simulated episodes from consecutive seeds, with their states and events"));
     bar->addSeparator();
-    bar->addAction(tr("Open bundle…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a rollout bundle"), bundleDir_);
-        if (!dir.isEmpty()) openBundle(dir);
-    })->setObjectName("openBundle");
-    bar->addAction(tr("Save bundle as…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Save the rollout bundle into an empty folder"));
-        if (!dir.isEmpty()) saveBundleAs(dir);
-    })->setObjectName("saveBundle");
+    bar->addAction(tr("Open bundle…"), this,
+                   [this] {
+                       const QString dir =
+                           QFileDialog::getExistingDirectory(this, tr("Open a rollout bundle"), bundleDir_);
+                       if (!dir.isEmpty()) openBundle(dir);
+                   })
+        ->setObjectName("openBundle");
+    bar->addAction(tr("Save bundle as…"), this,
+                   [this] {
+                       const QString dir =
+                           QFileDialog::getExistingDirectory(this, tr("Save the rollout bundle into an empty folder"));
+                       if (!dir.isEmpty()) saveBundleAs(dir);
+                   })
+        ->setObjectName("saveBundle");
     connect(editor_, &TrajectoryEditor::saveRequested, this, [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Save the edited trajectory"), QString(), tr("Trajectory JSON (*.json)"));
+        const QString f = QFileDialog::getSaveFileName(this, tr("Save the edited trajectory"), QString(),
+                                                       tr("Trajectory JSON (*.json)"));
         if (!f.isEmpty()) saveTrajectory(f);
     });
     connect(editor_, &TrajectoryEditor::exportRequested, this, [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Export the edited actions"), QString(), tr("Action file (*.json)"));
+        const QString f =
+            QFileDialog::getSaveFileName(this, tr("Export the edited actions"), QString(), tr("Action file (*.json)"));
         if (!f.isEmpty()) exportActions(f);
     });
     bar->addSeparator();
@@ -348,13 +381,15 @@ void RoboticsView::buildToolbar(QToolBar* bar) {
     undo->setEnabled(false);
     connect(undo, &QAction::triggered, stack, &QUndoStack::undo);
     connect(stack, &QUndoStack::canUndoChanged, undo, &QAction::setEnabled);
-    connect(stack, &QUndoStack::undoTextChanged, undo, [undo](const QString& t) { undo->setToolTip(tr("Undo %1").arg(t)); });
+    connect(stack, &QUndoStack::undoTextChanged, undo,
+            [undo](const QString& t) { undo->setToolTip(tr("Undo %1").arg(t)); });
     QAction* redo = new QAction(tr("Redo"), this);
     redo->setObjectName("roboticsRedo");
     redo->setEnabled(false);
     connect(redo, &QAction::triggered, stack, &QUndoStack::redo);
     connect(stack, &QUndoStack::canRedoChanged, redo, &QAction::setEnabled);
-    connect(stack, &QUndoStack::redoTextChanged, redo, [redo](const QString& t) { redo->setToolTip(tr("Redo %1").arg(t)); });
+    connect(stack, &QUndoStack::redoTextChanged, redo,
+            [redo](const QString& t) { redo->setToolTip(tr("Redo %1").arg(t)); });
     bar->addAction(undo);
     bar->addAction(redo);
     bar->addSeparator();
@@ -427,10 +462,11 @@ void RoboticsView::openPico(quint64 firstSeed, int count) {
 
 void RoboticsView::showDataset(const DatasetSummary& s) {
     dataset_ = s;
-    title_->setText(tr("%1 · %n episode(s) · %2 fps%3", nullptr, static_cast<int>(s.episodes.size()))
-                        .arg(s.title)
-                        .arg(s.fps)
-                        .arg(s.embodiment.isEmpty() ? tr(" · embodiment unknown") : QStringLiteral(" · %1").arg(s.embodiment)));
+    title_->setText(
+        tr("%1 · %n episode(s) · %2 fps%3", nullptr, static_cast<int>(s.episodes.size()))
+            .arg(s.title)
+            .arg(s.fps)
+            .arg(s.embodiment.isEmpty() ? tr(" · embodiment unknown") : QStringLiteral(" · %1").arg(s.embodiment)));
     const QSignalBlocker block(episodes_);
     episodes_->clear();
     for (const EpisodeRow& e : s.episodes) {
@@ -465,7 +501,8 @@ void RoboticsView::filterEpisodes() {
 
 void RoboticsView::selectEpisode(qint64 index) {
     for (int i = 0; i < episodes_->topLevelItemCount(); ++i)
-        if (episodes_->topLevelItem(i)->data(0, Qt::UserRole).toLongLong() == index && episodes_->currentItem() != episodes_->topLevelItem(i)) {
+        if (episodes_->topLevelItem(i)->data(0, Qt::UserRole).toLongLong() == index &&
+            episodes_->currentItem() != episodes_->topLevelItem(i)) {
             const QSignalBlocker block(episodes_);
             episodes_->setCurrentItem(episodes_->topLevelItem(i));
         }
@@ -475,8 +512,9 @@ void RoboticsView::selectEpisode(qint64 index) {
 
 QString RoboticsView::defaultBundleDir() const {
     if (!episode_) return {};
-    QString name = dataset_.pico ? QStringLiteral("pico-seed-%1").arg(episode_->seed)
-                                 : QStringLiteral("%1-episode-%2").arg(QFileInfo(dataset_.source).fileName()).arg(episode_->index);
+    QString name =
+        dataset_.pico ? QStringLiteral("pico-seed-%1").arg(episode_->seed)
+                      : QStringLiteral("%1-episode-%2").arg(QFileInfo(dataset_.source).fileName()).arg(episode_->index);
     name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]")), QStringLiteral("_"));
     return StudioPaths::dataDir() + QStringLiteral("/rollouts/") + name;
 }
@@ -486,7 +524,8 @@ void RoboticsView::showEpisode(const EpisodePtr& e) {
     // What its frames say of success (LeRobot's success column) goes into the list.
     if (!e->success.isEmpty())
         for (int i = 0; i < episodes_->topLevelItemCount(); ++i)
-            if (episodes_->topLevelItem(i)->data(0, Qt::UserRole).toLongLong() == e->index) episodes_->topLevelItem(i)->setText(3, e->success);
+            if (episodes_->topLevelItem(i)->data(0, Qt::UserRole).toLongLong() == e->index)
+                episodes_->topLevelItem(i)->setText(3, e->success);
     // Its bundle folder, where this episode's runs go and its bookmarks are kept (even before the first run).
     bundleDir_ = defaultBundleDir();
     if (const QString problem = readBookmarks(); !problem.isEmpty()) say(problem);
@@ -499,8 +538,12 @@ void RoboticsView::showEpisode(const EpisodePtr& e) {
                 .arg(e->suggestedChunk)
                 .arg(TrajectoryEditor::nearestVideoChunk(e->suggestedChunk)));
     else if (e->suggestedChunk > 0)
-        say(tr("Episode %1: %2 frames; its actions suggest chunks of %3.").arg(e->index).arg(e->length).arg(e->suggestedChunk));
-    else say(tr("Episode %1: %2 frames.").arg(e->index).arg(e->length));
+        say(tr("Episode %1: %2 frames; its actions suggest chunks of %3.")
+                .arg(e->index)
+                .arg(e->length)
+                .arg(e->suggestedChunk));
+    else
+        say(tr("Episode %1: %2 frames.").arg(e->index).arg(e->length));
     // The channel toggles, grouped as the embodiment lays them out.
     {
         const QSignalBlocker block(toggles_);
@@ -546,10 +589,14 @@ void RoboticsView::showBundle(const BundlePtr& b) {
     if (!pendingSelectNode_.isEmpty()) rollouts_->selectNode(pendingSelectNode_);
     pendingSelectNode_.clear();
     // A bundle of another episode than the one shown opens that episode (when it is in the open dataset).
-    if (episode_ && (b->dataset != episode_->source || b->episode != (dataset_.pico ? episode_->seed : episode_->index)))
-        say(tr("This bundle rolls out %1 episode %2; open that episode to compare with its ground truth.").arg(b->dataset).arg(b->episode));
+    if (episode_ &&
+        (b->dataset != episode_->source || b->episode != (dataset_.pico ? episode_->seed : episode_->index)))
+        say(tr("This bundle rolls out %1 episode %2; open that episode to compare with its ground truth.")
+                .arg(b->dataset)
+                .arg(b->episode));
     else
-        say(tr("Bundle %1: %n rollout(s).", nullptr, static_cast<int>(b->nodes.size())).arg(QDir::toNativeSeparators(b->dir)) +
+        say(tr("Bundle %1: %n rollout(s).", nullptr, static_cast<int>(b->nodes.size()))
+                .arg(QDir::toNativeSeparators(b->dir)) +
             (bookmarkProblem.isEmpty() ? QString() : QStringLiteral(" ") + bookmarkProblem));
     refreshAll();
     Q_EMIT bundleReady();
@@ -730,7 +777,8 @@ QString RoboticsView::readBookmarks() {
         else
             ++skipped;
     }
-    return skipped ? tr("%1: %n bookmark(s) without a frame number are left out.", nullptr, skipped).arg(f.fileName()) : QString();
+    return skipped ? tr("%1: %n bookmark(s) without a frame number are left out.", nullptr, skipped).arg(f.fileName())
+                   : QString();
 }
 
 void RoboticsView::setLoopIn() {
@@ -750,7 +798,8 @@ void RoboticsView::keyPressEvent(QKeyEvent* e) {
         case Qt::Key_End: setCursor(clockFrames() - 1); return;
         case Qt::Key_Up:
         case Qt::Key_Down: {
-            const int row = episodes_->indexOfTopLevelItem(episodes_->currentItem()) + (e->key() == Qt::Key_Down ? 1 : -1);
+            const int row =
+                episodes_->indexOfTopLevelItem(episodes_->currentItem()) + (e->key() == Qt::Key_Down ? 1 : -1);
             if (QTreeWidgetItem* it = episodes_->topLevelItem(row)) episodes_->setCurrentItem(it);
             return;
         }

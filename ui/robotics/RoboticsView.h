@@ -33,7 +33,7 @@ class TrajectoryView3D;
 namespace ws {
 class Model;
 class DeviceScheduler;
-}
+}  // namespace ws
 
 class RoboticsView : public QWidget {
     Q_OBJECT
@@ -52,7 +52,7 @@ public:
     void selectEpisode(qint64 index);
     void openBundle(const QString& dir);
     bool saveBundleAs(const QString& dir);  // copies the bundle there and continues in the copy
-    void run();  // what the Run tab describes
+    void run();                             // what the Run tab describes
     void stopRun();
     void startPlay();
     void stopPlay();
@@ -120,7 +120,7 @@ private:
     void showFrame();
     void refreshAll();  // every view above, after the episode, the bundle or the ticked rollouts changed
     void say(const QString& text);
-    QString readBookmarks();  // a problem with the bundle's bookmarks.json, "" when none
+    QString readBookmarks();            // a problem with the bundle's bookmarks.json, "" when none
     static QColor seriesColour(int i);  // one colour per channel or rollout, the same in every chart
     QString defaultBundleDir() const;
     const robotics_ui::NodeData* node(const QString& id) const;

@@ -20,8 +20,9 @@ QString shortCamera(const QString& key) { return key.section('.', -1); }
 }  // namespace
 
 QColor RoboticsView::seriesColour(int i) {
-    static const QColor colours[] = {QColor(86, 156, 214), QColor(220, 120, 80), QColor(120, 190, 110), QColor(200, 170, 70),
-                                     QColor(180, 120, 210), QColor(90, 190, 190), QColor(220, 100, 150), QColor(160, 160, 160)};
+    static const QColor colours[] = {QColor(86, 156, 214),  QColor(220, 120, 80),  QColor(120, 190, 110),
+                                     QColor(200, 170, 70),  QColor(180, 120, 210), QColor(90, 190, 190),
+                                     QColor(220, 100, 150), QColor(160, 160, 160)};
     return colours[i % 8];
 }
 
@@ -30,7 +31,8 @@ void RoboticsView::rebuildTiles() {
     if (episode_)
         for (const QString& c : episode_->cameras) {
             keys << QStringLiteral("cam:%1").arg(c);
-            titles << (bundle_ && !rollouts_->comparedNodes().isEmpty() ? tr("Ground truth · %1").arg(shortCamera(c)) : shortCamera(c));
+            titles << (bundle_ && !rollouts_->comparedNodes().isEmpty() ? tr("Ground truth · %1").arg(shortCamera(c))
+                                                                        : shortCamera(c));
         }
     for (const QString& id : rollouts_->comparedNodes())
         if (const NodeData* n = node(id)) {
@@ -64,8 +66,10 @@ void RoboticsView::rebuildCharts() {
                 const Channel& c = episode_->channels[i];
                 if (c.column != QLatin1String("action") || !on[i]) continue;
                 QVector<double> v;
-                for (const auto& row : n->actions) v << (c.index < static_cast<int>(row.size()) ? row[c.index] : std::nan(""));
-                series.push_back({QStringLiteral("%1 · %2").arg(c.name, id), c.group, seriesColour(i).lighter(140), v, n->startFrame, true, true});
+                for (const auto& row : n->actions)
+                    v << (c.index < static_cast<int>(row.size()) ? row[c.index] : std::nan(""));
+                series.push_back({QStringLiteral("%1 · %2").arg(c.name, id), c.group, seriesColour(i).lighter(140), v,
+                                  n->startFrame, true, true});
             }
         }
         // The edit, the selected channel editable.
@@ -78,9 +82,11 @@ void RoboticsView::rebuildCharts() {
                 const bool selected = c.index == editor_->selectedChannel();
                 if (!on[i] && !selected) continue;
                 QVector<double> v;
-                for (const auto& row : rows) v << (c.index < static_cast<int>(row.size()) ? row[c.index] : std::nan(""));
+                for (const auto& row : rows)
+                    v << (c.index < static_cast<int>(row.size()) ? row[c.index] : std::nan(""));
                 if (selected) editable = series.size();
-                series.push_back({tr("%1 (edited)").arg(c.name), c.group, QColor(250, 200, 80), v, editor_->origin(), !selected, true});
+                series.push_back({tr("%1 (edited)").arg(c.name), c.group, QColor(250, 200, 80), v, editor_->origin(),
+                                  !selected, true});
             }
         }
         chart_->setSeries(series);
@@ -96,7 +102,9 @@ void RoboticsView::rebuildCharts() {
             m.push_back({tr("%1 PSNR").arg(id), tr("PSNR dB"), seriesColour(k), n->psnr, n->startFrame, false, true});
             bool tracked = false;
             for (double v : n->tracked) tracked = tracked || std::isfinite(v);
-            if (tracked) m.push_back({tr("%1 tracked").arg(id), tr("tracked px"), seriesColour(k), n->tracked, n->startFrame, true, true});
+            if (tracked)
+                m.push_back({tr("%1 tracked").arg(id), tr("tracked px"), seriesColour(k), n->tracked, n->startFrame,
+                             true, true});
             ++k;
         }
     metrics_->setSeries(m);
@@ -134,7 +142,11 @@ void RoboticsView::rebuildTrails() {
             m.translate(p);
             eff << m;
         }
-        trails.push_back({tr("edited effector"), QColor(230, 120, 90), points(anchored(eff, episode_->effectorPoses, editor_->origin())), {}, editor_->origin()});
+        trails.push_back({tr("edited effector"),
+                          QColor(230, 120, 90),
+                          points(anchored(eff, episode_->effectorPoses, editor_->origin())),
+                          {},
+                          editor_->origin()});
     }
     int k = 0;
     for (const QString& id : rollouts_->comparedNodes())
@@ -145,7 +157,11 @@ void RoboticsView::rebuildTrails() {
                 trails.push_back({tr("%1 camera").arg(id), c, points(cam), cam, n->startFrame});
             }
             if (!n->effectorPoses.isEmpty())
-                trails.push_back({tr("%1 effector").arg(id), c.lighter(130), points(anchored(n->effectorPoses, episode_->effectorPoses, n->startFrame)), {}, n->startFrame});
+                trails.push_back({tr("%1 effector").arg(id),
+                                  c.lighter(130),
+                                  points(anchored(n->effectorPoses, episode_->effectorPoses, n->startFrame)),
+                                  {},
+                                  n->startFrame});
         }
     view3d_->setTrails(trails);
 }
@@ -158,7 +174,9 @@ void RoboticsView::rebuildClock() {
     int k = 0;
     for (const QString& id : rollouts_->comparedNodes())
         if (const NodeData* n = node(id)) tracks.push_back({id, n->startFrame, n->frames, seriesColour(k++)});
-    if (editor_->hasEdit()) tracks.push_back({tr("edit"), editor_->origin(), static_cast<int>(editor_->editedRows().size()) + 1, QColor(250, 200, 80)});
+    if (editor_->hasEdit())
+        tracks.push_back(
+            {tr("edit"), editor_->origin(), static_cast<int>(editor_->editedRows().size()) + 1, QColor(250, 200, 80)});
     clock_->setTracks(tracks);
     QVector<ClockTimeline::Marker> markers;
     if (episode_)
@@ -182,16 +200,20 @@ void RoboticsView::showFrame() {
         for (int c = 0; c < episode_->cameras.size(); ++c) {
             const QVector<QImage>& frames = episode_->frames[c];
             const QImage img = f < frames.size() ? frames[f] : QImage();
-            grid_->setFrame(QStringLiteral("cam:%1").arg(episode_->cameras[c]), img, img.isNull() ? tr("the episode has ended") : QString());
+            grid_->setFrame(QStringLiteral("cam:%1").arg(episode_->cameras[c]), img,
+                            img.isNull() ? tr("the episode has ended") : QString());
         }
     }
     for (const QString& id : rollouts_->comparedNodes())
         if (const NodeData* n = node(id)) {
             const int i = f - n->startFrame;
             const bool in = i >= 0 && i < n->video.size();
-            QString caption = in ? tr("frame %1 of %2").arg(i).arg(n->video.size()) : tr("starts at %1").arg(n->startFrame);
-            if (in && i < n->psnr.size() && std::isfinite(n->psnr[i])) caption += tr(" · PSNR %1 dB").arg(n->psnr[i], 0, 'f', 1);
-            if (in && i < n->tracked.size() && std::isfinite(n->tracked[i])) caption += tr(" · tracked %1 px").arg(n->tracked[i], 0, 'f', 1);
+            QString caption =
+                in ? tr("frame %1 of %2").arg(i).arg(n->video.size()) : tr("starts at %1").arg(n->startFrame);
+            if (in && i < n->psnr.size() && std::isfinite(n->psnr[i]))
+                caption += tr(" · PSNR %1 dB").arg(n->psnr[i], 0, 'f', 1);
+            if (in && i < n->tracked.size() && std::isfinite(n->tracked[i]))
+                caption += tr(" · tracked %1 px").arg(n->tracked[i], 0, 'f', 1);
             grid_->setFrame(QStringLiteral("node:%1").arg(id), in ? n->video[i] : QImage(), caption);
         }
     QString events;

@@ -62,7 +62,8 @@ QString groupOfKind(const QString& kind) {
 // The embodiment of a dataset's actions: a registry name matching its robot type, or Pico World's 19-wide layout.
 QString embodimentOf(const wr::DatasetInfo& info) {
     const ws::EmbodimentRegistry& reg = ws::EmbodimentRegistry::shipped();
-    if (!info.robot_type.empty() && reg.find(info.robot_type)) return QString::fromStdString(reg.find(info.robot_type)->name);
+    if (!info.robot_type.empty() && reg.find(info.robot_type))
+        return QString::fromStdString(reg.find(info.robot_type)->name);
     const wr::Feature* a = info.feature("action");
     if (a && !a->shape.empty() && a->shape[0] == ws::pico::kActionDim) return QStringLiteral("pico_world");
     return {};
@@ -76,7 +77,8 @@ std::vector<QString> kindsPerColumn(const ws::Embodiment& e) {
 }
 
 QString channelName(const wr::Feature* f, size_t k, const QString& column) {
-    if (f && f->names.is_array() && k < f->names.size() && f->names[k].is_string()) return QString::fromStdString(f->names[k].get<std::string>());
+    if (f && f->names.is_array() && k < f->names.size() && f->names[k].is_string())
+        return QString::fromStdString(f->names[k].get<std::string>());
     return QStringLiteral("%1[%2]").arg(column).arg(k);
 }
 
@@ -101,7 +103,8 @@ RoboticsWorker::RoboticsWorker() : QObject(nullptr) {
     moveToThread(&thread_);
     thread_.start();
     // Below the UI thread, as the generation queue is, so painting and input come first.
-    QMetaObject::invokeMethod(this, [] { setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [] { setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5); }, Qt::QueuedConnection);
 }
 
 RoboticsWorker::~RoboticsWorker() {
@@ -126,7 +129,8 @@ void RoboticsWorker::onDevice(int kind, const std::function<void(const std::func
         std::lock_guard<std::mutex> lock(mu_);
         scheduler = scheduler_;
     }
-    ws::run_on_device(scheduler.get(), static_cast<ws::DeviceWork>(kind), [this] { return cancel_.load(); }, work);
+    ws::run_on_device(
+        scheduler.get(), static_cast<ws::DeviceWork>(kind), [this] { return cancel_.load(); }, work);
 }
 
 std::shared_ptr<const ws::Model> RoboticsWorker::loadedModel(const char* what) {
@@ -150,7 +154,9 @@ void RoboticsWorker::openDataset(const QString& dir) {
         s.embodiment = embodimentOf(ds->info());
         for (const auto& k : ds->info().video_keys) s.cameras << QString::fromStdString(k);
         for (const wr::EpisodeInfo& e : ds->episodes())
-            s.episodes.push_back({e.index, e.length, e.tasks.empty() ? QString() : QString::fromStdString(e.tasks.front()), QString(), -1});
+            s.episodes.push_back({e.index, e.length,
+                                  e.tasks.empty() ? QString() : QString::fromStdString(e.tasks.front()), QString(),
+                                  -1});
         dataset_ = std::move(ds);
         Q_EMIT datasetOpened(s);
     } catch (const std::exception& e) {
@@ -175,7 +181,9 @@ void RoboticsWorker::openPico(quint64 firstSeed, int count, int frames) {
         fast.render = false;  // states only: the outcome needs no pixels
         for (const wr::EpisodeInfo& e : ds->episodes()) {
             const ws::pico::Episode sim = ws::pico::simulate(static_cast<uint64_t>(e.seed), fast);
-            s.episodes.push_back({e.index, e.length, e.tasks.empty() ? QString() : QString::fromStdString(e.tasks.front()), picoSuccess(sim), e.seed});
+            s.episodes.push_back({e.index, e.length,
+                                  e.tasks.empty() ? QString() : QString::fromStdString(e.tasks.front()),
+                                  picoSuccess(sim), e.seed});
         }
         dataset_ = std::move(ds);
         Q_EMIT datasetOpened(s);
@@ -200,13 +208,17 @@ void RoboticsWorker::loadEpisode(qint64 index) {
             ep->frames << toImages(ds.frames(index, cam));
         }
         ep->length = ep->frames.isEmpty() ? static_cast<int>(info.length) : static_cast<int>(ep->frames.front().size());
-        const ws::Embodiment* emb = ep->embodiment.isEmpty() ? nullptr : ws::EmbodimentRegistry::shipped().find(ep->embodiment.toStdString());
+        const ws::Embodiment* emb =
+            ep->embodiment.isEmpty() ? nullptr : ws::EmbodimentRegistry::shipped().find(ep->embodiment.toStdString());
         if (emb) ep->actionKinds = kindsPerColumn(*emb);
         for (const wr::Column& c : ds.columns(index)) {
             // LeRobot's per-frame success flag (next.success, or success / is_success in some exports).
-            if ((c.name == "next.success" || c.name == "success" || c.name == "is_success") && c.depth == 0 && c.rows() > 0) {
+            if ((c.name == "next.success" || c.name == "success" || c.name == "is_success") && c.depth == 0 &&
+                c.rows() > 0) {
                 bool any = false;
-                for (int64_t r = 0; r < c.rows(); ++r) any = any || (c.is_int() ? c.integer(static_cast<size_t>(r)) != 0 : c.real(static_cast<size_t>(r)) > 0.5);
+                for (int64_t r = 0; r < c.rows(); ++r)
+                    any = any ||
+                          (c.is_int() ? c.integer(static_cast<size_t>(r)) != 0 : c.real(static_cast<size_t>(r)) > 0.5);
                 ep->success = any ? tr("succeeded") : tr("failed");
             }
             const bool action = c.name == "action", state = c.name == "observation.state";
@@ -221,7 +233,8 @@ void RoboticsWorker::loadEpisode(qint64 index) {
                 ch.column = QString::fromStdString(c.name);
                 ch.index = static_cast<int>(k);
                 ch.name = channelName(f, k, ch.column);
-                ch.kind = action ? (k < ep->actionKinds.size() ? ep->actionKinds[k] : QStringLiteral("other")) : QStringLiteral("state");
+                ch.kind = action ? (k < ep->actionKinds.size() ? ep->actionKinds[k] : QStringLiteral("other"))
+                                 : QStringLiteral("state");
                 ch.group = groupOfKind(ch.kind);
                 for (const auto& row : rows) ch.values << (k < row.size() ? row[k] : std::nan(""));
                 ep->channels << ch;
@@ -236,14 +249,17 @@ void RoboticsWorker::loadEpisode(qint64 index) {
             if (ep->actionKinds[k] != "gripper") continue;
             for (size_t t = 1; t < ep->actions.size(); ++t) {
                 const double a = ep->actions[t - 1][k], b = ep->actions[t][k];
-                if ((a < 0.5) != (b < 0.5)) ep->events.push_back({static_cast<int>(t + 1), b >= 0.5 ? tr("gripper closes") : tr("gripper opens"), "gripper"});
+                if ((a < 0.5) != (b < 0.5))
+                    ep->events.push_back(
+                        {static_cast<int>(t + 1), b >= 0.5 ? tr("gripper closes") : tr("gripper opens"), "gripper"});
             }
         }
         if (ds.is_pico()) {
             ws::pico::Options o;
             o.frames = ep->length + 1, o.render = false;
             for (const ws::pico::Impact& im : ws::pico::simulate(static_cast<uint64_t>(info.seed), o).impacts)
-                if (im.speed >= 0.5) ep->events.push_back({static_cast<int>(std::lround(im.time * ep->fps)), tr("impact"), "impact"});
+                if (im.speed >= 0.5)
+                    ep->events.push_back({static_cast<int>(std::lround(im.time * ep->fps)), tr("impact"), "impact"});
         }
         Q_EMIT episodeLoaded(ep);
     } catch (const std::exception& e) {
@@ -256,7 +272,8 @@ void RoboticsWorker::runRollout(const QString& specJson, const QString& bundleDi
     const std::shared_ptr<const ws::Model> model = loadedModel("rollout");
     if (!model) return;
     try {
-        const wr::RolloutSpec spec = wr::rollout_spec_from_json(ws::ojson::parse(specJson.toStdString()), "the rollout");
+        const wr::RolloutSpec spec =
+            wr::rollout_spec_from_json(ws::ojson::parse(specJson.toStdString()), "the rollout");
         int chunk = 0;
         ws::RunCallbacks cb;
         cb.on_progress = [&](int step, int total, double) { Q_EMIT rolloutProgress(chunk, spec.chunks, step, total); };
@@ -291,8 +308,11 @@ void RoboticsWorker::openBundle(const QString& bundleDir) {
             NodeData d;
             d.json = n;
             d.id = QString::fromStdString(n["id"].get<std::string>());
-            d.parent = n.contains("parent") && n["parent"].is_string() ? QString::fromStdString(n["parent"].get<std::string>()) : QString();
-            d.branchFrame = n.contains("branch_frame") && n["branch_frame"].is_number_integer() ? n["branch_frame"].get<int>() : -1;
+            d.parent = n.contains("parent") && n["parent"].is_string()
+                           ? QString::fromStdString(n["parent"].get<std::string>())
+                           : QString();
+            d.branchFrame =
+                n.contains("branch_frame") && n["branch_frame"].is_number_integer() ? n["branch_frame"].get<int>() : -1;
             d.mode = QString::fromStdString(n.value("mode", std::string()));
             d.startFrame = n["start_frame"].get<int>(), d.frames = n["frames"].get<int>();
             d.seed = n.value("seed", 0u);
@@ -300,9 +320,11 @@ void RoboticsWorker::openBundle(const QString& bundleDir) {
             d.video = toImages(ws::read_video(dir + "/" + n["video"].get<std::string>()));
             d.actions = wr::to_raw_space(embodiment, wr::read_action_file(dir + "/" + n["actions"].get<std::string>()));
             if (const ws::Embodiment* emb = ws::EmbodimentRegistry::shipped().find(embodiment))
-                posesFromActions(d.actions, *emb, manifest["source"].value("fps", 16.0), d.cameraPoses, d.effectorPoses);
+                posesFromActions(d.actions, *emb, manifest["source"].value("fps", 16.0), d.cameraPoses,
+                                 d.effectorPoses);
             const ws::ojson& m = metrics["nodes"][i];
-            for (const ws::ojson& f : m["per_frame"]) d.psnr << numberOr(f, "psnr"), d.tracked << numberOr(f, "tracked_error");
+            for (const ws::ojson& f : m["per_frame"])
+                d.psnr << numberOr(f, "psnr"), d.tracked << numberOr(f, "tracked_error");
             QStringList parts;
             const auto add = [&](const char* key, const QString& label, int digits) {
                 const double v = numberOr(m, key);
@@ -312,7 +334,8 @@ void RoboticsWorker::openBundle(const QString& bundleDir) {
             add("tracked_error", tr("tracked err"), 1);
             add("action_mse", tr("action MSE"), 4);
             add("consistency_psnr", tr("consistency"), 1);
-            if (m.contains("outcome") && m["outcome"].is_object()) parts << (m["outcome"].value("grasped", false) ? tr("grasped") : tr("missed"));
+            if (m.contains("outcome") && m["outcome"].is_object())
+                parts << (m["outcome"].value("grasped", false) ? tr("grasped") : tr("missed"));
             d.summary = parts.join(QStringLiteral(" · "));
             b->nodes << d;
         }
@@ -327,7 +350,8 @@ void RoboticsWorker::startPlay(const QString& specJson, const QString& bundleDir
     const std::shared_ptr<const ws::Model> model = loadedModel("play");
     if (!model) return;
     try {
-        const wr::RolloutSpec spec = wr::rollout_spec_from_json(ws::ojson::parse(specJson.toStdString()), "interactive play");
+        const wr::RolloutSpec spec =
+            wr::rollout_spec_from_json(ws::ojson::parse(specJson.toStdString()), "interactive play");
         onDevice(static_cast<int>(ws::DeviceWork::Play), [&](const std::function<bool()>&) {
             play_ = std::make_unique<wr::InteractivePlay>(model, spec, bundleDir.toStdString());
         });
@@ -357,8 +381,8 @@ void RoboticsWorker::playChunk(const QString& controlsJson) {
         keys.yaw = j.value("yaw", 0.0), keys.pitch = j.value("pitch", 0.0);
         keys.gripper_closed = j.value("gripper_closed", false), keys.move_effector = j.value("move_effector", false);
         wr::Trajectory extended;
-        const wr::ActionRows rows =
-            wr::control_chunk(*playTrack_->embodiment, playTrack_->fps, playTrack_->chunk, keys, {}, playTrack_->trajectory, &extended);
+        const wr::ActionRows rows = wr::control_chunk(*playTrack_->embodiment, playTrack_->fps, playTrack_->chunk, keys,
+                                                      {}, playTrack_->trajectory, &extended);
         wr::InteractivePlay::Chunk c;
         onDevice(static_cast<int>(ws::DeviceWork::Play), [&](const std::function<bool()>& stop) {
             ws::RunCallbacks cb;

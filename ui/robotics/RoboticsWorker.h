@@ -42,7 +42,8 @@ public:
     void runRollout(const QString& specJson, const QString& bundleDir);
     void openBundle(const QString& bundleDir);
     void startPlay(const QString& specJson, const QString& bundleDir);
-    void playChunk(const QString& controlsJson);  // {"right","down","forward","yaw","pitch","gripper_closed","move_effector"}
+    void playChunk(
+        const QString& controlsJson);  // {"right","down","forward","yaw","pitch","gripper_closed","move_effector"}
     void finishPlay();
     void cancelPlay();  // ends a play that is not to be kept (its node folder goes with it)
 

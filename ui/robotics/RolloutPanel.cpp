@@ -33,11 +33,13 @@ RolloutPanel::RolloutPanel(QWidget* parent) : QWidget(parent) {
     mode_->addItem(tr("Forward dynamics"), "forward_dynamics");
     mode_->setItemData(0, tr("The video the actions produce, from the frame at the cursor"), Qt::ToolTipRole);
     mode_->addItem(tr("Inverse dynamics"), "inverse_dynamics");
-    mode_->setItemData(1, tr("The actions the episode's own video implies, plotted against the recorded ones"), Qt::ToolTipRole);
+    mode_->setItemData(1, tr("The actions the episode's own video implies, plotted against the recorded ones"),
+                       Qt::ToolTipRole);
     mode_->addItem(tr("Policy"), "policy");
     mode_->setItemData(2, tr("The model predicts actions and video from the frame"), Qt::ToolTipRole);
     mode_->addItem(tr("Policy, closed loop"), "closed_loop");
-    mode_->setItemData(3, tr("Pico World executes the predicted actions; its picture starts the next chunk"), Qt::ToolTipRole);
+    mode_->setItemData(3, tr("Pico World executes the predicted actions; its picture starts the next chunk"),
+                       Qt::ToolTipRole);
     form->addRow(tr("Run"), mode_);
     edited_ = new QCheckBox(tr("Use the edited actions"), this);
     edited_->setObjectName("useEditedActions");
@@ -94,7 +96,8 @@ RolloutPanel::RolloutPanel(QWidget* parent) : QWidget(parent) {
     tree_->setHeaderLabels({tr("Rollouts")});
     tree_->setIconSize(QSize(44, 44));
     tree_->setWordWrap(true);
-    tree_->setToolTip(tr("Every run is a node; a branch sits under the rollout it started from. Tick rollouts to compare them."));
+    tree_->setToolTip(
+        tr("Every run is a node; a branch sits under the rollout it started from. Tick rollouts to compare them."));
     layout->addWidget(tree_, 1);
 
     connect(run_, &QPushButton::clicked, this, &RolloutPanel::runRequested);
@@ -116,9 +119,13 @@ void RolloutPanel::setEpisode(const DatasetSummary& dataset, const EpisodePtr& e
     episode_ = episode;
     const int closed = mode_->findData("closed_loop");
     if (auto* model = qobject_cast<QStandardItemModel*>(mode_->model()))
-        if (QStandardItem* item = model->item(closed)) item->setEnabled(dataset.pico);  // a closed loop needs the simulator
+        if (QStandardItem* item = model->item(closed))
+            item->setEnabled(dataset.pico);  // a closed loop needs the simulator
     if (!dataset.pico && mode_->currentIndex() == closed) mode_->setCurrentIndex(0);
-    if (episode && episode->suggestedChunk > 0) chunkSize_->setToolTip(tr("Actions per chunk (the data suggests %1); the chunk's video has one frame more, which must be 4k + 1").arg(episode->suggestedChunk));
+    if (episode && episode->suggestedChunk > 0)
+        chunkSize_->setToolTip(
+            tr("Actions per chunk (the data suggests %1); the chunk's video has one frame more, which must be 4k + 1")
+                .arg(episode->suggestedChunk));
     updateForm();
 }
 
@@ -133,16 +140,21 @@ void RolloutPanel::setBundle(const BundlePtr& bundle) {
         for (const NodeData& n : bundle_->nodes) {
             QTreeWidgetItem* parent = items.value(n.parent);
             auto* it = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(tree_);
-            const QString branch = n.branchFrame >= 0 ? tr(" · from %1 at %2").arg(n.parent).arg(n.branchFrame) : QString();
+            const QString branch =
+                n.branchFrame >= 0 ? tr(" · from %1 at %2").arg(n.parent).arg(n.branchFrame) : QString();
             // Two lines: what it is, then its seed, extent and metrics (the whole line in the tooltip).
             const QString details = tr("seed %1 · %2 frames from %3").arg(n.seed).arg(n.frames).arg(n.startFrame) +
                                     (n.summary.isEmpty() ? QString() : QStringLiteral(" · ") + n.summary);
             it->setText(0, QStringLiteral("%1 · %2%3\n%4").arg(n.id, modeName(n), branch, details));
             it->setToolTip(0, details);
             it->setData(0, Qt::UserRole, n.id);
-            if (!n.video.isEmpty()) it->setIcon(0, QPixmap::fromImage(n.video[n.video.size() / 2].scaled(40, 40, Qt::KeepAspectRatio)));
+            if (!n.video.isEmpty())
+                it->setIcon(0, QPixmap::fromImage(n.video[n.video.size() / 2].scaled(40, 40, Qt::KeepAspectRatio)));
             it->setFlags(it->flags() | Qt::ItemIsUserCheckable);
-            it->setCheckState(0, compared.contains(n.id) || (!bundle_->nodes.isEmpty() && n.id == bundle_->nodes.back().id) ? Qt::Checked : Qt::Unchecked);
+            it->setCheckState(0,
+                              compared.contains(n.id) || (!bundle_->nodes.isEmpty() && n.id == bundle_->nodes.back().id)
+                                  ? Qt::Checked
+                                  : Qt::Unchecked);
             items.insert(n.id, it);
         }
     tree_->expandAll();
@@ -210,7 +222,8 @@ ws::ojson RolloutPanel::spec(const QString& actionsPath) const {
     j["inverse_check"] = false;
     j["request"] = {{"num_steps", steps_->value()}};
     if (mode == QLatin1String("closed_loop")) j["closed_loop"] = true;
-    if (mode == QLatin1String("forward_dynamics") && !actionsPath.isEmpty()) j["actions_path"] = actionsPath.toStdString();
+    if (mode == QLatin1String("forward_dynamics") && !actionsPath.isEmpty())
+        j["actions_path"] = actionsPath.toStdString();
     const QString node = selectedNode();
     if (branch_->isChecked() && !node.isEmpty() && bundle_)
         for (const NodeData& n : bundle_->nodes)
@@ -228,9 +241,14 @@ void RolloutPanel::updateForm() {
     branch_->setEnabled(!node.isEmpty());
     run_->setEnabled(!running_ && episode_);
     stop_->setEnabled(running_);
-    QString from = episode_ ? tr("From frame %1 of episode %2.").arg(cursor_).arg(episode_->index) : tr("Open an episode first.");
+    QString from =
+        episode_ ? tr("From frame %1 of episode %2.").arg(cursor_).arg(episode_->index) : tr("Open an episode first.");
     if (branch_->isChecked() && !node.isEmpty() && bundle_)
         for (const NodeData& n : bundle_->nodes)
-            if (n.id == node) from = tr("A branch of %1 at its frame %2 (clock frame %3).").arg(node).arg(std::clamp(cursor_ - n.startFrame, 0, std::max(0, n.frames - 1))).arg(cursor_);
+            if (n.id == node)
+                from = tr("A branch of %1 at its frame %2 (clock frame %3).")
+                           .arg(node)
+                           .arg(std::clamp(cursor_ - n.startFrame, 0, std::max(0, n.frames - 1)))
+                           .arg(cursor_);
     from_->setText(from);
 }

@@ -29,7 +29,10 @@ public:
     void setCursor(int frame);
     void setRunning(bool running, const QString& what = QString());
     void showProgress(int chunk, int chunks, int step, int steps);
-    void setEditedActions(bool available) { editedAvailable_ = available; updateForm(); }
+    void setEditedActions(bool available) {
+        editedAvailable_ = available;
+        updateForm();
+    }
 
     // The job the form describes (rollout_spec_from_json); `actionsPath` is the edited actions' file when used.
     ws::ojson spec(const QString& actionsPath = QString()) const;

@@ -39,7 +39,8 @@ struct TrajectoryEditor::State {
 // An undo step holds the whole edit before and after: edits are small (a few hundred numbers).
 class EditStep : public QUndoCommand {
 public:
-    EditStep(TrajectoryEditor* e, const TrajectoryEditor::State& before, const TrajectoryEditor::State& after, const QString& text)
+    EditStep(TrajectoryEditor* e, const TrajectoryEditor::State& before, const TrajectoryEditor::State& after,
+             const QString& text)
         : QUndoCommand(text), editor_(e), before_(before), after_(after) {}
     void undo() override { editor_->setState(before_); }
     void redo() override { editor_->setState(after_); }
@@ -54,17 +55,20 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 
 const ws::Embodiment* embodimentOf(const EpisodePtr& ep) {
-    return ep && !ep->embodiment.isEmpty() ? ws::EmbodimentRegistry::shipped().find(ep->embodiment.toStdString()) : nullptr;
+    return ep && !ep->embodiment.isEmpty() ? ws::EmbodimentRegistry::shipped().find(ep->embodiment.toStdString())
+                                           : nullptr;
 }
 
 // Every part held still for `steps` transitions: the engine's identity actions for the embodiment.
 Rows stillRows(const ws::Embodiment& e, double fps, int steps) {
-    return wr::camera_trajectory(e, fps, std::vector<wr::Pose>(static_cast<size_t>(steps) + 1, wr::identity_pose())).to_actions(e);
+    return wr::camera_trajectory(e, fps, std::vector<wr::Pose>(static_cast<size_t>(steps) + 1, wr::identity_pose()))
+        .to_actions(e);
 }
 
 }  // namespace
 
-TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(std::make_unique<State>()), undo_(new QUndoStack(this)) {
+TrajectoryEditor::TrajectoryEditor(QWidget* parent)
+    : QWidget(parent), state_(std::make_unique<State>()), undo_(new QUndoStack(this)) {
     auto* layout = new QVBoxLayout(this);
     auto* start = new QVBoxLayout;  // one above the other: the column is narrow
     auto* fromRecorded = new QPushButton(tr("Edit recorded actions"), this);
@@ -93,11 +97,17 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(st
     auto* cam = new QFormLayout(camBox);
     moveCombo_ = new QComboBox(camBox);
     moveCombo_->setObjectName("cameraMove");
-    const QHash<QString, QString> moveNames = {{"orbit", tr("Orbit")},   {"dolly", tr("Dolly (in / out)")}, {"truck", tr("Truck (sideways)")},
-                                               {"pedestal", tr("Pedestal (up / down)")}, {"pan", tr("Pan")}, {"tilt", tr("Tilt")},
-                                               {"roll", tr("Roll")}, {"zoom", tr("Zoom")}};
+    const QHash<QString, QString> moveNames = {{"orbit", tr("Orbit")},
+                                               {"dolly", tr("Dolly (in / out)")},
+                                               {"truck", tr("Truck (sideways)")},
+                                               {"pedestal", tr("Pedestal (up / down)")},
+                                               {"pan", tr("Pan")},
+                                               {"tilt", tr("Tilt")},
+                                               {"roll", tr("Roll")},
+                                               {"zoom", tr("Zoom")}};
     for (const std::string& m : wr::camera_move_names())
-        moveCombo_->addItem(moveNames.value(QString::fromStdString(m), QString::fromStdString(m)), QString::fromStdString(m));
+        moveCombo_->addItem(moveNames.value(QString::fromStdString(m), QString::fromStdString(m)),
+                            QString::fromStdString(m));
     amount_ = new QDoubleSpinBox(camBox);
     amount_->setObjectName("cameraAmount");
     amount_->setRange(-360, 360);
@@ -106,10 +116,13 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(st
     amount_->setToolTip(tr("Metres for dolly, truck, pedestal and zoom; degrees for orbit, pan, tilt and roll"));
     easingCombo_ = new QComboBox(camBox);
     easingCombo_->setObjectName("cameraEasing");
-    const QHash<QString, QString> easingNames = {{"linear", tr("Linear")}, {"ease_in", tr("Ease in")}, {"ease_out", tr("Ease out")},
+    const QHash<QString, QString> easingNames = {{"linear", tr("Linear")},
+                                                 {"ease_in", tr("Ease in")},
+                                                 {"ease_out", tr("Ease out")},
                                                  {"ease_in_out", tr("Ease in and out")}};
     for (const std::string& e : wr::easing_names())
-        easingCombo_->addItem(easingNames.value(QString::fromStdString(e), QString::fromStdString(e)), QString::fromStdString(e));
+        easingCombo_->addItem(easingNames.value(QString::fromStdString(e), QString::fromStdString(e)),
+                              QString::fromStdString(e));
     easingCombo_->setCurrentIndex(easingCombo_->findData("ease_in_out"));
     moveFrames_ = new QSpinBox(camBox);
     moveFrames_->setObjectName("cameraMoveFrames");
@@ -131,7 +144,8 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(st
     // Short prefixes (the axis, or the turn's name) and the unit as a suffix, so three fit side by side in any
     // language; the tooltip says it in full.
     const QString names[6] = {tr("x (m)"), tr("y (m)"), tr("z (m)"), tr("pan °"), tr("tilt °"), tr("roll °")};
-    const QString prefixes[6] = {QStringLiteral("x "), QStringLiteral("y "), QStringLiteral("z "), tr("pan") + ' ', tr("tilt") + ' ', tr("roll") + ' '};
+    const QString prefixes[6] = {QStringLiteral("x "), QStringLiteral("y "), QStringLiteral("z "),
+                                 tr("pan") + ' ',      tr("tilt") + ' ',     tr("roll") + ' '};
     for (int i = 0; i < 6; ++i) {
         keyFields_[i] = new QDoubleSpinBox(camBox);
         keyFields_[i]->setRange(i < 3 ? -100 : -360, i < 3 ? 100 : 360);
@@ -144,8 +158,8 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(st
         connect(keyFields_[i], &QDoubleSpinBox::editingFinished, this, [this] {
             QListWidgetItem* it = keyList_->currentItem();
             if (!it) return;
-            setKeyPose(it->data(Qt::UserRole).toInt(), keyFields_[0]->value(), keyFields_[1]->value(), keyFields_[2]->value(), keyFields_[3]->value(),
-                       keyFields_[4]->value(), keyFields_[5]->value());
+            setKeyPose(it->data(Qt::UserRole).toInt(), keyFields_[0]->value(), keyFields_[1]->value(),
+                       keyFields_[2]->value(), keyFields_[3]->value(), keyFields_[4]->value(), keyFields_[5]->value());
         });
     }
     cam->addRow(fields);
@@ -158,7 +172,8 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(st
     auto* act = new QFormLayout(actBox);
     channelCombo_ = new QComboBox(actBox);
     channelCombo_->setObjectName("editChannel");
-    channelCombo_->setToolTip(tr("The channel whose keys you drag on the chart (double-click adds a key, right-click removes one)"));
+    channelCombo_->setToolTip(
+        tr("The channel whose keys you drag on the chart (double-click adds a key, right-click removes one)"));
     act->addRow(tr("Channel"), channelCombo_);
     auto* gripper = new QPushButton(tr("Open / close the gripper at the cursor"), actBox);
     gripper->setObjectName("toggleGripper");
@@ -189,7 +204,8 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(st
     connect(fromRecorded, &QPushButton::clicked, this, &TrajectoryEditor::startFromRecorded);
     connect(fromNothing, &QPushButton::clicked, this, &TrajectoryEditor::startFromNothing);
     connect(addMove_, &QPushButton::clicked, this, [this] {
-        addMove(moveCombo_->currentData().toString(), amount_->value(), easingCombo_->currentData().toString(), moveFrames_->value());
+        addMove(moveCombo_->currentData().toString(), amount_->value(), easingCombo_->currentData().toString(),
+                moveFrames_->value());
     });
     connect(removeKeyButton, &QPushButton::clicked, this, [this] {
         if (QListWidgetItem* it = keyList_->currentItem()) removeKey(it->data(Qt::UserRole).toInt());
@@ -204,7 +220,8 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent) : QWidget(parent), state_(st
             keyFields_[i]->setValue(v[i]);
         }
     });
-    connect(channelCombo_, &QComboBox::activated, this, [this] { selectChannel(channelCombo_->currentData().toInt()); });
+    connect(channelCombo_, &QComboBox::activated, this,
+            [this] { selectChannel(channelCombo_->currentData().toInt()); });
     connect(gripper, &QPushButton::clicked, this, &TrajectoryEditor::toggleGripperAtCursor);
     refresh();
 }
@@ -219,7 +236,8 @@ void TrajectoryEditor::setEpisode(const EpisodePtr& episode) {
     channelCombo_->addItem(tr("(none)"), -1);
     if (episode_)
         for (const Channel& c : episode_->channels)
-            if (c.column == QLatin1String("action")) channelCombo_->addItem(QStringLiteral("%1 · %2").arg(c.group, c.name), c.index);
+            if (c.column == QLatin1String("action"))
+                channelCombo_->addItem(QStringLiteral("%1 · %2").arg(c.group, c.name), c.index);
     refresh();
 }
 
@@ -243,7 +261,9 @@ void TrajectoryEditor::setState(const State& s) {
     refresh();
 }
 
-void TrajectoryEditor::push(const State& after, const QString& text) { undo_->push(new EditStep(this, *state_, after, text)); }
+void TrajectoryEditor::push(const State& after, const QString& text) {
+    undo_->push(new EditStep(this, *state_, after, text));
+}
 
 void TrajectoryEditor::startFromRecorded() {
     const ws::Embodiment* e = embodimentOf(episode_);
@@ -292,7 +312,8 @@ void TrajectoryEditor::rebuild() {
         }
         wr::apply_curves(rows, state_->curves);
         rows_ = std::move(rows);
-        for (const wr::ActionIssue& i : wr::validate_actions(rows_, *e, chunk_)) problems_ << QString::fromStdString(i.message);
+        for (const wr::ActionIssue& i : wr::validate_actions(rows_, *e, chunk_))
+            problems_ << QString::fromStdString(i.message);
         QVector<QMatrix4x4> effector;
         posesFromActions(rows_, *e, episode_->fps, cameraPoses_, effector);
         for (const QMatrix4x4& m : effector) effectorTrail_ << m.map(QVector3D());
@@ -327,7 +348,8 @@ void TrajectoryEditor::addMove(const QString& move, double amount, const QString
     push(s, tr("Camera %1 %2").arg(move).arg(amount));
 }
 
-void TrajectoryEditor::setKeyPose(int keyFrame, double tx, double ty, double tz, double yawDeg, double pitchDeg, double rollDeg) {
+void TrajectoryEditor::setKeyPose(int keyFrame, double tx, double ty, double tz, double yawDeg, double pitchDeg,
+                                  double rollDeg) {
     State s = *state_;
     const double angles[3] = {pitchDeg * kPi / 180, yawDeg * kPi / 180, rollDeg * kPi / 180};
     wr::CameraKey key;
@@ -357,7 +379,8 @@ void TrajectoryEditor::selectChannel(int column) {
             double lo = 1e300, hi = -1e300;
             for (const auto& r : rows)
                 if (column < static_cast<int>(r.size())) lo = std::min(lo, r[column]), hi = std::max(hi, r[column]);
-            const bool hold = episode_ && column < static_cast<int>(episode_->actionKinds.size()) && episode_->actionKinds[column] == "gripper";
+            const bool hold = episode_ && column < static_cast<int>(episode_->actionKinds.size()) &&
+                              episode_->actionKinds[column] == "gripper";
             s.curves.push_back(wr::curve_from_rows(rows, column, std::max(1e-6, (hi - lo) * 0.02), hold));
         }
     }
@@ -380,8 +403,9 @@ void TrajectoryEditor::moveChannelKey(int keyIndex, int frame, double value) {
         if (c.channel != state_->selected || keyIndex < 0 || keyIndex >= static_cast<int>(c.keys.size())) continue;
         // A key moves between its neighbours, never past them.
         const int lo = keyIndex > 0 ? c.keys[static_cast<size_t>(keyIndex) - 1].step + 1 : 0;
-        const int hi = keyIndex + 1 < static_cast<int>(c.keys.size()) ? c.keys[static_cast<size_t>(keyIndex) + 1].step - 1
-                                                                       : static_cast<int>(state_->base.size()) - 1;
+        const int hi = keyIndex + 1 < static_cast<int>(c.keys.size())
+                           ? c.keys[static_cast<size_t>(keyIndex) + 1].step - 1
+                           : static_cast<int>(state_->base.size()) - 1;
         c.keys[static_cast<size_t>(keyIndex)].step = std::clamp(frame - state_->origin, lo, std::max(lo, hi));
         c.keys[static_cast<size_t>(keyIndex)].value = value;
     }
@@ -399,7 +423,8 @@ void TrajectoryEditor::finishChannelDrag() {
 void TrajectoryEditor::addChannelKey(int frame, double value) {
     State s = *state_;
     for (auto& c : s.curves)
-        if (c.channel == s.selected) c.set_key(std::clamp(frame - s.origin, 0, std::max(0, static_cast<int>(s.base.size()) - 1)), value);
+        if (c.channel == s.selected)
+            c.set_key(std::clamp(frame - s.origin, 0, std::max(0, static_cast<int>(s.base.size()) - 1)), value);
     push(s, tr("Add key"));
 }
 
@@ -495,27 +520,32 @@ void TrajectoryEditor::refresh() {
     // Nothing to edit before an episode is open: the controls are off and say why.
     setEnabled(episode_ != nullptr);
     const State& s = *state_;
-    originLabel_->setText(s.active ? tr("Editing %n step(s) from frame %1.", nullptr, static_cast<int>(s.base.size())).arg(s.origin)
-                                   : tr("No edit yet: the runs use the recorded actions."));
+    originLabel_->setText(
+        s.active ? tr("Editing %n step(s) from frame %1.", nullptr, static_cast<int>(s.base.size())).arg(s.origin)
+                 : tr("No edit yet: the runs use the recorded actions."));
     keyList_->clear();
     for (const wr::CameraKey& k : s.path.keys) {
-        const QString easing = easingCombo_->itemText(easingCombo_->findData(QString::fromLatin1(wr::easing_name(k.easing))));
+        const QString easing =
+            easingCombo_->itemText(easingCombo_->findData(QString::fromLatin1(wr::easing_name(k.easing))));
         auto* it = new QListWidgetItem(tr("frame %1 · %2").arg(s.origin + k.frame).arg(easing), keyList_);
         it->setData(Qt::UserRole, k.frame);
     }
     const int suggested = suggestedChunk();
     const int valid = nearestVideoChunk(suggested);
-    chunkLabel_->setText(!episode_       ? tr("Open a dataset or Pico World to edit an episode's actions.")
-                         : suggested <= 0 ? tr("No chunk length to suggest: the actions do not vary.")
-                         : suggested == valid
-                             ? tr("Suggested action chunk: %1 steps (from the actions' autocorrelation)").arg(suggested)
-                             : tr("Suggested action chunk: %1 steps (from the actions' autocorrelation); the nearest the video takes: %2")
-                                   .arg(suggested)
-                                   .arg(valid));
+    chunkLabel_->setText(
+        !episode_        ? tr("Open a dataset or Pico World to edit an episode's actions.")
+        : suggested <= 0 ? tr("No chunk length to suggest: the actions do not vary.")
+        : suggested == valid
+            ? tr("Suggested action chunk: %1 steps (from the actions' autocorrelation)").arg(suggested)
+            : tr("Suggested action chunk: %1 steps (from the actions' autocorrelation); the nearest the video takes: %2")
+                  .arg(suggested)
+                  .arg(valid));
     const QStringList p = problems();
     QStringList escaped;
     for (const QString& m : p) escaped << m.toHtmlEscaped();
-    problemsLabel_->setText(p.isEmpty() ? (s.active ? tr("✓ Ready to run") : QString())
-                                        : QStringLiteral("<span style='color:#e06c60'>%1</span>").arg(escaped.join(QStringLiteral("<br>"))));
+    problemsLabel_->setText(
+        p.isEmpty()
+            ? (s.active ? tr("✓ Ready to run") : QString())
+            : QStringLiteral("<span style='color:#e06c60'>%1</span>").arg(escaped.join(QStringLiteral("<br>"))));
     Q_EMIT changed();
 }

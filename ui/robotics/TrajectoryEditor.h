@@ -37,9 +37,9 @@ public:
     void startFromRecorded();
     void startFromNothing();
     bool hasEdit() const;
-    int origin() const;  // the clock frame the edited actions start at
+    int origin() const;                           // the clock frame the edited actions start at
     const robotics_ui::Rows& editedRows() const;  // raw rows, one per transition
-    QStringList problems() const;  // empty: ready to run
+    QStringList problems() const;                 // empty: ready to run
     // Camera path.
     void addMove(const QString& move, double amount, const QString& easing, int frames);
     void setKeyPose(int keyFrame, double tx, double ty, double tz, double yawDeg, double pitchDeg, double rollDeg);
@@ -49,7 +49,7 @@ public:
     // Action curves: the channel being edited (a column of the rows, -1 none) and its keys on the clock.
     void selectChannel(int column);
     int selectedChannel() const;
-    QVector<QPointF> channelKeys() const;  // (clock frame, value)
+    QVector<QPointF> channelKeys() const;                        // (clock frame, value)
     void moveChannelKey(int keyIndex, int frame, double value);  // during a drag: one undo step when it ends
     void finishChannelDrag();
     void addChannelKey(int frame, double value);

@@ -26,8 +26,10 @@ ModelConfig ModelConfig::from_json(const ojson& j_in, const std::string& origin)
     const ojson& j = *jp;
     // The sizes have no meaningful default, and an object the loader reads into must be one (or null): a value of
     // another kind is refused by name, not passed over.
-    for (const char* k : {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "intermediate_size", "vocab_size"})
-        if (j.contains(k) && j[k].is_null()) throw Error(origin + ": field '" + k + "' is null; it must be a positive integer");
+    for (const char* k : {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+                          "intermediate_size", "vocab_size"})
+        if (j.contains(k) && j[k].is_null())
+            throw Error(origin + ": field '" + k + "' is null; it must be a positive integer");
     for (const char* k : {"rope_scaling", "special_tokens"})
         if (j.contains(k) && !j[k].is_null() && !j[k].is_object())
             throw Error(origin + ": field '" + k + "' must be an object (got " + j[k].type_name() + ")");
@@ -45,8 +47,10 @@ ModelConfig ModelConfig::from_json(const ojson& j_in, const std::string& origin)
     read_json_field(j, "intermediate_size", c.intermediate_size, origin);
     read_json_field(j, "vocab_size", c.vocab_size, origin);
     read_json_field(j, "rope_theta", c.rope_theta, origin);
-    if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) read_json_field(j["rope_scaling"], "mrope_section", c.mrope_section, origin);
-    // diffusers' Cosmos3OmniTransformer saves the sections as rope_axes_dim (rope_scaling null); it wins when both are set.
+    if (j.contains("rope_scaling") && j["rope_scaling"].is_object())
+        read_json_field(j["rope_scaling"], "mrope_section", c.mrope_section, origin);
+    // diffusers' Cosmos3OmniTransformer saves the sections as rope_axes_dim (rope_scaling null); it wins when both are
+    // set.
     read_json_field(j, "rope_axes_dim", c.mrope_section, origin);
     read_json_field(j, "rms_norm_eps", c.rms_norm_eps, origin);
     read_json_field(j, "hidden_act", c.hidden_act, origin);
@@ -96,60 +100,66 @@ ModelConfig ModelConfig::from_json(const ojson& j_in, const std::string& origin)
 
 void ModelConfig::validate(const std::string& origin) const {
     auto bad = [&](const std::string& why) { return Error(origin + ": " + why); };
-    const std::pair<const char*, int64_t> sizes[] = {{"hidden_size", hidden_size},         {"num_hidden_layers", num_layers},
-                                                     {"num_attention_heads", num_heads},    {"num_key_value_heads", num_kv_heads},
-                                                     {"head_dim", head_dim},                {"intermediate_size", intermediate_size},
+    const std::pair<const char*, int64_t> sizes[] = {{"hidden_size", hidden_size},
+                                                     {"num_hidden_layers", num_layers},
+                                                     {"num_attention_heads", num_heads},
+                                                     {"num_key_value_heads", num_kv_heads},
+                                                     {"head_dim", head_dim},
+                                                     {"intermediate_size", intermediate_size},
                                                      {"vocab_size", vocab_size}};
     for (const auto& [name, v] : sizes)
-        if (v <= 0) throw bad(std::string("sizes must be positive (field '") + name + "' is " + std::to_string(v) + ")");
+        if (v <= 0)
+            throw bad(std::string("sizes must be positive (field '") + name + "' is " + std::to_string(v) + ")");
     if (num_heads % num_kv_heads != 0) throw bad("num_attention_heads must be a multiple of num_key_value_heads");
     if (head_dim % 2 != 0) throw bad("head_dim must be even");
     if (mrope_section.size() != 3) throw bad("mrope_section must have three entries");
     int64_t s = mrope_section[0] + mrope_section[1] + mrope_section[2];
     if (s != head_dim / 2) throw bad("mrope_section must sum to head_dim / 2");
     if (hidden_act != "silu" && hidden_act != "relu2") throw bad("hidden_act must be silu or relu2");
-    if (backbone != "qwen3_vl" && backbone != "nemotron_dense") throw bad("backbone must be qwen3_vl or nemotron_dense");
+    if (backbone != "qwen3_vl" && backbone != "nemotron_dense")
+        throw bad("backbone must be qwen3_vl or nemotron_dense");
     if (latent_channels <= 0 || patch_size <= 0) throw bad("latent sizes must be positive");
 }
 
 ojson ModelConfig::to_json() const {
-    return ojson{{"name", name},
-                 {"hidden_size", hidden_size},
-                 {"num_hidden_layers", num_layers},
-                 {"num_attention_heads", num_heads},
-                 {"num_key_value_heads", num_kv_heads},
-                 {"head_dim", head_dim},
-                 {"intermediate_size", intermediate_size},
-                 {"vocab_size", vocab_size},
-                 {"rope_theta", rope_theta},
-                 {"rope_scaling", {{"mrope_interleaved", true}, {"mrope_section", mrope_section}, {"rope_type", "default"}}},
-                 {"rms_norm_eps", rms_norm_eps},
-                 {"hidden_act", hidden_act},
-                 {"backbone_type", backbone == "nemotron_dense" ? "cosmos3_edge_nemotron_dense" : "qwen3_vl"},
-                 {"qk_norm_for_text", qk_norm_for_text},
-                 {"use_und_k_norm_for_gen", use_und_k_norm_for_gen},
-                 {"latent_channel", latent_channels},
-                 {"latent_patch_size", patch_size},
-                 {"patch_latent_dim", patch_latent_dim()},
-                 {"base_fps", base_fps},
-                 {"enable_fps_modulation", fps_modulation},
-                 {"unified_3d_mrope_temporal_modality_margin", modality_margin},
-                 {"unified_3d_mrope_reset_spatial_ids", reset_spatial_ids},
-                 {"joint_attn_implementation", "two_way"},
-                 {"timestep_scale", timestep_scale},
-                 {"temporal_compression_factor", temporal_compression},
-                 {"spatial_compression_factor", spatial_compression},
-                 {"sound_gen", sound_gen},
-                 {"sound_dim", sound_dim},
-                 {"sound_latent_fps", sound_latent_fps},
-                 {"action_gen", action_gen},
-                 {"max_action_dim", max_action_dim},
-                 {"num_embodiment_domains", num_domains},
-                 {"tie_word_embeddings", tie_word_embeddings},
-                 {"special_tokens",
-                  {{"eos_token_id", special.eos},
-                   {"start_of_generation", special.start_of_generation},
-                   {"end_of_generation", special.end_of_generation}}}};
+    return ojson{
+        {"name", name},
+        {"hidden_size", hidden_size},
+        {"num_hidden_layers", num_layers},
+        {"num_attention_heads", num_heads},
+        {"num_key_value_heads", num_kv_heads},
+        {"head_dim", head_dim},
+        {"intermediate_size", intermediate_size},
+        {"vocab_size", vocab_size},
+        {"rope_theta", rope_theta},
+        {"rope_scaling", {{"mrope_interleaved", true}, {"mrope_section", mrope_section}, {"rope_type", "default"}}},
+        {"rms_norm_eps", rms_norm_eps},
+        {"hidden_act", hidden_act},
+        {"backbone_type", backbone == "nemotron_dense" ? "cosmos3_edge_nemotron_dense" : "qwen3_vl"},
+        {"qk_norm_for_text", qk_norm_for_text},
+        {"use_und_k_norm_for_gen", use_und_k_norm_for_gen},
+        {"latent_channel", latent_channels},
+        {"latent_patch_size", patch_size},
+        {"patch_latent_dim", patch_latent_dim()},
+        {"base_fps", base_fps},
+        {"enable_fps_modulation", fps_modulation},
+        {"unified_3d_mrope_temporal_modality_margin", modality_margin},
+        {"unified_3d_mrope_reset_spatial_ids", reset_spatial_ids},
+        {"joint_attn_implementation", "two_way"},
+        {"timestep_scale", timestep_scale},
+        {"temporal_compression_factor", temporal_compression},
+        {"spatial_compression_factor", spatial_compression},
+        {"sound_gen", sound_gen},
+        {"sound_dim", sound_dim},
+        {"sound_latent_fps", sound_latent_fps},
+        {"action_gen", action_gen},
+        {"max_action_dim", max_action_dim},
+        {"num_embodiment_domains", num_domains},
+        {"tie_word_embeddings", tie_word_embeddings},
+        {"special_tokens",
+         {{"eos_token_id", special.eos},
+          {"start_of_generation", special.start_of_generation},
+          {"end_of_generation", special.end_of_generation}}}};
 }
 
 ModelConfig ModelConfig::preset(const std::string& n) {

@@ -21,7 +21,8 @@ __attribute__((visibility("default"))) int ws_cuda_mem_info(int device, size_t* 
 __attribute__((visibility("default"))) long long ws_cuda_peak_allocated(int device) {
     try {
         const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(device));
-        return static_cast<long long>(stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak);
+        return static_cast<long long>(
+            stats.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak);
     } catch (const std::exception&) {
         return 0;
     }

@@ -45,7 +45,8 @@ std::vector<fs::path> plugin_candidates() {
     const fs::path dir = own_dir();
     if (!dir.empty()) {
         // Beside the program (the build folder) and in the installed tree (bin/ -> lib/worldstudio/).
-        for (const fs::path& d : {dir, dir.parent_path(), dir.parent_path().parent_path(), dir.parent_path() / "lib" / "worldstudio"})
+        for (const fs::path& d :
+             {dir, dir.parent_path(), dir.parent_path().parent_path(), dir.parent_path() / "lib" / "worldstudio"})
             c.push_back(d / "libworldstudio_cuda.so");
     }
 #ifdef WS_CUDA_PLUGIN_BUILD_PATH
@@ -83,11 +84,14 @@ void load_once() {
         // default, which moves the video and audio VAEs' float32 output by 1e-3 to 1e-1 against the reference.
         // Matrix products are float32 already (LibTorch's default precision "highest").
         if (g_loaded) at::globalContext().setAllowTF32CuDNN(false);
-        g_status = g_loaded ? "loaded" : "the CUDA plugin loaded, but LibTorch sees no CUDA device (is libtorch_cuda linked into it?)";
+        g_status = g_loaded
+                       ? "loaded"
+                       : "the CUDA plugin loaded, but LibTorch sees no CUDA device (is libtorch_cuda linked into it?)";
         return;
     }
-    g_status = tried.empty() ? "CUDA driver present, but no libworldstudio_cuda.so beside the program (set WS_CUDA_PLUGIN)"
-                             : "CUDA plugin failed to load: " + tried;
+    g_status = tried.empty()
+                   ? "CUDA driver present, but no libworldstudio_cuda.so beside the program (set WS_CUDA_PLUGIN)"
+                   : "CUDA plugin failed to load: " + tried;
 }
 
 // At program start, before any code asks ATen whether CUDA is there (ATen remembers the first answer).
@@ -121,7 +125,8 @@ Memory memory(const at::Device& device) {
     }
     if (device.is_cuda() && load_cuda() && g_plugin.mem_info) {
         size_t free_bytes = 0, total = 0;
-        if (g_plugin.mem_info(index_of(device), &free_bytes, &total) == 0) m.free = static_cast<int64_t>(free_bytes), m.total = static_cast<int64_t>(total);
+        if (g_plugin.mem_info(index_of(device), &free_bytes, &total) == 0)
+            m.free = static_cast<int64_t>(free_bytes), m.total = static_cast<int64_t>(total);
     }
     return m;
 }
@@ -143,8 +148,11 @@ void synchronize(const at::Device& device) {
 
 const char* attention_name(Attention a) { return a == Attention::sdpa ? "sdpa" : "math"; }
 
-at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask, Attention path) {
-    if (path == Attention::sdpa) return at::scaled_dot_product_attention(q, k, v, mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt);
+at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
+                     Attention path) {
+    if (path == Attention::sdpa)
+        return at::scaled_dot_product_attention(q, k, v,
+                                                mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt);
     const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
     at::Tensor scores = at::matmul(q, k.transpose(-2, -1)) * scale;
     if (mask.defined()) scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
@@ -152,7 +160,8 @@ at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
 }
 
 std::string sdpa_kernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask) {
-    const int64_t choice = at::_fused_sdp_choice(q, k, v, mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt);
+    const int64_t choice =
+        at::_fused_sdp_choice(q, k, v, mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt);
     switch (static_cast<at::SDPBackend>(choice)) {
         case at::SDPBackend::flash_attention: return "flash";
         case at::SDPBackend::efficient_attention: return "efficient";
@@ -180,7 +189,10 @@ bool scaled_mm_available(const at::Device& device) {
 at::Tensor scaled_mm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& scale_a, const at::Tensor& scale_b,
                      at::ScalarType out_dtype, std::optional<double> result_scale) {
     const bool fp8_out = out_dtype == at::kFloat8_e4m3fn || out_dtype == at::kFloat8_e5m2;
-    if (result_scale && !fp8_out) return at::_scaled_mm(a, b, scale_a, scale_b, std::nullopt, std::nullopt, at::kFloat).mul_(*result_scale).to(out_dtype);
+    if (result_scale && !fp8_out)
+        return at::_scaled_mm(a, b, scale_a, scale_b, std::nullopt, std::nullopt, at::kFloat)
+            .mul_(*result_scale)
+            .to(out_dtype);
     std::optional<at::Tensor> result;
     if (result_scale) {
         // Only an FP8 result is scaled by the kernel. CUDA multiplies it by scale_result; the CPU kernel divides by

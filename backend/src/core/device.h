@@ -33,7 +33,8 @@ void synchronize(const at::Device& device);
 // `sdpa` is at::scaled_dot_product_attention (the fused kernels: flash on CPU and GPU, cuDNN, memory-efficient);
 // `math` the matmul + softmax in float32 that the 1.x builds ran, kept to measure against.
 enum class Attention { sdpa, math };
-at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask, Attention path);
+at::Tensor attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask,
+                     Attention path);
 const char* attention_name(Attention a);
 // The kernel at::scaled_dot_product_attention chooses for these inputs: "flash", "efficient", "cudnn", "math".
 std::string sdpa_kernel(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& mask);

@@ -31,8 +31,10 @@ std::string one_line(std::string text) {
         line.clear();
     };
     for (char c : text) {
-        if (c == '\n') flush();
-        else line += c;
+        if (c == '\n')
+            flush();
+        else
+            line += c;
     }
     flush();
     return out;

@@ -10,8 +10,10 @@ float e4m3_to_float(uint8_t bits) {
     const int exponent = (bits >> 3) & 0x0F, mantissa = bits & 0x07;
     float magnitude;
     if (exponent == 0x0F && mantissa == 0x07) return std::nanf("");
-    if (exponent == 0) magnitude = std::ldexp(static_cast<float>(mantissa), -9);  // m/8 · 2^-6
-    else magnitude = std::ldexp(static_cast<float>(8 + mantissa), exponent - 10);  // (1 + m/8) · 2^(e-7)
+    if (exponent == 0)
+        magnitude = std::ldexp(static_cast<float>(mantissa), -9);  // m/8 · 2^-6
+    else
+        magnitude = std::ldexp(static_cast<float>(8 + mantissa), exponent - 10);  // (1 + m/8) · 2^(e-7)
     return negative ? -magnitude : magnitude;
 }
 

@@ -14,14 +14,40 @@ int hex_digit_value(unsigned char c) { return c <= '9' ? c - '0' : (c | 0x20) - 
 
 bool JsonPrefix::value_start(unsigned char c) {
     switch (c) {
-        case '{': stack_.push_back('{'); mode_ = Mode::KeyOrEnd; return true;
-        case '[': stack_.push_back('['); mode_ = Mode::ValueOrEnd; return true;
-        case '"': key_ = false; mode_ = Mode::String; return true;
-        case 't': literal_ = "rue"; mode_ = Mode::Literal; return true;
-        case 'f': literal_ = "alse"; mode_ = Mode::Literal; return true;
-        case 'n': literal_ = "ull"; mode_ = Mode::Literal; return true;
-        case '-': number_ = kMinus; mode_ = Mode::Number; int_digits_ = exp_value_ = 0, exp_negative_ = false; return true;
-        case '0': number_ = kZero; mode_ = Mode::Number; int_digits_ = exp_value_ = 0, exp_negative_ = false; return true;
+        case '{':
+            stack_.push_back('{');
+            mode_ = Mode::KeyOrEnd;
+            return true;
+        case '[':
+            stack_.push_back('[');
+            mode_ = Mode::ValueOrEnd;
+            return true;
+        case '"':
+            key_ = false;
+            mode_ = Mode::String;
+            return true;
+        case 't':
+            literal_ = "rue";
+            mode_ = Mode::Literal;
+            return true;
+        case 'f':
+            literal_ = "alse";
+            mode_ = Mode::Literal;
+            return true;
+        case 'n':
+            literal_ = "ull";
+            mode_ = Mode::Literal;
+            return true;
+        case '-':
+            number_ = kMinus;
+            mode_ = Mode::Number;
+            int_digits_ = exp_value_ = 0, exp_negative_ = false;
+            return true;
+        case '0':
+            number_ = kZero;
+            mode_ = Mode::Number;
+            int_digits_ = exp_value_ = 0, exp_negative_ = false;
+            return true;
         default:
             if (c >= '1' && c <= '9') {
                 number_ = kInt;
@@ -80,9 +106,7 @@ bool JsonPrefix::feed(unsigned char c) {
             ok = c == ':';
             if (ok) mode_ = Mode::Value;
             break;
-        case Mode::AfterValue:
-            ok = after_value(c);
-            break;
+        case Mode::AfterValue: ok = after_value(c); break;
         case Mode::String:
             if (surrogate_ == kAwaitBackslash) {
                 ok = c == '\\';
@@ -106,10 +130,12 @@ bool JsonPrefix::feed(unsigned char c) {
                 }
             } else if (escape_) {
                 escape_ = false;
-                ok = c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't' || c == 'u';
+                ok = c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't' ||
+                     c == 'u';
                 if (c == 'u') hex_left_ = 4, hex_value_ = 0;
             } else if (utf8_left_ > 0) {
-                // The second byte's range depends on the first (no overlong forms, no surrogates, nothing past U+10FFFF).
+                // The second byte's range depends on the first (no overlong forms, no surrogates, nothing past
+                // U+10FFFF).
                 const unsigned char lo = utf8_lead_ == 0xE0 ? 0xA0 : utf8_lead_ == 0xF0 ? 0x90 : 0x80;
                 const unsigned char hi = utf8_lead_ == 0xED ? 0x9F : utf8_lead_ == 0xF4 ? 0x8F : 0xBF;
                 ok = c >= lo && c <= hi;
@@ -140,11 +166,15 @@ bool JsonPrefix::feed(unsigned char c) {
                     ok = false;  // past what a double holds
                     break;
                 }
-                number_ = number_ == kMinus ? (c == '0' ? kZero : kInt) : number_ == kDot ? kFrac : number_ == kExp || number_ == kExpSign ? kExpDigits : number_;
+                number_ = number_ == kMinus                        ? (c == '0' ? kZero : kInt)
+                          : number_ == kDot                        ? kFrac
+                          : number_ == kExp || number_ == kExpSign ? kExpDigits
+                                                                   : number_;
                 return true;
             }
             if (c == '.' && (number_ == kZero || number_ == kInt)) return number_ = kDot, true;
-            if ((c == 'e' || c == 'E') && (number_ == kZero || number_ == kInt || number_ == kFrac)) return number_ = kExp, true;
+            if ((c == 'e' || c == 'E') && (number_ == kZero || number_ == kInt || number_ == kFrac))
+                return number_ = kExp, true;
             if ((c == '+' || c == '-') && number_ == kExp) return exp_negative_ = c == '-', number_ = kExpSign, true;
             if (!can_end) {
                 ok = false;
@@ -161,8 +191,7 @@ bool JsonPrefix::feed(unsigned char c) {
         case Mode::Done:
             ok = false;  // one object, then the end
             break;
-        case Mode::Failed:
-            return false;
+        case Mode::Failed: return false;
     }
     if (!ok) mode_ = Mode::Failed;
     return ok;
@@ -178,7 +207,9 @@ std::string JsonPrefix::closing() const {
         case Mode::String:
             // Finish a split UTF-8 character with the smallest continuation its first byte allows.
             for (uint8_t k = 0; k < utf8_left_; ++k)
-                out += static_cast<char>(k == 0 && utf8_lead_ == 0xE0 ? 0xA0 : k == 0 && utf8_lead_ == 0xF0 ? 0x90 : 0x80);
+                out += static_cast<char>(k == 0 && utf8_lead_ == 0xE0   ? 0xA0
+                                         : k == 0 && utf8_lead_ == 0xF0 ? 0x90
+                                                                        : 0x80);
             if (surrogate_ == kAwaitBackslash) {
                 out += "\\udc00";
             } else if (surrogate_ == kAwaitU) {

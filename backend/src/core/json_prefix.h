@@ -25,16 +25,16 @@ public:
 
 private:
     enum class Mode : uint8_t {
-        Start,        // whitespace, then '{'
-        Value,        // a value (after ':' or in an array after ',')
-        ValueOrEnd,   // first element of an array: a value or ']'
-        KeyOrEnd,     // first member of an object: '"' or '}'
-        Key,          // after ',' in an object: '"'
-        Colon,        // after a key
-        AfterValue,   // ',' or the container's closing bracket
-        String,       // inside a string (key_ says whether it is a key)
+        Start,       // whitespace, then '{'
+        Value,       // a value (after ':' or in an array after ',')
+        ValueOrEnd,  // first element of an array: a value or ']'
+        KeyOrEnd,    // first member of an object: '"' or '}'
+        Key,         // after ',' in an object: '"'
+        Colon,       // after a key
+        AfterValue,  // ',' or the container's closing bracket
+        String,      // inside a string (key_ says whether it is a key)
         Number,
-        Literal,      // true / false / null
+        Literal,  // true / false / null
         Done,
         Failed,
     };
@@ -46,14 +46,14 @@ private:
     Mode mode_ = Mode::Start;
     std::vector<char> stack_;  // '{' or '['
     bool key_ = false;
-    bool escape_ = false;      // just after a backslash in a string
-    uint8_t hex_left_ = 0;     // hex digits of a \uXXXX escape still to come
-    uint16_t hex_value_ = 0;   // the digits of that escape so far
+    bool escape_ = false;     // just after a backslash in a string
+    uint8_t hex_left_ = 0;    // hex digits of a \uXXXX escape still to come
+    uint16_t hex_value_ = 0;  // the digits of that escape so far
     // UTF-16 surrogates: a \uD800-\uDBFF escape must be followed at once by a \uDC00-\uDFFF one, and a low half
     // never stands alone (as nlohmann's parser, which reads the reply, requires).
     enum Surrogate : uint8_t { kNoPair, kAwaitBackslash, kAwaitU, kInLowHalf };
     Surrogate surrogate_ = kNoPair;
-    uint8_t utf8_left_ = 0;    // continuation bytes of a UTF-8 character still to come (tokens split characters)
+    uint8_t utf8_left_ = 0;        // continuation bytes of a UTF-8 character still to come (tokens split characters)
     unsigned char utf8_lead_ = 0;  // that character's first byte, while its second is awaited
     NumberState number_ = kInt;
     // A number's decimal magnitude: digits before the point (after a leading zero none count) plus a positive

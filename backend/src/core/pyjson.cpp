@@ -187,7 +187,8 @@ std::string py_lstrip_chars(const std::string& s, char c) {
 }
 
 void throw_field_type_error(const std::string& origin, const char* key, const char* expected, const char* got) {
-    throw Error((origin.empty() ? std::string() : origin + ": ") + "field '" + key + "' must be " + expected + " (got " + got + ")");
+    throw Error((origin.empty() ? std::string() : origin + ": ") + "field '" + key + "' must be " + expected +
+                " (got " + got + ")");
 }
 
 }  // namespace ws

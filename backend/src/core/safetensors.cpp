@@ -48,19 +48,24 @@ const char* dtype_name(DType d) {
 
 size_t dtype_size(DType d) {
     switch (d) {
-        case DType::F32: case DType::I32: return 4;
-        case DType::F16: case DType::BF16: return 2;
+        case DType::F32:
+        case DType::I32: return 4;
+        case DType::F16:
+        case DType::BF16: return 2;
         case DType::I64: return 8;
-        case DType::U8: case DType::BOOL: case DType::F8_E4M3: case DType::F8_E5M2: return 1;
+        case DType::U8:
+        case DType::BOOL:
+        case DType::F8_E4M3:
+        case DType::F8_E5M2: return 1;
     }
     return 0;
 }
 
 DType dtype_from_name(const std::string& n) {
     static const std::map<std::string, DType> names = {
-        {"F32", DType::F32}, {"F16", DType::F16}, {"BF16", DType::BF16}, {"I64", DType::I64},
-        {"I32", DType::I32}, {"U8", DType::U8},   {"BOOL", DType::BOOL}, {"F8_E4M3", DType::F8_E4M3},
-        {"F8_E5M2", DType::F8_E5M2}};
+        {"F32", DType::F32},   {"F16", DType::F16},         {"BF16", DType::BF16},
+        {"I64", DType::I64},   {"I32", DType::I32},         {"U8", DType::U8},
+        {"BOOL", DType::BOOL}, {"F8_E4M3", DType::F8_E4M3}, {"F8_E5M2", DType::F8_E5M2}};
     auto it = names.find(n);
     if (it == names.end()) throw Error("unsupported tensor dtype '" + n + "'");
     return it->second;
@@ -85,7 +90,8 @@ SafeTensorsFile::SafeTensorsFile(const std::string& path) : path_(path) {
     map_size_ = static_cast<size_t>(st.st_size);
     if (map_size_ < 8) {
         ::close(fd);
-        throw fail("truncated: " + std::to_string(map_size_) + " bytes, a safetensors file has at least an 8-byte header length");
+        throw fail("truncated: " + std::to_string(map_size_) +
+                   " bytes, a safetensors file has at least an 8-byte header length");
     }
     map_ = ::mmap(nullptr, map_size_, PROT_READ, MAP_PRIVATE, fd, 0);
     ::close(fd);
@@ -111,7 +117,10 @@ SafeTensorsFile::SafeTensorsFile(const std::string& path) : path_(path) {
         if (!header.is_object()) throw fail("header is not a JSON object");
         const uint64_t data_size = map_size_ - 8 - header_len;
         const uint8_t* data = base + 8 + header_len;
-        struct Span { uint64_t b, e; std::string name; };
+        struct Span {
+            uint64_t b, e;
+            std::string name;
+        };
         std::vector<Span> spans;
         for (auto it = header.begin(); it != header.end(); ++it) {
             const std::string& name = it.key();
@@ -140,7 +149,8 @@ SafeTensorsFile::SafeTensorsFile(const std::string& path) : path_(path) {
             for (const auto& d : e["shape"]) {
                 if (!d.is_number_unsigned()) throw tfail("shape has a negative or non-integer dimension");
                 uint64_t dim = d.get<uint64_t>();
-                if (dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) || mul_overflows(numel, dim, &numel))
+                if (dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
+                    mul_overflows(numel, dim, &numel))
                     throw tfail("shape is too large");
                 v.shape.push_back(static_cast<int64_t>(dim));
             }
@@ -207,7 +217,8 @@ void check_shard_numbering(const std::vector<fs::path>& files) {
         if (dash == std::string::npos) continue;
         const std::string index = n.substr(dash + 1, of - dash - 1), total = n.substr(of + 4, dot - of - 4);
         auto digits = [](const std::string& s) {
-            return !s.empty() && s.size() < 9 && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+            return !s.empty() && s.size() < 9 &&
+                   std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
         };
         if (!digits(index) || !digits(total)) continue;
         for (int k = 1; k <= std::stoi(total); ++k) {
@@ -262,20 +273,26 @@ Checkpoint::Checkpoint(const std::string& path_in) {
         std::vector<fs::path> idx, st, pickles;
         for (auto& e : fs::directory_iterator(path)) {
             std::string n = e.path().filename().string();
-            if (n.size() > 23 && n.substr(n.size() - 23) == ".safetensors.index.json") idx.push_back(e.path());
-            else if (e.path().extension() == ".safetensors") st.push_back(e.path());
-            else if (e.is_regular_file() && is_pickle_file(n)) pickles.push_back(e.path());
+            if (n.size() > 23 && n.substr(n.size() - 23) == ".safetensors.index.json")
+                idx.push_back(e.path());
+            else if (e.path().extension() == ".safetensors")
+                st.push_back(e.path());
+            else if (e.is_regular_file() && is_pickle_file(n))
+                pickles.push_back(e.path());
         }
         std::sort(idx.begin(), idx.end());
         std::sort(st.begin(), st.end());
         std::sort(pickles.begin(), pickles.end());
-        if (!idx.empty()) add_index(idx.front());
-        else if (!st.empty()) check_shard_numbering(st), shards = st;
+        if (!idx.empty())
+            add_index(idx.front());
+        else if (!st.empty())
+            check_shard_numbering(st), shards = st;
         else if (!pickles.empty())  // weights only as pickles: refused by name, never read
             throw Error(pickles.front().string() + ": pickle checkpoints (" + pickles.front().extension().string() +
                         ") are refused because loading them can execute code, and " + path.string() +
                         " holds no .safetensors weights; convert to .safetensors first");
-        else throw Error(path.string() + ": no .safetensors files in this folder");
+        else
+            throw Error(path.string() + ": no .safetensors files in this folder");
     } else if (path.string().size() > 5 && path.string().substr(path.string().size() - 5) == ".json") {
         add_index(path);
     } else {
@@ -284,8 +301,7 @@ Checkpoint::Checkpoint(const std::string& path_in) {
     for (auto& s : shards) {
         files_.push_back(std::make_unique<SafeTensorsFile>(s.string()));
         for (auto& [name, view] : files_.back()->tensors()) {
-            if (index_.count(name))
-                throw Error(s.string() + ": tensor '" + name + "' also appears in another shard");
+            if (index_.count(name)) throw Error(s.string() + ": tensor '" + name + "' also appears in another shard");
             index_[name] = &view;
         }
     }
@@ -316,7 +332,8 @@ void write_safetensors(const std::string& path, const std::map<std::string, Tens
         }
         if (numel * dtype_size(t.dtype) != t.bytes.size())
             throw Error("cannot write tensor '" + name + "': byte length does not match dtype x shape");
-        header[name] = {{"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.bytes.size()}}};
+        header[name] = {
+            {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.bytes.size()}}};
         offset += t.bytes.size();
     }
     std::string h = header.dump();

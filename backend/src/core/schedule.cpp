@@ -54,7 +54,8 @@ SigmaSchedule make_karras_flow_schedule(int num_steps, double sigma_min, double 
 SigmaSchedule make_shifted_flow_schedule(int num_steps, double flow_shift, bool native_grid, int num_train_timesteps) {
     check_steps(num_steps);
     if (!(flow_shift > 0)) throw Error("flow_shift must be positive");
-    const double start = native_grid ? 1.0 - 1.0 / num_train_timesteps : 1.0, stop = native_grid ? 0.0 : 1.0 / num_train_timesteps;
+    const double start = native_grid ? 1.0 - 1.0 / num_train_timesteps : 1.0,
+                 stop = native_grid ? 0.0 : 1.0 / num_train_timesteps;
     SigmaSchedule s;
     for (int i = 0; i < num_steps; ++i) {
         double sig = linspace_at(start, stop, num_steps + 1, i);

@@ -142,11 +142,13 @@ struct Tokenizer::Impl {
     std::vector<bool> is_added;
     int32_t byte_ids[256];
     std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges;  // (a,b) -> (rank, merged id)
-    std::vector<std::pair<std::string, int32_t>> added;               // longest first
+    std::vector<std::pair<std::string, int32_t>> added;                // longest first
     mutable std::mutex cache_mutex;
     mutable std::unordered_map<std::string, std::vector<int32_t>> cache;
 
-    static uint64_t key(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
+    static uint64_t key(int32_t a, int32_t b) {
+        return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+    }
 
     void bpe(const std::string& piece, std::vector<int32_t>& out) const {
         {
@@ -173,8 +175,10 @@ struct Tokenizer::Impl {
             std::vector<int32_t> next;
             next.reserve(sym.size());
             for (size_t k = 0; k < sym.size(); ++k) {
-                if (k + 1 < sym.size() && sym[k] == a && sym[k + 1] == b) next.push_back(best_id), ++k;
-                else next.push_back(sym[k]);
+                if (k + 1 < sym.size() && sym[k] == a && sym[k + 1] == b)
+                    next.push_back(best_id), ++k;
+                else
+                    next.push_back(sym[k]);
             }
             sym.swap(next);
         }
@@ -217,10 +221,10 @@ Tokenizer Tokenizer::from_json_text(const std::string& text, const std::string& 
     } catch (const json::exception& e) {
         throw Error(origin + ": not valid JSON (" + user_message(e) + ")");
     }
-    if (!j.is_object() || !j.contains("model") || !j["model"].is_object())
-        throw Error(origin + ": no 'model' section");
+    if (!j.is_object() || !j.contains("model") || !j["model"].is_object()) throw Error(origin + ": no 'model' section");
     const json& m = j["model"];
-    if (json_field<std::string>(m, "type", "", origin + ": model") != "BPE") throw Error(origin + ": only BPE tokenizers are supported");
+    if (json_field<std::string>(m, "type", "", origin + ": model") != "BPE")
+        throw Error(origin + ": only BPE tokenizers are supported");
     if (!m.contains("vocab") || !m["vocab"].is_object() || !m.contains("merges") || !m["merges"].is_array())
         throw Error(origin + ": BPE model needs 'vocab' and 'merges'");
     Tokenizer t;
@@ -234,11 +238,13 @@ Tokenizer Tokenizer::from_json_text(const std::string& text, const std::string& 
     }
     if (j.contains("added_tokens") && j["added_tokens"].is_array()) {
         for (const auto& a : j["added_tokens"]) {
-            if (!a.is_object() || !a.contains("id") || !a.contains("content") || !a["content"].is_string() || !a["id"].is_number_integer())
+            if (!a.is_object() || !a.contains("id") || !a.contains("content") || !a["content"].is_string() ||
+                !a["id"].is_number_integer())
                 throw Error(origin + ": malformed added_tokens entry");
             std::string content = a["content"].get<std::string>();
             // Ids as the vocabulary's: they size the id table, so an absurd one must not allocate it.
-            if (a["id"].get<int64_t>() < 0 || a["id"].get<int64_t>() > 10000000) throw Error(origin + ": added token '" + content + "' has a bad id");
+            if (a["id"].get<int64_t>() < 0 || a["id"].get<int64_t>() > 10000000)
+                throw Error(origin + ": added token '" + content + "' has a bad id");
             const int32_t id = a["id"].get<int32_t>();
             if (content.empty()) throw Error(origin + ": malformed added_tokens entry");
             I.added.emplace_back(content, id);
@@ -312,7 +318,8 @@ bool Tokenizer::is_added(int32_t id) const {
 
 std::string Tokenizer::token_bytes(int32_t id) const {
     if (id < 0) throw Error("token id " + std::to_string(id) + " is negative");
-    // Models carry more embedding rows than the vocabulary has tokens (Qwen: 151936 vs 151669); unused ids decode to nothing.
+    // Models carry more embedding rows than the vocabulary has tokens (Qwen: 151936 vs 151669); unused ids decode to
+    // nothing.
     if (static_cast<size_t>(id) >= impl_->id_to_token.size()) return {};
     const std::string& tok = impl_->id_to_token[static_cast<size_t>(id)];
     if (impl_->is_added[static_cast<size_t>(id)]) return tok;
@@ -374,9 +381,11 @@ std::vector<std::string> Tokenizer::pre_tokenize(const std::string& text) {
 namespace ws {
 
 std::string train_byte_level_bpe(const std::vector<std::string>& texts, int vocab_size) {
-    static const char* kSpecials[] = {"<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>", "<|vision_start|>", "<|vision_end|>"};
+    static const char* kSpecials[] = {"<|endoftext|>", "<|im_start|>",     "<|im_end|>",    "<think>",
+                                      "</think>",      "<|vision_start|>", "<|vision_end|>"};
     constexpr int kNumSpecials = 7;
-    if (vocab_size < 256 + kNumSpecials) throw Error("a byte-level BPE needs at least " + std::to_string(256 + kNumSpecials) + " tokens");
+    if (vocab_size < 256 + kNumSpecials)
+        throw Error("a byte-level BPE needs at least " + std::to_string(256 + kNumSpecials) + " tokens");
     // Word counts over the corpus, as the encoder will see the words (normalized, pre-tokenized).
     std::map<std::string, int64_t> counts;
     for (const std::string& t : texts)
@@ -384,7 +393,8 @@ std::string train_byte_level_bpe(const std::vector<std::string>& texts, int voca
     const ByteMap& bm = byte_map();
     std::vector<std::string> tokens(256);
     std::unordered_map<std::string, int32_t> index_of;
-    for (int b = 0; b < 256; ++b) tokens[static_cast<size_t>(b)] = bm.byte_to_utf8[b], index_of.emplace(tokens[static_cast<size_t>(b)], b);
+    for (int b = 0; b < 256; ++b)
+        tokens[static_cast<size_t>(b)] = bm.byte_to_utf8[b], index_of.emplace(tokens[static_cast<size_t>(b)], b);
     std::vector<std::vector<int32_t>> words;
     std::vector<int64_t> freq;
     for (const auto& [w, n] : counts) {
@@ -393,7 +403,9 @@ std::string train_byte_level_bpe(const std::vector<std::string>& texts, int voca
         words.push_back(std::move(sym));
         freq.push_back(n);
     }
-    auto key = [](int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); };
+    auto key = [](int32_t a, int32_t b) {
+        return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+    };
     std::unordered_map<uint64_t, int64_t> pairs;
     auto count_word = [&](size_t w, int64_t sign) {
         const auto& s = words[w];
@@ -433,8 +445,10 @@ std::string train_byte_level_bpe(const std::vector<std::string>& texts, int voca
             count_word(w, -1);
             std::vector<int32_t> next;
             for (size_t k = 0; k < s.size(); ++k) {
-                if (k + 1 < s.size() && s[k] == a && s[k + 1] == b) next.push_back(merged), ++k;
-                else next.push_back(s[k]);
+                if (k + 1 < s.size() && s[k] == a && s[k + 1] == b)
+                    next.push_back(merged), ++k;
+                else
+                    next.push_back(s[k]);
             }
             s.swap(next);
             count_word(w, 1);
@@ -447,15 +461,22 @@ std::string train_byte_level_bpe(const std::vector<std::string>& texts, int voca
     for (size_t i = 0; i < tokens.size(); ++i) vocab[tokens[i]] = id_of(i);
     nlohmann::ordered_json added = nlohmann::ordered_json::array(), merge_list = nlohmann::ordered_json::array();
     for (int i = 0; i < kNumSpecials; ++i)
-        added.push_back({{"id", 256 + i}, {"content", kSpecials[i]}, {"single_word", false}, {"lstrip", false},
-                         {"rstrip", false}, {"normalized", false}, {"special", i < 3 || i > 4}});
-    for (const auto& [a, b] : merges) merge_list.push_back(tokens[static_cast<size_t>(a)] + " " + tokens[static_cast<size_t>(b)]);
-    const nlohmann::ordered_json tok = {{"version", "1.0"},
-                                        {"added_tokens", added},
-                                        {"normalizer", {{"type", "NFC"}}},
-                                        {"pre_tokenizer", {{"type", "Sequence"}}},
-                                        {"decoder", {{"type", "ByteLevel"}}},
-                                        {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", merge_list}, {"ignore_merges", false}}}};
+        added.push_back({{"id", 256 + i},
+                         {"content", kSpecials[i]},
+                         {"single_word", false},
+                         {"lstrip", false},
+                         {"rstrip", false},
+                         {"normalized", false},
+                         {"special", i < 3 || i > 4}});
+    for (const auto& [a, b] : merges)
+        merge_list.push_back(tokens[static_cast<size_t>(a)] + " " + tokens[static_cast<size_t>(b)]);
+    const nlohmann::ordered_json tok = {
+        {"version", "1.0"},
+        {"added_tokens", added},
+        {"normalizer", {{"type", "NFC"}}},
+        {"pre_tokenizer", {{"type", "Sequence"}}},
+        {"decoder", {{"type", "ByteLevel"}}},
+        {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", merge_list}, {"ignore_merges", false}}}};
     return tok.dump(1);
 }
 

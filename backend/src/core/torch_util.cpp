@@ -20,7 +20,8 @@ at::ScalarType to_scalar_type(DType d) {
         case DType::I32: return at::kInt;
         case DType::U8: return at::kByte;
         case DType::BOOL: return at::kBool;
-        case DType::F8_E4M3: case DType::F8_E5M2: return at::kByte;  // the raw bits (see fp8_bits)
+        case DType::F8_E4M3:
+        case DType::F8_E5M2: return at::kByte;  // the raw bits (see fp8_bits)
     }
     return at::kFloat;
 }
@@ -41,7 +42,8 @@ DType from_scalar_type(at::ScalarType t) {
 at::Tensor to_tensor(const TensorView& v) {
     // Raw FP8 bytes taken for numbers would be silently wrong: they go through fp8_bits and a dequantization.
     if (v.dtype == DType::F8_E4M3 || v.dtype == DType::F8_E5M2)
-        throw Error("tensor '" + v.name + "' is " + dtype_name(v.dtype) + " (FP8); it is read only as a quantized weight with its weight_scale");
+        throw Error("tensor '" + v.name + "' is " + dtype_name(v.dtype) +
+                    " (FP8); it is read only as a quantized weight with its weight_scale");
     at::Tensor t = at::empty(v.shape, at::TensorOptions().dtype(to_scalar_type(v.dtype)));
     if (v.nbytes) std::memcpy(t.data_ptr(), v.data, v.nbytes);
     return t;
@@ -98,7 +100,8 @@ at::Device parse_device(const std::string& name) {
                 throw Error("unknown device '" + name + "' (use cpu, cuda, cuda:N or auto)");
             index = std::stoi(n);
         }
-        if (!at::hasCUDA()) throw Error("device '" + name + "' requested but CUDA is not available: " + device::cuda_status());
+        if (!at::hasCUDA())
+            throw Error("device '" + name + "' requested but CUDA is not available: " + device::cuda_status());
         return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(index));
     }
     throw Error("unknown device '" + name + "' (use cpu, cuda, cuda:N or auto)");

@@ -26,7 +26,8 @@ std::string canonical_weight_name(const std::string& name_in) {
     bool stripped = true;
     while (stripped) {
         stripped = false;
-        for (const char* p : {"model.net.", "net.", "model.language_model.", "language_model.", "transformer.", "model."}) {
+        for (const char* p :
+             {"model.net.", "net.", "model.language_model.", "language_model.", "transformer.", "model."}) {
             if (starts_with(n, p)) {
                 n = n.substr(std::string(p).size());
                 stripped = true;
@@ -48,11 +49,14 @@ std::string canonical_weight_name(const std::string& name_in) {
     replace_all(n, ".self_attn.norm_added_k.", ".self_attn.k_norm_moe_gen.");
     replace_all(n, ".self_attn.norm_q.", ".self_attn.q_norm.");
     replace_all(n, ".self_attn.norm_k.", ".self_attn.k_norm.");
-    static const std::pair<const char*, const char*> top[] = {
-        {"proj_in.", "vae2llm."},           {"proj_out.", "llm2vae."},
-        {"time_embedder.linear_1.", "time_embedder.mlp.0."}, {"time_embedder.linear_2.", "time_embedder.mlp.2."},
-        {"audio_proj_in.", "sound2llm."},    {"audio_proj_out.", "llm2sound."},
-        {"action_proj_in.", "action2llm."},  {"action_proj_out.", "llm2action."}};
+    static const std::pair<const char*, const char*> top[] = {{"proj_in.", "vae2llm."},
+                                                              {"proj_out.", "llm2vae."},
+                                                              {"time_embedder.linear_1.", "time_embedder.mlp.0."},
+                                                              {"time_embedder.linear_2.", "time_embedder.mlp.2."},
+                                                              {"audio_proj_in.", "sound2llm."},
+                                                              {"audio_proj_out.", "llm2sound."},
+                                                              {"action_proj_in.", "action2llm."},
+                                                              {"action_proj_out.", "llm2action."}};
     for (const auto& [from, to] : top)
         if (starts_with(n, from)) n = to + n.substr(std::string(from).size());
     if (n == "audio_modality_embed") n = "sound_modality_embed";
@@ -62,17 +66,27 @@ std::string canonical_weight_name(const std::string& name_in) {
 std::string diffusers_weight_name(const std::string& canonical) {
     std::string n = canonical;
     static const std::pair<const char*, const char*> attn[] = {
-        {".self_attn.q_proj_moe_gen.", ".self_attn.add_q_proj."}, {".self_attn.k_proj_moe_gen.", ".self_attn.add_k_proj."},
-        {".self_attn.v_proj_moe_gen.", ".self_attn.add_v_proj."}, {".self_attn.o_proj_moe_gen.", ".self_attn.to_add_out."},
-        {".self_attn.q_norm_moe_gen.", ".self_attn.norm_added_q."}, {".self_attn.k_norm_moe_gen.", ".self_attn.norm_added_k."},
-        {".self_attn.q_proj.", ".self_attn.to_q."}, {".self_attn.k_proj.", ".self_attn.to_k."},
-        {".self_attn.v_proj.", ".self_attn.to_v."}, {".self_attn.o_proj.", ".self_attn.to_out."},
-        {".self_attn.q_norm.", ".self_attn.norm_q."}, {".self_attn.k_norm.", ".self_attn.norm_k."}};
+        {".self_attn.q_proj_moe_gen.", ".self_attn.add_q_proj."},
+        {".self_attn.k_proj_moe_gen.", ".self_attn.add_k_proj."},
+        {".self_attn.v_proj_moe_gen.", ".self_attn.add_v_proj."},
+        {".self_attn.o_proj_moe_gen.", ".self_attn.to_add_out."},
+        {".self_attn.q_norm_moe_gen.", ".self_attn.norm_added_q."},
+        {".self_attn.k_norm_moe_gen.", ".self_attn.norm_added_k."},
+        {".self_attn.q_proj.", ".self_attn.to_q."},
+        {".self_attn.k_proj.", ".self_attn.to_k."},
+        {".self_attn.v_proj.", ".self_attn.to_v."},
+        {".self_attn.o_proj.", ".self_attn.to_out."},
+        {".self_attn.q_norm.", ".self_attn.norm_q."},
+        {".self_attn.k_norm.", ".self_attn.norm_k."}};
     for (const auto& [from, to] : attn) replace_all(n, from, to);
-    static const std::pair<const char*, const char*> top[] = {
-        {"vae2llm.", "proj_in."}, {"llm2vae.", "proj_out."}, {"time_embedder.mlp.0.", "time_embedder.linear_1."},
-        {"time_embedder.mlp.2.", "time_embedder.linear_2."}, {"sound2llm.", "audio_proj_in."}, {"llm2sound.", "audio_proj_out."},
-        {"action2llm.", "action_proj_in."}, {"llm2action.", "action_proj_out."}};
+    static const std::pair<const char*, const char*> top[] = {{"vae2llm.", "proj_in."},
+                                                              {"llm2vae.", "proj_out."},
+                                                              {"time_embedder.mlp.0.", "time_embedder.linear_1."},
+                                                              {"time_embedder.mlp.2.", "time_embedder.linear_2."},
+                                                              {"sound2llm.", "audio_proj_in."},
+                                                              {"llm2sound.", "audio_proj_out."},
+                                                              {"action2llm.", "action_proj_in."},
+                                                              {"llm2action.", "action_proj_out."}};
     for (const auto& [from, to] : top)
         if (starts_with(n, from)) n = to + n.substr(std::string(from).size());
     if (n == "sound_modality_embed") n = "audio_modality_embed";
@@ -154,9 +168,11 @@ WeightReport match_weights(const std::map<std::string, std::vector<int64_t>>& ex
     };
     for (const auto& [name, shape] : expected) {
         auto it = canon.find(name);
-        if (it == canon.end()) r.missing.push_back(name);
+        if (it == canon.end())
+            r.missing.push_back(name);
         else if (it->second != shape && !(allow_unit_dims && squeezed(it->second) == squeezed(shape)))
-            r.misshaped.push_back(r.source_of[name] + ": expected " + shape_str(shape) + ", found " + shape_str(it->second));
+            r.misshaped.push_back(r.source_of[name] + ": expected " + shape_str(shape) + ", found " +
+                                  shape_str(it->second));
     }
     return r;
 }

@@ -63,7 +63,8 @@ const char* const kMigrations[] = {
     ALTER TABLE questions ADD COLUMN approved INTEGER NOT NULL DEFAULT 1;
     )sql",
 };
-static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Project::kSchemaVersion, "one migration per schema version");
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Project::kSchemaVersion,
+              "one migration per schema version");
 
 }  // namespace
 
@@ -73,7 +74,9 @@ struct Project::Db {
     ~Db() {
         if (h) sqlite3_close_v2(h);
     }
-    [[noreturn]] void fail(const std::string& what) const { throw Error(path + ": " + what + ": " + sqlite3_errmsg(h)); }
+    [[noreturn]] void fail(const std::string& what) const {
+        throw Error(path + ": " + what + ": " + sqlite3_errmsg(h));
+    }
     void exec(const std::string& sql) const {
         char* err = nullptr;
         if (sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
@@ -186,13 +189,14 @@ std::optional<Dimension> parse_dimension(const std::string& s) {
 }
 
 const std::vector<Dimension>& all_dimensions() {
-    static const std::vector<Dimension> d = {Dimension::SemanticAlignment, Dimension::PhysicalLaws, Dimension::GeometricReasoning,
-                                             Dimension::VisualIntegrity};
+    static const std::vector<Dimension> d = {Dimension::SemanticAlignment, Dimension::PhysicalLaws,
+                                             Dimension::GeometricReasoning, Dimension::VisualIntegrity};
     return d;
 }
 
 const std::vector<std::string>& physical_ai_domains() {
-    static const std::vector<std::string> d = {"Robotics", "Autonomous Vehicle", "Physics", "Human", "Industry", "Common Sense", "Miscellaneous"};
+    static const std::vector<std::string> d = {"Robotics", "Autonomous Vehicle", "Physics",      "Human",
+                                               "Industry", "Common Sense",       "Miscellaneous"};
     return d;
 }
 
@@ -219,7 +223,8 @@ Project::~Project() = default;
 std::unique_ptr<Project> Project::open(const std::string& path) {
     std::unique_ptr<Project> p(new Project(path));
     Db& db = *p->db_;
-    if (sqlite3_open_v2(path.c_str(), &db.h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK)
+    if (sqlite3_open_v2(path.c_str(), &db.h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                        nullptr) != SQLITE_OK)
         throw Error(path + ": cannot open the evaluation project: " + (db.h ? sqlite3_errmsg(db.h) : "out of memory"));
     // Another annotator's write holds the lock for milliseconds; wait for it rather than fail.
     sqlite3_busy_timeout(db.h, 10000);
@@ -236,8 +241,9 @@ std::unique_ptr<Project> Project::open(const std::string& path) {
         Transaction t(db);
         const int version = p->schema_version();
         if (version > kSchemaVersion)
-            throw Error(path + ": the evaluation project has schema version " + std::to_string(version) + ", newer than this WorldStudio (" +
-                        std::to_string(kSchemaVersion) + "); open it with a newer version");
+            throw Error(path + ": the evaluation project has schema version " + std::to_string(version) +
+                        ", newer than this WorldStudio (" + std::to_string(kSchemaVersion) +
+                        "); open it with a newer version");
         for (int v = version; v < kSchemaVersion; ++v) db.exec(kMigrations[v]);
         if (version < kSchemaVersion) db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
         t.commit();
@@ -277,17 +283,25 @@ int64_t Project::add_annotator(const std::string& name) {
 
 int64_t Project::add_prompt(const Prompt& p) {
     if (p.key.empty()) throw Error("a prompt needs an id");
-    if (!p.mode.empty() && p.mode != "T2V" && p.mode != "I2V") throw Error("prompt " + p.key + ": mode must be T2V or I2V, not '" + p.mode + "'");
+    if (!p.mode.empty() && p.mode != "T2V" && p.mode != "I2V")
+        throw Error("prompt " + p.key + ": mode must be T2V or I2V, not '" + p.mode + "'");
     Stmt s(*db_, "SELECT id, text, domain, mode FROM prompts WHERE key = ?");
     s.bind(1, p.key);
     if (s.row()) {
         if (!p.domain.empty() && s.text(2) != p.domain)
             throw Error("prompt " + p.key + " is in domain '" + s.text(2) + "', not '" + p.domain + "'");
-        if (!p.mode.empty() && s.text(3) != p.mode) throw Error("prompt " + p.key + " is " + s.text(3) + ", not " + p.mode);
-        if (!p.text.empty() && s.text(1).empty()) Stmt(*db_, "UPDATE prompts SET text = ? WHERE id = ?").bind(1, p.text).bind(2, s.i64(0)).run();
+        if (!p.mode.empty() && s.text(3) != p.mode)
+            throw Error("prompt " + p.key + " is " + s.text(3) + ", not " + p.mode);
+        if (!p.text.empty() && s.text(1).empty())
+            Stmt(*db_, "UPDATE prompts SET text = ? WHERE id = ?").bind(1, p.text).bind(2, s.i64(0)).run();
         return s.i64(0);
     }
-    Stmt(*db_, "INSERT INTO prompts(key, text, domain, mode) VALUES (?, ?, ?, ?)").bind(1, p.key).bind(2, p.text).bind(3, p.domain).bind(4, p.mode.empty() ? std::string("T2V") : p.mode).run();
+    Stmt(*db_, "INSERT INTO prompts(key, text, domain, mode) VALUES (?, ?, ?, ?)")
+        .bind(1, p.key)
+        .bind(2, p.text)
+        .bind(3, p.domain)
+        .bind(4, p.mode.empty() ? std::string("T2V") : p.mode)
+        .run();
     return sqlite3_last_insert_rowid(db_->h);
 }
 
@@ -298,11 +312,15 @@ int64_t Project::add_video(const Video& v, bool probe_record) {
     const int64_t model = add_model(v.model);
     const int64_t prompt = find_id(*db_, "SELECT id FROM prompts WHERE key = ?", v.prompt_key);
     if (!prompt) throw Error("video " + v.file + ": no prompt " + v.prompt_key);
-    Stmt s(*db_, "SELECT v.id, m.name, p.key FROM videos v JOIN models m ON m.id = v.model_id JOIN prompts p ON p.id = v.prompt_id WHERE v.file = ?");
+    Stmt s(
+        *db_,
+        "SELECT v.id, m.name, p.key FROM videos v JOIN models m ON m.id = v.model_id JOIN prompts p ON p.id = v.prompt_id WHERE v.file = ?");
     s.bind(1, v.file);
     if (s.row()) {
-        if (s.text(1) != v.model) throw Error("video " + v.file + " is by model '" + s.text(1) + "', not '" + v.model + "'");
-        if (s.text(2) != v.prompt_key) throw Error("video " + v.file + " is of prompt " + s.text(2) + ", not " + v.prompt_key);
+        if (s.text(1) != v.model)
+            throw Error("video " + v.file + " is by model '" + s.text(1) + "', not '" + v.model + "'");
+        if (s.text(2) != v.prompt_key)
+            throw Error("video " + v.file + " is of prompt " + s.text(2) + ", not " + v.prompt_key);
         return s.i64(0);
     }
     // A WorldStudio output carries its generation record inside the MP4: keep it with the video (absent or unreadable
@@ -310,20 +328,27 @@ int64_t Project::add_video(const Video& v, bool probe_record) {
     const std::string record = v.record.empty() && probe_record ? embedded_record(path_, v.file) : v.record;
     Stmt ins(*db_, "INSERT INTO videos(file, model_id, prompt_id, seed, record) VALUES (?, ?, ?, ?, ?)");
     ins.bind(1, v.file).bind(2, model).bind(3, prompt).bind(5, record);
-    if (v.seed) ins.bind(4, *v.seed);
-    else ins.bind_null(4);
+    if (v.seed)
+        ins.bind(4, *v.seed);
+    else
+        ins.bind_null(4);
     ins.run();
     return sqlite3_last_insert_rowid(db_->h);
 }
 
-int64_t Project::add_output(const std::string& file, const std::string& record_json, const std::string& prompt_text, const std::string& domain) {
+int64_t Project::add_output(const std::string& file, const std::string& record_json, const std::string& prompt_text,
+                            const std::string& domain) {
     const ojson record = ojson::parse(record_json, nullptr, false);
-    if (record.is_discarded() || !record.is_object()) throw Error(file + ": the generation record is not a JSON object");
+    if (record.is_discarded() || !record.is_object())
+        throw Error(file + ": the generation record is not a JSON object");
     const std::string generation_mode = record.value("mode", "");
     const std::string mode = generation_mode == "text2video" ? "T2V" : generation_mode == "image2video" ? "I2V" : "";
-    if (mode.empty()) throw Error(file + ": a " + (generation_mode.empty() ? std::string("?") : generation_mode) + " output; HUE evaluates text2video and image2video videos");
+    if (mode.empty())
+        throw Error(file + ": a " + (generation_mode.empty() ? std::string("?") : generation_mode) +
+                    " output; HUE evaluates text2video and image2video videos");
     if (prompt_text.empty()) throw Error(file + ": the output has no prompt text");
-    const std::string model = record.contains("model") && record["model"].is_object() ? record["model"].value("id", "") : "";
+    const std::string model =
+        record.contains("model") && record["model"].is_object() ? record["model"].value("id", "") : "";
     if (model.empty()) throw Error(file + ": the generation record names no model");
     Transaction t(*db_);
     std::string key;
@@ -353,21 +378,31 @@ int64_t Project::add_question(const Question& q) {
     if (q.text.empty()) throw Error("question " + q.key + " has no text");
     const int64_t prompt = find_id(*db_, "SELECT id FROM prompts WHERE key = ?", q.prompt_key);
     if (!prompt) throw Error("question " + q.key + ": no prompt " + q.prompt_key);
-    Stmt s(*db_, "SELECT q.id, q.text, q.dimension, p.key FROM questions q JOIN prompts p ON p.id = q.prompt_id WHERE q.key = ?");
+    Stmt s(
+        *db_,
+        "SELECT q.id, q.text, q.dimension, p.key FROM questions q JOIN prompts p ON p.id = q.prompt_id WHERE q.key = ?");
     s.bind(1, q.key);
     if (s.row()) {
-        if (s.text(3) != q.prompt_key) throw Error("question " + q.key + " belongs to prompt " + s.text(3) + ", not " + q.prompt_key);
-        if (s.text(1) != q.text) throw Error("question " + q.key + " reads \"" + s.text(1) + "\", not \"" + q.text + "\"");
+        if (s.text(3) != q.prompt_key)
+            throw Error("question " + q.key + " belongs to prompt " + s.text(3) + ", not " + q.prompt_key);
+        if (s.text(1) != q.text)
+            throw Error("question " + q.key + " reads \"" + s.text(1) + "\", not \"" + q.text + "\"");
         if (s.text(2) != dimension_name(q.dimension))
             throw Error("question " + q.key + " is in dimension " + s.text(2) + ", not " + dimension_name(q.dimension));
         return s.i64(0);
     }
     Stmt(*db_, "INSERT INTO questions(key, prompt_id, text, dimension, approved) VALUES (?, ?, ?, ?, ?)")
-        .bind(1, q.key).bind(2, prompt).bind(3, q.text).bind(4, dimension_name(q.dimension)).bind(5, q.approved ? 1 : 0).run();
+        .bind(1, q.key)
+        .bind(2, prompt)
+        .bind(3, q.text)
+        .bind(4, dimension_name(q.dimension))
+        .bind(5, q.approved ? 1 : 0)
+        .run();
     return sqlite3_last_insert_rowid(db_->h);
 }
 
-int64_t Project::add_new_question(const std::string& prompt_key, const std::string& text, Dimension d, bool approved, const std::string& tag) {
+int64_t Project::add_new_question(const std::string& prompt_key, const std::string& text, Dimension d, bool approved,
+                                  const std::string& tag) {
     Transaction t(*db_);  // the key check and the insert together: another process may add one meanwhile
     std::string key;
     for (int n = 1;; ++n) {
@@ -382,7 +417,11 @@ int64_t Project::add_new_question(const std::string& prompt_key, const std::stri
 void Project::update_question(int64_t id, const std::string& text, Dimension d, bool approved) {
     if (text.empty()) throw Error("a question needs text");
     Stmt(*db_, "UPDATE questions SET text = ?, dimension = ?, approved = ? WHERE id = ?")
-        .bind(1, text).bind(2, dimension_name(d)).bind(3, approved ? 1 : 0).bind(4, id).run();
+        .bind(1, text)
+        .bind(2, dimension_name(d))
+        .bind(3, approved ? 1 : 0)
+        .bind(4, id)
+        .run();
     if (sqlite3_changes(db_->h) == 0) throw Error("no question " + std::to_string(id));
 }
 
@@ -403,16 +442,21 @@ std::vector<Prompt> Project::prompts() const {
 
 std::vector<Video> Project::videos() const {
     std::vector<Video> out;
-    Stmt s(*db_, "SELECT v.id, v.file, m.name, p.key, v.seed, v.record FROM videos v JOIN models m ON m.id = v.model_id "
-                 "JOIN prompts p ON p.id = v.prompt_id ORDER BY v.id");
-    while (s.row()) out.push_back({s.i64(0), s.text(1), s.text(2), s.text(3), s.is_null(4) ? std::nullopt : std::optional<int64_t>(s.i64(4)), s.text(5)});
+    Stmt s(*db_,
+           "SELECT v.id, v.file, m.name, p.key, v.seed, v.record FROM videos v JOIN models m ON m.id = v.model_id "
+           "JOIN prompts p ON p.id = v.prompt_id ORDER BY v.id");
+    while (s.row())
+        out.push_back({s.i64(0), s.text(1), s.text(2), s.text(3),
+                       s.is_null(4) ? std::nullopt : std::optional<int64_t>(s.i64(4)), s.text(5)});
     return out;
 }
 
 std::vector<Question> Project::questions(const std::string& prompt_key, bool drafts_too) const {
     std::vector<Question> out;
-    Stmt s(*db_, "SELECT q.id, q.key, p.key, q.text, q.dimension, q.approved FROM questions q JOIN prompts p ON p.id = q.prompt_id "
-                 "WHERE (? = '' OR p.key = ?) AND (? OR q.approved) ORDER BY q.id");
+    Stmt s(
+        *db_,
+        "SELECT q.id, q.key, p.key, q.text, q.dimension, q.approved FROM questions q JOIN prompts p ON p.id = q.prompt_id "
+        "WHERE (? = '' OR p.key = ?) AND (? OR q.approved) ORDER BY q.id");
     s.bind(1, prompt_key).bind(2, prompt_key).bind(3, drafts_too ? 1 : 0);
     while (s.row()) out.push_back({s.i64(0), s.text(1), s.text(2), s.text(3), dimension_of(s.text(4)), s.i64(5) != 0});
     return out;
@@ -427,30 +471,49 @@ std::vector<std::string> Project::annotators() const {
 
 void Project::answer(int64_t video_id, int64_t question_id, const std::string& annotator, Answer a) {
     const int64_t who = add_annotator(annotator);
-    Stmt(*db_, "INSERT INTO answers(video_id, question_id, annotator_id, value, answered_at) VALUES (?, ?, ?, ?, ?) "
-               "ON CONFLICT(video_id, question_id, annotator_id) DO UPDATE SET value = excluded.value, answered_at = excluded.answered_at")
-        .bind(1, video_id).bind(2, question_id).bind(3, who).bind(4, answer_name(a)).bind(5, now_utc()).run();
+    Stmt(
+        *db_,
+        "INSERT INTO answers(video_id, question_id, annotator_id, value, answered_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT(video_id, question_id, annotator_id) DO UPDATE SET value = excluded.value, answered_at = excluded.answered_at")
+        .bind(1, video_id)
+        .bind(2, question_id)
+        .bind(3, who)
+        .bind(4, answer_name(a))
+        .bind(5, now_utc())
+        .run();
 }
 
-void Project::adjudicate(int64_t video_id, int64_t question_id, const std::string& reviewer, Answer a, const std::string& note) {
+void Project::adjudicate(int64_t video_id, int64_t question_id, const std::string& reviewer, Answer a,
+                         const std::string& note) {
     // A final answer comes from someone who did not answer the item: an annotator does not settle their own dispute.
-    Stmt own(*db_, "SELECT 1 FROM answers a JOIN annotators n ON n.id = a.annotator_id WHERE a.video_id = ? AND a.question_id = ? AND n.name = ?");
+    Stmt own(
+        *db_,
+        "SELECT 1 FROM answers a JOIN annotators n ON n.id = a.annotator_id WHERE a.video_id = ? AND a.question_id = ? AND n.name = ?");
     own.bind(1, video_id).bind(2, question_id).bind(3, reviewer);
     if (own.row()) throw Error(reviewer + " answered this item; its final answer must come from another reviewer");
     const int64_t who = add_annotator(reviewer);
-    Stmt(*db_, "INSERT INTO adjudications(video_id, question_id, reviewer_id, value, note, decided_at) VALUES (?, ?, ?, ?, ?, ?) "
-               "ON CONFLICT(video_id, question_id) DO UPDATE SET reviewer_id = excluded.reviewer_id, value = excluded.value, "
-               "note = excluded.note, decided_at = excluded.decided_at")
-        .bind(1, video_id).bind(2, question_id).bind(3, who).bind(4, answer_name(a)).bind(5, note).bind(6, now_utc()).run();
+    Stmt(
+        *db_,
+        "INSERT INTO adjudications(video_id, question_id, reviewer_id, value, note, decided_at) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(video_id, question_id) DO UPDATE SET reviewer_id = excluded.reviewer_id, value = excluded.value, "
+        "note = excluded.note, decided_at = excluded.decided_at")
+        .bind(1, video_id)
+        .bind(2, question_id)
+        .bind(3, who)
+        .bind(4, answer_name(a))
+        .bind(5, note)
+        .bind(6, now_utc())
+        .run();
 }
 
 std::vector<Task> Project::tasks_for(const std::string& annotator) const {
     std::vector<Task> out;
-    Stmt s(*db_, "SELECT v.id, q.id, v.file, q.text, p.text, q.dimension, "
-                 "(SELECT a.value FROM answers a JOIN annotators n ON n.id = a.annotator_id "
-                 " WHERE a.video_id = v.id AND a.question_id = q.id AND n.name = ?) "
-                 "FROM videos v JOIN prompts p ON p.id = v.prompt_id JOIN questions q ON q.prompt_id = p.id "
-                 "WHERE q.approved ORDER BY v.id, q.id");
+    Stmt s(*db_,
+           "SELECT v.id, q.id, v.file, q.text, p.text, q.dimension, "
+           "(SELECT a.value FROM answers a JOIN annotators n ON n.id = a.annotator_id "
+           " WHERE a.video_id = v.id AND a.question_id = q.id AND n.name = ?) "
+           "FROM videos v JOIN prompts p ON p.id = v.prompt_id JOIN questions q ON q.prompt_id = p.id "
+           "WHERE q.approved ORDER BY v.id, q.id");
     s.bind(1, annotator);
     while (s.row()) {
         Task t{s.i64(0), s.i64(1), s.text(2), s.text(3), s.text(4), dimension_of(s.text(5)), std::nullopt};
@@ -462,23 +525,29 @@ std::vector<Task> Project::tasks_for(const std::string& annotator) const {
 
 std::vector<Disagreement> Project::disagreements(bool include_settled) const {
     std::vector<Disagreement> out;
-    Stmt s(*db_, "SELECT v.id, q.id, v.file, q.text, q.dimension, j.value, r.name, j.note FROM videos v "
-                 "JOIN questions q ON q.prompt_id = v.prompt_id "
-                 "LEFT JOIN adjudications j ON j.video_id = v.id AND j.question_id = q.id LEFT JOIN annotators r ON r.id = j.reviewer_id "
-                 "WHERE q.approved AND (SELECT COUNT(DISTINCT a.value) FROM answers a WHERE a.video_id = v.id AND a.question_id = q.id) > 1 "
-                 "ORDER BY v.id, q.id");
+    Stmt s(
+        *db_,
+        "SELECT v.id, q.id, v.file, q.text, q.dimension, j.value, r.name, j.note FROM videos v "
+        "JOIN questions q ON q.prompt_id = v.prompt_id "
+        "LEFT JOIN adjudications j ON j.video_id = v.id AND j.question_id = q.id LEFT JOIN annotators r ON r.id = j.reviewer_id "
+        "WHERE q.approved AND (SELECT COUNT(DISTINCT a.value) FROM answers a WHERE a.video_id = v.id AND a.question_id = q.id) > 1 "
+        "ORDER BY v.id, q.id");
     while (s.row()) {
         if (!include_settled && !s.is_null(5)) continue;
-        Disagreement d{s.i64(0), s.i64(1), s.text(2), s.text(3), dimension_of(s.text(4)), {}, std::nullopt, s.text(6), s.text(7)};
+        Disagreement d{s.i64(0), s.i64(1),     s.text(2), s.text(3), dimension_of(s.text(4)),
+                       {},       std::nullopt, s.text(6), s.text(7)};
         if (!s.is_null(5)) d.final_answer = answer_of(s.text(5));
         out.push_back(std::move(d));
     }
     // Every answer in one pass, to the items listed (one statement, not one per item).
     std::map<std::pair<int64_t, int64_t>, Disagreement*> by_item;
     for (Disagreement& d : out) by_item[{d.video_id, d.question_id}] = &d;
-    Stmt a(*db_, "SELECT a.video_id, a.question_id, n.name, a.value FROM answers a JOIN annotators n ON n.id = a.annotator_id ORDER BY n.id");
+    Stmt a(
+        *db_,
+        "SELECT a.video_id, a.question_id, n.name, a.value FROM answers a JOIN annotators n ON n.id = a.annotator_id ORDER BY n.id");
     while (!by_item.empty() && a.row())
-        if (auto it = by_item.find({a.i64(0), a.i64(1)}); it != by_item.end()) it->second->answers.emplace_back(a.text(2), answer_of(a.text(3)));
+        if (auto it = by_item.find({a.i64(0), a.i64(1)}); it != by_item.end())
+            it->second->answers.emplace_back(a.text(2), answer_of(a.text(3)));
     return out;
 }
 
@@ -488,16 +557,21 @@ std::vector<LabelRow> Project::labels() const {
     std::vector<LabelRow> out;
     std::map<std::pair<int64_t, int64_t>, size_t> index;
     try {
-        Stmt s(*db_, "SELECT v.id, q.id, m.name, v.file, p.key, p.domain, p.mode, q.key, q.dimension, j.value FROM videos v "
-                     "JOIN models m ON m.id = v.model_id JOIN prompts p ON p.id = v.prompt_id JOIN questions q ON q.prompt_id = p.id "
-                     "LEFT JOIN adjudications j ON j.video_id = v.id AND j.question_id = q.id WHERE q.approved ORDER BY v.id, q.id");
+        Stmt s(
+            *db_,
+            "SELECT v.id, q.id, m.name, v.file, p.key, p.domain, p.mode, q.key, q.dimension, j.value FROM videos v "
+            "JOIN models m ON m.id = v.model_id JOIN prompts p ON p.id = v.prompt_id JOIN questions q ON q.prompt_id = p.id "
+            "LEFT JOIN adjudications j ON j.video_id = v.id AND j.question_id = q.id WHERE q.approved ORDER BY v.id, q.id");
         while (s.row()) {
-            LabelRow r{s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7), dimension_of(s.text(8)), {}, std::nullopt};
+            LabelRow r{s.text(2), s.text(3),   s.text(4), s.text(5), s.text(6), s.text(7), dimension_of(s.text(8)),
+                       {},        std::nullopt};
             if (!s.is_null(9)) r.adjudicated = answer_of(s.text(9));
             index[{s.i64(0), s.i64(1)}] = out.size();
             out.push_back(std::move(r));
         }
-        Stmt a(*db_, "SELECT a.video_id, a.question_id, n.name, a.value FROM answers a JOIN annotators n ON n.id = a.annotator_id ORDER BY n.id");
+        Stmt a(
+            *db_,
+            "SELECT a.video_id, a.question_id, n.name, a.value FROM answers a JOIN annotators n ON n.id = a.annotator_id ORDER BY n.id");
         while (a.row()) {
             auto it = index.find({a.i64(0), a.i64(1)});
             if (it != index.end()) out[it->second].answers.emplace_back(a.text(2), answer_of(a.text(3)));
@@ -516,8 +590,10 @@ std::vector<std::pair<std::string, int64_t>> Project::progress(int64_t* items) c
         *items = s.row() ? s.i64(0) : 0;
     }
     std::vector<std::pair<std::string, int64_t>> out;
-    Stmt s(*db_, "SELECT n.name, COUNT(*) FROM answers a JOIN annotators n ON n.id = a.annotator_id JOIN questions q ON q.id = a.question_id "
-                 "WHERE q.approved GROUP BY n.id ORDER BY n.id");
+    Stmt s(
+        *db_,
+        "SELECT n.name, COUNT(*) FROM answers a JOIN annotators n ON n.id = a.annotator_id JOIN questions q ON q.id = a.question_id "
+        "WHERE q.approved GROUP BY n.id ORDER BY n.id");
     while (s.row()) out.emplace_back(s.text(0), s.i64(1));
     return out;
 }
@@ -526,7 +602,8 @@ std::vector<std::pair<std::string, int64_t>> Project::progress(int64_t* items) c
 
 namespace {
 
-const std::set<std::string> kRequiredKeys = {"model", "prompt_id", "domain", "video", "question_id", "question", "dimension", "annotator", "answer"};
+const std::set<std::string> kRequiredKeys = {"model",    "prompt_id", "domain",    "video", "question_id",
+                                             "question", "dimension", "annotator", "answer"};
 const std::set<std::string> kOptionalKeys = {"adjudicated_by", "prompt", "mode", "seed", "note"};
 
 std::string text_field(const ojson& j, const std::string& key) {
@@ -548,7 +625,8 @@ ImportReport Project::import_jsonl(const std::string& file) {
         const ojson j = ojson::parse(line, nullptr, false);
         if (j.is_object() && j.contains("video") && j["video"].is_string()) {
             const std::string video = j["video"].get<std::string>();
-            if (!records.count(video) && !find_id(*db_, "SELECT id FROM videos WHERE file = ?", video)) records[video] = embedded_record(path_, video);
+            if (!records.count(video) && !find_id(*db_, "SELECT id FROM videos WHERE file = ?", video))
+                records[video] = embedded_record(path_, video);
         }
     }
     in.clear();
@@ -577,7 +655,9 @@ ImportReport Project::import_jsonl(const std::string& file) {
             const auto a = parse_answer(answer_text);
             if (!a) throw Error("unknown answer \"" + answer_text + "\" (yes, no or unclear)");
             const auto d = parse_dimension(dim_text);
-            if (!d) throw Error("unknown dimension \"" + dim_text + "\" (Semantic Alignment, Physical Laws, Geometric Reasoning, Visual Integrity)");
+            if (!d)
+                throw Error("unknown dimension \"" + dim_text +
+                            "\" (Semantic Alignment, Physical Laws, Geometric Reasoning, Visual Integrity)");
             Prompt p;
             p.mode.clear();  // a line without "mode" leaves the prompt's mode as it is
             p.key = text_field(j, "prompt_id");
@@ -598,7 +678,8 @@ ImportReport Project::import_jsonl(const std::string& file) {
             }
             if (const auto r = records.find(v.file); r != records.end()) v.record = r->second;
             const int64_t video = add_video(v, false);
-            const int64_t question = add_question({0, text_field(j, "question_id"), p.key, text_field(j, "question"), *d, true});
+            const int64_t question =
+                add_question({0, text_field(j, "question_id"), p.key, text_field(j, "question"), *d, true});
             const std::string annotator = text_field(j, "annotator");
             if (annotator.empty()) throw Error("\"annotator\" is empty");
             if (j.contains("adjudicated_by")) {
@@ -642,15 +723,21 @@ void Project::export_jsonl(const std::string& file) const {
         if (!s.is_null(11)) j["seed"] = s.i64(11);
         out << j.dump() << '\n';
     };
-    const std::string common = "SELECT m.name, p.key, p.domain, v.file, q.key, q.text, q.dimension, n.name, x.value, p.text, p.mode, v.seed";
-    const std::string joins = " JOIN videos v ON v.id = x.video_id JOIN models m ON m.id = v.model_id JOIN prompts p ON p.id = v.prompt_id "
-                              "JOIN questions q ON q.id = x.question_id ";
+    const std::string common =
+        "SELECT m.name, p.key, p.domain, v.file, q.key, q.text, q.dimension, n.name, x.value, p.text, p.mode, v.seed";
+    const std::string joins =
+        " JOIN videos v ON v.id = x.video_id JOIN models m ON m.id = v.model_id JOIN prompts p ON p.id = v.prompt_id "
+        "JOIN questions q ON q.id = x.question_id ";
     {
-        Stmt s(*db_, (common + ", '' FROM answers x" + joins + "JOIN annotators n ON n.id = x.annotator_id ORDER BY v.id, q.id, n.id").c_str());
+        Stmt s(*db_, (common + ", '' FROM answers x" + joins +
+                      "JOIN annotators n ON n.id = x.annotator_id ORDER BY v.id, q.id, n.id")
+                         .c_str());
         while (s.row()) line(s, false);
     }
     {
-        Stmt s(*db_, (common + ", x.note FROM adjudications x" + joins + "JOIN annotators n ON n.id = x.reviewer_id ORDER BY v.id, q.id").c_str());
+        Stmt s(*db_, (common + ", x.note FROM adjudications x" + joins +
+                      "JOIN annotators n ON n.id = x.reviewer_id ORDER BY v.id, q.id")
+                         .c_str());
         while (s.row()) line(s, true);
     }
     const std::string tmp = file + ".tmp";

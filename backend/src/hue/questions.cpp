@@ -29,8 +29,10 @@ std::vector<std::string> words(const std::string& s) {
     std::vector<std::string> out;
     std::string w;
     for (char c : lower(s)) {
-        if (std::isalnum(static_cast<unsigned char>(c))) w += c;
-        else if (!w.empty()) out.push_back(w), w.clear();
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            w += c;
+        else if (!w.empty())
+            out.push_back(w), w.clear();
     }
     if (!w.empty()) out.push_back(w);
     return out;
@@ -84,7 +86,8 @@ const std::vector<Check>& checklist(const std::string& domain) {
     return it == lists.end() ? lists.at("Miscellaneous") : it->second;
 }
 
-// A question's words that contradict the prompt's ("Is the box red?" for "a blue box") put back as the prompt says them.
+// A question's words that contradict the prompt's ("Is the box red?" for "a blue box") put back as the prompt says
+// them.
 std::string keep_prompt(const std::string& prompt, const std::string& question) {
     const ojson q = {{"q", question}};
     std::vector<CaptionIssue> conflicts;
@@ -110,11 +113,17 @@ std::string videos_caption(const Project& project, const std::string& prompt_key
 
 std::string domain_by_keywords(const std::string& prompt) {
     static const std::vector<std::pair<std::string, std::vector<std::string>>> vocab = {
-        {"Robotics", {"robot", "gripper", "arm", "manipulator", "grasp", "grasps", "picks", "pick", "end", "effector", "humanoid", "quadruped"}},
-        {"Autonomous Vehicle", {"car", "cars", "vehicle", "vehicles", "truck", "road", "highway", "lane", "intersection", "driving", "drives", "traffic", "pedestrian"}},
+        {"Robotics",
+         {"robot", "gripper", "arm", "manipulator", "grasp", "grasps", "picks", "pick", "end", "effector", "humanoid",
+          "quadruped"}},
+        {"Autonomous Vehicle",
+         {"car", "cars", "vehicle", "vehicles", "truck", "road", "highway", "lane", "intersection", "driving", "drives",
+          "traffic", "pedestrian"}},
         {"Industry", {"factory", "warehouse", "conveyor", "forklift", "assembly", "machine", "industrial", "pallet"}},
         {"Human", {"person", "man", "woman", "people", "child", "hand", "hands", "walks", "dancer", "athlete", "chef"}},
-        {"Physics", {"ball", "falls", "fall", "bounces", "bounce", "rolls", "roll", "collide", "collides", "drops", "splash", "liquid", "pours", "box", "slides"}},
+        {"Physics",
+         {"ball", "falls", "fall", "bounces", "bounce", "rolls", "roll", "collide", "collides", "drops", "splash",
+          "liquid", "pours", "box", "slides"}},
         {"Common Sense", {"kitchen", "cup", "door", "table", "opens", "closes", "cooking", "cleaning"}},
     };
     const std::vector<std::string> w = words(prompt);
@@ -133,7 +142,8 @@ std::string audit_problem(const std::string& question) {
     if (q.empty()) return "empty";
     if (q.back() != '?') return "not a question";
     if (std::count(q.begin(), q.end(), '?') != 1) return "more than one question";
-    static const std::set<std::string> auxiliaries = {"does", "do", "is", "are", "can", "did", "was", "were", "has", "have", "will", "would", "could"};
+    static const std::set<std::string> auxiliaries = {"does", "do",  "is",   "are",  "can",   "did",  "was",
+                                                      "were", "has", "have", "will", "would", "could"};
     const std::vector<std::string> w = words(q);
     if (w.empty() || !auxiliaries.count(w.front())) return "not a yes/no question";
     if (std::count(w.begin(), w.end(), "or")) return "not atomic (\"or\")";
@@ -143,8 +153,12 @@ std::string audit_problem(const std::string& question) {
 
 std::vector<DraftQuestion> questions_by_rules(const ojson& inv, const std::string& domain) {
     std::vector<DraftQuestion> out;
-    auto add = [&](Dimension d, const std::string& text, const std::string& origin) { out.push_back({text, d, "rules: " + origin}); };
-    auto str = [](const ojson& j, const char* key) { return j.is_object() && j.contains(key) && j[key].is_string() ? trim(j[key].get<std::string>()) : std::string(); };
+    auto add = [&](Dimension d, const std::string& text, const std::string& origin) {
+        out.push_back({text, d, "rules: " + origin});
+    };
+    auto str = [](const ojson& j, const char* key) {
+        return j.is_object() && j.contains(key) && j[key].is_string() ? trim(j[key].get<std::string>()) : std::string();
+    };
     if (inv.is_object() && inv.contains("subjects") && inv["subjects"].is_array())
         for (const ojson& s : inv["subjects"]) {
             const std::string d = str(s, "description");
@@ -154,27 +168,35 @@ std::vector<DraftQuestion> questions_by_rules(const ojson& inv, const std::strin
         for (const ojson& a : inv["actions"]) {
             std::string d = str(a, "description");
             while (!d.empty() && (d.back() == '.' || d.back() == ',')) d.pop_back();
-            if (!d.empty()) add(Dimension::SemanticAlignment, "Does the video show that " + d + "?", "action at " + str(a, "time"));
+            if (!d.empty())
+                add(Dimension::SemanticAlignment, "Does the video show that " + d + "?", "action at " + str(a, "time"));
         }
-    const std::string camera = inv.is_object() && inv.contains("cinematography") ? str(inv["cinematography"], "camera_motion") : "";
+    const std::string camera =
+        inv.is_object() && inv.contains("cinematography") ? str(inv["cinematography"], "camera_motion") : "";
     if (!camera.empty() && lower(camera).find("static") == std::string::npos)
         add(Dimension::SemanticAlignment, "Does the camera motion match \"" + camera + "\"?", "camera motion");
     const std::string audio = str(inv, "audio_description");
-    if (!audio.empty() && lower(audio).find("silence") != 0) add(Dimension::SemanticAlignment, "Does the sound match \"" + audio + "\"?", "audio");
+    if (!audio.empty() && lower(audio).find("silence") != 0)
+        add(Dimension::SemanticAlignment, "Does the sound match \"" + audio + "\"?", "audio");
     for (const Check& c : checklist(domain)) add(c.dimension, c.question, domain + " checklist");
     add(Dimension::GeometricReasoning, "Do the objects keep a constant size and shape?", "geometry");
-    add(Dimension::GeometricReasoning, "Do objects stay in place relative to the background when the camera moves?", "geometry");
+    add(Dimension::GeometricReasoning, "Do objects stay in place relative to the background when the camera moves?",
+        "geometry");
     add(Dimension::VisualIntegrity, "Is the video free of flicker, smearing and sudden artifacts?", "integrity");
     add(Dimension::VisualIntegrity, "Do objects keep their colours throughout the video?", "integrity");
     return out;
 }
 
-QuestionPlan draft_questions(Session& session, const std::string& prompt, const QuestionOptions& o, const RunCallbacks& cb) {
+QuestionPlan draft_questions(Session& session, const std::string& prompt, const QuestionOptions& o,
+                             const RunCallbacks& cb) {
     if (trim(prompt).empty()) throw Error("nothing to draft questions for: the prompt is empty");
     if (o.max_questions < 1 || o.max_questions > 100) throw Error("max_questions must be between 1 and 100");
     if (o.mode != "T2V" && o.mode != "I2V") throw Error("the mode must be T2V or I2V");
     QuestionPlan plan;
-    plan.record = {{"prompt", prompt}, {"mode", o.mode}, {"max_new_tokens", o.sampling.max_new_tokens}, {"do_sample", o.sampling.do_sample},
+    plan.record = {{"prompt", prompt},
+                   {"mode", o.mode},
+                   {"max_new_tokens", o.sampling.max_new_tokens},
+                   {"do_sample", o.sampling.do_sample},
                    {"seed", o.sampling.seed}};
     auto check_cancel = [&] {
         if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
@@ -185,7 +207,8 @@ QuestionPlan draft_questions(Session& session, const std::string& prompt, const 
     for (const std::string& d : physical_ai_domains()) domains += (domains.empty() ? "" : ", ") + d;
     const std::string strategist =
         "You are the Domain Strategist of a video evaluation pipeline. Put this video generation prompt in exactly one Physical AI "
-        "domain of: " + domains + ". Reply with JSON only: {\"domain\": \"...\"}.\nPrompt: " + prompt;
+        "domain of: " +
+        domains + ". Reply with JSON only: {\"domain\": \"...\"}.\nPrompt: " + prompt;
     ReasonerSampling short_reply = o.sampling;  // a domain name needs few tokens (a thinking model gets room to think)
     short_reply.max_new_tokens = std::min(o.sampling.max_new_tokens, 256);
     const std::string strategist_reply = session.ask(strategist, short_reply, cb);
@@ -208,7 +231,8 @@ QuestionPlan draft_questions(Session& session, const std::string& prompt, const 
     } else {
         plan.inventory_source = "scene parser";
         try {
-            const UpsampleResult up = session.upsample(o.mode == "I2V" ? "i2v" : "t2v", prompt, ojson::object(), o.sampling, cb);
+            const UpsampleResult up =
+                session.upsample(o.mode == "I2V" ? "i2v" : "t2v", prompt, ojson::object(), o.sampling, cb);
             plan.inventory = up.caption;
             plan.record["model"] = up.record["model"];
             plan.record["scene_parser_problems"] = up.problems;
@@ -236,8 +260,8 @@ QuestionPlan draft_questions(Session& session, const std::string& prompt, const 
         std::to_string(o.max_questions) +
         " atomic yes/no questions about a generated video, each checking one fact and worded so that Yes is the desired outcome, "
         "each in one dimension of: Semantic Alignment, Physical Laws, Geometric Reasoning, Visual Integrity. Reply with JSON only: "
-        "{\"questions\": [{\"question\": \"...\", \"dimension\": \"...\"}]}.\nDomain: " + plan.domain + "\nPrompt: " + prompt +
-        "\nScene inventory: " + plan.inventory.dump();
+        "{\"questions\": [{\"question\": \"...\", \"dimension\": \"...\"}]}.\nDomain: " +
+        plan.domain + "\nPrompt: " + prompt + "\nScene inventory: " + plan.inventory.dump();
     const std::string auditor_reply = session.ask(auditor, o.sampling, cb);
     plan.record["auditor_reply"] = auditor_reply;
     std::vector<DraftQuestion> candidates;
@@ -245,7 +269,9 @@ QuestionPlan draft_questions(Session& session, const std::string& prompt, const 
     if (aj.is_object() && aj.contains("questions") && aj["questions"].is_array())
         for (const ojson& q : aj["questions"]) {
             if (!q.is_object() || !q.contains("question") || !q["question"].is_string()) continue;
-            const auto d = q.contains("dimension") && q["dimension"].is_string() ? parse_dimension(q["dimension"].get<std::string>()) : std::nullopt;
+            const auto d = q.contains("dimension") && q["dimension"].is_string()
+                               ? parse_dimension(q["dimension"].get<std::string>())
+                               : std::nullopt;
             if (!d) {
                 plan.dropped.push_back(q["question"].get<std::string>() + " (no known dimension)");
                 continue;

@@ -109,7 +109,8 @@ Scores score(const std::vector<LabelRow>& rows) {
             for (const auto& [m, s] : ms.modes)
                 if (m == mode) board.emplace_back(name, s);
         if (board.empty()) continue;
-        std::stable_sort(board.begin(), board.end(), [](const auto& x, const auto& y) { return x.second.hue() > y.second.hue(); });
+        std::stable_sort(board.begin(), board.end(),
+                         [](const auto& x, const auto& y) { return x.second.hue() > y.second.hue(); });
         out.leaderboards.emplace_back(mode, std::move(board));
     }
     return out;
@@ -136,7 +137,8 @@ ojson scores_json(const Scores& s) {
     }
     ojson agreement = ojson::object();
     for (const auto& [d, a] : s.agreement)
-        agreement[dimension_name(d)] = {{"percent", a.percent()}, {"kappa", a.kappa ? ojson(*a.kappa) : ojson(nullptr)}, {"pairs", a.pairs}};
+        agreement[dimension_name(d)] = {
+            {"percent", a.percent()}, {"kappa", a.kappa ? ojson(*a.kappa) : ojson(nullptr)}, {"pairs", a.pairs}};
     ojson boards = ojson::object();
     for (const auto& [mode, board] : s.leaderboards) {
         ojson rows = ojson::array();
@@ -151,7 +153,8 @@ std::string scores_table(const Scores& s) {
     for (const auto& [mode, board] : s.leaderboards) {
         o << mode << " leaderboard\n";
         int rank = 0;
-        for (const auto& [name, x] : board) o << "  " << ++rank << ". " << name << "  HUE " << fmt(x.hue()) << "  (n " << x.n << ")\n";
+        for (const auto& [name, x] : board)
+            o << "  " << ++rank << ". " << name << "  HUE " << fmt(x.hue()) << "  (n " << x.n << ")\n";
     }
     for (const auto& [name, ms] : s.models) {
         const auto ci = ms.overall.ci95(), w = ms.overall.wilson95();
@@ -159,16 +162,21 @@ std::string scores_table(const Scores& s) {
             o << "\n" << name << ": no final labels yet\n";
             continue;
         }
-        // Wilson's interval first (right near 0 and 100 and for small N); the paper's normal interval, clamped, beside it.
-        o << "\n" << name << ": HUE " << fmt(ms.overall.hue()) << "  n " << ms.overall.n << "  95% Wilson [" << fmt(w.first) << ", "
-          << fmt(w.second) << "]  (paper's normal interval [" << fmt(ci.first) << ", " << fmt(ci.second) << "])\n";
-        for (const auto& [d, x] : ms.dimensions) o << "  " << dimension_name(d) << ": " << fmt(x.hue()) << " (n " << x.n << ")\n";
-        for (const auto& [d, x] : ms.domains) o << "  domain " << (d.empty() ? "(none)" : d) << ": " << fmt(x.hue()) << " (n " << x.n << ")\n";
+        // Wilson's interval first (right near 0 and 100 and for small N); the paper's normal interval, clamped, beside
+        // it.
+        o << "\n"
+          << name << ": HUE " << fmt(ms.overall.hue()) << "  n " << ms.overall.n << "  95% Wilson [" << fmt(w.first)
+          << ", " << fmt(w.second) << "]  (paper's normal interval [" << fmt(ci.first) << ", " << fmt(ci.second)
+          << "])\n";
+        for (const auto& [d, x] : ms.dimensions)
+            o << "  " << dimension_name(d) << ": " << fmt(x.hue()) << " (n " << x.n << ")\n";
+        for (const auto& [d, x] : ms.domains)
+            o << "  domain " << (d.empty() ? "(none)" : d) << ": " << fmt(x.hue()) << " (n " << x.n << ")\n";
     }
     if (!s.agreement.empty()) o << "\nagreement (first two annotators)\n";
     for (const auto& [d, a] : s.agreement)
-        o << "  " << dimension_name(d) << ": " << fmt(a.percent()) << " %  kappa " << (a.kappa ? fmt(*a.kappa, 3) : std::string("n/a")) << "  (" << a.pairs
-          << " pairs)\n";
+        o << "  " << dimension_name(d) << ": " << fmt(a.percent()) << " %  kappa "
+          << (a.kappa ? fmt(*a.kappa, 3) : std::string("n/a")) << "  (" << a.pairs << " pairs)\n";
     o << "\npending: " << s.pending << " (disagreeing and not adjudicated, or fewer than two answers)\n";
     return o.str();
 }
@@ -179,8 +187,9 @@ std::string scores_csv(const Scores& s) {
     o << "scope,model,group,yes,n,hue,ci95_low,ci95_high,wilson95_low,wilson95_high,kappa\n";
     auto row = [&](const char* scope, const std::string& model, const std::string& group, const Score& x) {
         const auto ci = x.ci95(), w = x.wilson95();
-        o << scope << ',' << csv_field(model) << ',' << csv_field(group) << ',' << x.yes << ',' << x.n << ',' << fmt(x.hue(), 3) << ','
-          << fmt(ci.first, 3) << ',' << fmt(ci.second, 3) << ',' << fmt(w.first, 3) << ',' << fmt(w.second, 3) << ",\n";
+        o << scope << ',' << csv_field(model) << ',' << csv_field(group) << ',' << x.yes << ',' << x.n << ','
+          << fmt(x.hue(), 3) << ',' << fmt(ci.first, 3) << ',' << fmt(ci.second, 3) << ',' << fmt(w.first, 3) << ','
+          << fmt(w.second, 3) << ",\n";
     };
     for (const auto& [name, ms] : s.models) {
         row("model", name, "", ms.overall);
@@ -189,8 +198,8 @@ std::string scores_csv(const Scores& s) {
         for (const auto& [d, x] : ms.modes) row("mode", name, d, x);
     }
     for (const auto& [d, a] : s.agreement)
-        o << "agreement,," << csv_field(dimension_name(d)) << ',' << a.agreed << ',' << a.pairs << ',' << fmt(a.percent(), 3) << ",,,,,"
-          << (a.kappa ? fmt(*a.kappa, 4) : std::string()) << '\n';
+        o << "agreement,," << csv_field(dimension_name(d)) << ',' << a.agreed << ',' << a.pairs << ','
+          << fmt(a.percent(), 3) << ",,,,," << (a.kappa ? fmt(*a.kappa, 4) : std::string()) << '\n';
     return o.str();
 }
 

@@ -57,10 +57,12 @@ BatchInput read_batch_files(const std::vector<std::string>& paths) {
     BatchInput in;
     std::map<std::string, std::string> first_seen;  // name -> origin
     const std::vector<std::string> files = expand(paths);
-    if (files.empty()) throw Error("no sample files match " + (paths.empty() ? std::string("(none given)") : paths.front()));
+    if (files.empty())
+        throw Error("no sample files match " + (paths.empty() ? std::string("(none given)") : paths.front()));
     for (const std::string& file : files) {
         const std::string ext = fs::path(file).extension().string();
-        if (ext == ".yaml" || ext == ".yml") throw Error(file + ": YAML sample files are not read here; write the sample as JSON");
+        if (ext == ".yaml" || ext == ".yml")
+            throw Error(file + ": YAML sample files are not read here; write the sample as JSON");
         if (ext != ".json" && ext != ".jsonl") throw Error(file + ": unsupported sample file (.json or .jsonl)");
         const std::string text = read_text(file);
         const std::string stem = fs::path(file).stem().string();
@@ -101,7 +103,8 @@ BatchInput read_batch_files(const std::vector<std::string>& paths) {
             }
             s.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : p.default_name;
             if (batch_sample_name(s.name) != s.name) {
-                in.problems.push_back(p.origin + ": 'name' must be a folder name (no '/' or control characters, at most " +
+                in.problems.push_back(p.origin +
+                                      ": 'name' must be a folder name (no '/' or control characters, at most " +
                                       std::to_string(kMaxSampleNameBytes) + " bytes)");
                 continue;
             }
@@ -135,7 +138,8 @@ std::string batch_sample_status(const std::string& out_dir, const std::string& n
     return j["status"].get<std::string>();
 }
 
-BatchReport run_batch(Session& session, const BatchInput& input, const std::string& out_dir, const BatchOptions& o, const RunCallbacks& cb) {
+BatchReport run_batch(Session& session, const BatchInput& input, const std::string& out_dir, const BatchOptions& o,
+                      const RunCallbacks& cb) {
     fs::create_directories(out_dir);
     std::ofstream console(fs::path(out_dir) / "console.log", std::ios::app);
     auto log = [&](const std::string& line) {
@@ -155,10 +159,16 @@ BatchReport run_batch(Session& session, const BatchInput& input, const std::stri
         }
         fs::create_directories(dir);
         fs::remove(dir / "sample_outputs.json");
-        const bool image = s.args.contains("num_frames") && s.args["num_frames"].is_number() && s.args["num_frames"].get<double>() == 1;
+        const bool image = s.args.contains("num_frames") && s.args["num_frames"].is_number() &&
+                           s.args["num_frames"].get<double>() == 1;
         const std::string media = (dir / (image ? "vision.png" : "vision.mp4")).string();
-        log("sample " + std::to_string(i + 1) + "/" + std::to_string(input.samples.size()) + " " + s.name + " (" + s.origin + ")");
-        ojson outputs = {{"args", s.args}, {"status", "success"}, {"message", nullptr}, {"stack_trace", nullptr}, {"outputs", ojson::array()}};
+        log("sample " + std::to_string(i + 1) + "/" + std::to_string(input.samples.size()) + " " + s.name + " (" +
+            s.origin + ")");
+        ojson outputs = {{"args", s.args},
+                         {"status", "success"},
+                         {"message", nullptr},
+                         {"stack_trace", nullptr},
+                         {"outputs", ojson::array()}};
         if (!s.extra.is_null()) outputs["args"]["extra"] = s.extra;
         try {
             const GenerationResult r = session.generate(s.args, media, cb);
@@ -205,8 +215,10 @@ std::string batch_sample_name(const std::string& text) {
         // Whole UTF-8 characters only: a cut never splits one.
         const size_t len = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
         if (name.size() + len > kMaxSampleNameBytes) break;
-        if (lead == '/' || lead < 0x20 || lead == 0x7F) name += '_';
-        else name.append(text, i, len);
+        if (lead == '/' || lead < 0x20 || lead == 0x7F)
+            name += '_';
+        else
+            name.append(text, i, len);
         i += len;
     }
     if (name.empty() || name == "." || name == "..") name = "sample" + name;

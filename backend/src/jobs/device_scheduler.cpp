@@ -27,7 +27,9 @@ const char* device_work_name(DeviceWork w) {
     return "?";
 }
 
-DeviceScheduler::DeviceScheduler(int nice) { thread_ = std::thread([this, nice] { loop(nice); }); }
+DeviceScheduler::DeviceScheduler(int nice) {
+    thread_ = std::thread([this, nice] { loop(nice); });
+}
 
 DeviceScheduler::~DeviceScheduler() {
     std::deque<Waiting> dropped;
@@ -86,7 +88,8 @@ bool DeviceScheduler::run(DeviceWork kind, const Work& work, const Cancelled& gi
     std::unique_lock<std::mutex> lock(state->m);
     bool asked = false;
     while (!state->done) {
-        if (state->cv.wait_for(lock, std::chrono::milliseconds(20)) == std::cv_status::timeout && !asked && give_up && give_up()) {
+        if (state->cv.wait_for(lock, std::chrono::milliseconds(20)) == std::cv_status::timeout && !asked && give_up &&
+            give_up()) {
             asked = true;
             lock.unlock();
             cancel(t);

@@ -59,7 +59,10 @@ const char* job_state_name(JobState s) {
 }
 
 JobQueue::JobQueue(std::shared_ptr<const Model> model, JobEvents events, std::string journal_path, MediaFiles media)
-    : model_(std::move(model)), events_(std::move(events)), journal_path_(std::move(journal_path)), media_(std::move(media)) {
+    : model_(std::move(model)),
+      events_(std::move(events)),
+      journal_path_(std::move(journal_path)),
+      media_(std::move(media)) {
     preview_every_ = std::max(0, events_.preview_every);
     if (!journal_path_.empty() && std::filesystem::exists(journal_path_)) {
         std::ifstream in(journal_path_, std::ios::binary);
@@ -122,7 +125,10 @@ int64_t JobQueue::submit(ojson request, std::string out_prefix) {
 
 void JobQueue::changed_locked() {
     if (journal_path_.empty()) return;
-    ojson doc{{"format", kJournalFormat}, {"version", kJournalVersion}, {"next_id", next_id_}, {"paused", paused_},
+    ojson doc{{"format", kJournalFormat},
+              {"version", kJournalVersion},
+              {"next_id", next_id_},
+              {"paused", paused_},
               {"jobs", ojson::array()}};
     for (const auto& j : jobs_) doc["jobs"].push_back(j.to_json());
     {
@@ -381,8 +387,10 @@ void JobQueue::run() {
             cb.on_preview = [&](const LatentPreview& p) {
                 // A callback consumer (the studio) takes every preview as it comes; otherwise the bounded buffer keeps
                 // the newest for a polling consumer. Never blocks sampling.
-                if (events_.on_preview) events_.on_preview(job.id, p);
-                else previews_.push({job.id, p});
+                if (events_.on_preview)
+                    events_.on_preview(job.id, p);
+                else
+                    previews_.push({job.id, p});
             };
         }
         try {
@@ -392,13 +400,14 @@ void JobQueue::run() {
             } else {
                 // The device's turn first, when a scheduler shares it (an upsample or a rollout may hold it); Cancel
                 // stops the wait too.
-                run_on_device(scheduler.get(), DeviceWork::Generate, [this] { return cancel_running_.load(); },
-                              [&](const DeviceScheduler::Cancelled& cancelled) {
-                                  RunCallbacks device_cb = cb;
-                                  device_cb.should_cancel = cancelled;
-                                  Session session(model, media_);
-                                  r = session.generate(job.request, job.out_prefix, device_cb);
-                              });
+                run_on_device(
+                    scheduler.get(), DeviceWork::Generate, [this] { return cancel_running_.load(); },
+                    [&](const DeviceScheduler::Cancelled& cancelled) {
+                        RunCallbacks device_cb = cb;
+                        device_cb.should_cancel = cancelled;
+                        Session session(model, media_);
+                        r = session.generate(job.request, job.out_prefix, device_cb);
+                    });
             }
             job.state = JobState::Done;
             job.record = r.record;

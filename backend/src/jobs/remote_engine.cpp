@@ -43,14 +43,14 @@ int abort_when_cancelled(void* cb, curl_off_t, curl_off_t, curl_off_t, curl_off_
 }
 
 struct Body {
-    curl_mime* form = nullptr;  // a multipart POST (made on the handle it is sent with)
+    curl_mime* form = nullptr;          // a multipart POST (made on the handle it is sent with)
     const std::string* json = nullptr;  // a JSON POST
 };
 
 // One HTTP exchange: a GET, or a POST of `body`; `method` overrides the verb (DELETE). With `cb`, a cancel aborts
 // the transfer and throws ws::Cancelled.
-Response exchange(const RemoteEngine& e, const std::string& path, const char* method, Body body = {}, CURL* with = nullptr,
-                  const RunCallbacks* cb = nullptr) {
+Response exchange(const RemoteEngine& e, const std::string& path, const char* method, Body body = {},
+                  CURL* with = nullptr, const RunCallbacks* cb = nullptr) {
     Handle own(nullptr, curl_easy_cleanup);
     if (!with) own = new_handle();
     CURL* curl = with ? with : own.get();
@@ -80,7 +80,11 @@ Response exchange(const RemoteEngine& e, const std::string& path, const char* me
     const CURLcode code = curl_easy_perform(curl);
     if (code == CURLE_ABORTED_BY_CALLBACK) throw Cancelled();
     if (code != CURLE_OK)
-        throw Error(e.url + ": " + (method ? method : form || body.json ? "POST" : "GET") + " " + path + " failed: " + curl_easy_strerror(code));
+        throw Error(e.url + ": " +
+                    (method              ? method
+                     : form || body.json ? "POST"
+                                         : "GET") +
+                    " " + path + " failed: " + curl_easy_strerror(code));
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
     return r;
 }
@@ -89,7 +93,8 @@ ojson json_body(const RemoteEngine& e, const std::string& what, const Response& 
     const ojson j = ojson::parse(r.body, nullptr, false);
     if (r.status >= 400) {
         std::string message = r.body.substr(0, 300);
-        if (j.is_object() && j.contains("error") && j["error"].is_object() && j["error"].contains("message") && j["error"]["message"].is_string())
+        if (j.is_object() && j.contains("error") && j["error"].is_object() && j["error"].contains("message") &&
+            j["error"]["message"].is_string())
             message = j["error"]["message"].get<std::string>();
         else if (j.is_object() && j.contains("detail") && j["detail"].is_string())
             message = j["detail"].get<std::string>();
@@ -104,7 +109,9 @@ std::string text_of(const ojson& v) { return v.is_string() ? v.get<std::string>(
 // OUT without an .mp4 or .png extension: the media and the record are OUT.EXT and OUT.json.
 std::string base_of(const std::string& out_prefix) {
     const std::string ext = fs::path(out_prefix).extension().string();
-    const std::string base = ext == ".mp4" || ext == ".png" ? (fs::path(out_prefix).parent_path() / fs::path(out_prefix).stem()).string() : out_prefix;
+    const std::string base = ext == ".mp4" || ext == ".png"
+                                 ? (fs::path(out_prefix).parent_path() / fs::path(out_prefix).stem()).string()
+                                 : out_prefix;
     if (fs::path(base).has_parent_path()) fs::create_directories(fs::path(base).parent_path());
     return base;
 }
@@ -115,23 +122,25 @@ void write_file(const std::string& path, const std::string& bytes) {
     if (!f) throw Error(path + ": cannot write");
 }
 
-GenerationResult finish(const RemoteEngine& e, const GenerationRequest& req, const std::string& base, const std::string& media, const std::string& kind,
-                        const std::string& job_id, const ojson& sent, const ojson& response, double seconds) {
+GenerationResult finish(const RemoteEngine& e, const GenerationRequest& req, const std::string& base,
+                        const std::string& media, const std::string& kind, const std::string& job_id, const ojson& sent,
+                        const ojson& response, double seconds) {
     GenerationResult result;
     result.outputs.push_back(media);
-    result.record = {{"record_version", 1},
-                     {"engine", {{"kind", "vllm-omni"}, {"url", e.url}, {"model", e.model}, {"job_id", job_id}}},
-                     {"mode", mode_name(req.mode)},
-                     {"seed", req.seed},
-                     {"num_steps", req.num_steps},
-                     {"guidance", req.guidance},
-                     {"shift", req.shift},
-                     {"request", req.to_json()},
-                     {"sent", sent},
-                     {"response", response},
-                     {"outputs", ojson::array({{{kind, fs::path(media).filename().string()}, {"seed", req.seed}}})},
-                     {"seconds", seconds},
-                     {"versions", {{"worldstudio", WS_VERSION}, {"curl", curl_version_info(CURLVERSION_NOW)->version}}}};
+    result.record = {
+        {"record_version", 1},
+        {"engine", {{"kind", "vllm-omni"}, {"url", e.url}, {"model", e.model}, {"job_id", job_id}}},
+        {"mode", mode_name(req.mode)},
+        {"seed", req.seed},
+        {"num_steps", req.num_steps},
+        {"guidance", req.guidance},
+        {"shift", req.shift},
+        {"request", req.to_json()},
+        {"sent", sent},
+        {"response", response},
+        {"outputs", ojson::array({{{kind, fs::path(media).filename().string()}, {"seed", req.seed}}})},
+        {"seconds", seconds},
+        {"versions", {{"worldstudio", WS_VERSION}, {"curl", curl_version_info(CURLVERSION_NOW)->version}}}};
     write_file(base + ".json", result.record.dump(2) + "\n");
     result.outputs.push_back(base + ".json");
     return result;
@@ -139,8 +148,9 @@ GenerationResult finish(const RemoteEngine& e, const GenerationRequest& req, con
 
 // Text to image: one POST /v1/images/generations (JSON; the server answers when the picture is made, so a cancel
 // aborts the exchange), the picture from data[0].b64_json.
-GenerationResult remote_image(const RemoteEngine& e, const GenerationRequest& req, const Resolution& size, const std::string& out_prefix,
-                              const RunCallbacks& cb, std::chrono::steady_clock::time_point t_start) {
+GenerationResult remote_image(const RemoteEngine& e, const GenerationRequest& req, const Resolution& size,
+                              const std::string& out_prefix, const RunCallbacks& cb,
+                              std::chrono::steady_clock::time_point t_start) {
     ojson sent = {{"prompt", req.prompt},
                   {"size", std::to_string(size.width) + "x" + std::to_string(size.height)},
                   {"n", 1},
@@ -153,9 +163,11 @@ GenerationResult remote_image(const RemoteEngine& e, const GenerationRequest& re
     if (cb.on_progress) cb.on_progress(0, 100, 0);
     const std::string body = sent.dump();
     const std::string what = "POST /v1/images/generations";
-    ojson answer = json_body(e, what, exchange(e, "/v1/images/generations", nullptr, Body{nullptr, &body}, nullptr, &cb));
-    if (!answer.contains("data") || !answer["data"].is_array() || answer["data"].empty() || !answer["data"][0].is_object() ||
-        !answer["data"][0].contains("b64_json") || !answer["data"][0]["b64_json"].is_string())
+    ojson answer =
+        json_body(e, what, exchange(e, "/v1/images/generations", nullptr, Body{nullptr, &body}, nullptr, &cb));
+    if (!answer.contains("data") || !answer["data"].is_array() || answer["data"].empty() ||
+        !answer["data"][0].is_object() || !answer["data"][0].contains("b64_json") ||
+        !answer["data"][0]["b64_json"].is_string())
         throw Error(e.url + ": " + what + " answered without data[0].b64_json");
     std::vector<uint8_t> picture;
     try {
@@ -170,19 +182,27 @@ GenerationResult remote_image(const RemoteEngine& e, const GenerationRequest& re
     answer["data"][0]["b64_json"] = std::to_string(picture.size()) + " bytes, in the PNG";
     const std::string base = base_of(out_prefix);
     write_file(base + ".png", std::string(picture.begin(), picture.end()));
-    if (cb.on_progress) cb.on_progress(100, 100, std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
-    return finish(e, req, base, base + ".png", "image", "", sent, answer, std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
+    if (cb.on_progress)
+        cb.on_progress(100, 100, std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
+    return finish(e, req, base, base + ".png", "image", "", sent, answer,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
 }
 }  // namespace
 
-GenerationResult remote_generate(const RemoteEngine& e, const ojson& job, const std::string& out_prefix, const RunCallbacks& cb) {
-    if (e.url.rfind("http://", 0) != 0 && e.url.rfind("https://", 0) != 0) throw Error("a remote engine's URL starts with http:// or https:// (got '" + e.url + "')");
+GenerationResult remote_generate(const RemoteEngine& e, const ojson& job, const std::string& out_prefix,
+                                 const RunCallbacks& cb) {
+    if (e.url.rfind("http://", 0) != 0 && e.url.rfind("https://", 0) != 0)
+        throw Error("a remote engine's URL starts with http:// or https:// (got '" + e.url + "')");
     const auto t_start = std::chrono::steady_clock::now();
     const GenerationRequest req = GenerationRequest::parse(job);
-    if (req.mode != Mode::Text2Image && req.mode != Mode::Text2Video && req.mode != Mode::Image2Video && req.mode != Mode::Video2Video)
-        throw Error(std::string("the remote engine client sends text2image, text2video, image2video and video2video jobs (the image and video APIs), not ") +
-                    mode_name(req.mode));
-    const Resolution size = req.width > 0 ? Resolution{req.width, req.height} : resolution_for(req.resolution, req.aspect_ratio);
+    if (req.mode != Mode::Text2Image && req.mode != Mode::Text2Video && req.mode != Mode::Image2Video &&
+        req.mode != Mode::Video2Video)
+        throw Error(
+            std::string(
+                "the remote engine client sends text2image, text2video, image2video and video2video jobs (the image and video APIs), not ") +
+            mode_name(req.mode));
+    const Resolution size =
+        req.width > 0 ? Resolution{req.width, req.height} : resolution_for(req.resolution, req.aspect_ratio);
     if (req.mode == Mode::Text2Image) return remote_image(e, req, size, out_prefix, cb, t_start);
     // The form, field by field from the request (what is sent is kept for the record).
     ojson sent = {{"prompt", req.prompt},
@@ -197,9 +217,11 @@ GenerationResult remote_generate(const RemoteEngine& e, const ojson& job, const 
     if (!req.negative_prompt.empty()) sent["negative_prompt"] = req.negative_prompt;
     if (!e.model.empty()) sent["model"] = e.model;
     ojson extra = ojson::object();
-    if (!req.condition_frame_indexes_vision.empty()) extra["condition_frame_indexes_vision"] = req.condition_frame_indexes_vision;
-    extra["negative_metadata_mode"] = req.negative_metadata_mode == NegativeMetadataMode::None ? "none"
-                                      : req.negative_metadata_mode == NegativeMetadataMode::Same ? "same" : "inverse";
+    if (!req.condition_frame_indexes_vision.empty())
+        extra["condition_frame_indexes_vision"] = req.condition_frame_indexes_vision;
+    extra["negative_metadata_mode"] = req.negative_metadata_mode == NegativeMetadataMode::None   ? "none"
+                                      : req.negative_metadata_mode == NegativeMetadataMode::Same ? "same"
+                                                                                                 : "inverse";
     sent["extra_params"] = extra;
     Handle handle = new_handle();
     std::unique_ptr<curl_mime, decltype(&curl_mime_free)> form(curl_mime_init(handle.get()), curl_mime_free);
@@ -216,8 +238,10 @@ GenerationResult remote_generate(const RemoteEngine& e, const ojson& job, const 
         curl_mime_filedata(part, req.vision_path.c_str());
         sent["input_reference"] = fs::path(req.vision_path).filename().string();
     }
-    const ojson created = json_body(e, "POST /v1/videos", exchange(e, "/v1/videos", nullptr, Body{form.get(), nullptr}, handle.get(), &cb));
-    if (!created.contains("id") || !created["id"].is_string()) throw Error(e.url + ": POST /v1/videos answered without a job id");
+    const ojson created = json_body(e, "POST /v1/videos",
+                                    exchange(e, "/v1/videos", nullptr, Body{form.get(), nullptr}, handle.get(), &cb));
+    if (!created.contains("id") || !created["id"].is_string())
+        throw Error(e.url + ": POST /v1/videos answered without a job id");
     const std::string id = created["id"].get<std::string>();
     if (cb.on_log) cb.on_log("remote job " + id + " on " + e.url);
     ojson record_of_job = created;
@@ -241,15 +265,18 @@ GenerationResult remote_generate(const RemoteEngine& e, const ojson& job, const 
                 message = record_of_job["error"].value("message", message);
             throw Error(e.url + ": job " + id + " failed: " + message);
         }
-        if (status != "queued" && status != "in_progress") throw Error(e.url + ": job " + id + " has an unknown status '" + status + "'");
+        if (status != "queued" && status != "in_progress")
+            throw Error(e.url + ": job " + id + " has an unknown status '" + status + "'");
         std::this_thread::sleep_for(std::chrono::duration<double>(e.poll_seconds));
     }
     const Response video = exchange(e, "/v1/videos/" + id + "/content", nullptr, {}, nullptr, &cb);
-    if (video.status >= 400) json_body(e, "GET /v1/videos/" + id + "/content", video);  // throws with the server's words
+    if (video.status >= 400)
+        json_body(e, "GET /v1/videos/" + id + "/content", video);  // throws with the server's words
     if (video.body.empty()) throw Error(e.url + ": job " + id + " has no video content");
     const std::string base = base_of(out_prefix);
     write_file(base + ".mp4", video.body);
-    return finish(e, req, base, base + ".mp4", "video", id, sent, record_of_job, std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
+    return finish(e, req, base, base + ".mp4", "video", id, sent, record_of_job,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
 }
 
 }  // namespace ws

@@ -45,11 +45,13 @@ std::string trim(std::string s) {
 }  // namespace
 
 bool SlurmTask::finished() const {
-    static const std::set<std::string> running = {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING"};
+    static const std::set<std::string> running = {"PENDING",   "RUNNING",  "CONFIGURING", "COMPLETING",
+                                                  "SUSPENDED", "REQUEUED", "RESIZING"};
     return !running.count(state);
 }
 
-std::string submit_slurm_batch(const BatchInput& input, const std::string& out_dir, const SlurmOptions& o, bool resume) {
+std::string submit_slurm_batch(const BatchInput& input, const std::string& out_dir, const SlurmOptions& o,
+                               bool resume) {
     if (o.cli.empty()) throw Error("the Slurm batch needs the path of worldstudio-cli for its tasks");
     if (o.shards < 1 || o.max_running < 1) throw Error("the Slurm batch needs at least one shard and one running task");
     const fs::path dir = fs::absolute(out_dir) / ".slurm";
@@ -84,14 +86,17 @@ std::string submit_slurm_batch(const BatchInput& input, const std::string& out_d
     fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
     std::string extra;
     for (const std::string& a : o.sbatch_args) extra += " " + quote(a);
-    const std::string cmd = "sbatch --parsable --job-name=worldstudio-batch --array=" + indices + "%" + std::to_string(o.max_running) +
-                            " --output=" + quote((dir / "task_%a.log").string()) + extra + " " + quote(script.string());
+    const std::string cmd = "sbatch --parsable --job-name=worldstudio-batch --array=" + indices + "%" +
+                            std::to_string(o.max_running) + " --output=" + quote((dir / "task_%a.log").string()) +
+                            extra + " " + quote(script.string());
     std::string out;
     if (run(o, cmd, &out) != 0) throw Error("sbatch refused the batch: " + trim(out));
     std::string id = trim(out);
     id = id.substr(0, id.find(';'));  // --parsable prints "ID" or "ID;CLUSTER"
-    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos) throw Error("sbatch printed no job id: " + trim(out));
-    std::ofstream(dir / "job.json") << ojson{{"job_id", id}, {"shards", n}, {"array", indices}, {"max_running", o.max_running}}.dump(2) << "\n";
+    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
+        throw Error("sbatch printed no job id: " + trim(out));
+    std::ofstream(dir / "job.json")
+        << ojson{{"job_id", id}, {"shards", n}, {"array", indices}, {"max_running", o.max_running}}.dump(2) << "\n";
     return id;
 }
 
@@ -104,7 +109,8 @@ std::string slurm_job_of(const std::string& out_dir) {
 
 std::vector<SlurmTask> slurm_tasks(const std::string& job_id, const SlurmOptions& o) {
     std::string out;
-    if (run(o, "squeue -h -r -t all -j " + job_id + " -o '%K|%T|%r'", &out) != 0) throw Error("squeue failed: " + trim(out));
+    if (run(o, "squeue -h -r -t all -j " + job_id + " -o '%K|%T|%r'", &out) != 0)
+        throw Error("squeue failed: " + trim(out));
     std::vector<SlurmTask> tasks;
     std::istringstream lines(out);
     for (std::string line; std::getline(lines, line);) {
@@ -143,17 +149,23 @@ Submission submission_of(const std::string& out_dir) {
     std::ifstream in(file);
     if (!in) throw Error(out_dir + ": no Slurm batch was submitted into this folder (no .slurm/job.json)");
     const ojson j = ojson::parse(in, nullptr, false);
-    auto bad = [&](const std::string& field) { return Error(file.string() + ": '" + field + "' is missing or damaged"); };
+    auto bad = [&](const std::string& field) {
+        return Error(file.string() + ": '" + field + "' is missing or damaged");
+    };
     if (!j.is_object()) throw Error(file.string() + ": not a JSON object");
     Submission s;
     if (!j.contains("job_id") || !j["job_id"].is_string()) throw bad("job_id");
-    if (!j.contains("shards") || !j["shards"].is_number_unsigned() || j["shards"].get<size_t>() < 1 || j["shards"].get<size_t>() > 100000) throw bad("shards");
+    if (!j.contains("shards") || !j["shards"].is_number_unsigned() || j["shards"].get<size_t>() < 1 ||
+        j["shards"].get<size_t>() > 100000)
+        throw bad("shards");
     if (!j.contains("array") || !j["array"].is_string()) throw bad("array");
     s.job_id = j["job_id"].get<std::string>();
     s.shards = j["shards"].get<size_t>();
     std::istringstream list(j["array"].get<std::string>());
     for (std::string k; std::getline(list, k, ',');) {
-        if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos || k.size() > 6 || std::stoul(k) >= s.shards) throw bad("array");
+        if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos || k.size() > 6 ||
+            std::stoul(k) >= s.shards)
+            throw bad("array");
         s.array.insert(std::stoi(k));
     }
     return s;
@@ -162,7 +174,8 @@ Submission submission_of(const std::string& out_dir) {
 std::vector<BatchInput> read_shards(const std::string& out_dir, size_t n) {
     std::vector<BatchInput> shards;
     for (size_t k = 0; k < n; ++k)
-        shards.push_back(read_batch_files({(fs::path(out_dir) / ".slurm" / ("shard_" + std::to_string(k) + ".jsonl")).string()}));
+        shards.push_back(
+            read_batch_files({(fs::path(out_dir) / ".slurm" / ("shard_" + std::to_string(k) + ".jsonl")).string()}));
     return shards;
 }
 }  // namespace
@@ -180,7 +193,8 @@ BatchInput slurm_batch_input(const std::string& out_dir) {
     for (size_t i = 0; i < total; ++i) {
         BatchInput& from = shards[i % sub.shards];
         if (i / sub.shards >= from.samples.size())
-            throw Error(out_dir + "/.slurm: shard_" + std::to_string(i % sub.shards) + ".jsonl has fewer samples than the deal gave it");
+            throw Error(out_dir + "/.slurm: shard_" + std::to_string(i % sub.shards) +
+                        ".jsonl has fewer samples than the deal gave it");
         all.samples.push_back(std::move(from.samples[i / sub.shards]));
     }
     return all;
@@ -217,8 +231,10 @@ int SlurmBatchStatus::failed() const {
     return n;
 }
 
-SlurmBatchStatus slurm_batch_status(const std::string& out_dir, const SlurmOptions& o, const SlurmBatchStatus& previous) {
-    constexpr int kLooksBeforeUnlisted = 3;  // squeue lists a new array at once; a task never listed by then has long gone
+SlurmBatchStatus slurm_batch_status(const std::string& out_dir, const SlurmOptions& o,
+                                    const SlurmBatchStatus& previous) {
+    constexpr int kLooksBeforeUnlisted =
+        3;  // squeue lists a new array at once; a task never listed by then has long gone
     const Submission sub = submission_of(out_dir);
     const bool same_job = previous.job_id == sub.job_id;
     SlurmBatchStatus status;
@@ -243,8 +259,10 @@ SlurmBatchStatus slurm_batch_status(const std::string& out_dir, const SlurmOptio
         } else if (before && !before->state.empty()) {
             SlurmTask last;
             last.state = before->state;
-            if (last.finished()) s.state = before->state, s.reason = before->reason;
-            else s.state = "CANCELLED", s.reason = "not listed any more";
+            if (last.finished())
+                s.state = before->state, s.reason = before->reason;
+            else
+                s.state = "CANCELLED", s.reason = "not listed any more";
         } else if (s.submitted && status.looks >= kLooksBeforeUnlisted) {
             s.state = "UNLISTED", s.reason = "squeue does not list it";  // finished long ago, or never ran
         }
@@ -253,14 +271,16 @@ SlurmBatchStatus slurm_batch_status(const std::string& out_dir, const SlurmOptio
     return status;
 }
 
-SlurmBatchStatus wait_for_slurm_batch(const std::string& out_dir, const SlurmOptions& o, const std::function<void(const SlurmShardStatus&)>& on_change,
+SlurmBatchStatus wait_for_slurm_batch(const std::string& out_dir, const SlurmOptions& o,
+                                      const std::function<void(const SlurmShardStatus&)>& on_change,
                                       double poll_seconds) {
     SlurmBatchStatus status;
     for (;;) {
         const SlurmBatchStatus now = slurm_batch_status(out_dir, o, status);
         for (size_t k = 0; k < now.shards.size(); ++k) {
             const SlurmShardStatus& s = now.shards[k];
-            const bool changed = k >= status.shards.size() || status.shards[k].state != s.state || status.shards[k].reason != s.reason;
+            const bool changed =
+                k >= status.shards.size() || status.shards[k].state != s.state || status.shards[k].reason != s.reason;
             if (changed && s.submitted && !s.state.empty() && on_change) on_change(s);
         }
         status = now;

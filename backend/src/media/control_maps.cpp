@@ -14,21 +14,24 @@ cv::Mat frame_mat(const VideoFrames& v, int i) {
 }
 
 void check(const VideoFrames& v) {
-    if (v.count <= 0 || v.width <= 0 || v.height <= 0 || v.rgb.size() != static_cast<size_t>(v.width) * v.height * 3 * v.count)
+    if (v.count <= 0 || v.width <= 0 || v.height <= 0 ||
+        v.rgb.size() != static_cast<size_t>(v.width) * v.height * 3 * v.count)
         throw Error("control maps need at least one complete frame");
 }
 
 template <typename T>
 const T& preset_value(const std::map<std::string, T>& table, const std::string& preset) {
     auto it = table.find(preset);
-    if (it == table.end()) throw Error("unknown control preset '" + preset + "' (use very_low, low, medium, high, very_high)");
+    if (it == table.end())
+        throw Error("unknown control preset '" + preset + "' (use very_low, low, medium, high, very_high)");
     return it->second;
 }
 }  // namespace
 
 VideoFrames edge_control_map(const VideoFrames& v, const std::string& preset) {
     static const std::map<std::string, std::pair<double, double>> thresholds = {
-        {"none", {20, 50}}, {"very_low", {20, 50}}, {"low", {50, 100}}, {"medium", {100, 200}}, {"high", {200, 300}}, {"very_high", {300, 400}}};
+        {"none", {20, 50}},     {"very_low", {20, 50}}, {"low", {50, 100}},
+        {"medium", {100, 200}}, {"high", {200, 300}},   {"very_high", {300, 400}}};
     const auto [lo, hi] = preset_value(thresholds, preset);
     check(v);
     VideoFrames out = v;
@@ -42,7 +45,8 @@ VideoFrames edge_control_map(const VideoFrames& v, const std::string& preset) {
 }
 
 VideoFrames blur_control_map(const VideoFrames& v, const std::string& preset) {
-    static const std::map<std::string, int> factors = {{"none", 1}, {"very_low", 4}, {"low", 4}, {"medium", 10}, {"high", 16}, {"very_high", 16}};
+    static const std::map<std::string, int> factors = {{"none", 1},    {"very_low", 4}, {"low", 4},
+                                                       {"medium", 10}, {"high", 16},    {"very_high", 16}};
     const int factor = preset_value(factors, preset);
     check(v);
     VideoFrames out = v;
@@ -52,7 +56,8 @@ VideoFrames blur_control_map(const VideoFrames& v, const std::string& preset) {
         cv::GaussianBlur(bilateral, blurred, cv::Size(5, 5), 1.0);
         if (factor > 1) {
             cv::Mat small;
-            cv::resize(blurred, small, cv::Size(std::max(1, v.width / factor), std::max(1, v.height / factor)), 0, 0, cv::INTER_AREA);
+            cv::resize(blurred, small, cv::Size(std::max(1, v.width / factor), std::max(1, v.height / factor)), 0, 0,
+                       cv::INTER_AREA);
             cv::resize(small, blurred, cv::Size(v.width, v.height), 0, 0, cv::INTER_CUBIC);
         }
         cv::Mat dst(v.height, v.width, CV_8UC3, out.rgb.data() + static_cast<size_t>(i) * v.width * v.height * 3);

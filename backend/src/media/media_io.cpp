@@ -27,7 +27,6 @@ namespace {
 // Bytes past a packed RGB picture that swscale may touch (its widest vector store).
 constexpr size_t kSwsSlack = 64;
 
-
 const char* kRecordTag = "worldstudio_record";
 
 std::string av_error(int code) {
@@ -78,9 +77,11 @@ InputPtr open_input(const std::string& path) {
 
 CodecPtr open_decoder(const std::string& path, AVStream* st) {
     const AVCodec* dec = avcodec_find_decoder(st->codecpar->codec_id);
-    if (!dec) throw Error(path + ": no decoder for codec '" + std::string(avcodec_get_name(st->codecpar->codec_id)) + "'");
+    if (!dec)
+        throw Error(path + ": no decoder for codec '" + std::string(avcodec_get_name(st->codecpar->codec_id)) + "'");
     CodecPtr ctx(avcodec_alloc_context3(dec));
-    if (!ctx || avcodec_parameters_to_context(ctx.get(), st->codecpar) < 0) throw Error(path + ": cannot set up the decoder");
+    if (!ctx || avcodec_parameters_to_context(ctx.get(), st->codecpar) < 0)
+        throw Error(path + ": cannot set up the decoder");
     ctx->thread_count = 2;
     int rc = avcodec_open2(ctx.get(), dec, nullptr);
     if (rc < 0) throw Error(path + ": cannot open the decoder (" + av_error(rc) + ")");
@@ -128,8 +129,8 @@ int video_stream(const std::string& path, AVFormatContext* in) {
     if (index < 0) throw Error(path + ": has no video stream");
     const AVCodecParameters* par = in->streams[index]->codecpar;
     if (par->width <= 0 || par->height <= 0 || par->width > kMaxMediaDimension || par->height > kMaxMediaDimension)
-        throw Error(path + ": picture size " + std::to_string(par->width) + "x" + std::to_string(par->height) + " is not supported (at most " +
-                    std::to_string(kMaxMediaDimension) + " a side)");
+        throw Error(path + ": picture size " + std::to_string(par->width) + "x" + std::to_string(par->height) +
+                    " is not supported (at most " + std::to_string(kMaxMediaDimension) + " a side)");
     return index;
 }
 
@@ -159,9 +160,10 @@ VideoFrames read_video(const std::string& path, double fps, int max_frames) {
     };
     decode_stream(path, in.get(), index, ctx.get(), [&](AVFrame* f) {
         if (f->width != W || f->height != H) throw Error(path + ": the picture size changes mid-stream");
-        if (++decoded > kMaxDecodedFrames) throw Error(path + ": more than " + std::to_string(kMaxDecodedFrames) + " frames");
-        sws.reset(sws_getCachedContext(sws.release(), W, H, static_cast<AVPixelFormat>(f->format), W, H, AV_PIX_FMT_RGB24,
-                                       SWS_BILINEAR, nullptr, nullptr, nullptr));
+        if (++decoded > kMaxDecodedFrames)
+            throw Error(path + ": more than " + std::to_string(kMaxDecodedFrames) + " frames");
+        sws.reset(sws_getCachedContext(sws.release(), W, H, static_cast<AVPixelFormat>(f->format), W, H,
+                                       AV_PIX_FMT_RGB24, SWS_BILINEAR, nullptr, nullptr, nullptr));
         if (!sws) throw Error(path + ": cannot convert pixel format");
         // swscale's vector code may write a few bytes past the last row of a packed RGB picture whose width is not
         // a multiple of its block, so the buffer carries slack.
@@ -199,9 +201,10 @@ VideoFrames read_video_at(const std::string& path, double start_seconds, int max
         AVStream* st = in->streams[index];
         const int W = st->codecpar->width, H = st->codecpar->height;
         const double tb = av_q2d(st->time_base);
-        const bool seeked = attempt == 0 && start_seconds > kTolerance && tb > 0 &&
-                            av_seek_frame(in.get(), index, static_cast<int64_t>(std::floor((start_seconds - kTolerance) / tb)),
-                                          AVSEEK_FLAG_BACKWARD) >= 0;
+        const bool seeked =
+            attempt == 0 && start_seconds > kTolerance && tb > 0 &&
+            av_seek_frame(in.get(), index, static_cast<int64_t>(std::floor((start_seconds - kTolerance) / tb)),
+                          AVSEEK_FLAG_BACKWARD) >= 0;
         CodecPtr ctx = open_decoder(path, st);
         VideoFrames out;
         out.width = W, out.height = H;
@@ -213,13 +216,15 @@ VideoFrames read_video_at(const std::string& path, double start_seconds, int max
         bool overshot = false;
         decode_stream(path, in.get(), index, ctx.get(), [&](AVFrame* f) {
             if (f->width != W || f->height != H) throw Error(path + ": the picture size changes mid-stream");
-            if (++decoded > kMaxDecodedFrames) throw Error(path + ": more than " + std::to_string(kMaxDecodedFrames) + " frames");
-            const double t = f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp * tb : (decoded - 1) / out.fps;
+            if (++decoded > kMaxDecodedFrames)
+                throw Error(path + ": more than " + std::to_string(kMaxDecodedFrames) + " frames");
+            const double t =
+                f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp * tb : (decoded - 1) / out.fps;
             if (t < start_seconds - kTolerance) return true;
             if (seeked && decoded == 1 && t > start_seconds + kTolerance) return overshot = true, false;
             if (end_seconds > start_seconds && t >= end_seconds - kTolerance) return false;
-            sws.reset(sws_getCachedContext(sws.release(), W, H, static_cast<AVPixelFormat>(f->format), W, H, AV_PIX_FMT_RGB24,
-                                           SWS_BILINEAR, nullptr, nullptr, nullptr));
+            sws.reset(sws_getCachedContext(sws.release(), W, H, static_cast<AVPixelFormat>(f->format), W, H,
+                                           AV_PIX_FMT_RGB24, SWS_BILINEAR, nullptr, nullptr, nullptr));
             if (!sws) throw Error(path + ": cannot convert pixel format");
             out.rgb.resize(out.rgb.size() + frame_bytes + kSwsSlack);  // slack for swscale, as in read_video
             uint8_t* dst[4] = {out.rgb.data() + out.rgb.size() - frame_bytes - kSwsSlack, nullptr, nullptr, nullptr};
@@ -243,8 +248,8 @@ AudioClip read_audio(const std::string& path, int sample_rate, int channels) {
     int index = av_find_best_stream(in.get(), AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
     if (index < 0) throw Error(path + ": has no audio stream");
     AVStream* st = in->streams[index];
-    if (st->codecpar->sample_rate <= 0 || st->codecpar->sample_rate > 768000 || st->codecpar->ch_layout.nb_channels <= 0 ||
-        st->codecpar->ch_layout.nb_channels > 64)
+    if (st->codecpar->sample_rate <= 0 || st->codecpar->sample_rate > 768000 ||
+        st->codecpar->ch_layout.nb_channels <= 0 || st->codecpar->ch_layout.nb_channels > 64)
         throw Error(path + ": unsupported audio format");
     CodecPtr ctx = open_decoder(path, st);
     AudioClip clip;
@@ -264,8 +269,9 @@ AudioClip read_audio(const std::string& path, int sample_rate, int channels) {
     decode_stream(path, in.get(), index, ctx.get(), [&](AVFrame* f) {
         if (!swr) {
             SwrContext* raw = nullptr;
-            if (swr_alloc_set_opts2(&raw, &out_layout, AV_SAMPLE_FMT_FLT, sample_rate, &f->ch_layout, static_cast<AVSampleFormat>(f->format),
-                                    f->sample_rate, 0, nullptr) < 0 || swr_init(raw) < 0) {
+            if (swr_alloc_set_opts2(&raw, &out_layout, AV_SAMPLE_FMT_FLT, sample_rate, &f->ch_layout,
+                                    static_cast<AVSampleFormat>(f->format), f->sample_rate, 0, nullptr) < 0 ||
+                swr_init(raw) < 0) {
                 swr_free(&raw);
                 throw Error(path + ": cannot resample this audio");
             }
@@ -330,12 +336,14 @@ struct RgbConverter {
 void check_frames(const std::string& path, const VideoFrames& v) {
     if (v.width <= 0 || v.height <= 0 || v.count <= 0 || v.width > kMaxMediaDimension || v.height > kMaxMediaDimension)
         throw Error(path + ": nothing to write (empty or oversized frames)");
-    if (v.rgb.size() != static_cast<size_t>(v.width) * v.height * 3 * v.count) throw Error(path + ": frame buffer size mismatch");
+    if (v.rgb.size() != static_cast<size_t>(v.width) * v.height * 3 * v.count)
+        throw Error(path + ": frame buffer size mismatch");
 }
 
 }  // namespace
 
-void write_mp4(const std::string& path, const VideoFrames& v, const AudioClip* audio, const std::string& record_json, int crf) {
+void write_mp4(const std::string& path, const VideoFrames& v, const AudioClip* audio, const std::string& record_json,
+               int crf) {
     check_frames(path, v);
     quiet_ffmpeg();
     if (v.width % 2 || v.height % 2) throw Error(path + ": H.264 needs even width and height");
@@ -371,7 +379,8 @@ void write_mp4(const std::string& path, const VideoFrames& v, const AudioClip* a
     CodecPtr actx;
     AVStream* as = nullptr;
     if (audio && audio->frames() > 0) {
-        if (audio->channels != 2 || audio->sample_rate != 48000) throw Error(path + ": the sound track must be 48 kHz stereo");
+        if (audio->channels != 2 || audio->sample_rate != 48000)
+            throw Error(path + ": the sound track must be 48 kHz stereo");
         const AVCodec* aenc = avcodec_find_encoder(AV_CODEC_ID_AAC);
         if (!aenc) throw Error(path + ": this FFmpeg has no AAC encoder");
         as = avformat_new_stream(out.oc, nullptr);
@@ -400,7 +409,8 @@ void write_mp4(const std::string& path, const VideoFrames& v, const AudioClip* a
     RgbConverter yuv(path, v.width, v.height, AV_PIX_FMT_YUV420P);
     FramePtr af;
     int64_t audio_pos = 0;
-    const int64_t audio_total = as ? std::min<int64_t>(audio->frames(), static_cast<int64_t>(std::llround(v.count / v.fps * 48000))) : 0;
+    const int64_t audio_total =
+        as ? std::min<int64_t>(audio->frames(), static_cast<int64_t>(std::llround(v.count / v.fps * 48000))) : 0;
     auto push_audio_until = [&](int64_t until) {
         if (!as) return;
         const int n = actx->frame_size > 0 ? actx->frame_size : 1024;
@@ -479,7 +489,9 @@ void write_image(const std::string& path, const VideoFrames& v, int index, AVCod
 }
 }  // namespace
 
-void write_png(const std::string& path, const VideoFrames& v, int index) { write_image(path, v, index, AV_CODEC_ID_PNG, 0); }
+void write_png(const std::string& path, const VideoFrames& v, int index) {
+    write_image(path, v, index, AV_CODEC_ID_PNG, 0);
+}
 void write_jpeg(const std::string& path, const VideoFrames& v, int index, int quality) {
     write_image(path, v, index, AV_CODEC_ID_MJPEG, quality);
 }
@@ -492,7 +504,8 @@ void write_wav(const std::string& path, const AudioClip& a) {
     auto u16 = [&](uint16_t v) { o.write(reinterpret_cast<const char*>(&v), 2); };
     const uint32_t data_bytes = static_cast<uint32_t>(a.samples.size() * 4);
     o.write("RIFF", 4), u32(36 + data_bytes), o.write("WAVE", 4);
-    o.write("fmt ", 4), u32(16), u16(3 /* IEEE float */), u16(static_cast<uint16_t>(a.channels)), u32(static_cast<uint32_t>(a.sample_rate));
+    o.write("fmt ", 4), u32(16), u16(3 /* IEEE float */), u16(static_cast<uint16_t>(a.channels)),
+        u32(static_cast<uint32_t>(a.sample_rate));
     u32(static_cast<uint32_t>(a.sample_rate * a.channels * 4)), u16(static_cast<uint16_t>(a.channels * 4)), u16(32);
     o.write("data", 4), u32(data_bytes);
     o.write(reinterpret_cast<const char*>(a.samples.data()), static_cast<std::streamsize>(data_bytes));
@@ -512,14 +525,16 @@ ojson probe_media(const std::string& path) {
         AVStream* st = in->streams[i];
         const AVCodecParameters* p = st->codecpar;
         ojson s = {{"index", i}, {"codec", avcodec_get_name(p->codec_id)}};
-        const double duration = st->duration != AV_NOPTS_VALUE ? st->duration * av_q2d(st->time_base)
-                                                                 : (in->duration != AV_NOPTS_VALUE ? in->duration / double(AV_TIME_BASE) : 0.0);
+        const double duration = st->duration != AV_NOPTS_VALUE
+                                    ? st->duration * av_q2d(st->time_base)
+                                    : (in->duration != AV_NOPTS_VALUE ? in->duration / double(AV_TIME_BASE) : 0.0);
         s["duration"] = duration;
         if (p->codec_type == AVMEDIA_TYPE_VIDEO) {
             const AVRational r = av_guess_frame_rate(in.get(), st, nullptr);
             s["type"] = "video", s["width"] = p->width, s["height"] = p->height;
             s["fps"] = r.den ? av_q2d(r) : 0.0;
-            s["frames"] = st->nb_frames > 0 ? st->nb_frames : static_cast<int64_t>(std::llround(duration * (r.den ? av_q2d(r) : 0.0)));
+            s["frames"] = st->nb_frames > 0 ? st->nb_frames
+                                            : static_cast<int64_t>(std::llround(duration * (r.den ? av_q2d(r) : 0.0)));
         } else if (p->codec_type == AVMEDIA_TYPE_AUDIO) {
             s["type"] = "audio", s["sample_rate"] = p->sample_rate, s["channels"] = p->ch_layout.nb_channels;
         } else {
@@ -534,10 +549,11 @@ ojson probe_media(const std::string& path) {
     for (const auto& s : streams) {
         if (s["type"] == "video") {
             const int w = s["width"].get<int>(), h = s["height"].get<int>();
-            if (w <= 0 || h <= 0) throw Error(path + ": not a readable media file (its video stream has no picture size)");
+            if (w <= 0 || h <= 0)
+                throw Error(path + ": not a readable media file (its video stream has no picture size)");
             if (w > kMaxMediaDimension || h > kMaxMediaDimension)
-                throw Error(path + ": the picture is " + std::to_string(w) + "x" + std::to_string(h) + ", larger than the " +
-                            std::to_string(kMaxMediaDimension) + "-pixel limit");
+                throw Error(path + ": the picture is " + std::to_string(w) + "x" + std::to_string(h) +
+                            ", larger than the " + std::to_string(kMaxMediaDimension) + "-pixel limit");
             has_video = true;
         } else if (s["type"] == "audio" && (s["sample_rate"].get<int>() <= 0 || s["channels"].get<int>() <= 0)) {
             throw Error(path + ": not a readable media file (its audio stream has no sample rate or channels)");

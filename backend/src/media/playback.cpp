@@ -74,7 +74,9 @@ public:
     std::string description() const override { return "silent clock (" + why_ + ")"; }
 
 private:
-    double position_locked() const { return playing_ ? wrap(base_ + (steady_seconds() - t0_) * speed_, duration_, loop_) : base_; }
+    double position_locked() const {
+        return playing_ ? wrap(base_ + (steady_seconds() - t0_) * speed_, duration_, loop_) : base_;
+    }
     mutable std::mutex mu_;
     double duration_, base_ = 0, t0_ = 0, speed_ = 1;
     std::atomic<double> volume_{1.0};  // nothing is heard; kept so the player reads back what it set
@@ -196,12 +198,14 @@ public:
     double dac_time_of(double seconds) const override {
         std::lock_guard<std::mutex> l(mu_);
         for (const Stamp& s : stamps_)
-            if (seconds >= s.media && seconds < s.media + s.frames * s.speed / rate_) return s.dac + (seconds - s.media) / s.speed;
+            if (seconds >= s.media && seconds < s.media + s.frames * s.speed / rate_)
+                return s.dac + (seconds - s.media) / s.speed;
         return -1;
     }
     bool is_device() const override { return true; }
     std::string description() const override {
-        return "audio device clock (" + name_ + ", " + std::to_string(static_cast<int>(latency_ * 1000)) + " ms latency)";
+        return "audio device clock (" + name_ + ", " + std::to_string(static_cast<int>(latency_ * 1000)) +
+               " ms latency)";
     }
 
 private:
@@ -215,7 +219,7 @@ private:
     double position_locked() const {
         if (!playing_) return paused_at_;
         if (stamps_.empty()) return start_at_;  // nothing heard yet: the picture waits for the sound
-        const Stamp& s = stamps_.back();  // the newest buffer's stamp
+        const Stamp& s = stamps_.back();        // the newest buffer's stamp
         const double t = s.media + (Pa_GetStreamTime(stream_) - s.dac) * s.speed;
         // Before the first stamped frame is heard the extrapolation runs backwards; hold the start instead.
         if (t < start_at_ && stamps_.front().media <= start_at_ + 1e-9) return start_at_;
@@ -238,7 +242,8 @@ private:
             last_callback_ = now;
         }
         std::unique_lock<std::mutex> l(mu_, std::try_to_lock);
-        if (!l.owns_lock() || !playing_ || !running_) {  // never wait in the audio thread; a contended buffer is silence
+        if (!l.owns_lock() || !playing_ ||
+            !running_) {  // never wait in the audio thread; a contended buffer is silence
             std::fill(out, out + frames * 2, 0.0f);
             return;
         }
@@ -278,9 +283,9 @@ private:
     double duration_;
     mutable std::mutex mu_;
     double read_frame_ = 0, start_at_ = 0, paused_at_ = 0, speed_ = 1, latency_ = 0;
-    double last_callback_ = 0;            // audio thread only
-    std::atomic<bool> running_{false};    // the device consumes buffers at its own pace
-    std::atomic<float> gain_{1.0f};       // set from the UI thread, read by the audio thread without the lock
+    double last_callback_ = 0;          // audio thread only
+    std::atomic<bool> running_{false};  // the device consumes buffers at its own pace
+    std::atomic<float> gain_{1.0f};     // set from the UI thread, read by the audio thread without the lock
     bool playing_ = false, loop_ = false;
     std::vector<Stamp> stamps_;
     std::string name_;
@@ -288,7 +293,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<PlaybackClock> PlaybackClock::open(const AudioClip* audio, double duration, bool use_device, std::string* why) {
+std::unique_ptr<PlaybackClock> PlaybackClock::open(const AudioClip* audio, double duration, bool use_device,
+                                                   std::string* why) {
     std::string reason = "no audio device requested";
     if (use_device) {
         auto clock = std::make_unique<DeviceClock>(audio, duration);

@@ -12,14 +12,25 @@ namespace ws {
 const std::vector<std::pair<std::string, std::vector<TierEntry>>>& resolution_tiers() {
     static const std::vector<std::pair<std::string, std::vector<TierEntry>>> tiers = {
         {"256", {{"1,1", 256, 256}, {"4,3", 320, 256}, {"3,4", 256, 320}, {"16,9", 320, 192}, {"9,16", 192, 320}}},
-        {"480", {{"1,1", 640, 640}, {"4,3", 736, 544}, {"3,4", 544, 736}, {"16,9", 832, 480}, {"9,16", 480, 832}, {"2,3", 512, 768}}},
+        {"480",
+         {{"1,1", 640, 640},
+          {"4,3", 736, 544},
+          {"3,4", 544, 736},
+          {"16,9", 832, 480},
+          {"9,16", 480, 832},
+          {"2,3", 512, 768}}},
         {"704", {{"1,1", 960, 960}, {"4,3", 1088, 832}, {"3,4", 832, 1088}, {"16,9", 1280, 704}, {"9,16", 704, 1280}}},
         {"720", {{"1,1", 960, 960}, {"4,3", 1104, 832}, {"3,4", 832, 1104}, {"16,9", 1280, 720}, {"9,16", 720, 1280}}},
-        {"768", {{"1,1", 1024, 1024}, {"4,3", 1184, 880}, {"3,4", 880, 1184}, {"16,9", 1360, 768}, {"9,16", 768, 1360}}},
-        {"1080", {{"1,1", 1440, 1440}, {"4,3", 1664, 1248}, {"3,4", 1248, 1664}, {"16,9", 1920, 1080}, {"9,16", 1080, 1920}}},
-        {"1280", {{"1,1", 1712, 1712}, {"4,3", 1968, 1472}, {"3,4", 1472, 1968}, {"16,9", 2272, 1280}, {"9,16", 1280, 2272}}},
-        {"2048", {{"1,1", 2728, 2728}, {"4,3", 3160, 2368}, {"3,4", 2368, 3160}, {"16,9", 3640, 2048}, {"9,16", 2048, 3640}}},
-        {"gt_2048", {{"1,1", 5464, 5464}, {"4,3", 6304, 4728}, {"3,4", 4728, 6304}, {"16,9", 7280, 4096}, {"9,16", 4096, 7280}}}};
+        {"768",
+         {{"1,1", 1024, 1024}, {"4,3", 1184, 880}, {"3,4", 880, 1184}, {"16,9", 1360, 768}, {"9,16", 768, 1360}}},
+        {"1080",
+         {{"1,1", 1440, 1440}, {"4,3", 1664, 1248}, {"3,4", 1248, 1664}, {"16,9", 1920, 1080}, {"9,16", 1080, 1920}}},
+        {"1280",
+         {{"1,1", 1712, 1712}, {"4,3", 1968, 1472}, {"3,4", 1472, 1968}, {"16,9", 2272, 1280}, {"9,16", 1280, 2272}}},
+        {"2048",
+         {{"1,1", 2728, 2728}, {"4,3", 3160, 2368}, {"3,4", 2368, 3160}, {"16,9", 3640, 2048}, {"9,16", 2048, 3640}}},
+        {"gt_2048",
+         {{"1,1", 5464, 5464}, {"4,3", 6304, 4728}, {"3,4", 4728, 6304}, {"16,9", 7280, 4096}, {"9,16", 4096, 7280}}}};
     return tiers;
 }
 
@@ -34,7 +45,8 @@ const std::vector<TierEntry>& tier_entries(const std::string& tier) {
 
 Canvas canvas_of_size(int h, int w, int target_h, int target_w, bool keep_aspect) {
     if (h <= 0 || w <= 0) throw Error("the source frame has no pixels");
-    if (target_h <= 0 || target_w <= 0 || target_h > 8192 || target_w > 8192) throw Error("a canvas must be 1 to 8192 pixels a side");
+    if (target_h <= 0 || target_w <= 0 || target_h > 8192 || target_w > 8192)
+        throw Error("a canvas must be 1 to 8192 pixels a side");
     Canvas c{target_h, target_w, target_h, target_w};
     if (keep_aspect) {
         const double s = std::min({double(target_w) / w, double(target_h) / h, 1.0});
@@ -122,7 +134,8 @@ VideoFrames fit_to_canvas(const VideoFrames& in, const Canvas& c, std::vector<fl
                     for (int ch = 0; ch < 3; ++ch) {
                         double s = 0;
                         const auto& wt = tx.weights[x];
-                        for (size_t k = 0; k < wt.size(); ++k) s += wt[k] * src[(static_cast<size_t>(y) * w + tx.first[x] + k) * 3 + ch];
+                        for (size_t k = 0; k < wt.size(); ++k)
+                            s += wt[k] * src[(static_cast<size_t>(y) * w + tx.first[x] + k) * 3 + ch];
                         rows[(static_cast<size_t>(y) * wc + x) * 3 + ch] = s;
                     }
             for (int y = 0; y < hc; ++y)
@@ -164,7 +177,8 @@ VideoFrames crop_to_content(const VideoFrames& in, const Canvas& c) {
     for (int f = 0; f < in.count; ++f)
         for (int y = 0; y < c.content_h; ++y) {
             const uint8_t* src = in.frame(f) + static_cast<size_t>(y) * in.width * 3;
-            std::copy(src, src + c.content_w * 3, &out.rgb[((static_cast<size_t>(f) * c.content_h + y) * c.content_w) * 3]);
+            std::copy(src, src + c.content_w * 3,
+                      &out.rgb[((static_cast<size_t>(f) * c.content_h + y) * c.content_w) * 3]);
         }
     return out;
 }
@@ -175,7 +189,8 @@ VideoFrames take_frames(const VideoFrames& in, int n) {
     const size_t frame_bytes = static_cast<size_t>(in.width) * in.height * 3;
     out.count = n;
     out.rgb.resize(frame_bytes * n);
-    for (int f = in.count; f < n; ++f) std::copy(in.frame(in.count - 1), in.frame(in.count - 1) + frame_bytes, out.rgb.begin() + frame_bytes * f);
+    for (int f = in.count; f < n; ++f)
+        std::copy(in.frame(in.count - 1), in.frame(in.count - 1) + frame_bytes, out.rgb.begin() + frame_bytes * f);
     return out;
 }
 
@@ -201,7 +216,8 @@ const char* const kDroidConcatViewDescription =
 std::string viewpoint_framing(const std::string& v) {
     static const std::vector<std::pair<std::string, std::string>> templates = {
         {"ego_view", "This video is captured from a first-person perspective looking at the scene."},
-        {"third_person_view", "This video is captured from a third-person perspective looking towards the agent from the front."},
+        {"third_person_view",
+         "This video is captured from a third-person perspective looking towards the agent from the front."},
         {"wrist_view", "This video is captured from a wrist-mounted camera."},
         {"concat_view", "This video contains concatenated views from multiple camera perspectives."},
         {"top_down_2d_view", "This video is captured from a top-down view of a flat 2D scene."},
@@ -265,11 +281,14 @@ std::string action_caption(const ActionCaption& a) {
     if (last != '.' && last != '!' && last != '?') description += ".";
     ojson action = {{"time", time}, {"description", description}};
     if (!cli && a.mode != Mode::InverseDynamics && a.idle_frames)
-        action["idle_frame"] = std::to_string(*a.idle_frames) + " out of " + std::to_string(a.num_action_rows ? a.num_action_rows : a.action_chunk_size) + ".";
+        action["idle_frame"] = std::to_string(*a.idle_frames) + " out of " +
+                               std::to_string(a.num_action_rows ? a.num_action_rows : a.action_chunk_size) + ".";
     std::string framing = viewpoint_framing(a.view_point);
     const std::string extra = !cli && a.additional_view_description ? *a.additional_view_description : "";
-    if (!framing.empty() && !extra.empty()) framing += (framing.back() == '.' ? " " : ". ") + py_rstrip(extra);
-    else if (framing.empty()) framing = py_rstrip(extra);
+    if (!framing.empty() && !extra.empty())
+        framing += (framing.back() == '.' ? " " : ". ") + py_rstrip(extra);
+    else if (framing.empty())
+        framing = py_rstrip(extra);
     const Canvas canvas = a.canvas ? *a.canvas : canvas_for(a.height, a.width, a.tier);
     ojson j = {{"cinematography", {{"framing", framing}}},
                {"actions", ojson::array({action})},

@@ -26,7 +26,8 @@ std::map<std::string, std::vector<int64_t>> audio_vae_expected_weights(const Aud
         wn(p + "1", {ch, out, 2 * s}, true, out);
         for (int r = 0; r < 3; ++r) {
             const std::string u = p + std::to_string(r + 2) + ".layers.";
-            snake(u + "0", out), wn(u + "1", {out, out, 7}, true, out), snake(u + "2", out), wn(u + "3", {out, out, 1}, true, out);
+            snake(u + "0", out), wn(u + "1", {out, out, 7}, true, out), snake(u + "2", out),
+                wn(u + "3", {out, out, 1}, true, out);
         }
         ch = out;
     }
@@ -54,8 +55,10 @@ std::string oobleck_legacy_name(const std::string& name_in, size_t n) {
         if (rest.rfind("snake1.", 0) == 0) return "layers." + b + ".layers.0." + rest.substr(7);
         if (rest.rfind("conv_t1.", 0) == 0) return "layers." + b + ".layers.1." + rest.substr(8);
         if (std::regex_match(rest, r, res)) {
-            static const std::map<std::string, std::string> inner = {{"snake1", "0"}, {"conv1", "1"}, {"snake2", "2"}, {"conv2", "3"}};
-            return "layers." + b + ".layers." + std::to_string(std::stoul(r[1]) + 1) + ".layers." + inner.at(r[2]) + "." + std::string(r[3]);
+            static const std::map<std::string, std::string> inner = {
+                {"snake1", "0"}, {"conv1", "1"}, {"snake2", "2"}, {"conv2", "3"}};
+            return "layers." + b + ".layers." + std::to_string(std::stoul(r[1]) + 1) + ".layers." + inner.at(r[2]) +
+                   "." + std::string(r[3]);
         }
         return name;
     }
@@ -84,9 +87,10 @@ AudioVAEConfig AudioVAEConfig::from_json(const ojson& j, const std::string& orig
         read_json_field(j, "stereo", stereo, origin);
         c.channels = stereo ? 2 : 1;
     }
-    if (c.c_mults.size() != c.strides.size() || c.c_mults.empty()) throw Error(origin + ": dec_c_mults and dec_strides must match");
-    if (j.value("dec_use_tanh_at_final", false) || j.value("causal", false) || j.value("dec_use_nearest_upsample", false) ||
-        j.value("anti_aliasing", false))
+    if (c.c_mults.size() != c.strides.size() || c.c_mults.empty())
+        throw Error(origin + ": dec_c_mults and dec_strides must match");
+    if (j.value("dec_use_tanh_at_final", false) || j.value("causal", false) ||
+        j.value("dec_use_nearest_upsample", false) || j.value("anti_aliasing", false))
         throw Error(origin + ": only the non-causal, transposed-convolution decoder without tanh is supported");
     return c;
 }
@@ -97,8 +101,8 @@ int64_t AudioVAEConfig::hop() const {
     return h;
 }
 
-AudioVAEDecoder::AudioVAEDecoder(AudioVAEConfig config, const std::map<std::string, at::Tensor>& weights, at::Device device,
-                                 at::ScalarType dtype)
+AudioVAEDecoder::AudioVAEDecoder(AudioVAEConfig config, const std::map<std::string, at::Tensor>& weights,
+                                 at::Device device, at::ScalarType dtype)
     : cfg_(std::move(config)), device_(device), dtype_(dtype) {
     for (const auto& [k, v] : weights) {
         const std::string suffix = ".weight_v";
@@ -126,7 +130,8 @@ at::Tensor AudioVAEDecoder::snake(const std::string& name, const at::Tensor& x) 
     return snake_beta(x, find(name + ".alpha"), find(name + ".beta"));
 }
 
-at::Tensor AudioVAEDecoder::conv(const std::string& name, const at::Tensor& x, int64_t dilation, int64_t padding) const {
+at::Tensor AudioVAEDecoder::conv(const std::string& name, const at::Tensor& x, int64_t dilation,
+                                 int64_t padding) const {
     auto it = w_.find(name + ".weight");
     if (it == w_.end()) throw Error("audio VAE weights lack '" + name + ".weight'");
     auto b = w_.find(name + ".bias");
@@ -147,7 +152,8 @@ at::Tensor AudioVAEDecoder::decode(const at::Tensor& latent) const {
         // LibTorch 1.13's CPU transposed convolution mistakes a bfloat16 weight's layout (it refuses the shapes), so on
         // the CPU that one convolution runs in float32 and casts back.
         const bool cpu_bf16 = x.is_cpu() && x.scalar_type() == at::kBFloat16;
-        x = cpu_bf16 ? at::conv_transpose1d(x.to(at::kFloat), it->second.to(at::kFloat), w_.at(p + "1.bias").to(at::kFloat), s, (s + 1) / 2, s % 2)
+        x = cpu_bf16 ? at::conv_transpose1d(x.to(at::kFloat), it->second.to(at::kFloat),
+                                            w_.at(p + "1.bias").to(at::kFloat), s, (s + 1) / 2, s % 2)
                            .to(at::kBFloat16)
                      : at::conv_transpose1d(x, it->second, w_.at(p + "1.bias"), s, (s + 1) / 2, s % 2);
         for (int r = 0; r < 3; ++r) {

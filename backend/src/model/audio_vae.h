@@ -25,7 +25,8 @@ struct AudioVAEConfig {
 
 class AudioVAEDecoder : public SoundDecoder {
 public:
-    AudioVAEDecoder(AudioVAEConfig config, const std::map<std::string, at::Tensor>& weights, at::Device device, at::ScalarType dtype);
+    AudioVAEDecoder(AudioVAEConfig config, const std::map<std::string, at::Tensor>& weights, at::Device device,
+                    at::ScalarType dtype);
     // [64, T] -> raw waveform [2, hop * T] (callers clamp to [-1, 1]).
     at::Tensor decode(const at::Tensor& latent) const override;
 

@@ -17,46 +17,56 @@ namespace {
 enum class Attr { None, Colour, Material, Count, Size };
 
 const std::set<std::string>& colours() {
-    static const std::set<std::string> w = {"red", "orange", "yellow", "green", "blue", "purple", "violet", "pink", "brown", "black",
-                                            "white", "grey", "gray", "silver", "gold", "golden", "beige", "cyan", "magenta", "teal",
-                                            "turquoise", "crimson", "navy"};
+    static const std::set<std::string> w = {"red",     "orange", "yellow",    "green",   "blue",  "purple",
+                                            "violet",  "pink",   "brown",     "black",   "white", "grey",
+                                            "gray",    "silver", "gold",      "golden",  "beige", "cyan",
+                                            "magenta", "teal",   "turquoise", "crimson", "navy"};
     return w;
 }
 // Material words and the noun each names ("wooden" is made of "wood").
 const std::map<std::string, std::string>& materials() {
     static const std::map<std::string, std::string> w = {
-        {"wooden", "wood"}, {"wood", "wood"}, {"metal", "metal"}, {"metallic", "metal"}, {"steel", "steel"}, {"iron", "iron"},
-        {"glass", "glass"}, {"plastic", "plastic"}, {"stone", "stone"}, {"marble", "marble"}, {"paper", "paper"},
-        {"cardboard", "cardboard"}, {"leather", "leather"}, {"ceramic", "ceramic"}, {"concrete", "concrete"}, {"brick", "brick"},
-        {"rubber", "rubber"}, {"fabric", "fabric"}, {"cotton", "cotton"}, {"wool", "wool"}, {"woollen", "wool"}, {"silk", "silk"},
-        {"copper", "copper"}, {"brass", "brass"}, {"clay", "clay"}, {"porcelain", "porcelain"}, {"bronze", "bronze"},
-        {"aluminium", "aluminium"}, {"aluminum", "aluminium"}, {"velvet", "velvet"}, {"denim", "denim"}};
+        {"wooden", "wood"},        {"wood", "wood"},           {"metal", "metal"},       {"metallic", "metal"},
+        {"steel", "steel"},        {"iron", "iron"},           {"glass", "glass"},       {"plastic", "plastic"},
+        {"stone", "stone"},        {"marble", "marble"},       {"paper", "paper"},       {"cardboard", "cardboard"},
+        {"leather", "leather"},    {"ceramic", "ceramic"},     {"concrete", "concrete"}, {"brick", "brick"},
+        {"rubber", "rubber"},      {"fabric", "fabric"},       {"cotton", "cotton"},     {"wool", "wool"},
+        {"woollen", "wool"},       {"silk", "silk"},           {"copper", "copper"},     {"brass", "brass"},
+        {"clay", "clay"},          {"porcelain", "porcelain"}, {"bronze", "bronze"},     {"aluminium", "aluminium"},
+        {"aluminum", "aluminium"}, {"velvet", "velvet"},       {"denim", "denim"}};
     return w;
 }
 const std::map<std::string, int>& counts() {
-    static const std::map<std::string, int> w = {{"one", 1},  {"single", 1}, {"two", 2},     {"pair", 2},    {"three", 3},
-                                                 {"four", 4}, {"five", 5},   {"six", 6},     {"seven", 7},   {"eight", 8},
-                                                 {"nine", 9}, {"ten", 10},   {"eleven", 11}, {"twelve", 12}, {"dozen", 12}};
+    static const std::map<std::string, int> w = {
+        {"one", 1},   {"single", 1}, {"two", 2},  {"pair", 2}, {"three", 3},   {"four", 4},    {"five", 5},  {"six", 6},
+        {"seven", 7}, {"eight", 8},  {"nine", 9}, {"ten", 10}, {"eleven", 11}, {"twelve", 12}, {"dozen", 12}};
     return w;
 }
 const std::set<std::string>& sizes() {
-    static const std::set<std::string> w = {"small", "large", "big", "tiny", "little", "medium", "medium-sized", "huge", "giant"};
+    static const std::set<std::string> w = {"small",  "large",        "big",  "tiny", "little",
+                                            "medium", "medium-sized", "huge", "giant"};
     return w;
 }
 const std::set<std::string>& determiners() {
-    static const std::set<std::string> w = {"a", "an", "the", "some", "this", "that", "these", "those", "its", "their", "his", "her", "another"};
+    static const std::set<std::string> w = {"a",     "an",  "the",   "some", "this", "that",   "these",
+                                            "those", "its", "their", "his",  "her",  "another"};
     return w;
 }
 // Words that carry no object: prepositions, common verbs and adjectives of scene prompts.
 const std::set<std::string>& stopwords() {
     static const std::set<std::string> w = {
-        "a", "an", "the", "and", "or", "of", "on", "in", "at", "to", "into", "onto", "over", "under", "with", "without", "from", "by",
-        "for", "near", "next", "behind", "beside", "above", "below", "through", "across", "around", "while", "as", "is", "are", "it",
-        "its", "their", "his", "her", "this", "that", "these", "those", "one", "some", "very", "slowly", "quickly", "then", "up", "down",
-        "left", "right", "small", "large", "big", "tiny", "little", "old", "new", "bright", "dark", "light", "scene", "video", "shot",
-        "view", "close", "closeup", "camera", "who", "which", "be", "being", "there", "here", "out", "off", "back", "front", "top",
-        "bottom", "side", "day", "night", "sunny", "cloudy", "rainy", "beautiful", "cinematic", "realistic", "made", "further",
-        "times", "once", "twice", "thrice", "several", "multiple", "many", "few", "repeatedly", "another"};
+        "a",          "an",     "the",   "and",     "or",     "of",        "on",        "in",        "at",
+        "to",         "into",   "onto",  "over",    "under",  "with",      "without",   "from",      "by",
+        "for",        "near",   "next",  "behind",  "beside", "above",     "below",     "through",   "across",
+        "around",     "while",  "as",    "is",      "are",    "it",        "its",       "their",     "his",
+        "her",        "this",   "that",  "these",   "those",  "one",       "some",      "very",      "slowly",
+        "quickly",    "then",   "up",    "down",    "left",   "right",     "small",     "large",     "big",
+        "tiny",       "little", "old",   "new",     "bright", "dark",      "light",     "scene",     "video",
+        "shot",       "view",   "close", "closeup", "camera", "who",       "which",     "be",        "being",
+        "there",      "here",   "out",   "off",     "back",   "front",     "top",       "bottom",    "side",
+        "day",        "night",  "sunny", "cloudy",  "rainy",  "beautiful", "cinematic", "realistic", "made",
+        "further",    "times",  "once",  "twice",   "thrice", "several",   "multiple",  "many",      "few",
+        "repeatedly", "another"};
     return w;
 }
 
@@ -67,7 +77,9 @@ std::string canonical(Attr a, const std::string& w) {
     return w;
 }
 
-bool is_number(const std::string& w) { return !w.empty() && w.size() < 4 && std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; }); }
+bool is_number(const std::string& w) {
+    return !w.empty() && w.size() < 4 && std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
 
 Attr attr_of(const std::string& w) {
     if (colours().count(w)) return Attr::Colour;
@@ -79,7 +91,10 @@ Attr attr_of(const std::string& w) {
 
 // "boxes" and "box", "bounces" and "bounce" are the same word here.
 std::string stem(const std::string& w) {
-    auto ends = [&](const char* s) { const std::string e(s); return w.size() >= e.size() && w.compare(w.size() - e.size(), e.size(), e) == 0; };
+    auto ends = [&](const char* s) {
+        const std::string e(s);
+        return w.size() >= e.size() && w.compare(w.size() - e.size(), e.size(), e) == 0;
+    };
     if (w.size() > 4 && ends("ies")) return w.substr(0, w.size() - 3) + "y";
     if (w.size() > 4 && (ends("ches") || ends("shes") || ends("xes") || ends("sses"))) return w.substr(0, w.size() - 2);
     if (w.size() > 3 && ends("s") && !ends("ss")) return w.substr(0, w.size() - 1);
@@ -90,10 +105,18 @@ std::string stem(const std::string& w) {
 // becomes "drops onto"), which is not a lost object. Stems, as stem() gives them.
 const std::vector<std::string>& same_as(const std::string& stemmed) {
     static const std::vector<std::vector<std::string>> groups = {
-        {"fall", "drop", "tumble", "topple", "plunge", "plummet"}, {"roll", "rolling", "tumble"}, {"bounce", "rebound", "hop"},
-        {"slide", "glide", "skid", "slip"}, {"hit", "strike", "collide", "impact", "knock", "bump"}, {"push", "shove", "nudge"},
-        {"spin", "rotate", "turn", "twirl"}, {"fly", "soar", "glide"}, {"run", "sprint", "dash"}, {"walk", "stroll", "step"},
-        {"pick", "grab", "grasp", "lift"}, {"throw", "toss", "fling"}};
+        {"fall", "drop", "tumble", "topple", "plunge", "plummet"},
+        {"roll", "rolling", "tumble"},
+        {"bounce", "rebound", "hop"},
+        {"slide", "glide", "skid", "slip"},
+        {"hit", "strike", "collide", "impact", "knock", "bump"},
+        {"push", "shove", "nudge"},
+        {"spin", "rotate", "turn", "twirl"},
+        {"fly", "soar", "glide"},
+        {"run", "sprint", "dash"},
+        {"walk", "stroll", "step"},
+        {"pick", "grab", "grasp", "lift"},
+        {"throw", "toss", "fling"}};
     static const std::vector<std::string> none;
     for (const auto& g : groups)
         if (std::find(g.begin(), g.end(), stemmed) != g.end()) return g;
@@ -132,11 +155,13 @@ std::vector<Token> tokenize(const std::string& s) {
         // times and decimals ("0:02", "1.5") are one word, never a count.
         auto digit = [&](size_t k) { return k < s.size() && std::isdigit(static_cast<unsigned char>(s[k])) != 0; };
         while (j < s.size() && (word_char(static_cast<unsigned char>(s[j])) ||
-                                ((s[j] == '-' || s[j] == '\'') && j + 1 < s.size() && word_char(static_cast<unsigned char>(s[j + 1]))) ||
+                                ((s[j] == '-' || s[j] == '\'') && j + 1 < s.size() &&
+                                 word_char(static_cast<unsigned char>(s[j + 1]))) ||
                                 ((s[j] == ':' || s[j] == '.') && j > i && digit(j - 1) && digit(j + 1))))
             ++j;
         Token t{s.substr(i, j - i), i, j - i, brk};
-        std::transform(t.w.begin(), t.w.end(), t.w.begin(), [](unsigned char x) { return static_cast<char>(std::tolower(x)); });
+        std::transform(t.w.begin(), t.w.end(), t.w.begin(),
+                       [](unsigned char x) { return static_cast<char>(std::tolower(x)); });
         out.push_back(std::move(t));
         brk = false;
         i = j;
@@ -144,7 +169,8 @@ std::vector<Token> tokenize(const std::string& s) {
     return out;
 }
 
-// An event count at token i ("twice", "three times", "a few times"): its value (-1: "several") and its length in tokens.
+// An event count at token i ("twice", "three times", "a few times"): its value (-1: "several") and its length in
+// tokens.
 std::optional<std::pair<int, size_t>> frequency_at(const std::vector<Token>& t, size_t i) {
     if (i >= t.size() || t[i].brk) return std::nullopt;
     const std::string& w = t[i].w;
@@ -180,8 +206,9 @@ struct Phrase {
 };
 
 bool noun_candidate(const std::string& w) {
-    return w.size() >= 2 && std::isalpha(static_cast<unsigned char>(w[0])) && !stopwords().count(w) && !determiners().count(w) &&
-           attr_of(w) == Attr::None && !(w.size() > 3 && w.compare(w.size() - 2, 2, "ly") == 0);
+    return w.size() >= 2 && std::isalpha(static_cast<unsigned char>(w[0])) && !stopwords().count(w) &&
+           !determiners().count(w) && attr_of(w) == Attr::None &&
+           !(w.size() > 3 && w.compare(w.size() - 2, 2, "ly") == 0);
 }
 
 // Noun phrases: a determiner or attribute words, then the noun ("a red rubber ball", "three boxes", "the ball"), with
@@ -206,8 +233,8 @@ std::vector<Phrase> phrases(const std::vector<Token>& t) {
         }
         if (open && noun_candidate(w)) {
             cur.head = stem(w), cur.head_tok = i;
-            if (i + 3 < t.size() && t[i + 1].w == "made" && t[i + 2].w == "of" && materials().count(t[i + 3].w) && !t[i + 1].brk && !t[i + 2].brk &&
-                !t[i + 3].brk)
+            if (i + 3 < t.size() && t[i + 1].w == "made" && t[i + 2].w == "of" && materials().count(t[i + 3].w) &&
+                !t[i + 1].brk && !t[i + 2].brk && !t[i + 3].brk)
                 cur.mods.push_back({Attr::Material, canonical(Attr::Material, t[i + 3].w), i + 3, true});
             out.push_back(cur);
         }
@@ -231,7 +258,7 @@ struct PromptSubject {
 struct PromptFrequency {
     std::string verb, surface;  // the verb's stem and word
     int value = 0;
-    std::string phrase;         // "twice"
+    std::string phrase;  // "twice"
 };
 
 struct PromptReading {
@@ -256,7 +283,10 @@ PromptReading read_prompt(const std::string& prompt) {
     const std::vector<Token> t = tokenize(prompt);
     for (const Token& x : t) r.words.push_back(x.w);
     for (const Phrase& p : phrases(t)) {
-        PromptSubject s{p.head, t[p.head_tok].w, prompt.substr(t[p.start_tok].pos, t[p.head_tok].pos + t[p.head_tok].len - t[p.start_tok].pos), {}};
+        PromptSubject s{p.head,
+                        t[p.head_tok].w,
+                        prompt.substr(t[p.start_tok].pos, t[p.head_tok].pos + t[p.head_tok].len - t[p.start_tok].pos),
+                        {}};
         for (const Modifier& m : p.mods)
             if (m.kind != Attr::Size && !s.attrs.count(m.kind)) s.attrs[m.kind] = {m.value, t[m.tok].w};
         r.subjects.push_back(std::move(s));
@@ -277,7 +307,8 @@ struct Leaf {
     ojson* node = nullptr;
     std::vector<Token> tokens;
     std::vector<Phrase> phrases;
-    bool subject = false;  // a subjects[i].description: one subject each, so they are matched to the prompt's one to one
+    bool subject =
+        false;  // a subjects[i].description: one subject each, so they are matched to the prompt's one to one
 };
 
 void collect(ojson& j, std::vector<Leaf>* out, bool subject = false) {
@@ -335,13 +366,17 @@ std::vector<Mapping> map_phrases(const PromptReading& r, const std::vector<Leaf>
             continue;
         }
         // Subjects one to one, best pairs first.
-        struct Pair { int score; size_t leaf, phrase, subject; };
+        struct Pair {
+            int score;
+            size_t leaf, phrase, subject;
+        };
         std::vector<Pair> pairs;
         for (size_t li = 0; li < leaves.size(); ++li)
             if (leaves[li].subject)
                 for (size_t pi = 0; pi < leaves[li].phrases.size(); ++pi)
                     if (leaves[li].phrases[pi].head == head)
-                        for (size_t k = 0; k < group.size(); ++k) pairs.push_back({agreement(leaves[li].phrases[pi], *group[k]), li, pi, k});
+                        for (size_t k = 0; k < group.size(); ++k)
+                            pairs.push_back({agreement(leaves[li].phrases[pi], *group[k]), li, pi, k});
         std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.score > b.score; });
         std::set<std::pair<size_t, size_t>> phrase_taken;
         std::set<size_t> subject_taken;
@@ -357,8 +392,10 @@ std::vector<Mapping> map_phrases(const PromptReading& r, const std::vector<Leaf>
                 const PromptSubject* pick = nullptr;
                 for (const PromptSubject* s : group) {
                     const int a = agreement(leaves[li].phrases[pi], *s);
-                    if (a > best) best = a, pick = s, ties = 1;
-                    else if (a == best) ++ties;
+                    if (a > best)
+                        best = a, pick = s, ties = 1;
+                    else if (a == best)
+                        ++ties;
                 }
                 if (ties == 1) out.push_back({li, pi, pick});
             }
@@ -390,7 +427,9 @@ std::string frequency_text(const Leaf& leaf, size_t tok, size_t n) {
 }
 
 CaptionIssue::Kind kind_of(Attr a) {
-    return a == Attr::Colour ? CaptionIssue::Kind::Colour : a == Attr::Material ? CaptionIssue::Kind::Material : CaptionIssue::Kind::Count;
+    return a == Attr::Colour     ? CaptionIssue::Kind::Colour
+           : a == Attr::Material ? CaptionIssue::Kind::Material
+                                 : CaptionIssue::Kind::Count;
 }
 
 std::vector<CaptionIssue> check_leaves(const PromptReading& r, const std::vector<Leaf>& leaves) {
@@ -412,12 +451,15 @@ std::vector<CaptionIssue> check_leaves(const PromptReading& r, const std::vector
                 const Leaf& l = leaves[m.leaf];
                 const Modifier* mod = l.phrases[m.phrase].mod(a);
                 if (!mod) continue;
-                if (mod->value == want.value) said = true;
-                else add({kind_of(a), s.surface, want.surface, l.tokens[mod->tok].w});
+                if (mod->value == want.value)
+                    said = true;
+                else
+                    add({kind_of(a), s.surface, want.surface, l.tokens[mod->tok].w});
             }
             if (named && !said) {
                 bool conflicted = false;
-                for (const CaptionIssue& x : out) conflicted |= x.kind == kind_of(a) && x.subject == s.surface && x.word == want.surface;
+                for (const CaptionIssue& x : out)
+                    conflicted |= x.kind == kind_of(a) && x.subject == s.surface && x.word == want.surface;
                 if (!conflicted) add({kind_of(a), s.surface, want.surface, ""});
             }
         }
@@ -428,7 +470,9 @@ std::vector<CaptionIssue> check_leaves(const PromptReading& r, const std::vector
     if (listed)
         for (const PromptSubject& s : r.subjects) {
             if (s.attrs.empty()) continue;
-            const bool in_list = std::any_of(mapping.begin(), mapping.end(), [&](const Mapping& m) { return m.subject == &s && leaves[m.leaf].subject; });
+            const bool in_list = std::any_of(mapping.begin(), mapping.end(), [&](const Mapping& m) {
+                return m.subject == &s && leaves[m.leaf].subject;
+            });
             bool said = false;
             for (const Leaf& l : leaves)
                 for (const Token& t : l.tokens) said |= stem(t.w) == s.head;
@@ -442,7 +486,8 @@ std::vector<CaptionIssue> check_leaves(const PromptReading& r, const std::vector
             if (!u.frequency) continue;
             counted = true;
             if (!frequency_agrees(f.value, u.frequency->first)) {
-                out.push_back({CaptionIssue::Kind::Frequency, f.surface, f.phrase, frequency_text(leaves[u.leaf], u.tok + 1, u.frequency->second)});
+                out.push_back({CaptionIssue::Kind::Frequency, f.surface, f.phrase,
+                               frequency_text(leaves[u.leaf], u.tok + 1, u.frequency->second)});
                 break;
             }
         }
@@ -453,10 +498,11 @@ std::vector<CaptionIssue> check_leaves(const PromptReading& r, const std::vector
         for (const Token& t : l.tokens) said.push_back(t.w);
     std::set<std::string> seen;
     for (const std::string& w : r.words) {
-        if (w.size() < 3 || stopwords().count(w) || attr_of(w) != Attr::None || !std::isalpha(static_cast<unsigned char>(w[0])) ||
-            !seen.insert(w).second)
+        if (w.size() < 3 || stopwords().count(w) || attr_of(w) != Attr::None ||
+            !std::isalpha(static_cast<unsigned char>(w[0])) || !seen.insert(w).second)
             continue;
-        if ((w.size() > 4 && w.compare(w.size() - 3, 3, "ing") == 0) || (w.size() > 3 && w.compare(w.size() - 2, 2, "ly") == 0))
+        if ((w.size() > 4 && w.compare(w.size() - 3, 3, "ing") == 0) ||
+            (w.size() > 3 && w.compare(w.size() - 2, 2, "ly") == 0))
             continue;  // actions and manners, worded freely by the reasoner
         if (std::none_of(said.begin(), said.end(), [&](const std::string& x) { return same_word(w, x); }))
             out.push_back({CaptionIssue::Kind::Object, "", w, ""});
@@ -480,9 +526,13 @@ std::string like_case(const std::string& original, std::string word) {
 
 std::string plural(const std::string& w) {
     if (stem(w) != w) return w;
-    auto ends = [&](const char* s) { const std::string e(s); return w.size() >= e.size() && w.compare(w.size() - e.size(), e.size(), e) == 0; };
+    auto ends = [&](const char* s) {
+        const std::string e(s);
+        return w.size() >= e.size() && w.compare(w.size() - e.size(), e.size(), e) == 0;
+    };
     if (ends("s") || ends("x") || ends("ch") || ends("sh")) return w + "es";
-    if (w.size() > 1 && ends("y") && std::string("aeiou").find(w[w.size() - 2]) == std::string::npos) return w.substr(0, w.size() - 1) + "ies";
+    if (w.size() > 1 && ends("y") && std::string("aeiou").find(w[w.size() - 2]) == std::string::npos)
+        return w.substr(0, w.size() - 1) + "ies";
     return w + "s";
 }
 
@@ -505,9 +555,11 @@ void apply(Leaf& leaf, std::vector<Edit> edits) {
 
 // The string the caption's lost words are added to: its main text field, or the first subject's description.
 ojson* main_text(ojson& caption) {
-    for (const char* key : {"temporal_caption", "comprehensive_t2i_caption", "scene_imagination", "caption", "description"})
+    for (const char* key :
+         {"temporal_caption", "comprehensive_t2i_caption", "scene_imagination", "caption", "description"})
         if (caption.contains(key) && caption[key].is_string()) return &caption[key];
-    if (caption.contains("subjects") && caption["subjects"].is_array() && !caption["subjects"].empty() && caption["subjects"][0].is_object()) {
+    if (caption.contains("subjects") && caption["subjects"].is_array() && !caption["subjects"].empty() &&
+        caption["subjects"][0].is_object()) {
         ojson& d = caption["subjects"][0]["description"];
         if (!d.is_string()) d = "";
         return &d;
@@ -545,8 +597,10 @@ ojson repair_caption(const std::string& prompt, const ojson& caption, const std:
     for (const CaptionIssue& issue : issues) {
         if (issue.kind == CaptionIssue::Kind::Object) {
             const PromptSubject* s = r.subject_named(issue.word);
-            if (s) lost_subjects.push_back(s->text);
-            else lost_words = true;
+            if (s)
+                lost_subjects.push_back(s->text);
+            else
+                lost_words = true;
             continue;
         }
         if (issue.kind == CaptionIssue::Kind::Frequency) {
@@ -579,14 +633,16 @@ ojson repair_caption(const std::string& prompt, const ojson& caption, const std:
         const std::string& text = l.node->get_ref<const std::string&>();
         auto fix_number = [&](int n) {
             const std::string word = n > 1 ? plural(head_tok.w) : stem(head_tok.w);
-            if (word != head_tok.w) edits[mp.leaf].push_back({head_tok.pos, head_tok.len, like_case(text.substr(head_tok.pos, 1), word)});
+            if (word != head_tok.w)
+                edits[mp.leaf].push_back({head_tok.pos, head_tok.len, like_case(text.substr(head_tok.pos, 1), word)});
         };
         for (Attr a : {Attr::Count, Attr::Colour, Attr::Material}) {
             if (!s.attrs.count(a)) continue;
             const Wanted& want = s.attrs.at(a);
             bool asked = false, missing = false;
             for (const CaptionIssue& i : repairable_issues_asked)
-                if (i.kind == kind_of(a) && stem(i.subject) == s.head && attr_of(i.word) == a && canonical(a, i.word) == want.value)
+                if (i.kind == kind_of(a) && stem(i.subject) == s.head && attr_of(i.word) == a &&
+                    canonical(a, i.word) == want.value)
                     asked = true, missing |= i.conflict.empty();
             if (!asked) continue;
             const Modifier* m = p.mod(a);
@@ -618,8 +674,10 @@ ojson repair_caption(const std::string& prompt, const ojson& caption, const std:
     for (size_t i = 0; i < leaves.size(); ++i)
         if (!edits[i].empty()) apply(leaves[i], edits[i]);
     for (const std::string& text : lost_subjects) {
-        if (out.contains("subjects") && out["subjects"].is_array()) out["subjects"].push_back(ojson{{"description", valid_utf8(text)}});
-        else append_text(*main_text(out), valid_utf8("With " + text + "."));
+        if (out.contains("subjects") && out["subjects"].is_array())
+            out["subjects"].push_back(ojson{{"description", valid_utf8(text)}});
+        else
+            append_text(*main_text(out), valid_utf8("With " + text + "."));
     }
     if (lost_words) append_text(*main_text(out), valid_utf8("(" + prompt + ")"));
     return out;

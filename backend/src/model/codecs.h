@@ -41,7 +41,8 @@ public:
 CodecPlan plan_codec(const VideoCodec& codec, int64_t t, int64_t h, int64_t w, int64_t budget, bool encode);
 // The same from an estimate alone (`peak` of a plan, in bytes; 0 = the codec needs no plan), for planning before a
 // codec is loaded or for a configuration too large to load here.
-CodecPlan plan_codec(const std::function<int64_t(const CodecPlan&)>& peak, int64_t t, int64_t h, int64_t w, int64_t budget, bool encode);
+CodecPlan plan_codec(const std::function<int64_t(const CodecPlan&)>& peak, int64_t t, int64_t h, int64_t w,
+                     int64_t budget, bool encode);
 
 // What the pipeline needs of a sound decoder: latent [C, T] at 25/s -> raw stereo waveform [2, 1920 T] at 48 kHz.
 class SoundDecoder {

@@ -12,11 +12,14 @@ at::Tensor frames_to_model_input(const VideoFrames& v, int width, int height) {
                        .permute({0, 3, 1, 2})
                        .to(at::kFloat);  // [T, 3, H, W], 0..255
     const double scale = std::max(static_cast<double>(width) / v.width, static_cast<double>(height) / v.height);
-    const int64_t rh = static_cast<int64_t>(std::ceil(scale * v.height)), rw = static_cast<int64_t>(std::ceil(scale * v.width));
+    const int64_t rh = static_cast<int64_t>(std::ceil(scale * v.height)),
+                  rw = static_cast<int64_t>(std::ceil(scale * v.width));
     if (rh != v.height || rw != v.width)
-        x = at::_upsample_bilinear2d_aa(x, at::IntArrayRef({rh, rw}), false, c10::optional<double>(), c10::optional<double>());
+        x = at::_upsample_bilinear2d_aa(x, at::IntArrayRef({rh, rw}), false, c10::optional<double>(),
+                                        c10::optional<double>());
     // torchvision's center_crop: offsets rounded half to even, as Python's round().
-    const int64_t top = static_cast<int64_t>(std::nearbyint((rh - height) / 2.0)), left = static_cast<int64_t>(std::nearbyint((rw - width) / 2.0));
+    const int64_t top = static_cast<int64_t>(std::nearbyint((rh - height) / 2.0)),
+                  left = static_cast<int64_t>(std::nearbyint((rw - width) / 2.0));
     x = x.narrow(2, top, height).narrow(3, left, width);
     x = x.round().clamp(0, 255);
     return (x / 127.5 - 1.0).permute({1, 0, 2, 3}).contiguous();

@@ -26,8 +26,8 @@ namespace fs = std::filesystem;
 
 namespace ws {
 
-GenerationResult Session::generate_continued(const ojson& job, const GenerationRequest& req, const std::string& out_prefix,
-                                             const RunCallbacks& cb) {
+GenerationResult Session::generate_continued(const ojson& job, const GenerationRequest& req,
+                                             const std::string& out_prefix, const RunCallbacks& cb) {
     c10::InferenceMode guard;
     const auto t_start = std::chrono::steady_clock::now();
     const ModelImpl& M = model_impl(*model_);
@@ -37,17 +37,18 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
         throw Error("a continued video is stitched from decoded chunks: name the output OUT.mp4");
     if (!M.vae) throw Error("continuation encodes each chunk's last frames again: the model folder needs its vae/");
     if (!media_.can_write()) throw Error("this build writes no .mp4 files, which continuation makes");
-    if (req.enable_sound && !M.sound) throw Error("continuation with sound decodes the stitched sound: the model folder needs its sound_tokenizer/");
+    if (req.enable_sound && !M.sound)
+        throw Error("continuation with sound decodes the stitched sound: the model folder needs its sound_tokenizer/");
     const std::string base = (fs::path(out_prefix).parent_path() / fs::path(out_prefix).stem()).string();
     const fs::path chunk_dir = base + ".chunks";
     fs::create_directories(chunk_dir);
 
     const int P = k.overlap_frames(), N = k.chunks;
     const double sound_rate = c.sound_latent_fps;
-    at::Tensor video;                     // the stitched video so far, uint8 [3, T, H, W]
-    at::Tensor last_chunk;                // the previous chunk's whole decoded video, uint8 [3, F, H, W]
-    at::Tensor sound;                     // [sound_dim, n]: the stitched sound latents
-    std::vector<int> seams;               // the stitched video's first frame of each later chunk
+    at::Tensor video;        // the stitched video so far, uint8 [3, T, H, W]
+    at::Tensor last_chunk;   // the previous chunk's whole decoded video, uint8 [3, F, H, W]
+    at::Tensor sound;        // [sound_dim, n]: the stitched sound latents
+    std::vector<int> seams;  // the stitched video's first frame of each later chunk
     ojson chunks = ojson::array();
     ojson first_record;
     int frames_so_far = 0;
@@ -62,8 +63,10 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
         chunk["negative_prompt"] = req.negative_prompt;
         for (const char* field : {"resolution", "aspect_ratio", "image_size"}) chunk.erase(field);
         const PromptMetadata meta = req.metadata();
-        chunk["width"] = meta.width, chunk["height"] = meta.height, chunk["fps"] = req.fps, chunk["num_frames"] = req.num_frames;
-        chunk["num_steps"] = req.num_steps, chunk["guidance"] = req.guidance, chunk["shift"] = req.shift, chunk["sampler"] = req.sampler;
+        chunk["width"] = meta.width, chunk["height"] = meta.height, chunk["fps"] = req.fps,
+        chunk["num_frames"] = req.num_frames;
+        chunk["num_steps"] = req.num_steps, chunk["guidance"] = req.guidance, chunk["shift"] = req.shift,
+        chunk["sampler"] = req.sampler;
         const int start_frame = i == 0 ? 0 : frames_so_far - P;  // where this chunk's frame 0 sits in the whole video
         // Its sound starts at the sound latent nearest its first frame.
         const int64_t sound_start = static_cast<int64_t>(std::llround(start_frame / req.fps * sound_rate));
@@ -79,9 +82,11 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
             chunk["condition_frame_indexes_vision"] = idx;
             chunk.erase("keyframes");
             if (req.enable_sound) {
-                const int64_t carried = std::min<int64_t>(sound.size(1) - sound_start, static_cast<int64_t>(std::floor(P / req.fps * sound_rate)));
+                const int64_t carried = std::min<int64_t>(sound.size(1) - sound_start,
+                                                          static_cast<int64_t>(std::floor(P / req.fps * sound_rate)));
                 if (carried > 0) {
-                    const std::string pinned = (chunk_dir / ("chunk_" + std::to_string(i) + "_sound.safetensors")).string();
+                    const std::string pinned =
+                        (chunk_dir / ("chunk_" + std::to_string(i) + "_sound.safetensors")).string();
                     save_tensors(pinned, {{"sound_latent", sound.narrow(1, sound_start, carried).contiguous()}}, {});
                     chunk["sound_path"] = pinned;
                 }
@@ -90,7 +95,8 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
         RunCallbacks chunk_cb = cb;  // progress and previews over all chunks
         chunk_cb.on_progress = [&, i](int step, int total, double) {
             if (cb.on_progress)
-                cb.on_progress(i * total + step, N * total, std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
+                cb.on_progress(i * total + step, N * total,
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count());
         };
         chunk_cb.on_preview = [&, i](const LatentPreview& p) {
             if (!cb.on_preview) return;
@@ -110,7 +116,8 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
             // gives them back. A crossfade from one to the other over the overlap hides the difference.
             const int64_t T = video.size(1);
             const at::Tensor w = (at::arange(1, P + 1, at::kFloat) / (P + 1)).view({1, P, 1, 1});
-            const at::Tensor blended = (1 - w) * video.narrow(1, T - P, P).to(at::kFloat) + w * pixels.narrow(1, 0, P).to(at::kFloat);
+            const at::Tensor blended =
+                (1 - w) * video.narrow(1, T - P, P).to(at::kFloat) + w * pixels.narrow(1, 0, P).to(at::kFloat);
             video.narrow(1, T - P, P).copy_(blended.round().clamp(0, 255).to(at::kByte));
             video = at::cat({video, pixels.narrow(1, P, pixels.size(1) - P)}, 1);
             seams.push_back(frames_so_far);
@@ -121,8 +128,12 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
             const at::Tensor s = latents.at("sound_latent");
             sound = i == 0 ? s : at::cat({sound.narrow(1, 0, std::min<int64_t>(sound_start, sound.size(1))), s}, 1);
         }
-        chunks.push_back({{"index", i}, {"seed", r.record["seed"]}, {"start_frame", start_frame}, {"sound_start_latent", sound_start},
-                          {"record", fs::path(prefix + ".json").filename().string()}, {"latents", fs::path(prefix + ".safetensors").filename().string()}});
+        chunks.push_back({{"index", i},
+                          {"seed", r.record["seed"]},
+                          {"start_frame", start_frame},
+                          {"sound_start_latent", sound_start},
+                          {"record", fs::path(prefix + ".json").filename().string()},
+                          {"latents", fs::path(prefix + ".safetensors").filename().string()}});
     }
 
     // One video: every chunk's frames, and the stitched sound decoded once.
@@ -131,17 +142,21 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
     GenerationResult result;
     result.record = first_record;
     result.record["request"] = req.to_json();
-    result.record["continuation"] = {{"chunks", chunks},
-                                     {"overlap_latent_frames", k.overlap_latent_frames},
-                                     {"overlap_frames", P},
-                                     {"frames", frames.count},
-                                     {"seams", seams},
-                                     {"folder", chunk_dir.filename().string()},
-                                     {"conditioning", "each later chunk: video2video on the previous chunk's last frames, decoded to 8 bits and "
-                                                      "encoded again; its sound latents pinned from the stitched sound at its start"},
-                                     {"stitching", "the overlap frames crossfaded from the earlier chunk to the later one; the sound latents "
-                                                   "stitched and decoded once"}};
-    result.record["outputs"] = ojson::array({{{"video", fs::path(base + ".mp4").filename().string()}, {"seed", req.seed}}});
+    result.record["continuation"] = {
+        {"chunks", chunks},
+        {"overlap_latent_frames", k.overlap_latent_frames},
+        {"overlap_frames", P},
+        {"frames", frames.count},
+        {"seams", seams},
+        {"folder", chunk_dir.filename().string()},
+        {"conditioning",
+         "each later chunk: video2video on the previous chunk's last frames, decoded to 8 bits and "
+         "encoded again; its sound latents pinned from the stitched sound at its start"},
+        {"stitching",
+         "the overlap frames crossfaded from the earlier chunk to the later one; the sound latents "
+         "stitched and decoded once"}};
+    result.record["outputs"] =
+        ojson::array({{{"video", fs::path(base + ".mp4").filename().string()}, {"seed", req.seed}}});
     result.record["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     for (const auto& [name, version] : media_.versions.items()) result.record["versions"][name] = version;
     const std::string record_text = result.record.dump(2);

@@ -40,7 +40,8 @@ EmbodimentRegistry EmbodimentRegistry::parse(const std::string& text, const std:
         if (e.name.empty()) throw Error(where + ": field 'name' is missing");
         const std::string at = origin + ": embodiment '" + e.name + "'";
         read_json_field(j, "domain_id", e.domain_id, at);
-        if (e.domain_id < 0 || e.domain_id >= r.num_domains_) throw Error(at + ": domain_id must be in [0, " + std::to_string(r.num_domains_) + ")");
+        if (e.domain_id < 0 || e.domain_id >= r.num_domains_)
+            throw Error(at + ": domain_id must be in [0, " + std::to_string(r.num_domains_) + ")");
         int dim = 0;
         read_json_field(j, "raw_action_dim", dim, at);
         if (j.contains("raw_action_dim") && !j["raw_action_dim"].is_null()) {
@@ -54,7 +55,8 @@ EmbodimentRegistry EmbodimentRegistry::parse(const std::string& text, const std:
         if (j.contains("normalizer")) e.normalizer = j["normalizer"];
         if (j.contains("to_opencv")) {
             const ojson& m = j["to_opencv"];
-            if (!m.is_array() || m.size() != 9) throw Error(at + ": field 'to_opencv' must be 9 numbers (row-major 3x3)");
+            if (!m.is_array() || m.size() != 9)
+                throw Error(at + ": field 'to_opencv' must be 9 numbers (row-major 3x3)");
             for (size_t k = 0; k < 9; ++k) {
                 if (!m[k].is_number()) throw Error(at + ": field 'to_opencv' must be 9 numbers (row-major 3x3)");
                 e.to_opencv[k] = m[k].get<double>();
@@ -69,14 +71,17 @@ EmbodimentRegistry EmbodimentRegistry::parse(const std::string& text, const std:
                 read_json_field(g, "kind", c.kind, at + " layout");
                 read_json_field(g, "width", c.width, at + " layout");
                 read_json_field(g, "rotation_format", c.rotation_format, at + " layout");
-                if (c.kind != "pos" && c.kind != "rot" && c.kind != "gripper" && c.kind != "joint" && c.kind != "reserved")
-                    throw Error(at + ": layout kind must be pos, rot, gripper, joint or reserved (got '" + c.kind + "')");
+                if (c.kind != "pos" && c.kind != "rot" && c.kind != "gripper" && c.kind != "joint" &&
+                    c.kind != "reserved")
+                    throw Error(at + ": layout kind must be pos, rot, gripper, joint or reserved (got '" + c.kind +
+                                "')");
                 if (c.width < 1 || c.width > 4096) throw Error(at + ": layout width must be between 1 and 4096");
                 width += c.width;
                 e.layout.push_back(c);
             }
             if (e.raw_action_dim && width != *e.raw_action_dim)
-                throw Error(at + ": the layout covers " + std::to_string(width) + " channels, raw_action_dim is " + std::to_string(*e.raw_action_dim));
+                throw Error(at + ": the layout covers " + std::to_string(width) + " channels, raw_action_dim is " +
+                            std::to_string(*e.raw_action_dim));
         }
         if (j.contains("defaults")) {
             const ojson& d = j["defaults"];
@@ -137,7 +142,8 @@ const Embodiment& EmbodimentRegistry::for_mode(const std::string& name, const st
     if (!e || e->name == "no_action") throw Error("unknown domain_name '" + name + "'; known: " + accepted_names());
     // Without a registered width only forward dynamics runs: its width comes from the action file.
     if (!e->raw_action_dim && mode != "forward_dynamics")
-        throw Error("domain_name '" + e->name + "' has no fixed action width, so " + mode + " cannot run on it (forward_dynamics takes the width from the action file)");
+        throw Error("domain_name '" + e->name + "' has no fixed action width, so " + mode +
+                    " cannot run on it (forward_dynamics takes the width from the action file)");
     return *e;
 }
 

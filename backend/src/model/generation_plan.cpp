@@ -32,21 +32,25 @@ namespace {
 // Pictures [3, T, H, W] in [-1, 1] to latents on the CPU, encoded tile by tile when the VAE budget asks for it.
 at::Tensor encode_pixels(const ModelImpl& M, const at::Tensor& pixels, int64_t vae_budget) {
     const int64_t s = M.config.spatial_compression;
-    const CodecPlan plan = plan_codec(*M.vae, (pixels.size(1) - 1) / 4 + 1, pixels.size(2) / s, pixels.size(3) / s, vae_budget, true);
+    const CodecPlan plan =
+        plan_codec(*M.vae, (pixels.size(1) - 1) / 4 + 1, pixels.size(2) / s, pixels.size(3) / s, vae_budget, true);
     return M.vae->encode(pixels, plan).to(at::kCPU, at::kFloat);
 }
 
 // Conditioning latents: VAE latents in a .safetensors file (tensor `latent`, [C, T, H, W], normalized), or a picture /
 // video that the model's VAE encodes. The encoder is causal, so only the first `frames` pixel frames are encoded.
-at::Tensor load_latent_file(const std::string& path, const char* field, const ModelImpl& M, const MediaFiles& media, int width, int height,
-                            double fps, int frames, int64_t vae_budget) {
+at::Tensor load_latent_file(const std::string& path, const char* field, const ModelImpl& M, const MediaFiles& media,
+                            int width, int height, double fps, int frames, int64_t vae_budget) {
     const ModelConfig& c = M.config;
     if (fs::path(path).extension() != ".safetensors") {
-        if (!M.vae) throw Error(std::string(field) + " '" + path + "': encoding pictures and videos needs the model's vae/");
+        if (!M.vae)
+            throw Error(std::string(field) + " '" + path + "': encoding pictures and videos needs the model's vae/");
         if (!media.can_read())
-            throw Error(std::string(field) + " '" + path + "': this build reads no picture or video files; give VAE latents (.safetensors)");
+            throw Error(std::string(field) + " '" + path +
+                        "': this build reads no picture or video files; give VAE latents (.safetensors)");
         const int count = round_frames_to_4k1(frames);
-        return encode_pixels(M, conditioning_pixels(media.read_frames(path, fps, count), width, height, count), vae_budget);
+        return encode_pixels(M, conditioning_pixels(media.read_frames(path, fps, count), width, height, count),
+                             vae_budget);
     }
     SafeTensorsFile f(path);
     const char* names[] = {"latent", "video_latent", "latents"};
@@ -55,7 +59,8 @@ at::Tensor load_latent_file(const std::string& path, const char* field, const Mo
             at::Tensor t = to_tensor(f.at(n)).to(at::kFloat);
             if (t.dim() == 5 && t.size(0) == 1) t = t.squeeze(0);
             if (t.dim() != 4 || t.size(0) != c.latent_channels)
-                throw Error(std::string(field) + " '" + path + "': latent must be [" + std::to_string(c.latent_channels) + ", T, H, W]");
+                throw Error(std::string(field) + " '" + path + "': latent must be [" +
+                            std::to_string(c.latent_channels) + ", T, H, W]");
             return t;
         }
     throw Error(std::string(field) + " '" + path + "' has no tensor named 'latent'");
@@ -75,11 +80,13 @@ at::Tensor load_actions(const std::string& path, const ModelConfig& c, int64_t* 
             throw Error("action_path '" + path + "' is not valid JSON");
         }
         if (j.is_object() && j.contains("actions")) j = j["actions"];
-        if (!j.is_array() || j.empty() || !j[0].is_array()) throw Error("action_path '" + path + "' must hold an array of action vectors");
+        if (!j.is_array() || j.empty() || !j[0].is_array())
+            throw Error("action_path '" + path + "' must hold an array of action vectors");
         const size_t d = j[0].size();
         std::vector<float> flat;
         for (const auto& row : j) {
-            if (!row.is_array() || row.size() != d) throw Error("action_path '" + path + "': every action vector needs " + std::to_string(d) + " numbers");
+            if (!row.is_array() || row.size() != d)
+                throw Error("action_path '" + path + "': every action vector needs " + std::to_string(d) + " numbers");
             for (const auto& v : row) {
                 if (!v.is_number()) throw Error("action_path '" + path + "': action values must be numbers");
                 flat.push_back(v.get<float>());
@@ -93,7 +100,8 @@ at::Tensor load_actions(const std::string& path, const ModelConfig& c, int64_t* 
         if (a.dim() != 2) throw Error("action_path '" + path + "': actions must be [T, D]");
     }
     if (a.size(1) > c.max_action_dim)
-        throw Error("actions have " + std::to_string(a.size(1)) + " dimensions, the model takes at most " + std::to_string(c.max_action_dim));
+        throw Error("actions have " + std::to_string(a.size(1)) + " dimensions, the model takes at most " +
+                    std::to_string(c.max_action_dim));
     if (!at::isfinite(a).all().item<bool>()) throw Error("action_path '" + path + "' holds NaN or infinite values");
     *raw_width = a.size(1);
     if (a.size(1) < c.max_action_dim) a = at::constant_pad_nd(a, {0, c.max_action_dim - a.size(1)});
@@ -108,10 +116,13 @@ void plan_adapters(GenerationPlan& p, const ModelImpl& M, const ojson& job_in) {
     auto same = [](const std::vector<AdapterChoice>& x, const std::vector<AdapterChoice>& y) {
         if (x.size() != y.size()) return false;
         for (size_t i = 0; i < x.size(); ++i)
-            if (fs::path(x[i].path).lexically_normal() != fs::path(y[i].path).lexically_normal() || x[i].strength != y[i].strength) return false;
+            if (fs::path(x[i].path).lexically_normal() != fs::path(y[i].path).lexically_normal() ||
+                x[i].strength != y[i].strength)
+                return false;
         return true;
     };
-    if (!job_in.contains("adapters")) p.req.adapters = loaded;
+    if (!job_in.contains("adapters"))
+        p.req.adapters = loaded;
     else if (!same(p.req.adapters, loaded))
         // The job's own adapters, applied on the fly: the loaded ones taken back out, the job's put in.
         p.job_adapters = adapter_deltas(p.req.adapters, loaded, M.config, &p.job_adapter_record);
@@ -124,7 +135,8 @@ void plan_fixed_steps(GenerationPlan& p, const ModelImpl& M, const ojson& job_in
     const std::optional<FixedStepSchedule>& fixed = M.format.fixed_steps;
     if (!fixed) {
         if (req.sampler == FixedStepSdeSampler::kName)
-            throw Error("sampler fixed_step_sde needs a distilled checkpoint (its scheduler/scheduler_config.json names the sigmas); this model has none");
+            throw Error(
+                "sampler fixed_step_sde needs a distilled checkpoint (its scheduler/scheduler_config.json names the sigmas); this model has none");
         return;
     }
     const int n = static_cast<int>(fixed->t_list.size());
@@ -133,11 +145,14 @@ void plan_fixed_steps(GenerationPlan& p, const ModelImpl& M, const ojson& job_in
     if (job_in.contains("guidance") && req.guidance != 1.0) aside["guidance"] = req.guidance;
     if (job_in.contains("shift")) aside["shift"] = req.shift;
     if (job_in.contains("sampler") && req.sampler != FixedStepSdeSampler::kName) aside["sampler"] = req.sampler;
-    if (job_in.contains("guidance_interval") && req.guidance_interval) aside["guidance_interval"] = *req.guidance_interval;
+    if (job_in.contains("guidance_interval") && req.guidance_interval)
+        aside["guidance_interval"] = *req.guidance_interval;
     if (req.control_guidance > 0) aside["control_guidance"] = req.control_guidance;
-    req.num_steps = n, req.guidance = 1.0, req.sampler = FixedStepSdeSampler::kName, req.guidance_interval.reset(), req.control_guidance = 0;
+    req.num_steps = n, req.guidance = 1.0, req.sampler = FixedStepSdeSampler::kName, req.guidance_interval.reset(),
+    req.control_guidance = 0;
     if (!aside.empty() && cb.on_log)
-        cb.on_log("this distilled checkpoint samples its own " + std::to_string(n) + " steps without guidance; set aside: " + aside.dump());
+        cb.on_log("this distilled checkpoint samples its own " + std::to_string(n) +
+                  " steps without guidance; set aside: " + aside.dump());
 }
 
 // Action modes read action_chunk_size + 1 consecutive frames (no resampling) and put them on the reference's
@@ -146,16 +161,20 @@ void plan_fixed_steps(GenerationPlan& p, const ModelImpl& M, const ojson& job_in
 at::Tensor plan_action_canvas(GenerationPlan& p, const ModelImpl& M, const MediaFiles& media) {
     GenerationRequest& req = p.req;
     if (!p.action_mode || req.vision_path.empty() || fs::path(req.vision_path).extension() == ".safetensors") return {};
-    if (!M.vae) throw Error("vision_path '" + req.vision_path + "': encoding pictures and videos needs the model's vae/");
-    if (!media.can_read()) throw Error("vision_path '" + req.vision_path + "': this build reads no picture or video files; give VAE latents (.safetensors)");
+    if (!M.vae)
+        throw Error("vision_path '" + req.vision_path + "': encoding pictures and videos needs the model's vae/");
+    if (!media.can_read())
+        throw Error("vision_path '" + req.vision_path +
+                    "': this build reads no picture or video files; give VAE latents (.safetensors)");
     VideoFrames src = media.read_frames(req.vision_path, 0, req.num_frames);
     if (src.count <= 0) throw Error("vision_path '" + req.vision_path + "' holds no frames");
     p.source_h = src.height, p.source_w = src.width;
     const int64_t cell = M.config.spatial_compression;
-    const Canvas cv = req.width > 0 ? canvas_of_size(src.height, src.width, req.height, req.width) : canvas_for(src.height, src.width, req.resolution);
+    const Canvas cv = req.width > 0 ? canvas_of_size(src.height, src.width, req.height, req.width)
+                                    : canvas_for(src.height, src.width, req.resolution);
     if (cv.target_h % cell || cv.target_w % cell)
-        throw Error("the canvas " + std::to_string(cv.target_w) + "x" + std::to_string(cv.target_h) + " is not a multiple of the model's " +
-                    std::to_string(cell) + "-pixel latent cells");
+        throw Error("the canvas " + std::to_string(cv.target_w) + "x" + std::to_string(cv.target_h) +
+                    " is not a multiple of the model's " + std::to_string(cell) + "-pixel latent cells");
     req.width = cv.target_w, req.height = cv.target_h;
     p.canvas = cv;
     return frames_to_model_input(fit_to_canvas(take_frames(src, req.num_frames), cv), cv.target_w, cv.target_h);
@@ -172,7 +191,8 @@ void plan_prompts(GenerationPlan& p, const ModelImpl& M) {
         a.mode = req.mode;
         a.prompt = req.prompt;
         a.view_point = req.view_point;
-        if (req.fps != std::floor(req.fps)) throw Error("fps must be a whole number for the action caption (the reference's fps is an integer)");
+        if (req.fps != std::floor(req.fps))
+            throw Error("fps must be a whole number for the action caption (the reference's fps is an integer)");
         a.fps = static_cast<int>(req.fps);
         a.action_chunk_size = req.action_chunk_size;
         a.height = p.canvas ? p.source_h : meta.height, a.width = p.canvas ? p.source_w : meta.width;
@@ -182,12 +202,15 @@ void plan_prompts(GenerationPlan& p, const ModelImpl& M) {
         p.prompt_string = action_caption(a);
     } else {
         const std::string prompt = req.json_caption_wrapper ? wrap_plain_prompt_as_caption(req.prompt) : req.prompt;
-        p.prompt_string = p.diffusers_path ? format_prompt_diffusers(prompt, meta, req.templates, false) : format_prompt(prompt, meta, req.templates);
+        p.prompt_string = p.diffusers_path ? format_prompt_diffusers(prompt, meta, req.templates, false)
+                                           : format_prompt(prompt, meta, req.templates);
     }
-    p.negative_string = p.diffusers_path ? format_prompt_diffusers(req.negative_prompt, meta, req.templates, true)
-                                         : format_negative_prompt(req.negative_prompt, meta, req.templates, req.negative_metadata_mode);
+    p.negative_string =
+        p.diffusers_path ? format_prompt_diffusers(req.negative_prompt, meta, req.templates, true)
+                         : format_negative_prompt(req.negative_prompt, meta, req.templates, req.negative_metadata_mode);
     // The diffusers pipeline puts its system turn before both prompts, unless the folder says not to (Edge).
-    p.system_prompt = p.diffusers_path && M.format.diffusers.use_system_prompt ? diffusers_system_prompt(meta.num_frames == 1) : "";
+    p.system_prompt =
+        p.diffusers_path && M.format.diffusers.use_system_prompt ? diffusers_system_prompt(meta.num_frames == 1) : "";
 }
 
 // The vision conditioning: vision_path's latents padded in time, keyframes pinned, transfer's control maps.
@@ -200,12 +223,17 @@ void plan_vision(GenerationPlan& p, const ModelImpl& M, const MediaFiles& media,
         int64_t last_cond = 0;
         for (auto k : req.condition_frame_indexes_vision) last_cond = std::max(last_cond, k);
         const int frames = static_cast<int>(1 + 4 * last_cond);
-        at::Tensor z = action_pixels.defined()
-                           ? encode_pixels(M, action_pixels.narrow(1, 0, std::min<int64_t>(action_pixels.size(1), round_frames_to_4k1(frames))), p.vae_budget)
-                           : load_latent_file(req.vision_path, "vision_path", M, media, meta.width, meta.height, req.fps, frames, p.vae_budget);
+        at::Tensor z =
+            action_pixels.defined()
+                ? encode_pixels(
+                      M,
+                      action_pixels.narrow(1, 0, std::min<int64_t>(action_pixels.size(1), round_frames_to_4k1(frames))),
+                      p.vae_budget)
+                : load_latent_file(req.vision_path, "vision_path", M, media, meta.width, meta.height, req.fps, frames,
+                                   p.vae_budget);
         if (z.size(2) != H || z.size(3) != W)
-            throw Error("vision_path latent is " + std::to_string(z.size(2)) + "x" + std::to_string(z.size(3)) + ", the request needs " +
-                        std::to_string(H) + "x" + std::to_string(W));
+            throw Error("vision_path latent is " + std::to_string(z.size(2)) + "x" + std::to_string(z.size(3)) +
+                        ", the request needs " + std::to_string(H) + "x" + std::to_string(W));
         // Pad in time by repeating the last frame, as the reference pads the conditioning video.
         if (z.size(1) < T) z = at::cat({z, z.narrow(1, z.size(1) - 1, 1).expand({-1, T - z.size(1), -1, -1})}, 1);
         p.cond_latent = z.narrow(1, 0, T);
@@ -214,19 +242,21 @@ void plan_vision(GenerationPlan& p, const ModelImpl& M, const MediaFiles& media,
     for (size_t i = 0; i < req.keyframes.size(); ++i) {
         const auto& k = req.keyframes[i];
         const std::string field = "keyframes[" + std::to_string(i) + "].path";
-        at::Tensor z = load_latent_file(k.path, field.c_str(), M, media, meta.width, meta.height, req.fps, 1, p.vae_budget);
+        at::Tensor z =
+            load_latent_file(k.path, field.c_str(), M, media, meta.width, meta.height, req.fps, 1, p.vae_budget);
         if (z.size(2) != H || z.size(3) != W)
-            throw Error(field + " '" + k.path + "' is " + std::to_string(z.size(3)) + "x" + std::to_string(z.size(2)) + " latent cells, the request needs " +
-                        std::to_string(W) + "x" + std::to_string(H));
+            throw Error(field + " '" + k.path + "' is " + std::to_string(z.size(3)) + "x" + std::to_string(z.size(2)) +
+                        " latent cells, the request needs " + std::to_string(W) + "x" + std::to_string(H));
         if (!p.cond_latent.defined()) p.cond_latent = at::zeros({c.latent_channels, T, H, W}, at::kFloat);
         p.cond_latent.narrow(1, k.latent_frame, 1).copy_(z.narrow(1, 0, 1));
         p.clean[static_cast<size_t>(k.latent_frame)] = true;
     }
     if (req.mode == Mode::Transfer) {
-        at::Tensor z = load_latent_file(req.control_path, "control_path", M, media, meta.width, meta.height, req.fps, req.num_frames, p.vae_budget);
+        at::Tensor z = load_latent_file(req.control_path, "control_path", M, media, meta.width, meta.height, req.fps,
+                                        req.num_frames, p.vae_budget);
         if (z.size(1) != T || z.size(2) != H || z.size(3) != W)
-            throw Error("control_path latent must match the output latent grid [" + std::to_string(T) + ", " + std::to_string(H) + ", " +
-                        std::to_string(W) + "]");
+            throw Error("control_path latent must match the output latent grid [" + std::to_string(T) + ", " +
+                        std::to_string(H) + ", " + std::to_string(W) + "]");
         p.control_latent = z * req.control_weight;
     }
 }
@@ -237,8 +267,8 @@ void plan_action_rows(GenerationPlan& p, const ModelConfig& c) {
     const GenerationRequest& req = p.req;
     p.n_actions = req.num_frames - 1;  // action k sits between pixel frames k and k + 1
     if (p.given_actions.defined() && p.given_actions.size(0) != p.n_actions)
-        throw Error("action_path holds " + std::to_string(p.given_actions.size(0)) + " actions, " + std::to_string(p.n_actions) + " are needed for " +
-                    std::to_string(req.num_frames) + " frames");
+        throw Error("action_path holds " + std::to_string(p.given_actions.size(0)) + " actions, " +
+                    std::to_string(p.n_actions) + " are needed for " + std::to_string(req.num_frames) + " frames");
     p.n_prefix = static_cast<int64_t>(req.history_actions.size()) + (req.state ? 1 : 0);
     if (!p.n_prefix) return;
     std::vector<std::vector<double>> rows = req.history_actions;
@@ -246,9 +276,12 @@ void plan_action_rows(GenerationPlan& p, const ModelConfig& c) {
     p.prefix_rows = at::zeros({p.n_prefix, c.max_action_dim}, at::kFloat);
     for (int64_t i = 0; i < p.n_prefix; ++i) {
         const auto& r = rows[static_cast<size_t>(i)];
-        if (static_cast<int64_t>(r.size()) > c.max_action_dim || (req.raw_action_dim > 0 && static_cast<int64_t>(r.size()) != req.raw_action_dim))
-            throw Error(std::string(i < static_cast<int64_t>(req.history_actions.size()) ? "history_actions row" : "state") + " has " +
-                        std::to_string(r.size()) + " values, the actions " + std::to_string(req.raw_action_dim > 0 ? req.raw_action_dim : c.max_action_dim));
+        if (static_cast<int64_t>(r.size()) > c.max_action_dim ||
+            (req.raw_action_dim > 0 && static_cast<int64_t>(r.size()) != req.raw_action_dim))
+            throw Error(
+                std::string(i < static_cast<int64_t>(req.history_actions.size()) ? "history_actions row" : "state") +
+                " has " + std::to_string(r.size()) + " values, the actions " +
+                std::to_string(req.raw_action_dim > 0 ? req.raw_action_dim : c.max_action_dim));
         for (size_t k = 0; k < r.size(); ++k) p.prefix_rows[i][static_cast<int64_t>(k)] = static_cast<float>(r[k]);
     }
 }
@@ -256,16 +289,19 @@ void plan_action_rows(GenerationPlan& p, const ModelConfig& c) {
 // The sound latents a job pins (sound_path), checked against this clip's sound latents.
 void plan_sound(GenerationPlan& p, const ModelConfig& c) {
     const GenerationRequest& req = p.req;
-    p.n_sound = static_cast<int64_t>(std::ceil(static_cast<double>(static_cast<int64_t>(req.num_frames / req.fps * 48000)) / 1920.0));
+    p.n_sound = static_cast<int64_t>(
+        std::ceil(static_cast<double>(static_cast<int64_t>(req.num_frames / req.fps * 48000)) / 1920.0));
     if (req.sound_path.empty()) return;
     SafeTensorsFile f(req.sound_path);
-    if (!f.contains("sound_latent")) throw Error("sound_path '" + req.sound_path + "' has no tensor named 'sound_latent'");
+    if (!f.contains("sound_latent"))
+        throw Error("sound_path '" + req.sound_path + "' has no tensor named 'sound_latent'");
     p.pinned_sound = to_tensor(f.at("sound_latent")).to(at::kFloat);
     const at::Tensor& s = p.pinned_sound;
     if (s.dim() != 2 || s.size(0) != c.sound_dim || s.size(1) < 1 || s.size(1) > p.n_sound)
-        throw Error("sound_path '" + req.sound_path + "': sound_latent must be [" + std::to_string(c.sound_dim) + ", m] with m from 1 to the " +
-                    std::to_string(p.n_sound) + " latents of this clip");
-    if (!at::isfinite(s).all().item<bool>()) throw Error("sound_path '" + req.sound_path + "' holds NaN or infinite values");
+        throw Error("sound_path '" + req.sound_path + "': sound_latent must be [" + std::to_string(c.sound_dim) +
+                    ", m] with m from 1 to the " + std::to_string(p.n_sound) + " latents of this clip");
+    if (!at::isfinite(s).all().item<bool>())
+        throw Error("sound_path '" + req.sound_path + "' holds NaN or infinite values");
 }
 
 }  // namespace
@@ -274,12 +310,14 @@ ojson job_with_defaults(const Model& model, const ojson& job_in) {
     // A job naming a negative prompt file or a resolution tier keeps the model's negative prompt or size out. A job
     // that names no mode gets the defaults of the mode it will run in (kDefaultMode).
     ojson job = job_in;
-    const ojson mode = job_in.is_object() && job_in.contains("model_mode") ? job_in["model_mode"] : ojson(mode_name(kDefaultMode));
+    const ojson mode =
+        job_in.is_object() && job_in.contains("model_mode") ? job_in["model_mode"] : ojson(mode_name(kDefaultMode));
     if (!job_in.is_object() || !mode.is_string()) return job;
-    static const std::vector<std::vector<std::string>> groups = {{"negative_prompt", "negative_prompt_file"},
-                                                                 {"width", "height", "resolution", "aspect_ratio", "image_size"},
-                                                                 {"num_frames", "action_chunk_size"},
-                                                                 {"domain_name", "domain_id"}};
+    static const std::vector<std::vector<std::string>> groups = {
+        {"negative_prompt", "negative_prompt_file"},
+        {"width", "height", "resolution", "aspect_ratio", "image_size"},
+        {"num_frames", "action_chunk_size"},
+        {"domain_name", "domain_id"}};
     auto job_sets = [&](const std::string& key) {
         for (const auto& g : groups)
             if (std::find(g.begin(), g.end(), key) != g.end())
@@ -295,19 +333,22 @@ ojson job_with_defaults(const Model& model, const ojson& job_in) {
     return job;
 }
 
-GenerationPlan plan_generation(const ModelImpl& M, const MediaFiles& media, const ojson& job_in, GenerationRequest req, const RunCallbacks& cb) {
+GenerationPlan plan_generation(const ModelImpl& M, const MediaFiles& media, const ojson& job_in, GenerationRequest req,
+                               const RunCallbacks& cb) {
     const ModelConfig& c = M.config;
     GenerationPlan p;
     p.req = std::move(req);
     plan_adapters(p, M, job_in);
     if (M.text_tower && !p.req.reuse_text_kv)
-        throw Error("reuse_text_kv false runs the text stream at every step, which needs both towers: load the model without the tower split");
+        throw Error(
+            "reuse_text_kv false runs the text stream at every step, which needs both towers: load the model without the tower split");
     // What the VAE may use: the job's own budget, or what the model's memory budget leaves.
     p.vae_budget = p.req.vae_budget_mb > 0 ? p.req.vae_budget_mb * 1024 * 1024 : M.vae_budget_bytes;
     if (!M.tokenizer) throw Error("the model folder has no tokenizer.json");
     if (p.req.enable_sound && !c.sound_gen) throw Error("this model does not generate sound (enable_sound)");
     if (mode_has_actions(p.req.mode) && !c.action_gen) throw Error("this model has no action tower");
-    if (p.req.domain_id < 0 || p.req.domain_id >= c.num_domains) throw Error("domain_id must be in [0, " + std::to_string(c.num_domains) + ")");
+    if (p.req.domain_id < 0 || p.req.domain_id >= c.num_domains)
+        throw Error("domain_id must be in [0, " + std::to_string(c.num_domains) + ")");
     plan_fixed_steps(p, M, job_in, cb);
     p.action_mode = mode_has_actions(p.req.mode);
     p.diffusers_path = p.req.prompting == "diffusers";
@@ -317,8 +358,9 @@ GenerationPlan plan_generation(const ModelImpl& M, const MediaFiles& media, cons
         int64_t width = 0;
         p.given_actions = load_actions(p.req.action_path, c, &width);
         if (!p.req.domain_name.empty() && p.req.raw_action_dim > 0 && width != p.req.raw_action_dim)
-            throw Error("action_path '" + p.req.action_path + "' has " + std::to_string(width) + " values per action, domain '" + p.req.domain_name +
-                        "' takes " + std::to_string(p.req.raw_action_dim));
+            throw Error("action_path '" + p.req.action_path + "' has " + std::to_string(width) +
+                        " values per action, domain '" + p.req.domain_name + "' takes " +
+                        std::to_string(p.req.raw_action_dim));
         if (p.req.raw_action_dim == 0) p.req.raw_action_dim = width;
     }
     plan_prompts(p, M);
@@ -336,7 +378,7 @@ GenerationPlan plan_generation(const ModelImpl& M, const MediaFiles& media, cons
     p.sched = M.format.fixed_steps ? SigmaSchedule{}
               : !p.diffusers_path  ? make_sigma_schedule(p.req.num_steps, p.req.shift)
               : dcfg.karras        ? make_karras_flow_schedule(p.req.num_steps, dcfg.sigma_min, dcfg.sigma_max)
-                                   : make_shifted_flow_schedule(p.req.num_steps, dcfg.flow_shift, dcfg.native_flow_schedule);
+                            : make_shifted_flow_schedule(p.req.num_steps, dcfg.flow_shift, dcfg.native_flow_schedule);
     return p;
 }
 
@@ -356,7 +398,8 @@ Denoiser::Denoiser(const ModelImpl& M, const GenerationPlan& plan, const RunCall
         const auto prefill_start = std::chrono::steady_clock::now();
         std::shared_ptr<const Network> text_net = with_job_adapters(M.text_network(&built));
         // A W8A8 checkpoint whose step policy keeps the reasoner in 16 bits prefills with dequantized weights.
-        if (text_net->holds_fp8() && M.format.fp8 && M.format.fp8->step_policy && M.format.fp8->step_policy->reasoner_a16)
+        if (text_net->holds_fp8() && M.format.fp8 && M.format.fp8->step_policy &&
+            M.format.fp8->step_policy->reasoner_a16)
             text_net = std::make_shared<const Network>(text_net->with_fp8_activations(false));
         auto prepare = [&](Branch& b) {
             if (plan.req.reuse_text_kv && !b.cached) b.cache = prefill_text(*text_net, b.ids), b.cached = true;
@@ -365,9 +408,10 @@ Denoiser::Denoiser(const ModelImpl& M, const GenerationPlan& plan, const RunCall
         if (plan.use_cfg) prepare(uncond_);
         if (M.text_tower) {
             const bool keep = M.memory_plan.value("keep_towers", false);
-            memory_record["text_tower"] = {{"read", built},
-                                           {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - prefill_start).count()},
-                                           {"released_after_prefill", !keep}};
+            memory_record["text_tower"] = {
+                {"read", built},
+                {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - prefill_start).count()},
+                {"released_after_prefill", !keep}};
             if (!keep && cb.on_log) cb.on_log("tower split: the text tower is released after the prefill");
         }
     }  // the text tower goes here (tower split), before the generation tower is on the device
@@ -382,8 +426,12 @@ Denoiser::Denoiser(const ModelImpl& M, const GenerationPlan& plan, const RunCall
     if (plan.req.step_cache) {
         const bool noisy_vision = std::find(plan.clean.begin(), plan.clean.end(), false) != plan.clean.end();
         const auto& fixed = M.format.fixed_steps;
-        if (noisy_vision) step_cache_.emplace(*plan.req.step_cache, fixed ? std::max(1, static_cast<int>(fixed->t_list.size()) - 1) : plan.req.num_steps);
-        else step_cache_off_ = "off for this job: the vision is not under diffusion (the framework keys the cache on noisy vision)";
+        if (noisy_vision)
+            step_cache_.emplace(*plan.req.step_cache,
+                                fixed ? std::max(1, static_cast<int>(fixed->t_list.size()) - 1) : plan.req.num_steps);
+        else
+            step_cache_off_ =
+                "off for this job: the vision is not under diffusion (the framework keys the cache on noisy vision)";
     }
 }
 
@@ -400,17 +448,22 @@ at::Tensor Denoiser::velocity(Branch& b, const LatentState& s, double ts, int pa
     TextKVCache* cache = plan_.req.reuse_text_kv ? &b.cache : nullptr;
     if (!step_cache_) return predict_velocity(n, b.ids, cache, s, ts, nullptr, cancel).flatten();
     step_cache_->decide(step, pass, s.vision.back().x, ts);
-    const GenStream through_cache = [&](const GenTokens& g, const std::function<at::Tensor()>& run) { return step_cache_->forward(pass, g.hidden, run); };
+    const GenStream through_cache = [&](const GenTokens& g, const std::function<at::Tensor()>& run) {
+        return step_cache_->forward(pass, g.hidden, run);
+    };
     return predict_velocity(n, b.ids, cache, s, ts, &through_cache, cancel).flatten();
 }
 
-at::Tensor Denoiser::operator()(const LatentState& layout, const LatentState& no_control, const at::Tensor& x, double ts, int step) {
+at::Tensor Denoiser::operator()(const LatentState& layout, const LatentState& no_control, const at::Tensor& x,
+                                double ts, int step) {
     const GenerationRequest& req = plan_.req;
     const LatentState s = layout.with_flat(x);
     const at::Tensor v_cond = velocity(cond_, s, ts, 0, step);
     at::Tensor v = v_cond;
-    const bool in_interval = !req.guidance_interval || ((*req.guidance_interval)[0] < ts && ts < (*req.guidance_interval)[1]);
-    if (plan_.use_cfg && in_interval) v = guided_velocity(v_cond, velocity(uncond_, s, ts, 1, step), req.guidance, req.normalize_cfg);
+    const bool in_interval =
+        !req.guidance_interval || ((*req.guidance_interval)[0] < ts && ts < (*req.guidance_interval)[1]);
+    if (plan_.use_cfg && in_interval)
+        v = guided_velocity(v_cond, velocity(uncond_, s, ts, 1, step), req.guidance, req.normalize_cfg);
     if (plan_.use_control_guidance) {
         // Our control guidance: push away from the prediction without the control maps.
         const int64_t control_numel = layout.vision[0].x.numel();

@@ -27,15 +27,15 @@
 namespace ws {
 
 struct GenerationPlan {
-    GenerationRequest req;              // defaults filled in; a distilled checkpoint's steps, guidance and sampler applied
-    ojson set_aside = ojson::object();  // what a distilled checkpoint set aside of the job
+    GenerationRequest req;  // defaults filled in; a distilled checkpoint's steps, guidance and sampler applied
+    ojson set_aside = ojson::object();          // what a distilled checkpoint set aside of the job
     std::optional<AdapterDeltas> job_adapters;  // the job's own adapters, applied on the fly
     ojson job_adapter_record;
     bool diffusers_path = false, action_mode = false, use_cfg = false, use_control_guidance = false;
     std::string prompt_string, negative_string, system_prompt;  // exactly what the tokenizer reads
-    int64_t vae_budget = 0;                                      // bytes the VAE may use (0: no budget)
-    int64_t T = 0, H = 0, W = 0;                                 // the latent grid
-    std::vector<bool> clean;                                     // per latent frame: given and kept, not generated
+    int64_t vae_budget = 0;                                     // bytes the VAE may use (0: no budget)
+    int64_t T = 0, H = 0, W = 0;                                // the latent grid
+    std::vector<bool> clean;                                    // per latent frame: given and kept, not generated
     at::Tensor cond_latent;     // [C, T, H, W] vision_path and keyframes (undefined: none)
     at::Tensor control_latent;  // transfer's control maps, weighted (undefined: none)
     at::Tensor given_actions;   // [n_actions, max_action_dim] action_path (undefined: none)
@@ -65,7 +65,8 @@ public:
     void reset();
     // The guided velocity at flat state x (laid out as `layout`; `no_control` is the layout without the control
     // maps) at timestep ts of step `step`.
-    at::Tensor operator()(const LatentState& layout, const LatentState& no_control, const at::Tensor& x, double ts, int step);
+    at::Tensor operator()(const LatentState& layout, const LatentState& no_control, const at::Tensor& x, double ts,
+                          int step);
 
     const Network& network() const { return *gen_net_; }
     ojson fp8_record(int num_steps) const;

@@ -40,7 +40,8 @@ ModelConfig case_config(const ojson& cj, const std::string& dir) {
     return ModelConfig::from_json(conf, dir + "/case.json");
 }
 
-std::unique_ptr<Network> case_network(const ModelConfig& c, const std::string& dir, const std::string& device, const std::string& dtype) {
+std::unique_ptr<Network> case_network(const ModelConfig& c, const std::string& dir, const std::string& device,
+                                      const std::string& dtype) {
     SafeTensorsFile f((fs::path(dir) / "weights.safetensors").string());
     std::map<std::string, std::vector<int64_t>> found;
     for (const auto& [n, v] : f.tensors()) found[n] = v.shape;
@@ -62,10 +63,13 @@ const at::Tensor& need(const std::map<std::string, at::Tensor>& m, const std::st
     return it->second;
 }
 // What a runner writes: float32 on the CPU, whatever it ran on.
-at::Tensor host(const at::Tensor& t) { return t.to(at::kCPU, at::isFloatingType(t.scalar_type()) ? at::kFloat : t.scalar_type()); }
+at::Tensor host(const at::Tensor& t) {
+    return t.to(at::kCPU, at::isFloatingType(t.scalar_type()) ? at::kFloat : t.scalar_type());
+}
 }  // namespace
 
-void run_velocity_case(const std::string& dir, const std::string& out, bool reuse_text_kv, const std::string& device, const std::string& dtype) {
+void run_velocity_case(const std::string& dir, const std::string& out, bool reuse_text_kv, const std::string& device,
+                       const std::string& dtype) {
     c10::InferenceMode guard;
     ojson cj = read_case_json(dir);
     const std::string origin = dir + "/case.json";
@@ -90,7 +94,8 @@ void run_velocity_case(const std::string& dir, const std::string& out, bool reus
         return predict_velocity(*net, ids, reuse_text_kv ? &cache : nullptr, state, ts).vision[0].x;
     };
     at::Tensor vc = branch(cond_ids), vu = branch(uncond_ids);
-    at::Tensor v = guided_velocity(vc, vu, json_field(cj, "guidance", 6.0, origin), json_field(cj, "normalize_cfg", false, origin));
+    at::Tensor v = guided_velocity(vc, vu, json_field(cj, "guidance", 6.0, origin),
+                                   json_field(cj, "normalize_cfg", false, origin));
     auto positions = [&](const at::Tensor& ids) {
         SequenceLayout L = build_layout(c, ids.numel(), state);
         return at::cat({L.text_positions, L.gen_positions}, 1);
@@ -102,7 +107,8 @@ void run_velocity_case(const std::string& dir, const std::string& out, bool reus
                        {"position_ids_uncond", positions(uncond_ids)}});
 }
 
-void run_logits_case(const std::string& dir, const std::string& out, const std::string& device, const std::string& dtype) {
+void run_logits_case(const std::string& dir, const std::string& out, const std::string& device,
+                     const std::string& dtype) {
     c10::InferenceMode guard;
     ojson cj = read_case_json(dir);
     ModelConfig c = case_config(cj, dir);
@@ -112,14 +118,16 @@ void run_logits_case(const std::string& dir, const std::string& out, const std::
     const int64_t n_greedy = t.count("greedy") ? t.at("greedy").numel() : 16;
     TextKVCache cache;
     const int64_t L = static_cast<int64_t>(ids.size());
-    at::Tensor h = net->forward_text(net->embed_text(at::tensor(ids, at::kLong)), at::arange(L, at::kFloat).unsqueeze(0).expand({3, L}), cache);
+    at::Tensor h = net->forward_text(net->embed_text(at::tensor(ids, at::kLong)),
+                                     at::arange(L, at::kFloat).unsqueeze(0).expand({3, L}), cache);
     at::Tensor logits = net->lm_head(h);
     ReasonerSampling greedy;
     greedy.do_sample = false;
     greedy.max_new_tokens = static_cast<int>(n_greedy);
     std::vector<int32_t> prompt(ids.begin(), ids.end());
     std::vector<int32_t> gen = decode_tokens(*net, nullptr, prompt, greedy, -1, {});
-    save_tensors(out, {{"logits", host(logits)}, {"greedy", at::tensor(std::vector<int64_t>(gen.begin(), gen.end()), at::kLong)}});
+    save_tensors(out, {{"logits", host(logits)},
+                       {"greedy", at::tensor(std::vector<int64_t>(gen.begin(), gen.end()), at::kLong)}});
 }
 
 void run_positions_case(const std::string& dir, const std::string& out) {
@@ -132,7 +140,8 @@ void run_positions_case(const std::string& dir, const std::string& out) {
         const ojson& s = cj["special_tokens"];
         if (!s.is_object()) throw Error(origin + ": 'special_tokens' must be an object");
         c.special.eos = json_field(s, "eos_token_id", c.special.eos, origin + ": special_tokens");
-        c.special.start_of_generation = json_field(s, "start_of_generation", c.special.start_of_generation, origin + ": special_tokens");
+        c.special.start_of_generation =
+            json_field(s, "start_of_generation", c.special.start_of_generation, origin + ": special_tokens");
     }
     auto num = [&](const char* k) {
         if (!cj.contains(k) || !cj[k].is_number_integer() || cj[k].get<int64_t>() < 0 || cj[k].get<int64_t>() > 100000)
@@ -150,15 +159,21 @@ void run_positions_case(const std::string& dir, const std::string& out) {
     const double fps = json_field(cj, "fps", 24.0, origin);
     state.vision.push_back({at::zeros({c.latent_channels, T, num("latent_h"), num("latent_w")}), clean, fps});
     if (num("actions") > 0)
-        state.action = ActionLatent{at::zeros({num("actions"), c.max_action_dim}), std::vector<bool>(static_cast<size_t>(num("actions")), false),
+        state.action = ActionLatent{at::zeros({num("actions"), c.max_action_dim}),
+                                    std::vector<bool>(static_cast<size_t>(num("actions")), false),
                                     json_field(cj, "action_fps", fps, origin), 0, 0};
     if (num("sound_latents") > 0)
-        state.sound = SoundLatent{at::zeros({c.sound_dim, num("sound_latents")}), std::vector<bool>(static_cast<size_t>(num("sound_latents")), false), c.sound_latent_fps};
+        state.sound =
+            SoundLatent{at::zeros({c.sound_dim, num("sound_latents")}),
+                        std::vector<bool>(static_cast<size_t>(num("sound_latents")), false), c.sound_latent_fps};
     SequenceLayout L = build_layout(c, text_ids.numel(), state);
-    save_tensors(out, {{"position_ids", at::cat({L.text_positions, L.gen_positions}, 1)}, {"token_kind", L.token_kind}, {"text_ids", text_ids}});
+    save_tensors(out, {{"position_ids", at::cat({L.text_positions, L.gen_positions}, 1)},
+                       {"token_kind", L.token_kind},
+                       {"text_ids", text_ids}});
 }
 
-void run_vae_case(const std::string& dir, const std::string& out, const std::string& device_name, const std::string& dtype_name) {
+void run_vae_case(const std::string& dir, const std::string& out, const std::string& device_name,
+                  const std::string& dtype_name) {
     const at::Device device = parse_device(device_name);
     const at::ScalarType dtype = parse_dtype(dtype_name);
     c10::InferenceMode guard;
@@ -173,8 +188,8 @@ void run_vae_case(const std::string& dir, const std::string& out, const std::str
         save_tensors(out, {{"audio", host(dec.decode(need(t, "latent", dir).to(at::kFloat)))}});
         return;
     }
-    VideoVAE vae(VideoVAEConfig::from_json(conf, origin), weights, need(t, "latents_mean", dir), need(t, "latents_std", dir),
-                 device, dtype);
+    VideoVAE vae(VideoVAEConfig::from_json(conf, origin), weights, need(t, "latents_mean", dir),
+                 need(t, "latents_std", dir), device, dtype);
     std::map<std::string, at::Tensor> result;
     if (t.count("video")) result["encoded"] = host(vae.encode(t.at("video").to(at::kFloat)));
     if (t.count("latent")) result["decoded"] = host(vae.decode(t.at("latent").to(at::kFloat)));
@@ -182,8 +197,8 @@ void run_vae_case(const std::string& dir, const std::string& out, const std::str
     save_tensors(out, result);
 }
 
-void decode_latents(const std::string& model_dir, const std::string& latents_path, const std::string& out_path, const std::string& device,
-                    const std::string& dtype) {
+void decode_latents(const std::string& model_dir, const std::string& latents_path, const std::string& out_path,
+                    const std::string& device, const std::string& dtype) {
     c10::InferenceMode guard;
     LoadOptions o;
     o.device = device, o.dtype = dtype, o.hash_files = false;
@@ -194,8 +209,12 @@ void decode_latents(const std::string& model_dir, const std::string& latents_pat
     if (auto it = t.find("video_latent"); it != t.end()) {
         if (!M.vae) throw Error(model_dir + ": no vae/ to decode " + latents_path + "'s video_latent");
         if (it->second.dim() != 4 || it->second.size(0) != M.config.latent_channels)
-            throw Error(latents_path + ": video_latent must be [" + std::to_string(M.config.latent_channels) + ", T, H, W]");
-        result["frames"] = host(((M.vae->decode(it->second.to(at::kFloat)).to(at::kFloat) + 1) / 2).clamp(0, 1).permute({1, 2, 3, 0}).contiguous());
+            throw Error(latents_path + ": video_latent must be [" + std::to_string(M.config.latent_channels) +
+                        ", T, H, W]");
+        result["frames"] = host(((M.vae->decode(it->second.to(at::kFloat)).to(at::kFloat) + 1) / 2)
+                                    .clamp(0, 1)
+                                    .permute({1, 2, 3, 0})
+                                    .contiguous());
     }
     if (auto it = t.find("sound_latent"); it != t.end()) {
         if (!M.sound) throw Error(model_dir + ": no sound_tokenizer/ to decode " + latents_path + "'s sound_latent");
@@ -223,7 +242,8 @@ std::vector<std::string> compare_tensor_files(const std::string& reference, cons
         if (at::isFloatingType(r.scalar_type())) {
             const double nr = r.to(at::kDouble).norm().item<double>();
             const at::Tensor d = g.to(at::kDouble) - r.to(at::kDouble);
-            std::snprintf(buf, sizeof(buf), "%s: relative error %.3e (max abs %.3e)", name.c_str(), d.norm().item<double>() / (nr > 0 ? nr : 1.0),
+            std::snprintf(buf, sizeof(buf), "%s: relative error %.3e (max abs %.3e)", name.c_str(),
+                          d.norm().item<double>() / (nr > 0 ? nr : 1.0),
                           d.numel() ? d.abs().max().item<double>() : 0.0);
             lines.push_back(buf);
         } else {

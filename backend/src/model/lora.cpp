@@ -17,7 +17,9 @@ namespace ws {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& t) { return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0; }
+bool ends_with(const std::string& s, const std::string& t) {
+    return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+}
 
 // PEFT's key of a LoRA factor: [base_model.model.]MODULE.lora_A[.ADAPTER_NAME].weight. Returns MODULE and the factor.
 bool split_lora_key(const std::string& key, std::string* module, char* factor) {
@@ -65,7 +67,8 @@ LoadedAdapter load_adapter(const std::string& path, const ModelConfig& c) {
     a.info.weights_file = (fs::path(a.info.dir) / "adapter_model.safetensors").string();
     if (!fs::exists(cfg_path)) throw Error(a.info.dir + ": no adapter_config.json");
     if (!fs::exists(a.info.weights_file)) {
-        if (fs::exists(fs::path(a.info.dir) / "adapter_model.bin")) refuse_pickle_checkpoint((fs::path(a.info.dir) / "adapter_model.bin").string());
+        if (fs::exists(fs::path(a.info.dir) / "adapter_model.bin"))
+            refuse_pickle_checkpoint((fs::path(a.info.dir) / "adapter_model.bin").string());
         throw Error(a.info.dir + ": no adapter_model.safetensors");
     }
     ojson cfg;
@@ -80,9 +83,11 @@ LoadedAdapter load_adapter(const std::string& path, const ModelConfig& c) {
     if (!cfg.is_object()) throw Error(cfg_path + ": must hold one JSON object");
     const std::string type = json_field<std::string>(cfg, "peft_type", "LORA", cfg_path);
     if (type != "LORA") throw Error(cfg_path + ": peft_type '" + type + "' is not supported (LORA only)");
-    if (json_field<bool>(cfg, "use_dora", false, cfg_path)) throw Error(cfg_path + ": use_dora (DoRA) is not supported");
+    if (json_field<bool>(cfg, "use_dora", false, cfg_path))
+        throw Error(cfg_path + ": use_dora (DoRA) is not supported");
     const std::string bias = json_field<std::string>(cfg, "bias", "none", cfg_path);
-    if (bias != "none") throw Error(cfg_path + ": field 'bias' must be \"none\" (bias-training adapters are not supported)");
+    if (bias != "none")
+        throw Error(cfg_path + ": field 'bias' must be \"none\" (bias-training adapters are not supported)");
     for (const char* pattern : {"rank_pattern", "alpha_pattern"})
         if (cfg.contains(pattern) && cfg[pattern].is_object() && !cfg[pattern].empty())
             throw Error(cfg_path + ": field '" + pattern + "' (per-module ranks or alphas) is not supported");
@@ -91,12 +96,14 @@ LoadedAdapter load_adapter(const std::string& path, const ModelConfig& c) {
     if (a.info.rank <= 0) throw Error(cfg_path + ": field 'r' must be a positive integer");
     a.info.alpha = json_field<double>(cfg, "lora_alpha", static_cast<double>(a.info.rank), cfg_path);
     const bool rslora = json_field<bool>(cfg, "use_rslora", false, cfg_path);
-    a.info.scale = rslora ? a.info.alpha / std::sqrt(static_cast<double>(a.info.rank)) : a.info.alpha / static_cast<double>(a.info.rank);
+    a.info.scale = rslora ? a.info.alpha / std::sqrt(static_cast<double>(a.info.rank))
+                          : a.info.alpha / static_cast<double>(a.info.rank);
     if (!cfg.contains("target_modules") || !(cfg["target_modules"].is_string() || cfg["target_modules"].is_array()))
         throw Error(cfg_path + ": field 'target_modules' must be a list of module names or a regular expression");
     const ojson& targets = cfg["target_modules"];
     for (const auto& t : targets)
-        if (targets.is_array() && !t.is_string()) throw Error(cfg_path + ": field 'target_modules' must list names (strings)");
+        if (targets.is_array() && !t.is_string())
+            throw Error(cfg_path + ": field 'target_modules' must list names (strings)");
 
     const std::map<std::string, std::vector<int64_t>> expected = expected_weights(c);
     SafeTensorsFile f(a.info.weights_file);
@@ -105,15 +112,18 @@ LoadedAdapter load_adapter(const std::string& path, const ModelConfig& c) {
         std::string module;
         char factor = 0;
         if (!split_lora_key(key, &module, &factor))
-            throw Error(a.info.weights_file + ": tensor '" + key + "' is not a LoRA factor (MODULE.lora_A.weight / MODULE.lora_B.weight)");
+            throw Error(a.info.weights_file + ": tensor '" + key +
+                        "' is not a LoRA factor (MODULE.lora_A.weight / MODULE.lora_B.weight)");
         (factor == 'A' ? by_module[module].first : by_module[module].second) = key;
     }
     if (by_module.empty()) throw Error(a.info.weights_file + ": holds no LoRA factors");
     for (const auto& [module, ab] : by_module) {
         if (ab.first.empty() || ab.second.empty())
-            throw Error(a.info.weights_file + ": module '" + module + "' has lora_" + (ab.first.empty() ? "B but no lora_A" : "A but no lora_B"));
+            throw Error(a.info.weights_file + ": module '" + module + "' has lora_" +
+                        (ab.first.empty() ? "B but no lora_A" : "A but no lora_B"));
         if (!targeted(targets, module))
-            throw Error(a.info.weights_file + ": module '" + module + "' is not among adapter_config.json's target_modules");
+            throw Error(a.info.weights_file + ": module '" + module +
+                        "' is not among adapter_config.json's target_modules");
         const std::string canon = canonical_weight_name(module + ".weight");
         const auto w = expected.find(canon);
         if (canon.empty() || w == expected.end() || w->second.size() != 2 || canon.find("layers.") != 0)
@@ -121,12 +131,14 @@ LoadedAdapter load_adapter(const std::string& path, const ModelConfig& c) {
         const TensorView &A = f.at(ab.first), &B = f.at(ab.second);
         const int64_t out = w->second[0], in = w->second[1];
         if (A.shape != std::vector<int64_t>{a.info.rank, in} || B.shape != std::vector<int64_t>{out, a.info.rank})
-            throw Error(a.info.weights_file + ": module '" + module + "' needs lora_A [" + std::to_string(a.info.rank) + ", " + std::to_string(in) +
-                        "] and lora_B [" + std::to_string(out) + ", " + std::to_string(a.info.rank) + "] (rank r = " + std::to_string(a.info.rank) + ")");
+            throw Error(a.info.weights_file + ": module '" + module + "' needs lora_A [" + std::to_string(a.info.rank) +
+                        ", " + std::to_string(in) + "] and lora_B [" + std::to_string(out) + ", " +
+                        std::to_string(a.info.rank) + "] (rank r = " + std::to_string(a.info.rank) + ")");
         for (const TensorView* v : {&A, &B})
             if (v->dtype != DType::F32 && v->dtype != DType::BF16 && v->dtype != DType::F16)
                 throw Error(a.info.weights_file + ": '" + v->name + "' must be float32, bfloat16 or float16");
-        if (a.keys.count(canon)) throw Error(a.info.weights_file + ": module '" + module + "' appears twice under different names");
+        if (a.keys.count(canon))
+            throw Error(a.info.weights_file + ": module '" + module + "' appears twice under different names");
         a.keys[canon] = ab;
         a.info.modules.push_back(canon);
     }
@@ -150,13 +162,15 @@ AdapterChoice parse_adapter_choice(const std::string& text) {
 }
 
 std::vector<AdapterChoice> adapter_choices_from_json(const ojson& list, const std::string& origin) {
-    if (!list.is_array()) throw Error(origin + ": 'adapters' must be a list of \"PATH[:STRENGTH]\" or {\"path\", \"strength\"}");
+    if (!list.is_array())
+        throw Error(origin + ": 'adapters' must be a list of \"PATH[:STRENGTH]\" or {\"path\", \"strength\"}");
     std::vector<AdapterChoice> out;
     for (const auto& e : list) {
         if (e.is_string()) {
             out.push_back(parse_adapter_choice(e.get<std::string>()));
         } else if (e.is_object() && e.contains("path") && e["path"].is_string()) {
-            AdapterChoice c{e["path"].get<std::string>(), json_field<double>(e, "strength", 1.0, origin + ": adapters")};
+            AdapterChoice c{e["path"].get<std::string>(),
+                            json_field<double>(e, "strength", 1.0, origin + ": adapters")};
             if (!std::isfinite(c.strength)) throw Error(origin + ": an adapter's strength must be a finite number");
             out.push_back(c);
         } else {
@@ -167,23 +181,28 @@ std::vector<AdapterChoice> adapter_choices_from_json(const ojson& list, const st
 }
 
 ojson AdapterInfo::to_json() const {
-    return ojson{{"dir", dir}, {"rank", rank}, {"alpha", alpha}, {"scale", scale}, {"modules", modules.size()}, {"sha256", sha256}};
+    return ojson{{"dir", dir},      {"rank", rank}, {"alpha", alpha}, {"scale", scale}, {"modules", modules.size()},
+                 {"sha256", sha256}};
 }
 
-AdapterInfo inspect_adapter(const std::string& path, const ModelConfig& config) { return load_adapter(path, config).info; }
+AdapterInfo inspect_adapter(const std::string& path, const ModelConfig& config) {
+    return load_adapter(path, config).info;
+}
 
-ojson merge_adapters(std::map<std::string, at::Tensor>& weights, const std::vector<AdapterChoice>& adapters, const ModelConfig& c,
-                     bool only_present) {
+ojson merge_adapters(std::map<std::string, at::Tensor>& weights, const std::vector<AdapterChoice>& adapters,
+                     const ModelConfig& c, bool only_present) {
     ojson record = ojson::array();
     for (const AdapterChoice& choice : adapters) {
-        if (!std::isfinite(choice.strength)) throw Error(choice.path + ": the adapter's strength must be a finite number");
+        if (!std::isfinite(choice.strength))
+            throw Error(choice.path + ": the adapter's strength must be a finite number");
         const LoadedAdapter a = load_adapter(choice.path, c);
         SafeTensorsFile f(a.info.weights_file);
         const double k = choice.strength * a.info.scale;
         for (const auto& [canon, ab] : a.keys) {
             if (only_present && !weights.count(canon)) continue;
             at::Tensor& w = weights.at(canon);
-            const at::Tensor A = to_tensor(f.at(ab.first)).to(at::kFloat), B = to_tensor(f.at(ab.second)).to(at::kFloat);
+            const at::Tensor A = to_tensor(f.at(ab.first)).to(at::kFloat),
+                             B = to_tensor(f.at(ab.second)).to(at::kFloat);
             // W + k B A in float32 on a private copy (a mapped or shared weight is never written through).
             w = w.to(at::kFloat).clone().add_(at::matmul(B, A), k);
         }
@@ -195,16 +214,18 @@ ojson merge_adapters(std::map<std::string, at::Tensor>& weights, const std::vect
     return record;
 }
 
-AdapterDeltas adapter_deltas(const std::vector<AdapterChoice>& add, const std::vector<AdapterChoice>& take_out, const ModelConfig& c,
-                             ojson* record) {
+AdapterDeltas adapter_deltas(const std::vector<AdapterChoice>& add, const std::vector<AdapterChoice>& take_out,
+                             const ModelConfig& c, ojson* record) {
     AdapterDeltas out;
     if (record) *record = ojson::array();
     auto collect = [&](const AdapterChoice& choice, double sign) {
-        if (!std::isfinite(choice.strength)) throw Error(choice.path + ": the adapter's strength must be a finite number");
+        if (!std::isfinite(choice.strength))
+            throw Error(choice.path + ": the adapter's strength must be a finite number");
         const LoadedAdapter a = load_adapter(choice.path, c);
         SafeTensorsFile f(a.info.weights_file);
         for (const auto& [canon, ab] : a.keys)
-            out[canon].push_back({to_tensor(f.at(ab.first)).to(at::kFloat).clone(), to_tensor(f.at(ab.second)).to(at::kFloat).clone(),
+            out[canon].push_back({to_tensor(f.at(ab.first)).to(at::kFloat).clone(),
+                                  to_tensor(f.at(ab.second)).to(at::kFloat).clone(),
                                   sign * choice.strength * a.info.scale});
         if (record && sign > 0) {
             ojson entry = a.info.to_json();

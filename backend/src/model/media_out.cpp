@@ -13,7 +13,8 @@ at::Tensor quantize_for_display(const at::Tensor& decoded) {
 VideoFrames to_video_frames(const at::Tensor& bytes, double fps) {
     const at::Tensor pixels = bytes.permute({1, 2, 3, 0}).contiguous();  // [T, H, W, 3]
     VideoFrames frames;
-    frames.count = static_cast<int>(pixels.size(0)), frames.height = static_cast<int>(pixels.size(1)), frames.width = static_cast<int>(pixels.size(2));
+    frames.count = static_cast<int>(pixels.size(0)), frames.height = static_cast<int>(pixels.size(1)),
+    frames.width = static_cast<int>(pixels.size(2));
     frames.fps = fps;
     frames.rgb.assign(pixels.data_ptr<uint8_t>(), pixels.data_ptr<uint8_t>() + pixels.numel());
     return frames;

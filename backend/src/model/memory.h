@@ -15,12 +15,13 @@ namespace ws {
 
 struct MemoryPlan {
     bool tower_split = false;
-    bool keep_towers = false;        // split, but the budget holds both towers, so neither is released between runs
-    int64_t budget_bytes = 0;        // 0 = none
-    int64_t resident_text = 0;       // layers of the text (understanding) tower on the device
-    int64_t resident_generation = 0; // layers of the generation tower on the device
+    bool keep_towers = false;         // split, but the budget holds both towers, so neither is released between runs
+    int64_t budget_bytes = 0;         // 0 = none
+    int64_t resident_text = 0;        // layers of the text (understanding) tower on the device
+    int64_t resident_generation = 0;  // layers of the generation tower on the device
     int64_t layers = 0;
-    int64_t text_bytes = 0, generation_bytes = 0;  // each tower's weights, its share of the embeddings and heads included
+    int64_t text_bytes = 0,
+            generation_bytes = 0;  // each tower's weights, its share of the embeddings and heads included
     int64_t text_layer_bytes = 0, generation_layer_bytes = 0;
     // Device memory the weights hold at most while a run denoises: what the VAE may plan within.
     int64_t denoise_weight_bytes() const;

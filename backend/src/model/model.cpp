@@ -50,7 +50,8 @@ struct PicoVideoCodec : VideoCodec {
     explicit PicoVideoCodec(pico::LinearVideoCodec c) : codec(std::move(c)) {}
     at::Tensor encode(const at::Tensor& video) const override {
         const at::Tensor x = video.to(at::kCPU, at::kFloat).contiguous();
-        const pico::Latent z = codec.encode_pixels(x.data_ptr<float>(), static_cast<int>(x.size(1)), static_cast<int>(x.size(2)), static_cast<int>(x.size(3)));
+        const pico::Latent z = codec.encode_pixels(x.data_ptr<float>(), static_cast<int>(x.size(1)),
+                                                   static_cast<int>(x.size(2)), static_cast<int>(x.size(3)));
         return at::tensor(z.data).reshape(z.shape).to(video.device());
     }
     at::Tensor decode(const at::Tensor& latent) const override {
@@ -67,7 +68,8 @@ struct PicoSoundDecoder : SoundDecoder {
     explicit PicoSoundDecoder(pico::EnvelopeAudioCodec c) : codec(std::move(c)) {}
     at::Tensor decode(const at::Tensor& latent) const override {
         const at::Tensor z = latent.to(at::kCPU, at::kFloat).contiguous();
-        const AudioClip a = codec.decode({z.sizes().vec(), std::vector<float>(z.data_ptr<float>(), z.data_ptr<float>() + z.numel())});
+        const AudioClip a =
+            codec.decode({z.sizes().vec(), std::vector<float>(z.data_ptr<float>(), z.data_ptr<float>() + z.numel())});
         return at::tensor(a.samples).reshape({-1, 2}).t().contiguous().to(latent.device());  // [2, N]
     }
     pico::EnvelopeAudioCodec codec;
@@ -90,9 +92,11 @@ ojson read_json_file(const std::string& path) {
 }
 
 // Loads the tensors of `dir` under the names `rename` gives them, checked against `expected`.
-std::map<std::string, at::Tensor> load_component(const std::string& dir, const std::map<std::string, std::vector<int64_t>>& expected,
-                                                 const std::function<std::string(const std::string&)>& rename, const RunCallbacks& cb,
-                                                 std::vector<FileHash>* hashes, bool check_only = false) {
+std::map<std::string, at::Tensor> load_component(const std::string& dir,
+                                                 const std::map<std::string, std::vector<int64_t>>& expected,
+                                                 const std::function<std::string(const std::string&)>& rename,
+                                                 const RunCallbacks& cb, std::vector<FileHash>* hashes,
+                                                 bool check_only = false) {
     Checkpoint ck(dir);
     std::map<std::string, std::vector<int64_t>> found;
     for (const auto& [name, view] : ck.tensors()) found[name] = view->shape;
@@ -112,8 +116,8 @@ std::map<std::string, at::Tensor> load_component(const std::string& dir, const s
 
 // vae/: the Pico video codec or the Wan2.2 VAE, checked against the transformer's latent channels. With
 // `check_only` everything is validated (config, header, names, shapes) but no tensor is read, and nothing returned.
-std::unique_ptr<VideoCodec> load_video_codec(const ModelFolder& f, const ModelConfig& c, at::Device device, const RunCallbacks& cb,
-                                             std::vector<FileHash>* hashes, bool check_only) {
+std::unique_ptr<VideoCodec> load_video_codec(const ModelFolder& f, const ModelConfig& c, at::Device device,
+                                             const RunCallbacks& cb, std::vector<FileHash>* hashes, bool check_only) {
     if (f.vae_dir.empty()) return nullptr;
     const ojson vc = read_json_file(f.vae_dir + "/config.json");
     if (!vc.is_object()) throw Error(f.vae_dir + "/config.json: must hold one JSON object");
@@ -125,7 +129,8 @@ std::unique_ptr<VideoCodec> load_video_codec(const ModelFolder& f, const ModelCo
         return codec;
     } else {
         VideoVAEConfig cfg = VideoVAEConfig::from_json(vc, f.vae_dir + "/config.json");
-        if (!vc.contains("latents_mean") || !vc.contains("latents_std")) throw Error(f.vae_dir + "/config.json: needs latents_mean and latents_std");
+        if (!vc.contains("latents_mean") || !vc.contains("latents_std"))
+            throw Error(f.vae_dir + "/config.json: needs latents_mean and latents_std");
         std::vector<float> mean, std;
         try {
             mean = vc["latents_mean"].get<std::vector<float>>(), std = vc["latents_std"].get<std::vector<float>>();
@@ -134,9 +139,11 @@ std::unique_ptr<VideoCodec> load_video_codec(const ModelFolder& f, const ModelCo
         }
         if (static_cast<int64_t>(mean.size()) != cfg.z_dim || static_cast<int64_t>(std.size()) != cfg.z_dim)
             throw Error(f.vae_dir + "/config.json: latents_mean/std need " + std::to_string(cfg.z_dim) + " entries");
-        if (cfg.z_dim != c.latent_channels) throw Error(f.vae_dir + ": z_dim does not match the transformer's latent channels");
-        auto w = load_component(f.vae_dir, wan_vae_expected_weights(cfg),
-                                [&](const std::string& n) { return wan_vae_original_name(n, cfg.num_res_blocks); }, cb, hashes, check_only);
+        if (cfg.z_dim != c.latent_channels)
+            throw Error(f.vae_dir + ": z_dim does not match the transformer's latent channels");
+        auto w = load_component(
+            f.vae_dir, wan_vae_expected_weights(cfg),
+            [&](const std::string& n) { return wan_vae_original_name(n, cfg.num_res_blocks); }, cb, hashes, check_only);
         if (check_only) return nullptr;
         const at::ScalarType vae_dtype = device.is_cuda() ? at::kBFloat16 : at::kFloat;
         return std::make_unique<VideoVAE>(cfg, std::move(w), at::tensor(mean), at::tensor(std), device, vae_dtype);
@@ -144,18 +151,21 @@ std::unique_ptr<VideoCodec> load_video_codec(const ModelFolder& f, const ModelCo
 }
 
 // sound_tokenizer/: the Pico audio codec or the Oobleck decoder, checked against the transformer's sound width.
-std::unique_ptr<SoundDecoder> load_sound_decoder(const ModelFolder& f, const ModelConfig& c, at::Device device, const RunCallbacks& cb,
-                                                 std::vector<FileHash>* hashes, bool check_only) {
+std::unique_ptr<SoundDecoder> load_sound_decoder(const ModelFolder& f, const ModelConfig& c, at::Device device,
+                                                 const RunCallbacks& cb, std::vector<FileHash>* hashes,
+                                                 bool check_only) {
     if (f.sound_dir.empty()) return nullptr;
     const ojson sc = read_json_file(f.sound_dir + "/config.json");
     if (!sc.is_object()) throw Error(f.sound_dir + "/config.json: must hold one JSON object");
     const std::string cls = json_field<std::string>(sc, "_class_name", "", f.sound_dir + "/config.json");
     if (cls == pico::kRetiredAudioCodecClass)
-        throw Error(f.sound_dir + ": an earlier Pico audio codec (" + pico::kRetiredAudioCodecClass +
-                    ") whose latents this version does not read; install the current one with `worldstudio-cli pico-codecs DIR --only audio` "
-                    "and retrain the generator, or use the Pico model that ships with WorldStudio");
+        throw Error(
+            f.sound_dir + ": an earlier Pico audio codec (" + pico::kRetiredAudioCodecClass +
+            ") whose latents this version does not read; install the current one with `worldstudio-cli pico-codecs DIR --only audio` "
+            "and retrain the generator, or use the Pico model that ships with WorldStudio");
     if (cls == pico::kAudioCodecClass) {
-        auto codec = std::make_unique<PicoSoundDecoder>(pico::EnvelopeAudioCodec::load(f.sound_dir + "/codec.safetensors"));
+        auto codec =
+            std::make_unique<PicoSoundDecoder>(pico::EnvelopeAudioCodec::load(f.sound_dir + "/codec.safetensors"));
         if (codec->codec.channels() != c.sound_dim)
             throw Error(f.sound_dir + ": the codec's channels do not match the transformer's sound width");
         if (hashes) hashes->push_back(hash_of(f.sound_dir + "/codec.safetensors"));
@@ -163,10 +173,12 @@ std::unique_ptr<SoundDecoder> load_sound_decoder(const ModelFolder& f, const Mod
     } else {
         AudioVAEConfig cfg = AudioVAEConfig::from_json(sc, f.sound_dir + "/config.json");
         if (cfg.latent_dim != c.sound_dim || cfg.hop() != 1920 || cfg.sample_rate != 48000 || cfg.channels != 2)
-            throw Error(f.sound_dir + ": the sound tokenizer must be 48 kHz stereo, hop 1920, with the transformer's sound width");
+            throw Error(f.sound_dir +
+                        ": the sound tokenizer must be 48 kHz stereo, hop 1920, with the transformer's sound width");
         // Legacy (decoder.)layers.N or diffusers AutoencoderOobleck names; the encoder is not needed to generate.
-        auto w = load_component(f.sound_dir, audio_vae_expected_weights(cfg),
-                                [&](const std::string& n) { return oobleck_legacy_name(n, cfg.strides.size()); }, cb, hashes, check_only);
+        auto w = load_component(
+            f.sound_dir, audio_vae_expected_weights(cfg),
+            [&](const std::string& n) { return oobleck_legacy_name(n, cfg.strides.size()); }, cb, hashes, check_only);
         if (check_only) return nullptr;
         return std::make_unique<AudioVAEDecoder>(cfg, w, device, at::kFloat);
     }
@@ -196,7 +208,6 @@ void resolve_special_tokens(ModelConfig& c, const Tokenizer& t) {
     c.special.end_of_generation = id("<|vision_end|>", c.special.end_of_generation);
 }
 
-
 namespace {
 ojson read_generation_defaults(const std::string& dir);
 
@@ -211,12 +222,16 @@ ojson checkpoint_defaults(const CheckpointFormat& format, const ModelConfig& c) 
     if (c.backbone == "nemotron_dense") {
         d["*"] = {{"json_caption_wrapper", true}};
         for (const char* mode : {"text2video", "image2video", "video2video"})
-            d[mode] = {{"resolution", "480"}, {"aspect_ratio", "16,9"}, {"num_frames", 121}, {"num_steps", 20}, {"guidance", 6.0}, {"shift", 12.0}};
+            d[mode] = {{"resolution", "480"}, {"aspect_ratio", "16,9"}, {"num_frames", 121},
+                       {"num_steps", 20},     {"guidance", 6.0},        {"shift", 12.0}};
         d["text2image"] = {{"resolution", "480"}};
     }
     if (!format.fixed_steps) return d;
-    const ojson fixed{{"num_steps", format.fixed_steps->t_list.size()}, {"guidance", 1.0}, {"sampler", "fixed_step_sde"},
-                      {"resolution", "480"}, {"fps", c.base_fps}};  // held: items() of a temporary would outlive it
+    const ojson fixed{{"num_steps", format.fixed_steps->t_list.size()},
+                      {"guidance", 1.0},
+                      {"sampler", "fixed_step_sde"},
+                      {"resolution", "480"},
+                      {"fps", c.base_fps}};  // held: items() of a temporary would outlive it
     for (const auto& [k, v] : fixed.items()) d["*"][k] = v;
     d["text2image"]["resolution"] = "768";
     return d;
@@ -225,7 +240,9 @@ ojson checkpoint_defaults(const CheckpointFormat& format, const ModelConfig& c) 
 // says so when another mode is chosen.
 ojson checkpoint_recipe(const ModelConfig& c) {
     if (c.backbone == "nemotron_dense")
-        return {{"modes", {"image2video"}}, {"name", "Edge"}, {"summary", "image → video at 832 × 480, for the weights of 2026-08-25"}};
+        return {{"modes", {"image2video"}},
+                {"name", "Edge"},
+                {"summary", "image → video at 832 × 480, for the weights of 2026-08-25"}};
     return ojson::object();
 }
 }  // namespace
@@ -270,9 +287,10 @@ ojson Model::inspect(const std::string& dir) {
         const TransformerTensors tensors(ck, format.fp8, f.transformer_dir);
         r = check_weights(c, tensors.shapes());
         files = ck.files();
-        if (!r.ok()) throw Error(f.transformer_dir + ": the checkpoint does not match its config (" + std::to_string(r.missing.size()) +
-                                 " missing, " + std::to_string(r.misshaped.size()) + " mis-shaped tensors)" +
-                                 (format.ignored_files.empty() ? "" : "; " + format.ignored_note()));
+        if (!r.ok())
+            throw Error(f.transformer_dir + ": the checkpoint does not match its config (" +
+                        std::to_string(r.missing.size()) + " missing, " + std::to_string(r.misshaped.size()) +
+                        " mis-shaped tensors)" + (format.ignored_files.empty() ? "" : "; " + format.ignored_note()));
         ojson out{{"files", files.size()}};
         if (tensors.fp8_weights()) out["fp8_weights"] = tensors.fp8_weights();
         return out;
@@ -297,7 +315,8 @@ ojson Model::inspect(const std::string& dir) {
         });
     if (fs::exists(fs::path(dir) / "model_index.json"))
         check("model_index", (fs::path(dir) / "model_index.json").string(), [&] {
-            const ojson defaults = read_generation_defaults(dir);  // read first: a throw inside a braced json list is unsafe
+            const ojson defaults =
+                read_generation_defaults(dir);  // read first: a throw inside a braced json list is unsafe
             return ojson{{"generation_defaults", defaults}};
         });
     return ojson{{"dir", dir},
@@ -326,7 +345,9 @@ ojson parse_generation_defaults(const std::string& text, const std::string& orig
     const ojson& d = j["worldstudio_generation_defaults"];
     bool ok = d.is_object();
     for (auto it = d.begin(); ok && it != d.end(); ++it) ok = it.value().is_object();
-    if (!ok) throw Error(origin + ": worldstudio_generation_defaults must map \"*\" or mode names to objects of request fields");
+    if (!ok)
+        throw Error(origin +
+                    ": worldstudio_generation_defaults must map \"*\" or mode names to objects of request fields");
     // A recipe sets request fields through the request schema: each key must be a field, each value one it accepts.
     for (const auto& [mode, fields] : d.items()) {
         const std::string where = origin + ": worldstudio_generation_defaults." + mode;
@@ -339,7 +360,8 @@ ojson parse_generation_defaults(const std::string& text, const std::string& orig
         }
         for (const auto& [key, value] : fields.items()) {
             const RequestField* f = request_field(key);
-            if (!f || f->kind == FieldKind::Ignored || key == "model_mode") throw Error(where + ": '" + key + "' is not a request field a recipe can set");
+            if (!f || f->kind == FieldKind::Ignored || key == "model_mode")
+                throw Error(where + ": '" + key + "' is not a request field a recipe can set");
             try {
                 check_field(*f, value);
             } catch (const Error& e) {
@@ -374,7 +396,9 @@ const CheckpointFormat& Model::format() const { return impl_->format; }
 const ojson& Model::adapters() const { return impl_->adapters; }
 const ojson& Model::memory_plan() const { return impl_->memory_plan; }
 
-ojson Model::generation_defaults(const std::string& mode) const { return merge_generation_defaults(impl_->generation_defaults, mode); }
+ojson Model::generation_defaults(const std::string& mode) const {
+    return merge_generation_defaults(impl_->generation_defaults, mode);
+}
 
 std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptions& options, const RunCallbacks& cb) {
     c10::InferenceMode guard;
@@ -392,13 +416,16 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         resolve_special_tokens(impl->config, *impl->tokenizer);
     }
     impl->device = parse_device(options.device);
-    impl->dtype = options.dtype == "auto" ? (impl->device.is_cuda() ? at::kBFloat16 : at::kFloat) : parse_dtype(options.dtype);
+    impl->dtype =
+        options.dtype == "auto" ? (impl->device.is_cuda() ? at::kBFloat16 : at::kFloat) : parse_dtype(options.dtype);
     Checkpoint ck(f.transformer_dir);
     const TransformerTensors tensors(ck, impl->format.fp8, f.transformer_dir);
     WeightReport report = check_weights(impl->config, tensors.shapes());
     if (!report.ok())
-        throw Error(dir + ": the checkpoint does not match its config\n" + report.summary() + impl->format.ignored_note());
-    if (!report.unexpected.empty() && cb.on_log) cb.on_log("ignoring " + std::to_string(report.unexpected.size()) + " unexpected tensors");
+        throw Error(dir + ": the checkpoint does not match its config\n" + report.summary() +
+                    impl->format.ignored_note());
+    if (!report.unexpected.empty() && cb.on_log)
+        cb.on_log("ignoring " + std::to_string(report.unexpected.size()) + " unexpected tensors");
     if (tensors.fp8_weights()) {
         if (options.fp8 != "auto" && options.fp8 != "w8a8" && options.fp8 != "w8a16")
             throw Error("fp8 must be w8a8, w8a16 or auto, not '" + options.fp8 + "'");
@@ -408,18 +435,23 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
             throw Error(dir + ": fp8 w8a8 needs the FP8 product, which " + impl->device.str() +
                         " lacks (CUDA needs compute capability 8.9 or newer); load with fp8 w8a16");
         if (impl->fp8_compute == "w8a8" && !options.adapters.empty())
-            throw Error(dir + ": LoRA adapters merge into dequantized weights; load this FP8 checkpoint with fp8 w8a16, or apply the "
-                              "adapters per job");
+            throw Error(
+                dir +
+                ": LoRA adapters merge into dequantized weights; load this FP8 checkpoint with fp8 w8a16, or apply the "
+                "adapters per job");
     }
-    if (options.attention != "sdpa" && options.attention != "math") throw Error("attention must be sdpa or math, not '" + options.attention + "'");
+    if (options.attention != "sdpa" && options.attention != "math")
+        throw Error("attention must be sdpa or math, not '" + options.attention + "'");
     const device::Attention attention = options.attention == "math" ? device::Attention::math : device::Attention::sdpa;
     const MemoryPlan plan = plan_memory(options.memory, impl->config, tensors.shapes(), impl->dtype, impl->device);
     impl->memory_plan = plan.to_json();
     impl->memory_plan["options"] = options.memory.to_json();
-    if (plan.budget_bytes > 0) impl->vae_budget_bytes = std::max<int64_t>(0, plan.budget_bytes - plan.denoise_weight_bytes());
+    if (plan.budget_bytes > 0)
+        impl->vae_budget_bytes = std::max<int64_t>(0, plan.budget_bytes - plan.denoise_weight_bytes());
     if (options.memory.any() && cb.on_log)
         cb.on_log("memory: " + std::string(plan.tower_split ? "tower split" : "both towers") + ", " +
-                  std::to_string(plan.resident_generation) + " of " + std::to_string(plan.layers) + " generation layers resident");
+                  std::to_string(plan.resident_generation) + " of " + std::to_string(plan.layers) +
+                  " generation layers resident");
     // The weights of one tower (or both), read from the checkpoint, FP8 dequantized and the load's adapters merged.
     const std::string transformer_dir = f.transformer_dir;
     const std::optional<Fp8Quantization> fp8 = impl->format.fp8;
@@ -440,7 +472,8 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
             if (which == Towers::both || text == (which == Towers::text)) {
                 const auto shape = from.shapes().find(source);
                 if (shape == from.shapes().end() || shape->second != load_shapes.at(source))
-                    throw Error(transformer_dir + ": '" + source + "' changed since the model was loaded; load the model again");
+                    throw Error(transformer_dir + ": '" + source +
+                                "' changed since the model was loaded; load the model again");
                 if (w8a8 && from.is_fp8(source) && weight_layer(canon) >= 0) {
                     // W8A8: the layer linear stays FP8, its scales beside it (network.cpp reads them by name).
                     const std::string base = canon.substr(0, canon.size() - 6);
@@ -460,9 +493,10 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         return weights;
     };
     if (!plan.tower_split) {
-        impl->network = std::make_unique<Network>(Network(impl->config, read_weights(Towers::both, &cb, &impl->adapters), impl->device, impl->dtype,
-                                                          Towers::both, LayerPlacement{plan.resident_generation})
-                                                      .with_attention(attention));
+        impl->network = std::make_unique<Network>(
+            Network(impl->config, read_weights(Towers::both, &cb, &impl->adapters), impl->device, impl->dtype,
+                    Towers::both, LayerPlacement{plan.resident_generation})
+                .with_attention(attention));
         if (!options.adapters.empty() && cb.on_log)
             cb.on_log("merged " + std::to_string(options.adapters.size()) + " LoRA adapter(s) into the loaded weights");
     } else {
@@ -471,25 +505,30 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
         const at::ScalarType dtype = impl->dtype;
         const bool host_copy = device.is_cuda();
         auto slot = [&](Towers which, int64_t resident) {
-            return std::make_unique<TowerSlot>([=] { return read_weights(which, nullptr, nullptr); },
-                                               [=](std::map<std::string, at::Tensor> w) {
-                                                   return std::make_shared<const Network>(
-                                                       Network(config, std::move(w), device, dtype, which, LayerPlacement{resident}).with_attention(attention));
-                                               },
-                                               plan.keep_towers, host_copy);
+            return std::make_unique<TowerSlot>(
+                [=] { return read_weights(which, nullptr, nullptr); },
+                [=](std::map<std::string, at::Tensor> w) {
+                    return std::make_shared<const Network>(
+                        Network(config, std::move(w), device, dtype, which, LayerPlacement{resident})
+                            .with_attention(attention));
+                },
+                plan.keep_towers, host_copy);
         };
         impl->text_tower = slot(Towers::text, plan.resident_text);
         impl->generation_tower = slot(Towers::generation, plan.resident_generation);
         // The adapters are checked now (a bad file fails the load, not the first run) and merged as each tower is read.
         std::map<std::string, at::Tensor> none;
-        if (!options.adapters.empty()) impl->adapters = merge_adapters(none, options.adapters, impl->config, /*only_present=*/true);
+        if (!options.adapters.empty())
+            impl->adapters = merge_adapters(none, options.adapters, impl->config, /*only_present=*/true);
         const int total = static_cast<int>(source_of.size());
         if (cb.on_progress) cb.on_progress(total, total, 0);
     }
     if (tensors.fp8_weights() && cb.on_log)
         cb.on_log(impl->fp8_compute == "w8a8"
-                      ? std::to_string(tensors.fp8_weights()) + " FP8 weights kept in FP8 (W8A8: activations quantized by their static input scales)"
-                      : std::to_string(tensors.fp8_weights()) + " FP8 weights dequantized on load to " + std::string(c10::toString(impl->dtype)) + " (W8A16)");
+                      ? std::to_string(tensors.fp8_weights()) +
+                            " FP8 weights kept in FP8 (W8A8: activations quantized by their static input scales)"
+                      : std::to_string(tensors.fp8_weights()) + " FP8 weights dequantized on load to " +
+                            std::string(c10::toString(impl->dtype)) + " (W8A16)");
     std::vector<FileHash>* hashes = options.hash_files ? &impl->hashes : nullptr;
     impl->vae = load_video_codec(f, impl->config, impl->device, cb, hashes, false);
     impl->sound = load_sound_decoder(f, impl->config, impl->device, cb, hashes, false);
@@ -533,21 +572,29 @@ PreviewProjection PreviewProjection::load(const std::string& path) {
     const ojson j = read_json_file(path);
     PreviewProjection p;
     try {
-        for (const auto& row : j.at("weight")) for (const auto& v : row) p.weight.push_back(v.get<float>());
+        for (const auto& row : j.at("weight"))
+            for (const auto& v : row) p.weight.push_back(v.get<float>());
         p.bias = j.at("bias").get<std::vector<float>>();
     } catch (const std::exception&) {
         throw Error(path + ": a preview projection needs 'weight' [3][C] and 'bias' [3] numbers");
     }
-    if (p.bias.size() != 3 || p.weight.empty() || p.weight.size() % 3 != 0) throw Error(path + ": a preview projection is [3][C] + [3]");
+    if (p.bias.size() != 3 || p.weight.empty() || p.weight.size() % 3 != 0)
+        throw Error(path + ": a preview projection is [3][C] + [3]");
     return p;
 }
 
 void PreviewProjection::save(const std::string& path) const {
     const size_t c = weight.size() / 3;
     ojson w = ojson::array();
-    for (size_t r = 0; r < 3; ++r) w.push_back(std::vector<float>(weight.begin() + static_cast<long>(r * c), weight.begin() + static_cast<long>((r + 1) * c)));
+    for (size_t r = 0; r < 3; ++r)
+        w.push_back(std::vector<float>(weight.begin() + static_cast<long>(r * c),
+                                       weight.begin() + static_cast<long>((r + 1) * c)));
     std::ofstream out(path);
-    out << ojson{{"weight", w}, {"bias", bias}, {"note", "linear latent -> RGB in [0, 1], fitted by worldstudio-cli fit-preview"}}.dump(1) << "\n";
+    out << ojson{{"weight", w},
+                 {"bias", bias},
+                 {"note", "linear latent -> RGB in [0, 1], fitted by worldstudio-cli fit-preview"}}
+               .dump(1)
+        << "\n";
     if (!out) throw Error(path + ": cannot write");
 }
 
@@ -575,8 +622,9 @@ ojson library_versions() {
     return ojson{{"worldstudio", WS_VERSION},
                  {"libtorch", std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
                                   std::to_string(TORCH_VERSION_PATCH)},
-                 {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) +
-                                       "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
+                 {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
+                                       std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
+                                       std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
                  {"utf8proc", unicode_library_version()},
                  {"cuda", device::cuda_status()}};
 }

@@ -50,10 +50,11 @@ struct ModelImpl {
     std::unique_ptr<VideoCodec> vae;      // vae/: the Wan2.2 VAE or a Pico codec (absent: latents only)
     std::unique_ptr<SoundDecoder> sound;  // sound_tokenizer/: Oobleck or a Pico codec (absent: no sound track)
     PreviewProjection preview;
-    ojson generation_defaults = ojson::object();  // the checkpoint's own, then model_index.json's worldstudio_generation_defaults
-    CheckpointFormat format;                      // distilled sampler, FP8
-    std::string fp8_compute;                      // FP8 checkpoints: "w8a8" or "w8a16" (what "auto" resolved to); else empty
-    ojson adapters = ojson::array();              // LoRA adapters merged at load, for records
+    ojson generation_defaults =
+        ojson::object();              // the checkpoint's own, then model_index.json's worldstudio_generation_defaults
+    CheckpointFormat format;          // distilled sampler, FP8
+    std::string fp8_compute;          // FP8 checkpoints: "w8a8" or "w8a16" (what "auto" resolved to); else empty
+    ojson adapters = ojson::array();  // LoRA adapters merged at load, for records
     std::vector<FileHash> hashes;
     at::Device device{at::kCPU};
     at::ScalarType dtype = at::kFloat;
@@ -66,9 +67,9 @@ inline const ModelImpl& model_impl(const Model& model) { return *model.impl_; }
 struct ModelFolder {
     std::string transformer_dir;  // config.json + safetensors
     std::string config_path;
-    std::string tokenizer_path;   // "" if none
-    std::string vae_dir;          // "" if none
-    std::string sound_dir;        // "" if none
+    std::string tokenizer_path;  // "" if none
+    std::string vae_dir;         // "" if none
+    std::string sound_dir;       // "" if none
 };
 ModelFolder locate_model_folder(const std::string& dir);
 

@@ -13,7 +13,10 @@
 namespace ws {
 
 bool is_fp8_scale(const std::string& n) {
-    auto ends = [&](const char* tail) { const size_t k = std::strlen(tail); return n.size() >= k && n.compare(n.size() - k, k, tail) == 0; };
+    auto ends = [&](const char* tail) {
+        const size_t k = std::strlen(tail);
+        return n.size() >= k && n.compare(n.size() - k, k, tail) == 0;
+    };
     return ends(".weight_scale") || ends(".input_scale");
 }
 
@@ -28,10 +31,11 @@ int64_t weight_layer(const std::string& n) {
     return std::stoll(n.substr(7, n.find('.', 7) - 7));
 }
 
-Network::Network(ModelConfig config, std::map<std::string, at::Tensor> weights, at::Device device, at::ScalarType dtype, Towers towers,
-                 LayerPlacement placement)
+Network::Network(ModelConfig config, std::map<std::string, at::Tensor> weights, at::Device device, at::ScalarType dtype,
+                 Towers towers, LayerPlacement placement)
     : cfg_(std::move(config)), device_(device), dtype_(dtype), towers_(towers) {
-    resident_ = placement.resident_layers < 0 ? cfg_.num_layers : std::min<int64_t>(cfg_.num_layers, placement.resident_layers);
+    resident_ =
+        placement.resident_layers < 0 ? cfg_.num_layers : std::min<int64_t>(cfg_.num_layers, placement.resident_layers);
     const bool text = towers_ != Towers::generation, gen = towers_ != Towers::text;
     for (auto& [name, t] : weights) {
         if (is_text_tower_weight(name) ? !text : !gen) continue;  // the other tower's: not this network's
@@ -39,12 +43,16 @@ Network::Network(ModelConfig config, std::map<std::string, at::Tensor> weights, 
         // in the network dtype.
         const bool keep_fp32 = name.rfind("time_embedder.", 0) == 0 || is_fp8_scale(name);
         const bool streamed = weight_layer(name) >= resident_;
-        const at::ScalarType to = t.scalar_type() == at::kFloat8_e4m3fn ? at::kFloat8_e4m3fn : keep_fp32 ? at::kFloat : dtype_;
+        const at::ScalarType to = t.scalar_type() == at::kFloat8_e4m3fn ? at::kFloat8_e4m3fn
+                                  : keep_fp32                           ? at::kFloat
+                                                                        : dtype_;
         at::Tensor x = t.to(streamed ? at::Device(at::kCPU) : device_, to).contiguous();
-        if (streamed && device_.is_cuda() && !x.is_pinned()) x = x.pin_memory();  // so the copies to the device can be asynchronous
+        if (streamed && device_.is_cuda() && !x.is_pinned())
+            x = x.pin_memory();  // so the copies to the device can be asynchronous
         weights_[name] = x;
     }
-    if (text && cfg_.tie_word_embeddings && !weights_.count("lm_head.weight")) weights_["lm_head.weight"] = weights_.at("embed_tokens.weight");
+    if (text && cfg_.tie_word_embeddings && !weights_.count("lm_head.weight"))
+        weights_["lm_head.weight"] = weights_.at("embed_tokens.weight");
     for (int64_t l = 0; l < cfg_.num_layers; ++l) {
         const std::string p = "layers." + std::to_string(l) + ".";
         auto tower = [&](const std::string& s) {
@@ -78,7 +86,9 @@ void Network::require(Towers needed, const char* what) const {
     const bool text = towers_ != Towers::generation, gen = towers_ != Towers::text;
     if ((needed != Towers::generation && !text) || (needed != Towers::text && !gen))
         throw Error(std::string(what) + " needs the " +
-                    (needed == Towers::both ? "understanding and generation towers" : needed == Towers::text ? "understanding tower" : "generation tower") +
+                    (needed == Towers::both   ? "understanding and generation towers"
+                     : needed == Towers::text ? "understanding tower"
+                                              : "generation tower") +
                     ", which this network does not hold (tower split)");
 }
 
@@ -97,7 +107,8 @@ Network::Tower Network::to_device(const Tower& host, const c10::Stream* side) co
     };
     auto linear = [&](const Linear& l) { return Linear{copy(l.w), copy(l.w_scale), copy(l.in_scale), l.lora, l.a8}; };
     Tower t{copy(host.in_norm), copy(host.post_norm), copy(host.q_norm), copy(host.k_norm), copy(host.k_norm_for_gen),
-            linear(host.q), linear(host.k), linear(host.v), linear(host.o), linear(host.gate), linear(host.up), linear(host.down)};
+            linear(host.q),     linear(host.k),       linear(host.v),    linear(host.o),    linear(host.gate),
+            linear(host.up),    linear(host.down)};
     streamed_->fetch_add(1);
     return t;
 }
@@ -181,7 +192,8 @@ Network::Linear Network::linear(const std::string& name) {
     return l;
 }
 
-at::Tensor fp8_linear(const at::Tensor& x, const at::Tensor& w8, const at::Tensor& w_scale, const at::Tensor& in_scale, bool a8) {
+at::Tensor fp8_linear(const at::Tensor& x, const at::Tensor& w8, const at::Tensor& w_scale, const at::Tensor& in_scale,
+                      bool a8) {
     if (!a8) return at::linear(x, (w8.to(at::kFloat) * w_scale).to(x.scalar_type()));
     const at::Tensor x2 = x.reshape({-1, x.size(-1)});
     const at::Tensor x8 = (x2.to(at::kFloat) / in_scale).clamp_(-448.0, 448.0).to(at::kFloat8_e4m3fn);
@@ -306,7 +318,8 @@ at::Tensor Network::attend(const at::Tensor& q, const at::Tensor& k, const at::T
     const int64_t budget = int64_t{1} << 25;  // score elements per block
     const bool fused = attention_ == device::Attention::sdpa && causal_offset < 0 &&
                        device::sdpa_kernel(qh.unsqueeze(0), kh.unsqueeze(0), vh.unsqueeze(0), at::Tensor()) != "math";
-    const int64_t block = fused ? n : std::max<int64_t>(1, std::min<int64_t>(n, budget / std::max<int64_t>(1, m * cfg_.num_heads)));
+    const int64_t block =
+        fused ? n : std::max<int64_t>(1, std::min<int64_t>(n, budget / std::max<int64_t>(1, m * cfg_.num_heads)));
     std::vector<at::Tensor> outs;
     for (int64_t i0 = 0; i0 < n; i0 += block) {
         const int64_t len = std::min(block, n - i0);
@@ -319,13 +332,15 @@ at::Tensor Network::attend(const at::Tensor& q, const at::Tensor& k, const at::T
             at::Tensor qi = at::arange(i0, i0 + len, long_opts).unsqueeze(1) + causal_offset;
             mask = at::arange(keys, long_opts).unsqueeze(0) <= qi;  // [len, keys], true = attend
         }
-        outs.push_back(device::attention(qb.unsqueeze(0), kb.unsqueeze(0), vb.unsqueeze(0), mask, attention_).squeeze(0));
+        outs.push_back(
+            device::attention(qb.unsqueeze(0), kb.unsqueeze(0), vb.unsqueeze(0), mask, attention_).squeeze(0));
     }
     at::Tensor out = outs.size() == 1 ? outs[0] : at::cat(outs, 1);
     return out.transpose(0, 1).reshape({n, cfg_.num_heads * cfg_.head_dim});
 }
 
-void Network::text_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, TextKVCache& cache) const {
+void Network::text_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin,
+                         TextKVCache& cache) const {
     at::Tensor q, k, v, k_for_gen;
     qkv(t, rms_norm(h, t.in_norm), cos, sin, q, k, v, &k_for_gen);
     const int64_t past = cache.k[l].defined() ? cache.k[l].size(0) : 0;
@@ -339,8 +354,8 @@ void Network::text_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tens
     h = h + mlp(t, rms_norm(h, t.post_norm));
 }
 
-void Network::gen_layer(const Tower& t, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& text_k,
-                        const at::Tensor& text_v) const {
+void Network::gen_layer(const Tower& t, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin,
+                        const at::Tensor& text_k, const at::Tensor& text_v) const {
     at::Tensor q, k, v;
     qkv(t, rms_norm(h, t.in_norm), cos, sin, q, k, v);
     // Generation tokens see [text; generation] without a mask.
@@ -388,7 +403,8 @@ at::Tensor Network::forward_gen(const GenTokens& gen, const TextKVCache& text) c
     return rms_norm(h, w("norm_moe_gen.weight"));
 }
 
-at::Tensor Network::forward_joint(const at::Tensor& text_hidden, const at::Tensor& text_positions, const GenTokens& gen) const {
+at::Tensor Network::forward_joint(const at::Tensor& text_hidden, const at::Tensor& text_positions,
+                                  const GenTokens& gen) const {
     require(Towers::both, "the joint pass (reuse_text_kv off)");
     TextKVCache cache;
     cache.k.resize(layers_.size()), cache.v.resize(layers_.size());
@@ -413,8 +429,9 @@ at::Tensor Network::timestep_embedding(const at::Tensor& timesteps) const {
     // timesteps and the distilled sampler's float ones (937.5) take the same path: an integer is exact in float32.
     at::Tensor t = timesteps.to(device_, at::kFloat) * cfg_.timestep_scale;
     const int64_t half = 128;
-    at::Tensor freqs = at::exp(-std::log(10000.0) * at::arange(0, half, at::TensorOptions().dtype(at::kFloat).device(device_)) /
-                               static_cast<double>(half));
+    at::Tensor freqs =
+        at::exp(-std::log(10000.0) * at::arange(0, half, at::TensorOptions().dtype(at::kFloat).device(device_)) /
+                static_cast<double>(half));
     at::Tensor args = t.unsqueeze(1).to(at::kFloat) * freqs.unsqueeze(0);
     at::Tensor emb = at::cat({at::cos(args), at::sin(args)}, -1);
     emb = at::linear(emb, w("time_embedder.mlp.0.weight"), w("time_embedder.mlp.0.bias"));
@@ -424,13 +441,15 @@ at::Tensor Network::timestep_embedding(const at::Tensor& timesteps) const {
 
 at::Tensor Network::embed_sound(const at::Tensor& tokens) const {
     if (!cfg_.sound_gen) throw Error("this model does not generate sound");
-    return at::linear(tokens.to(device_, dtype_), w("sound2llm.weight"), w("sound2llm.bias")) + w("sound_modality_embed");
+    return at::linear(tokens.to(device_, dtype_), w("sound2llm.weight"), w("sound2llm.bias")) +
+           w("sound_modality_embed");
 }
 
 at::Tensor Network::embed_action(const at::Tensor& tokens, int64_t domain) const {
     if (!cfg_.action_gen) throw Error("this model has no action tower");
     if (domain < 0 || domain >= cfg_.num_domains)
-        throw Error("action domain " + std::to_string(domain) + " is outside [0, " + std::to_string(cfg_.num_domains) + ")");
+        throw Error("action domain " + std::to_string(domain) + " is outside [0, " + std::to_string(cfg_.num_domains) +
+                    ")");
     at::Tensor W = w("action2llm.fc.weight")[domain].view({cfg_.max_action_dim, cfg_.hidden_size});
     return at::matmul(tokens.to(device_, dtype_), W) + w("action2llm.bias.weight")[domain] + w("action_modality_embed");
 }

@@ -46,7 +46,8 @@ int64_t weight_layer(const std::string& canonical_name);
 // An FP8 linear y = x · (w8 · w_scale)ᵀ. a8: ModelOpt's static activation quantization, x8 = e4m3(clamp(x / in_scale,
 // ±448)), and the FP8 product scaled by in_scale · w_scale (device::scaled_mm), in x's dtype; otherwise (W8A16) the
 // weight dequantized in float32 and rounded once to x's dtype, as loading dequantizes it.
-at::Tensor fp8_linear(const at::Tensor& x, const at::Tensor& w8, const at::Tensor& w_scale, const at::Tensor& in_scale, bool a8);
+at::Tensor fp8_linear(const at::Tensor& x, const at::Tensor& w8, const at::Tensor& w_scale, const at::Tensor& in_scale,
+                      bool a8);
 
 // Where a network's layer weights live: the first `resident_layers` on the device for good, the rest in host memory
 // (pinned on CUDA), each copied to the device just before its layer runs, the next layer's copy started while this
@@ -91,16 +92,17 @@ public:
     // Generation stream with the text K/V reused from `text` (exact: text never attends to latents).
     at::Tensor forward_gen(const GenTokens& gen, const TextKVCache& text) const;
     // Same result, recomputing the text stream layer by layer alongside (the reference's joint pass).
-    at::Tensor forward_joint(const at::Tensor& text_hidden, const at::Tensor& text_positions, const GenTokens& gen) const;
+    at::Tensor forward_joint(const at::Tensor& text_hidden, const at::Tensor& text_positions,
+                             const GenTokens& gen) const;
 
     // Embedding pieces of the packed sequence.
-    at::Tensor embed_vision_patches(const at::Tensor& patches) const;            // [N, 192] -> [N, H]
-    at::Tensor timestep_embedding(const at::Tensor& timesteps) const;             // [n] (int or float) -> [n, H]
-    at::Tensor embed_sound(const at::Tensor& tokens) const;                       // [T, 64] -> [T, H]
-    at::Tensor embed_action(const at::Tensor& tokens, int64_t domain) const;      // [T, A] -> [T, H]
-    at::Tensor project_vision(const at::Tensor& hidden) const;                    // [N, H] -> [N, 192]
-    at::Tensor project_sound(const at::Tensor& hidden) const;                     // [T, H] -> [T, 64]
-    at::Tensor project_action(const at::Tensor& hidden, int64_t domain) const;    // [T, H] -> [T, A]
+    at::Tensor embed_vision_patches(const at::Tensor& patches) const;           // [N, 192] -> [N, H]
+    at::Tensor timestep_embedding(const at::Tensor& timesteps) const;           // [n] (int or float) -> [n, H]
+    at::Tensor embed_sound(const at::Tensor& tokens) const;                     // [T, 64] -> [T, H]
+    at::Tensor embed_action(const at::Tensor& tokens, int64_t domain) const;    // [T, A] -> [T, H]
+    at::Tensor project_vision(const at::Tensor& hidden) const;                  // [N, H] -> [N, 192]
+    at::Tensor project_sound(const at::Tensor& hidden) const;                   // [T, H] -> [T, 64]
+    at::Tensor project_action(const at::Tensor& hidden, int64_t domain) const;  // [T, H] -> [T, A]
 
     // cos/sin [n, head_dim] for MRoPE positions [3, n].
     std::pair<at::Tensor, at::Tensor> rope(const at::Tensor& positions) const;
@@ -124,7 +126,8 @@ public:
 private:
     struct Linear {
         at::Tensor w;  // [out, in]; float8_e4m3fn for an FP8 linear
-        at::Tensor w_scale, in_scale;  // an FP8 linear's per-tensor float32 scales (w ≈ w8 · w_scale, x ≈ x8 · in_scale)
+        at::Tensor w_scale,
+            in_scale;  // an FP8 linear's per-tensor float32 scales (w ≈ w8 · w_scale, x ≈ x8 · in_scale)
         std::vector<LowRankDelta> lora;  // empty but for a job's own adapters
         bool a8 = true;                  // FP8 linear: quantize the activations (W8A8) or dequantize the weight (W8A16)
         at::Tensor operator()(const at::Tensor& x) const;
@@ -145,9 +148,10 @@ private:
     void qkv(const Tower& t, const at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, at::Tensor& q,
              at::Tensor& k, at::Tensor& v, at::Tensor* k_for_gen = nullptr) const;
     at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t causal_offset) const;
-    void text_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, TextKVCache& cache) const;
-    void gen_layer(const Tower& t, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& text_k,
-                   const at::Tensor& text_v) const;
+    void text_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin,
+                    TextKVCache& cache) const;
+    void gen_layer(const Tower& t, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin,
+                   const at::Tensor& text_k, const at::Tensor& text_v) const;
     // One pass over the layers of one tower: layer l's weights, resident or streamed (the next one prefetched).
     class LayerStream;
     // A streamed layer's copy on the device; on a GPU, filled on `side` when given (else the current stream).

@@ -26,13 +26,18 @@ std::vector<uint8_t> Session::decode_preview(const LatentPreview& preview, int* 
     c10::InferenceMode guard;
     const ModelImpl& M = model_impl(*model_);
     if (!M.vae) throw Error("the model folder has no vae/ to decode previews");
-    if (preview.shape.size() != 4 || preview.shape[0] != M.config.latent_channels) throw Error("a preview latent is [C, T, H, W]");
+    if (preview.shape.size() != 4 || preview.shape[0] != M.config.latent_channels)
+        throw Error("a preview latent is [C, T, H, W]");
     int64_t n = 1;
     for (auto s : preview.shape) n *= s;
     if (static_cast<int64_t>(preview.data.size()) != n) throw Error("preview data does not match its shape");
     at::Tensor z = at::from_blob(const_cast<float*>(preview.data.data()), preview.shape, at::kFloat).clone();
-    at::Tensor px = (((M.vae->decode(z).to(at::kFloat) + 1) / 2).clamp(0, 1) * 255).to(at::kByte).permute({1, 2, 3, 0}).contiguous();
-    *frames = static_cast<int>(px.size(0)), *height = static_cast<int>(px.size(1)), *width = static_cast<int>(px.size(2));
+    at::Tensor px = (((M.vae->decode(z).to(at::kFloat) + 1) / 2).clamp(0, 1) * 255)
+                        .to(at::kByte)
+                        .permute({1, 2, 3, 0})
+                        .contiguous();
+    *frames = static_cast<int>(px.size(0)), *height = static_cast<int>(px.size(1)),
+    *width = static_cast<int>(px.size(2));
     return std::vector<uint8_t>(px.data_ptr<uint8_t>(), px.data_ptr<uint8_t>() + px.numel());
 }
 

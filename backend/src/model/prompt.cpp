@@ -26,9 +26,20 @@ std::string render_template(const std::string& tmpl, const PromptMetadata& meta)
     std::string out;
     for (size_t i = 0; i < tmpl.size(); ++i) {
         char c = tmpl[i];
-        if (c == '{' && i + 1 < tmpl.size() && tmpl[i + 1] == '{') { out.push_back('{'); ++i; continue; }
-        if (c == '}' && i + 1 < tmpl.size() && tmpl[i + 1] == '}') { out.push_back('}'); ++i; continue; }
-        if (c != '{') { out.push_back(c); continue; }
+        if (c == '{' && i + 1 < tmpl.size() && tmpl[i + 1] == '{') {
+            out.push_back('{');
+            ++i;
+            continue;
+        }
+        if (c == '}' && i + 1 < tmpl.size() && tmpl[i + 1] == '}') {
+            out.push_back('}');
+            ++i;
+            continue;
+        }
+        if (c != '{') {
+            out.push_back(c);
+            continue;
+        }
         size_t close = tmpl.find('}', i);
         if (close == std::string::npos) throw Error("template has an unclosed '{': " + tmpl);
         std::string field = tmpl.substr(i + 1, close - i - 1), spec;
@@ -36,11 +47,16 @@ std::string render_template(const std::string& tmpl, const PromptMetadata& meta)
         if (colon != std::string::npos) spec = field.substr(colon + 1), field = field.substr(0, colon);
         double value = 0;
         bool integral = false;
-        if (field == "duration") value = meta.num_frames / meta.fps;
-        else if (field == "fps") value = meta.fps, integral = (meta.fps == static_cast<int>(meta.fps));
-        else if (field == "height") value = meta.height, integral = true;
-        else if (field == "width") value = meta.width, integral = true;
-        else throw Error("template placeholder {" + field + "} is unknown (use duration, fps, height, width)");
+        if (field == "duration")
+            value = meta.num_frames / meta.fps;
+        else if (field == "fps")
+            value = meta.fps, integral = (meta.fps == static_cast<int>(meta.fps));
+        else if (field == "height")
+            value = meta.height, integral = true;
+        else if (field == "width")
+            value = meta.width, integral = true;
+        else
+            throw Error("template placeholder {" + field + "} is unknown (use duration, fps, height, width)");
         if (spec.empty()) {
             // Python prints ints as ints and floats with repr.
             out += integral ? std::to_string(static_cast<long long>(value)) : python_float_repr(value);
@@ -92,7 +108,8 @@ std::string format_prompt(const std::string& prompt, const PromptMetadata& meta,
     return append_sentences(prompt, meta, t.duration, t.resolution, false);
 }
 
-std::string format_prompt_diffusers(const std::string& prompt, const PromptMetadata& meta, const PromptTemplates& t, bool negative) {
+std::string format_prompt_diffusers(const std::string& prompt, const PromptMetadata& meta, const PromptTemplates& t,
+                                    bool negative) {
     auto append = [](std::string base, const std::string& sentence) {
         while (!base.empty() && base.back() == '.') base.pop_back();
         return base.empty() ? sentence : base + ". " + sentence;
@@ -106,7 +123,8 @@ std::string format_prompt_diffusers(const std::string& prompt, const PromptMetad
 }
 
 std::string diffusers_system_prompt(bool image) {
-    return std::string("You are a helpful assistant who will generate ") + (image ? "images" : "videos") + " from a give prompt.";
+    return std::string("You are a helpful assistant who will generate ") + (image ? "images" : "videos") +
+           " from a give prompt.";
 }
 
 std::string wrap_plain_prompt_as_caption(const std::string& prompt) {
@@ -121,8 +139,8 @@ std::string format_negative_prompt(const std::string& negative, const PromptMeta
         case NegativeMetadataMode::Same:
             return py_strip(py_lstrip_chars(append_sentences(negative, meta, t.duration, t.resolution, false), '.'));
         case NegativeMetadataMode::Inverse:
-            return py_strip(py_lstrip_chars(
-                append_sentences(negative, meta, t.inverse_duration, t.inverse_resolution, true), '.'));
+            return py_strip(
+                py_lstrip_chars(append_sentences(negative, meta, t.inverse_duration, t.inverse_resolution, true), '.'));
     }
     return negative;
 }
@@ -152,7 +170,8 @@ ojson extract_json_caption(const std::string& reply) {
     ojson caption;
     if (!parse_json_caption(body, &caption)) {
         ojson probe = ojson::parse(body, nullptr, false);
-        throw Error(probe.is_discarded() ? "the reply's caption is not valid JSON" : "the reply's caption is not a JSON object");
+        throw Error(probe.is_discarded() ? "the reply's caption is not valid JSON"
+                                         : "the reply's caption is not a JSON object");
     }
     return caption;
 }
@@ -174,8 +193,9 @@ std::vector<std::string> validate_caption(const ojson& c, double duration) {
     auto type_is = [&](const char* key, bool ok, const char* expected) {
         if (c.contains(key) && !ok) problems.push_back(std::string("'") + key + "' should be " + expected);
     };
-    for (const char* k : {"background_setting", "style_medium", "artistic_style", "context", "temporal_caption", "audio_description",
-                          "comprehensive_t2i_caption", "scene_imagination", "aspect_ratio", "duration"})
+    for (const char* k :
+         {"background_setting", "style_medium", "artistic_style", "context", "temporal_caption", "audio_description",
+          "comprehensive_t2i_caption", "scene_imagination", "aspect_ratio", "duration"})
         type_is(k, c.contains(k) && c[k].is_string(), "a string");
     for (const char* k : {"lighting", "aesthetics", "cinematography", "quadrant_scan", "subject_details"})
         type_is(k, c.contains(k) && c[k].is_object(), "an object");
@@ -184,22 +204,28 @@ std::vector<std::string> validate_caption(const ojson& c, double duration) {
     type_is("fps", c.contains("fps") && (c["fps"].is_number() || c["fps"].is_string()), "a number");
     if (c.contains("subjects") && c["subjects"].is_array())
         for (size_t i = 0; i < c["subjects"].size(); ++i)
-            if (!c["subjects"][i].is_object()) problems.push_back("subjects[" + std::to_string(i) + "] should be an object");
+            if (!c["subjects"][i].is_object())
+                problems.push_back("subjects[" + std::to_string(i) + "] should be an object");
     auto check_time = [&](const std::string& where, const std::string& t) {
         const double s = parse_mss(t);
-        if (s < 0) problems.push_back(where + " '" + t + "' is not M:SS");
-        else if (duration > 0 && s > duration + 1e-9) problems.push_back(where + " " + t + " is past the end of the video");
+        if (s < 0)
+            problems.push_back(where + " '" + t + "' is not M:SS");
+        else if (duration > 0 && s > duration + 1e-9)
+            problems.push_back(where + " " + t + " is past the end of the video");
     };
     if (c.contains("actions") && c["actions"].is_array())
         for (size_t i = 0; i < c["actions"].size(); ++i) {
             const ojson& a = c["actions"][i];
             const std::string where = "actions[" + std::to_string(i) + "].time";
-            if (!a.is_object()) problems.push_back("actions[" + std::to_string(i) + "] should be an object");
+            if (!a.is_object())
+                problems.push_back("actions[" + std::to_string(i) + "] should be an object");
             else if (a.contains("time") && a["time"].is_string()) {
                 std::string t = a["time"].get<std::string>();
                 size_t dash = t.find('-');
-                if (dash != std::string::npos) check_time(where, py_strip(t.substr(0, dash))), check_time(where, py_strip(t.substr(dash + 1)));
-                else check_time(where, py_strip(t));
+                if (dash != std::string::npos)
+                    check_time(where, py_strip(t.substr(0, dash))), check_time(where, py_strip(t.substr(dash + 1)));
+                else
+                    check_time(where, py_strip(t));
             }
         }
     if (c.contains("segments") && c["segments"].is_array())
@@ -213,11 +239,13 @@ std::vector<std::string> validate_caption(const ojson& c, double duration) {
             if (s.contains("time_range") && s["time_range"].is_string()) {
                 std::string t = s["time_range"].get<std::string>();
                 size_t dash = t.find('-');
-                if (dash == std::string::npos) problems.push_back(where + " '" + t + "' is not M:SS-M:SS");
+                if (dash == std::string::npos)
+                    problems.push_back(where + " '" + t + "' is not M:SS-M:SS");
                 else {
                     check_time(where, py_strip(t.substr(0, dash)));
                     check_time(where, py_strip(t.substr(dash + 1)));
-                    const double a = parse_mss(py_strip(t.substr(0, dash))), b = parse_mss(py_strip(t.substr(dash + 1)));
+                    const double a = parse_mss(py_strip(t.substr(0, dash))),
+                                 b = parse_mss(py_strip(t.substr(dash + 1)));
                     if (a >= 0 && b >= 0 && b < a) problems.push_back(where + " '" + t + "' ends before it starts");
                 }
             }

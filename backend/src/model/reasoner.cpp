@@ -28,7 +28,8 @@ ReasonerSampling ReasonerSampling::from_json(const ojson& j) {
         }
     };
     if (j.contains("max_new_tokens")) {
-        if (!j["max_new_tokens"].is_number_integer() || j["max_new_tokens"].get<int64_t>() < 1 || j["max_new_tokens"].get<int64_t>() > 100000)
+        if (!j["max_new_tokens"].is_number_integer() || j["max_new_tokens"].get<int64_t>() < 1 ||
+            j["max_new_tokens"].get<int64_t>() > 100000)
             throw Error("'max_new_tokens' must be an integer between 1 and 100000");
         s.max_new_tokens = j["max_new_tokens"].get<int>();
     }
@@ -62,7 +63,9 @@ int64_t pick_token(at::Tensor logits, const std::vector<int32_t>& prompt, const 
     if (s.repetition_penalty != 1.0) {
         std::set<int32_t> seen(prompt.begin(), prompt.end());
         seen.insert(generated.begin(), generated.end());
-        for (int32_t t : seen) L[t] = L[t] > 0 ? static_cast<float>(L[t] / s.repetition_penalty) : static_cast<float>(L[t] * s.repetition_penalty);
+        for (int32_t t : seen)
+            L[t] = L[t] > 0 ? static_cast<float>(L[t] / s.repetition_penalty)
+                            : static_cast<float>(L[t] * s.repetition_penalty);
     }
     if (s.presence_penalty != 0.0) {
         std::set<int32_t> seen(generated.begin(), generated.end());
@@ -112,7 +115,8 @@ int64_t pick_token(at::Tensor logits, const std::vector<int32_t>& prompt, const 
 }
 
 std::string fill(std::string t, const std::string& key, const std::string& value) {
-    for (size_t p = t.find(key); p != std::string::npos; p = t.find(key, p + value.size())) t.replace(p, key.size(), value);
+    for (size_t p = t.find(key); p != std::string::npos; p = t.find(key, p + value.size()))
+        t.replace(p, key.size(), value);
     return t;
 }
 }  // namespace
@@ -135,8 +139,9 @@ std::string upsampler_chat(const std::string& template_name, const std::string& 
     return chat_template("You are a helpful assistant.", tmpl);
 }
 
-std::vector<int32_t> decode_tokens(const Network& net, const Tokenizer* tokenizer, const std::vector<int32_t>& prompt_ids,
-                                   const ReasonerSampling& s, int64_t stop_token, const RunCallbacks& cb) {
+std::vector<int32_t> decode_tokens(const Network& net, const Tokenizer* tokenizer,
+                                   const std::vector<int32_t>& prompt_ids, const ReasonerSampling& s,
+                                   int64_t stop_token, const RunCallbacks& cb) {
     c10::InferenceMode guard;
     if (prompt_ids.empty()) throw Error("the reasoner needs a non-empty prompt");
     std::vector<int64_t> ids64(prompt_ids.begin(), prompt_ids.end());
@@ -194,7 +199,8 @@ std::vector<int32_t> decode_tokens(const Network& net, const Tokenizer* tokenize
     return out;
 }
 
-std::vector<int32_t> Session::generate_text(const std::vector<int32_t>& prompt_ids, const ReasonerSampling& s, const RunCallbacks& cb) {
+std::vector<int32_t> Session::generate_text(const std::vector<int32_t>& prompt_ids, const ReasonerSampling& s,
+                                            const RunCallbacks& cb) {
     const ModelImpl& M = model_impl(*model_);
     const std::shared_ptr<const Network> text = M.text_network();  // the text tower, held for this reply (tower split)
     return decode_tokens(*text, M.tokenizer ? &*M.tokenizer : nullptr, prompt_ids, s, M.config.special.eos, cb);
@@ -210,13 +216,17 @@ UpsampleResult Session::upsample(const std::string& mode, const std::string& pro
                                  const ReasonerSampling& s, const RunCallbacks& cb) {
     const ModelImpl& M = model_impl(*model_);
     if (!M.tokenizer) throw Error("the model folder has no tokenizer.json");
-    static const std::map<std::string, std::string> files = {{"text2video", "t2v"}, {"t2v", "t2v"}, {"text2image", "t2i"}, {"t2i", "t2i"},
-                                                             {"image2video", "i2v"}, {"i2v", "i2v"}, {"video2video", "v2v"}, {"v2v", "v2v"}};
+    static const std::map<std::string, std::string> files = {
+        {"text2video", "t2v"},  {"t2v", "t2v"}, {"text2image", "t2i"},  {"t2i", "t2i"},
+        {"image2video", "i2v"}, {"i2v", "i2v"}, {"video2video", "v2v"}, {"v2v", "v2v"}};
     auto f = files.find(mode);
     if (f == files.end()) throw Error("upsampling supports t2v, t2i, i2v and v2v (got '" + mode + "')");
     if (py_strip(prompt).empty()) throw Error("nothing to upsample: the prompt is empty");
     ojson job = request.is_object() ? request : ojson::object();
-    job["model_mode"] = f->second == "t2v" ? "text2video" : f->second == "t2i" ? "text2image" : f->second == "i2v" ? "image2video" : "video2video";
+    job["model_mode"] = f->second == "t2v"   ? "text2video"
+                        : f->second == "t2i" ? "text2image"
+                        : f->second == "i2v" ? "image2video"
+                                             : "video2video";
     job.erase("vision_path");
     ojson probe = job;
     if (probe["model_mode"] != "text2video" && probe["model_mode"] != "text2image") probe["model_mode"] = "text2video";
@@ -236,10 +246,19 @@ UpsampleResult Session::upsample(const std::string& mode, const std::string& pro
     if (cb.on_log)
         for (const auto& p : r.problems) cb.on_log("caption: " + p);
     r.json_text = python_json_dumps(r.caption);
-    r.record = ojson{{"model", model_->id()}, {"mode", mode}, {"prompt", prompt}, {"template", f->second},
-                     {"max_new_tokens", s.max_new_tokens}, {"do_sample", s.do_sample}, {"temperature", s.temperature},
-                     {"top_k", s.top_k}, {"top_p", s.top_p}, {"repetition_penalty", s.repetition_penalty},
-                     {"presence_penalty", s.presence_penalty}, {"seed", s.seed}, {"generated_tokens", gen.size()},
+    r.record = ojson{{"model", model_->id()},
+                     {"mode", mode},
+                     {"prompt", prompt},
+                     {"template", f->second},
+                     {"max_new_tokens", s.max_new_tokens},
+                     {"do_sample", s.do_sample},
+                     {"temperature", s.temperature},
+                     {"top_k", s.top_k},
+                     {"top_p", s.top_p},
+                     {"repetition_penalty", s.repetition_penalty},
+                     {"presence_penalty", s.presence_penalty},
+                     {"seed", s.seed},
+                     {"generated_tokens", gen.size()},
                      {"prompt_repairs", r.prompt_repairs},
                      {"versions", library_versions()}};
     return r;

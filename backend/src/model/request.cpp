@@ -18,11 +18,14 @@ namespace fs = std::filesystem;
 namespace ws {
 
 namespace {
-const std::vector<std::pair<Mode, const char*>> kModes = {
-    {Mode::Text2Image, "text2image"},       {Mode::Text2Video, "text2video"},
-    {Mode::Image2Video, "image2video"},     {Mode::Video2Video, "video2video"},
-    {Mode::Transfer, "transfer"},           {Mode::ForwardDynamics, "forward_dynamics"},
-    {Mode::InverseDynamics, "inverse_dynamics"}, {Mode::Policy, "policy"}};
+const std::vector<std::pair<Mode, const char*>> kModes = {{Mode::Text2Image, "text2image"},
+                                                          {Mode::Text2Video, "text2video"},
+                                                          {Mode::Image2Video, "image2video"},
+                                                          {Mode::Video2Video, "video2video"},
+                                                          {Mode::Transfer, "transfer"},
+                                                          {Mode::ForwardDynamics, "forward_dynamics"},
+                                                          {Mode::InverseDynamics, "inverse_dynamics"},
+                                                          {Mode::Policy, "policy"}};
 
 std::string read_text_file(const std::string& path, const char* what) {
     std::ifstream in(path, std::ios::binary);
@@ -49,7 +52,8 @@ std::string get_string_or_number(const ojson& j, const char* key, const std::str
 
 void resolve_job_paths(ojson& job, const std::string& base_dir) {
     if (base_dir.empty() || !job.is_object()) return;
-    for (const char* k : {"prompt_path", "vision_path", "action_path", "control_path", "negative_prompt_file", "sound_path"}) {
+    for (const char* k :
+         {"prompt_path", "vision_path", "action_path", "control_path", "negative_prompt_file", "sound_path"}) {
         if (!job.contains(k) || !job[k].is_string()) continue;
         const std::string p = job[k].get<std::string>();
         if (p.empty() || fs::path(p).is_absolute()) continue;
@@ -66,7 +70,8 @@ void resolve_job_paths(ojson& job, const std::string& base_dir) {
             ojson* path = a.is_object() && a.contains("path") && a["path"].is_string() ? &a["path"] : nullptr;
             if (a.is_string()) {  // "PATH[:STRENGTH]": the path part
                 AdapterChoice c = parse_adapter_choice(a.get<std::string>());
-                if (!fs::path(c.path).is_absolute()) a = ojson{{"path", (fs::path(base_dir) / c.path).string()}, {"strength", c.strength}};
+                if (!fs::path(c.path).is_absolute())
+                    a = ojson{{"path", (fs::path(base_dir) / c.path).string()}, {"strength", c.strength}};
             } else if (path && !fs::path(path->get<std::string>()).is_absolute()) {
                 *path = (fs::path(base_dir) / path->get<std::string>()).string();
             }
@@ -94,9 +99,7 @@ std::vector<std::string> mode_names() {
     return v;
 }
 
-bool mode_has_actions(Mode m) {
-    return m == Mode::ForwardDynamics || m == Mode::InverseDynamics || m == Mode::Policy;
-}
+bool mode_has_actions(Mode m) { return m == Mode::ForwardDynamics || m == Mode::InverseDynamics || m == Mode::Policy; }
 
 Resolution resolution_for(const std::string& tier, const std::string& aspect) {
     // One table for every mode: the reference's VIDEO_RES_SIZE_INFO (action_input.h).
@@ -165,7 +168,8 @@ void parse_action_fields(const ojson& j, GenerationRequest& r) {
     if (!r.domain_name.empty()) {
         const Embodiment& e = EmbodimentRegistry::shipped().for_mode(r.domain_name, reference_mode_name(r.mode));
         if (j.contains("domain_id") && !j["domain_id"].is_null() && j["domain_id"] != e.domain_id)
-            throw Error("domain_name '" + r.domain_name + "' is domain " + std::to_string(e.domain_id) + ", not domain_id " + j["domain_id"].dump());
+            throw Error("domain_name '" + r.domain_name + "' is domain " + std::to_string(e.domain_id) +
+                        ", not domain_id " + j["domain_id"].dump());
         r.domain_name = e.name;
         r.domain_id = e.domain_id;
         if (e.raw_action_dim) r.raw_action_dim = *e.raw_action_dim;
@@ -192,7 +196,8 @@ void parse_action_fields(const ojson& j, GenerationRequest& r) {
     if (j.contains("history_actions") && !j["history_actions"].is_null()) {
         if (!j["history_actions"].is_array()) throw Error("job field 'history_actions' must be a list of action rows");
         for (size_t i = 0; i < j["history_actions"].size(); ++i)
-            r.history_actions.push_back(row_of(j["history_actions"][i], "job field 'history_actions' row " + std::to_string(i)));
+            r.history_actions.push_back(
+                row_of(j["history_actions"][i], "job field 'history_actions' row " + std::to_string(i)));
         if (r.history_actions.size() > 256) throw Error("job field 'history_actions' holds more than 256 rows");
     }
     const ojson idle = read_field(*request_field("idle_frames"), j, nullptr);
@@ -230,13 +235,15 @@ void parse_prompts(const ojson& job, const ojson& j, GenerationRequest& r) {
 void parse_size(const ojson& job, const ojson& j, GenerationRequest& r) {
     r.resolution = get_string_or_number(j, "resolution", "720");
     if ((r.width > 0) != (r.height > 0)) throw Error("give both width and height, or neither");
-    if (r.width > 0 && (r.width % 16 || r.height % 16)) throw Error("width and height must be multiples of 16 up to 4096");
+    if (r.width > 0 && (r.width % 16 || r.height % 16))
+        throw Error("width and height must be multiples of 16 up to 4096");
     // A custom size carries its own ratio (a caption says "1,1" for 64x64, not the tiers' default "16,9").
     if (r.width > 0 && !job.contains("aspect_ratio") && !mode_has_actions(r.mode)) {
         const int g = std::gcd(r.width, r.height);
         r.aspect_ratio = std::to_string(r.width / g) + "," + std::to_string(r.height / g);
     }
-    if (r.width == 0 && !mode_has_actions(r.mode)) resolution_for(r.resolution, r.aspect_ratio);  // validates tier and aspect
+    if (r.width == 0 && !mode_has_actions(r.mode))
+        resolution_for(r.resolution, r.aspect_ratio);  // validates tier and aspect
 }
 
 // The frame count: 1 for a picture; for the action modes the chunk's actions + 1; rounded up to 4k + 1.
@@ -244,8 +251,8 @@ void parse_frames(const ojson& job, const ojson& j, GenerationRequest& r) {
     const bool image = r.mode == Mode::Text2Image;
     int frames = image ? 1 : read_int(j, "num_frames", mode_has_actions(r.mode) ? r.action_chunk_size + 1 : 189);
     // The action modes read action_chunk_size + 1 frames; a job may say either (the studio says num_frames).
-    if (mode_has_actions(r.mode) && job.contains("action_chunk_size") && job.contains("num_frames") && !job["num_frames"].is_null() &&
-        frames != r.action_chunk_size + 1)
+    if (mode_has_actions(r.mode) && job.contains("action_chunk_size") && job.contains("num_frames") &&
+        !job["num_frames"].is_null() && frames != r.action_chunk_size + 1)
         throw Error("num_frames must be action_chunk_size + 1 for the action modes (or give only one of them)");
     if (mode_has_actions(r.mode) && !job.contains("num_frames")) frames = r.action_chunk_size + 1;
     r.num_frames = image ? 1 : round_frames_to_4k1(std::max(frames, 2));
@@ -263,8 +270,8 @@ void parse_conditioning(const ojson& j, GenerationRequest& r) {
     r.condition_frame_indexes_vision = get<std::vector<int64_t>>(j, "condition_frame_indexes_vision", def_cond);
     for (auto k : r.condition_frame_indexes_vision)
         if (k < 0 || k >= T)
-            throw Error("condition_frame_indexes_vision entry " + std::to_string(k) + " is outside the " + std::to_string(T) +
-                        " latent frames");
+            throw Error("condition_frame_indexes_vision entry " + std::to_string(k) + " is outside the " +
+                        std::to_string(T) + " latent frames");
     if (!j.contains("keyframes") || j["keyframes"].is_null()) return;
     const ojson& list = j["keyframes"];
     if (!list.is_array()) throw Error("keyframes must be a list of {\"path\", \"latent_frame\"}");
@@ -277,10 +284,12 @@ void parse_conditioning(const ojson& j, GenerationRequest& r) {
             throw Error(where + " needs a path (a picture, or VAE latents in .safetensors)");
         const int64_t f = json_field<int64_t>(k, "latent_frame", -1, where);
         if (f < -T || f >= T)
-            throw Error(where + ": latent_frame " + std::to_string(f) + " is outside the " + std::to_string(T) + " latent frames (negative counts from the end)");
+            throw Error(where + ": latent_frame " + std::to_string(f) + " is outside the " + std::to_string(T) +
+                        " latent frames (negative counts from the end)");
         const int64_t at = f < 0 ? T + f : f;
         for (const auto& other : r.keyframes)
-            if (other.latent_frame == at) throw Error(where + ": latent frame " + std::to_string(at) + " already has a keyframe");
+            if (other.latent_frame == at)
+                throw Error(where + ": latent frame " + std::to_string(at) + " already has a keyframe");
         r.keyframes.push_back({k["path"].get<std::string>(), at});
     }
 }
@@ -293,10 +302,12 @@ void parse_templates(const ojson& j, GenerationRequest& r) {
     r.templates.inverse_duration = get<std::string>(j, "inverse_duration_template", r.templates.inverse_duration);
     r.templates.inverse_resolution = get<std::string>(j, "inverse_resolution_template", r.templates.inverse_resolution);
     const RequestField& mode_field = *request_field("negative_metadata_mode");
-    r.negative_metadata_mode = negative_metadata_mode_from_name(read_field(mode_field, j, mode_field.fallback).get<std::string>());
+    r.negative_metadata_mode =
+        negative_metadata_mode_from_name(read_field(mode_field, j, mode_field.fallback).get<std::string>());
     // The reference promotes mode none to same when negative_prompt_keep_metadata is set.
     const bool keep = read_field(*request_field("negative_prompt_keep_metadata"), j, false).get<bool>();
-    if (r.negative_metadata_mode == NegativeMetadataMode::None && keep) r.negative_metadata_mode = NegativeMetadataMode::Same;
+    if (r.negative_metadata_mode == NegativeMetadataMode::None && keep)
+        r.negative_metadata_mode = NegativeMetadataMode::Same;
 }
 
 void parse_guidance_interval(const ojson& j, GenerationRequest& r) {
@@ -314,20 +325,26 @@ void parse_step_cache(const ojson& j, GenerationRequest& r) {
         if (k.get<bool>()) r.step_cache = GenerationRequest::StepCache{};
         return;
     }
-    if (!k.is_object()) throw Error("step_cache must be true, false or an object {\"threshold\": ..., \"residual_order\": ...}");
+    if (!k.is_object())
+        throw Error("step_cache must be true, false or an object {\"threshold\": ..., \"residual_order\": ...}");
     for (const auto& [key, v] : k.items())
-        if (key != "threshold" && key != "residual_order" && key != "ret_steps" && key != "cutoff_from_end" && key != "power_exp")
-            throw Error("step_cache has no field '" + key + "' (threshold, residual_order, ret_steps, cutoff_from_end, power_exp)");
+        if (key != "threshold" && key != "residual_order" && key != "ret_steps" && key != "cutoff_from_end" &&
+            key != "power_exp")
+            throw Error("step_cache has no field '" + key +
+                        "' (threshold, residual_order, ret_steps, cutoff_from_end, power_exp)");
     GenerationRequest::StepCache c;
     read_json_field(k, "threshold", c.threshold, "step_cache");
     read_json_field(k, "residual_order", c.residual_order, "step_cache");
     read_json_field(k, "ret_steps", c.ret_steps, "step_cache");
     read_json_field(k, "cutoff_from_end", c.cutoff_from_end, "step_cache");
     read_json_field(k, "power_exp", c.power_exp, "step_cache");
-    if (!(c.threshold >= 0) || !std::isfinite(c.threshold)) throw Error("step_cache: threshold must be a number of at least 0");
+    if (!(c.threshold >= 0) || !std::isfinite(c.threshold))
+        throw Error("step_cache: threshold must be a number of at least 0");
     if (c.residual_order < 0 || c.residual_order > 3) throw Error("step_cache: residual_order must be from 0 to 3");
-    if (c.ret_steps < 0 || c.cutoff_from_end < 0) throw Error("step_cache: ret_steps and cutoff_from_end must be at least 0");
-    if (!(c.power_exp > 0) || !std::isfinite(c.power_exp)) throw Error("step_cache: power_exp must be a positive number");
+    if (c.ret_steps < 0 || c.cutoff_from_end < 0)
+        throw Error("step_cache: ret_steps and cutoff_from_end must be at least 0");
+    if (!(c.power_exp > 0) || !std::isfinite(c.power_exp))
+        throw Error("step_cache: power_exp must be a positive number");
     r.step_cache = c;
 }
 
@@ -340,12 +357,14 @@ void parse_continuation(const ojson& j, GenerationRequest& r) {
     c.overlap_latent_frames = static_cast<int>(json_field<int64_t>(k, "overlap_latent_frames", 2, "continuation"));
     if (c.chunks < 1 || c.chunks > 100) throw Error("continuation: chunks must be from 1 to 100");
     if (!mode_in(request_field("continuation")->modes, r.mode))
-        throw Error(std::string("continuation is for text2video, image2video and video2video, not ") + mode_name(r.mode));
+        throw Error(std::string("continuation is for text2video, image2video and video2video, not ") +
+                    mode_name(r.mode));
     if (c.overlap_latent_frames < 1 || c.overlap_latent_frames >= r.latent_frames())
-        throw Error("continuation: overlap_latent_frames must be at least 1 and fewer than the chunk's " + std::to_string(r.latent_frames()) +
-                    " latent frames");
+        throw Error("continuation: overlap_latent_frames must be at least 1 and fewer than the chunk's " +
+                    std::to_string(r.latent_frames()) + " latent frames");
     if (r.num_outputs != 1) throw Error("continuation makes one video: num_outputs must be 1");
-    if (!r.keyframes.empty()) throw Error("continuation does not take keyframes (each chunk starts from the last one's frames)");
+    if (!r.keyframes.empty())
+        throw Error("continuation does not take keyframes (each chunk starts from the last one's frames)");
     if (!r.sound_path.empty()) throw Error("continuation carries the sound on itself: leave sound_path out");
     if (c.chunks > 1) r.continuation = c;
 }
@@ -353,14 +372,18 @@ void parse_continuation(const ojson& j, GenerationRequest& r) {
 // Rules across fields: the inputs each mode needs, and what a mode cannot use.
 void check_mode_inputs(const GenerationRequest& r) {
     if (r.prompting == "diffusers" && !mode_in(request_field("prompting")->modes, r.mode))
-        throw Error(std::string("prompting diffusers is for text2image, text2video, image2video and video2video, not ") + mode_name(r.mode));
+        throw Error(
+            std::string("prompting diffusers is for text2image, text2video, image2video and video2video, not ") +
+            mode_name(r.mode));
     if (!r.sound_path.empty() && !r.enable_sound) throw Error("sound_path pins sound latents: it needs enable_sound");
     if (!r.sound_path.empty() && fs::path(r.sound_path).extension() != ".safetensors")
         throw Error("sound_path '" + r.sound_path + "' must be sound latents in .safetensors (tensor sound_latent)");
     const bool needs_vision = r.mode == Mode::Image2Video || r.mode == Mode::Video2Video || mode_has_actions(r.mode);
-    if (needs_vision && r.vision_path.empty()) throw Error(std::string(mode_name(r.mode)) + " needs vision_path (conditioning latents)");
+    if (needs_vision && r.vision_path.empty())
+        throw Error(std::string(mode_name(r.mode)) + " needs vision_path (conditioning latents)");
     if (r.mode == Mode::ForwardDynamics && r.action_path.empty()) throw Error("forward_dynamics needs action_path");
-    if (r.mode == Mode::Transfer && r.control_path.empty()) throw Error("transfer needs control_path (control latents)");
+    if (r.mode == Mode::Transfer && r.control_path.empty())
+        throw Error("transfer needs control_path (control latents)");
     if (!mode_has_actions(r.mode) && r.mode != Mode::Transfer && !r.action_path.empty())
         throw Error(std::string("action_path is not used by ") + mode_name(r.mode));
     if (r.metadata().width % 16 || r.metadata().height % 16) throw Error("resolution must be a multiple of 16");
@@ -392,7 +415,8 @@ GenerationRequest GenerationRequest::parse(const ojson& job) {
     if (mode_has_actions(r.mode)) parse_action_fields(j, r);
     parse_conditioning(j, r);
     parse_templates(j, r);
-    if (j.contains("adapters") && !j["adapters"].is_null()) r.adapters = adapter_choices_from_json(j["adapters"], "request");
+    if (j.contains("adapters") && !j["adapters"].is_null())
+        r.adapters = adapter_choices_from_json(j["adapters"], "request");
     parse_step_cache(j, r);
     parse_continuation(j, r);
     check_mode_inputs(r);
@@ -420,11 +444,12 @@ ojson GenerationRequest::to_json() const {
                {"condition_frame_indexes_vision", condition_frame_indexes_vision},
                {"enable_sound", enable_sound},
                {"sampler", sampler},
-               {"negative_metadata_mode",
-                negative_metadata_mode == NegativeMetadataMode::None ? "none"
-                : negative_metadata_mode == NegativeMetadataMode::Same ? "same" : "inverse"}};
+               {"negative_metadata_mode", negative_metadata_mode == NegativeMetadataMode::None   ? "none"
+                                          : negative_metadata_mode == NegativeMetadataMode::Same ? "same"
+                                                                                                 : "inverse"}};
     if (guidance_interval) j["guidance_interval"] = {(*guidance_interval)[0], (*guidance_interval)[1]};
-    j["json_caption_wrapper"] = json_caption_wrapper;  // always: a model's default (Edge: true) must not change a re-run
+    j["json_caption_wrapper"] =
+        json_caption_wrapper;  // always: a model's default (Edge: true) must not change a re-run
     if (prompting != "framework") j["prompting"] = prompting;
     // Always, [] for none: a re-run on a model loaded with adapters must not take them up.
     j["adapters"] = ojson::array();
@@ -432,18 +457,26 @@ ojson GenerationRequest::to_json() const {
     if (!vision_path.empty()) j["vision_path"] = vision_path;
     if (!sound_path.empty()) j["sound_path"] = sound_path;
     if (step_cache)
-        j["step_cache"] = {{"threshold", step_cache->threshold}, {"residual_order", step_cache->residual_order}, {"ret_steps", step_cache->ret_steps},
-                           {"cutoff_from_end", step_cache->cutoff_from_end}, {"power_exp", step_cache->power_exp}};
+        j["step_cache"] = {{"threshold", step_cache->threshold},
+                           {"residual_order", step_cache->residual_order},
+                           {"ret_steps", step_cache->ret_steps},
+                           {"cutoff_from_end", step_cache->cutoff_from_end},
+                           {"power_exp", step_cache->power_exp}};
     if (vae_budget_mb > 0) j["vae_budget_mb"] = vae_budget_mb;
     if (mode != Mode::Text2Image) j["video_save_quality"] = video_save_quality;
-    if (continuation) j["continuation"] = {{"chunks", continuation->chunks}, {"overlap_latent_frames", continuation->overlap_latent_frames}};
+    if (continuation)
+        j["continuation"] = {{"chunks", continuation->chunks},
+                             {"overlap_latent_frames", continuation->overlap_latent_frames}};
     if (!keyframes.empty()) {
         j["keyframes"] = ojson::array();
-        for (const Keyframe& k : keyframes) j["keyframes"].push_back({{"path", k.path}, {"latent_frame", k.latent_frame}});
+        for (const Keyframe& k : keyframes)
+            j["keyframes"].push_back({{"path", k.path}, {"latent_frame", k.latent_frame}});
     }
-    if (!action_path.empty()) j["action_path"] = action_path, j["domain_id"] = domain_id, j["raw_action_dim"] = raw_action_dim;
+    if (!action_path.empty())
+        j["action_path"] = action_path, j["domain_id"] = domain_id, j["raw_action_dim"] = raw_action_dim;
     if (mode_has_actions(mode)) {
-        j["action_chunk_size"] = action_chunk_size, j["domain_id"] = domain_id, j["view_point"] = view_point, j["action_caption"] = action_caption;
+        j["action_chunk_size"] = action_chunk_size, j["domain_id"] = domain_id, j["view_point"] = view_point,
+        j["action_caption"] = action_caption;
         if (!domain_name.empty()) j["domain_name"] = domain_name;
         if (!additional_view_description.empty()) j["additional_view_description"] = additional_view_description;
         if (idle_frames) j["idle_frames"] = *idle_frames;

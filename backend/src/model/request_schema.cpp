@@ -37,13 +37,15 @@ void add_request_and_size(std::vector<RequestField>& s) {
         f.modes = modes, f.help = help;
     };
     // What to make.
-    structured("model_mode", kAllModes, "text2image, text2video, image2video, video2video, transfer, forward_dynamics, "
-                                        "inverse_dynamics or policy (wam)");
+    structured("model_mode", kAllModes,
+               "text2image, text2video, image2video, video2video, transfer, forward_dynamics, "
+               "inverse_dynamics or policy (wam)");
     add(field("name", FieldKind::Text, &R::name)).help = "A name for the output (records and file names)";
     structured("prompt", kAllModes, "The prompt: plain text or a structured JSON caption");
     structured("prompt_path", kAllModes, "A file holding the prompt (instead of prompt)");
     structured("negative_prompt", kAllModes, "What to steer away from (absent: the mode's structured default)");
-    structured("negative_prompt_file", kAllModes, "A file holding the negative prompt (a JSON caption), or a shipped preset");
+    structured("negative_prompt_file", kAllModes,
+               "A file holding the negative prompt (a JSON caption), or a shipped preset");
     // Size and timing.
     structured("resolution", kAllModes, "The size tier: 256, 480, 720, 768 (images), ... (with aspect_ratio)");
     {
@@ -67,7 +69,8 @@ void add_request_and_size(std::vector<RequestField>& s) {
         f.decimals = 0, f.modes = kAllModes & ~mode_bit(Mode::Text2Image), f.form = true, f.fallback = 24;
     }
     {
-        RequestField& f = add(field("num_frames", FieldKind::Integer));  // read in request.cpp: its default depends on the mode
+        RequestField& f =
+            add(field("num_frames", FieldKind::Integer));  // read in request.cpp: its default depends on the mode
         range(f, 1, 1000, 4).modes = kAllModes & ~mode_bit(Mode::Text2Image);
         f.help = "Frames of the video, rounded up to 4k + 1 (the action modes: action_chunk_size + 1)";
     }
@@ -119,7 +122,8 @@ void add_sampling(std::vector<RequestField>& s) {
         RequestField& f = add(field("sampler", FieldKind::Choice, &R::sampler));
         f.choices = {{"unipc", "UniPC"}, {"euler", "Euler"}, {"fixed_step_sde", "Fixed-step SDE"}};
         f.help = "The ODE solver (fixed_step_sde: distilled checkpoints, chosen by the checkpoint)";
-        f.must = "unipc or euler (fixed_step_sde: distilled checkpoints, chosen by the checkpoint)", f.fallback = "unipc";
+        f.must = "unipc or euler (fixed_step_sde: distilled checkpoints, chosen by the checkpoint)",
+        f.fallback = "unipc";
     }
     {
         RequestField& f = add(field("reuse_text_kv", FieldKind::Boolean, &R::reuse_text_kv));
@@ -130,13 +134,15 @@ void add_sampling(std::vector<RequestField>& s) {
         range(f, 0, 1000).help = "Decode a preview every N steps (0: the caller's choice)";
         f.fallback = 0;
     }
-    structured("step_cache", kAllModes, "true, or {\"threshold\", \"residual_order\", \"ret_steps\", \"cutoff_from_end\", \"power_exp\"}: "
-                                        "the framework's step cache (SeaCache)");
+    structured("step_cache", kAllModes,
+               "true, or {\"threshold\", \"residual_order\", \"ret_steps\", \"cutoff_from_end\", \"power_exp\"}: "
+               "the framework's step cache (SeaCache)");
     {
         RequestField& f = add(field("vae_budget_mb", FieldKind::Integer, &R::vae_budget_mb));
         range(f, 0, 4 * 1024 * 1024, 512).label = "VAE memory";
-        f.help = "Memory for decoding (and encoding) the video: it is cut into fewer frames at a time and then into tiles to fit. "
-                 "The model's budget: what its memory budget leaves, or one latent frame at a time";
+        f.help =
+            "Memory for decoding (and encoding) the video: it is cut into fewer frames at a time and then into tiles to fit. "
+            "The model's budget: what its memory budget leaves, or one latent frame at a time";
         f.must = "a number of MiB (0 = from the model's memory budget)";
         f.unit = " MiB", f.special_value = "the model's budget", f.form = true, f.fallback = 0;
     }
@@ -154,16 +160,20 @@ void add_prompting_and_conditioning(std::vector<RequestField>& s) {
         RequestField& f = add(field("prompting", FieldKind::Choice, &R::prompting));
         f.label = "Prompting", f.modes = kPromptedModes, f.form = true, f.fallback = "framework";
         f.choices = {{"framework", "Framework (reference)"}, {"diffusers", "Diffusers pipeline"}};
-        f.help = "Diffusers pipeline: its system prompt, inverse templates on the negative, no default negative and the folder's "
-                 "own UniPC schedule, for comparing with results made with diffusers";
+        f.help =
+            "Diffusers pipeline: its system prompt, inverse templates on the negative, no default negative and the folder's "
+            "own UniPC schedule, for comparing with results made with diffusers";
     }
     {
         RequestField& f = add(field("json_caption_wrapper", FieldKind::Boolean, &R::json_caption_wrapper));
-        f.label = "Send a plain prompt as a JSON caption", f.modes = kAllModes & ~kActionModes, f.form = true, f.fallback = false;
-        f.help = "A prompt that is not JSON goes to the model as {\"temporal_caption\": …}; some models (Edge) follow captions better "
-                 "than plain text";
+        f.label = "Send a plain prompt as a JSON caption", f.modes = kAllModes & ~kActionModes, f.form = true,
+        f.fallback = false;
+        f.help =
+            "A prompt that is not JSON goes to the model as {\"temporal_caption\": …}; some models (Edge) follow captions better "
+            "than plain text";
     }
-    for (const char* t : {"duration_template", "resolution_template", "inverse_duration_template", "inverse_resolution_template"})
+    for (const char* t :
+         {"duration_template", "resolution_template", "inverse_duration_template", "inverse_resolution_template"})
         structured(t, kAllModes, "The caption's metadata sentence (the reference's templates)");
     {
         RequestField& f = add(field("negative_metadata_mode", FieldKind::Choice));
@@ -176,15 +186,18 @@ void add_prompting_and_conditioning(std::vector<RequestField>& s) {
         RequestField& f = add(field("enable_sound", FieldKind::Boolean, &R::enable_sound));
         f.help = "Generate a sound track with the video", f.fallback = false;
     }
-    add(field("sound_path", FieldKind::Path, &R::sound_path)).help = "Sound latents (.safetensors, sound_latent) pinned at the start";
+    add(field("sound_path", FieldKind::Path, &R::sound_path)).help =
+        "Sound latents (.safetensors, sound_latent) pinned at the start";
     // Conditioning.
     {
         RequestField& f = add(field("vision_path", FieldKind::Path, &R::vision_path));
         f.help = "The conditioning picture or video (or VAE latents in .safetensors)";
     }
     structured("condition_frame_indexes_vision", kAllModes, "The latent frames kept clean from the conditioning video");
-    structured("keyframes", kVideoModes, "[{\"path\", \"latent_frame\"}]: pictures pinned at latent frames (negative: from the end)");
-    structured("continuation", kVideoModes, "{\"chunks\", \"overlap_latent_frames\"}: a long video made of chunks, each continuing the last");
+    structured("keyframes", kVideoModes,
+               "[{\"path\", \"latent_frame\"}]: pictures pinned at latent frames (negative: from the end)");
+    structured("continuation", kVideoModes,
+               "{\"chunks\", \"overlap_latent_frames\"}: a long video made of chunks, each continuing the last");
     add(field("action_path", FieldKind::Path, &R::action_path)).help = "An action trajectory (.json or .safetensors)";
     add(field("control_path", FieldKind::Path, &R::control_path)).help = "The control video (transfer)";
     {
@@ -216,7 +229,8 @@ void add_actions_and_output(std::vector<RequestField>& s) {
         range(f, 1, 1024).modes = kActionModes;
         f.fallback = 16, f.help = "Actions per chunk (the action modes read this many + 1 frames)";
     }
-    add(field("domain_id", FieldKind::Integer, &R::domain_id)).help = "The embodiment's domain number (domain_name is preferred)";
+    add(field("domain_id", FieldKind::Integer, &R::domain_id)).help =
+        "The embodiment's domain number (domain_name is preferred)";
     {
         RequestField& f = add(field("raw_action_dim", FieldKind::Integer, &R::raw_action_dim));
         range(f, 0, kLargeInteger).help = "The embodiment's action width before padding";
@@ -235,11 +249,13 @@ void add_actions_and_output(std::vector<RequestField>& s) {
         f.help = "Which caption formatter runs";
         f.must = "cli or pipeline (the reference's two caption formatters) or video (the plain video prompt)";
     }
-    action_text("additional_view_description", &R::additional_view_description, "The pipeline formatter's extra view text", "");
+    action_text("additional_view_description", &R::additional_view_description,
+                "The pipeline formatter's extra view text", "");
     {
         RequestField& f = add(field("idle_frames", FieldKind::Integer));  // optional: read in request.cpp
         range(f, 0, kLargeInteger).modes = kActionModes;
-        f.read_everywhere = false, f.must = "a whole number, not negative", f.help = "Frames the robot holds still before moving";
+        f.read_everywhere = false, f.must = "a whole number, not negative",
+        f.help = "Frames the robot holds still before moving";
     }
     structured("state", kActionModes, "The current state row (at frame 0)");
     structured("history_actions", kActionModes, "Past action rows, oldest first (at most 256)");
@@ -248,10 +264,12 @@ void add_actions_and_output(std::vector<RequestField>& s) {
         RequestField& f = add(field("video_save_quality", FieldKind::Number, &R::video_save_quality));
         range(f, 0, 10, 0.5).label = "Video quality";
         f.modes = kAllModes & ~mode_bit(Mode::Text2Image), f.form = true, f.fallback = 6.5, f.decimals = 1;
-        f.help = "The MP4's quality on the reference's 0-10 scale (H.264 CRF = (1 - q / 10) × 51): 10 is nearly lossless and large, "
-                 "6.5 (CRF 17) looks the same at a fraction of the size";
+        f.help =
+            "The MP4's quality on the reference's 0-10 scale (H.264 CRF = (1 - q / 10) × 51): 10 is nearly lossless and large, "
+            "6.5 (CRF 17) looks the same at a fraction of the size";
     }
-    for (const char* n : {"sigma_max", "image_save_quality", "defaults_file", "use_ema_weights", "condition_video_keep"})
+    for (const char* n :
+         {"sigma_max", "image_save_quality", "defaults_file", "use_ema_weights", "condition_video_keep"})
         add(field(n, FieldKind::Ignored)).help = "The reference's serving or writer setting; accepted and ignored";
 }
 
@@ -307,9 +325,12 @@ std::string field_rule(const RequestField& f) {
         for (size_t i = 0; i < f.choices.size(); ++i)
             rule += (i == 0 ? "" : i + 1 == f.choices.size() ? " or " : ", ") + f.choices[i].value;
     } else if (rule.empty() && (f.kind == FieldKind::Integer || f.kind == FieldKind::Number)) {
-        if (f.min_open) rule = "in (" + number_text(f.min) + ", " + number_text(f.max) + "]";
-        else if (f.min == 0 && f.max >= kLargeInteger) rule = "not be negative";
-        else rule = "between " + number_text(f.min) + " and " + number_text(f.max);
+        if (f.min_open)
+            rule = "in (" + number_text(f.min) + ", " + number_text(f.max) + "]";
+        else if (f.min == 0 && f.max >= kLargeInteger)
+            rule = "not be negative";
+        else
+            rule = "between " + number_text(f.min) + " and " + number_text(f.max);
     }
     if (rule.rfind("not ", 0) == 0) return f.name + " must " + rule;
     return f.name + " must be " + rule;
@@ -341,8 +362,7 @@ void check_field(const RequestField& f, const ojson& v) {
             if (!v.is_string()) throw_field_type_error("", f.name.c_str(), "a string", v.type_name());
             return;
         case FieldKind::Structured:
-        case FieldKind::Ignored:
-            return;  // their own parsers check them
+        case FieldKind::Ignored: return;  // their own parsers check them
     }
 }
 

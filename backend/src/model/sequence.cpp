@@ -62,9 +62,13 @@ LatentState LatentState::with_flat(const at::Tensor& flat) const {
 at::Tensor LatentState::clean_mask_flat() const {
     std::vector<at::Tensor> parts;
     for (const auto& v : vision)  // [C, T, H, W]: one flag per frame, spread over channels and pixels
-        parts.push_back(frame_mask(v.clean, v.x.size(2) * v.x.size(3), true).view({1, v.x.size(1), -1}).expand({v.x.size(0), -1, -1}).reshape({-1}));
+        parts.push_back(frame_mask(v.clean, v.x.size(2) * v.x.size(3), true)
+                            .view({1, v.x.size(1), -1})
+                            .expand({v.x.size(0), -1, -1})
+                            .reshape({-1}));
     if (action) parts.push_back(frame_mask(action->clean, action->x.size(1), true));
-    if (sound) parts.push_back(frame_mask(sound->clean, 1, true).view({1, -1}).expand({sound->x.size(0), -1}).reshape({-1}));
+    if (sound)
+        parts.push_back(frame_mask(sound->clean, 1, true).view({1, -1}).expand({sound->x.size(0), -1}).reshape({-1}));
     return at::cat(parts, 0);
 }
 
@@ -104,7 +108,8 @@ SequenceLayout build_layout(const ModelConfig& c, int64_t text_len, const Latent
         const int64_t T = state.action->x.size(0);
         // Action k is aligned with pixel frame k + start_frame_offset (k + 1 without state or history rows); actions
         // advance base_fps / temporal_compression per second.
-        pos.push_back(block_positions(c, T, 1, 1, generation_start, state.action->fps, 1, c.temporal_compression, state.action->start_frame_offset));
+        pos.push_back(block_positions(c, T, 1, 1, generation_start, state.action->fps, 1, c.temporal_compression,
+                                      state.action->start_frame_offset));
         L.action_token_start = n;
         n += T;
         kinds.insert(kinds.end(), static_cast<size_t>(T), kAction);
@@ -171,11 +176,13 @@ LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, con
         const int64_t per_frame = ((v.x.size(2) + p - 1) / p) * ((v.x.size(3) + p - 1) / p);
         parts.push_back(add_temb(net.embed_vision_patches(patchify(v.x, p)), v.clean, per_frame));
     }
-    if (state.action) parts.push_back(add_temb(net.embed_action(state.action->x, state.action->domain), state.action->clean, 1));
+    if (state.action)
+        parts.push_back(add_temb(net.embed_action(state.action->x, state.action->domain), state.action->clean, 1));
     if (state.sound) parts.push_back(add_temb(net.embed_sound(state.sound->x.t()), state.sound->clean, 1));
     GenTokens gen{at::cat(parts, 0), layout.gen_positions, should_cancel};
     auto run = [&] {
-        return text_cache ? net.forward_gen(gen, *text_cache) : net.forward_joint(net.embed_text(text_ids), layout.text_positions, gen);
+        return text_cache ? net.forward_gen(gen, *text_cache)
+                          : net.forward_joint(net.embed_text(text_ids), layout.text_positions, gen);
     };
     const at::Tensor out = gen_stream ? (*gen_stream)(gen, run) : run();
 
@@ -184,20 +191,23 @@ LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, con
         const auto& v = state.vision[i];
         const int64_t C = v.x.size(0), T = v.x.size(1), H = v.x.size(2), W = v.x.size(3);
         const int64_t per_frame = ((H + p - 1) / p) * ((W + p - 1) / p);
-        at::Tensor pred = net.project_vision(out.narrow(0, layout.vision_token_start[i], T * per_frame)).to(at::kCPU, at::kFloat);
+        at::Tensor pred =
+            net.project_vision(out.narrow(0, layout.vision_token_start[i], T * per_frame)).to(at::kCPU, at::kFloat);
         at::Tensor full = unpatchify(pred, T, H, W, C, p).contiguous();
         at::Tensor noisy = frame_mask(v.clean, 1, false).view({1, T, 1, 1});
         vel.vision[i].x = full * noisy;  // velocity is zero on clean conditioning frames
     }
     if (state.action) {
         const auto& a = *state.action;
-        at::Tensor pred = net.project_action(out.narrow(0, layout.action_token_start, a.x.size(0)), a.domain).to(at::kCPU, at::kFloat);
+        at::Tensor pred = net.project_action(out.narrow(0, layout.action_token_start, a.x.size(0)), a.domain)
+                              .to(at::kCPU, at::kFloat);
         if (a.raw_dim > 0 && a.raw_dim < pred.size(1)) pred.narrow(1, a.raw_dim, pred.size(1) - a.raw_dim).zero_();
         vel.action->x = pred * frame_mask(a.clean, 1, false).unsqueeze(1);
     }
     if (state.sound) {
         const auto& s = *state.sound;
-        at::Tensor pred = net.project_sound(out.narrow(0, layout.sound_token_start, s.x.size(1))).to(at::kCPU, at::kFloat);
+        at::Tensor pred =
+            net.project_sound(out.narrow(0, layout.sound_token_start, s.x.size(1))).to(at::kCPU, at::kFloat);
         vel.sound->x = (pred * frame_mask(s.clean, 1, false).unsqueeze(1)).t().contiguous();
     }
     return vel;

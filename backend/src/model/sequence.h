@@ -42,17 +42,17 @@ struct LatentState {
     std::optional<ActionLatent> action;
     std::optional<SoundLatent> sound;
 
-    at::Tensor flatten() const;                       // [vision... | action | sound]
+    at::Tensor flatten() const;                           // [vision... | action | sound]
     LatentState with_flat(const at::Tensor& flat) const;  // same layout, values from `flat`
-    at::Tensor clean_mask_flat() const;                 // 1 where clean, same layout as flatten()
+    at::Tensor clean_mask_flat() const;                   // 1 where clean, same layout as flatten()
 };
 
 enum TokenKind : int64_t { kText = 0, kVision = 1, kAction = 2, kSound = 3 };
 
 struct SequenceLayout {
-    at::Tensor text_positions;  // [3, L] float32 (L includes eos and start_of_generation)
-    at::Tensor gen_positions;   // [3, N] float32
-    at::Tensor token_kind;      // [L + N] int64
+    at::Tensor text_positions;                // [3, L] float32 (L includes eos and start_of_generation)
+    at::Tensor gen_positions;                 // [3, N] float32
+    at::Tensor token_kind;                    // [L + N] int64
     std::vector<int64_t> vision_token_start;  // index into the gen stream of each vision item
     int64_t action_token_start = -1, sound_token_start = -1;
     int64_t num_gen_tokens = 0;

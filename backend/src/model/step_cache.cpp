@@ -14,7 +14,8 @@ at::Tensor sea_filter(const at::Tensor& x, double a, double b, double power_exp)
     const at::Tensor X = at::fft_fftn(x32, c10::nullopt, dims);
     at::Tensor gain;
     for (int64_t ax : dims) {
-        const at::Tensor f = at::fft_fftfreq(x32.size(ax), 1.0, at::TensorOptions().dtype(at::kFloat).device(x32.device()));
+        const at::Tensor f =
+            at::fft_fftfreq(x32.size(ax), 1.0, at::TensorOptions().dtype(at::kFloat).device(x32.device()));
         const at::Tensor prior = 1.0 / (at::abs(f).pow(power_exp) + eps);
         const at::Tensor g = (a * prior) / (a * a * prior + b * b + eps);
         std::vector<int64_t> shape(static_cast<size_t>(x32.dim()), 1);
@@ -32,7 +33,8 @@ at::Tensor extrapolate_residual(const std::vector<std::pair<int, at::Tensor>>& h
     const size_t first = history.size() - static_cast<size_t>(k) - 1;
     std::vector<double> steps;
     std::vector<at::Tensor> coeffs;
-    for (size_t i = first; i < history.size(); ++i) steps.push_back(history[i].first), coeffs.push_back(history[i].second.clone());
+    for (size_t i = first; i < history.size(); ++i)
+        steps.push_back(history[i].first), coeffs.push_back(history[i].second.clone());
     // Divided differences in place, then the Newton form evaluated at `step` (Horner).
     for (int level = 1; level <= k; ++level)
         for (int j = k; j >= level; --j) coeffs[j] = (coeffs[j] - coeffs[j - 1]) / (steps[j] - steps[j - level]);
@@ -41,10 +43,12 @@ at::Tensor extrapolate_residual(const std::vector<std::pair<int, at::Tensor>>& h
     return r;
 }
 
-StepCache::StepCache(const GenerationRequest::StepCache& settings, int num_steps) : s_(settings), num_steps_(num_steps) {}
+StepCache::StepCache(const GenerationRequest::StepCache& settings, int num_steps)
+    : s_(settings), num_steps_(num_steps) {}
 
 void StepCache::reset() {
-    if (!passes_.empty()) cached_steps_per_sample_.push_back(passes_.count(0) ? passes_[0].cached_steps : std::vector<int>{});
+    if (!passes_.empty())
+        cached_steps_per_sample_.push_back(passes_.count(0) ? passes_[0].cached_steps : std::vector<int>{});
     passes_.clear();
     indicator_step_ = -1;
 }
@@ -55,9 +59,11 @@ void StepCache::decide(int step, int pass, const at::Tensor& noisy_vision, doubl
     // sigma from the timestep, kept off the filter's singular ends; a = 1 - sigma, b = sigma (flow matching).
     double sigma = timestep > 1.0 ? timestep / 1000.0 : timestep;
     sigma = std::clamp(sigma, 1e-6, 1.0 - 1e-6);
-    if (step != indicator_step_) indicator_ = sea_filter(noisy_vision.movedim(0, -1), 1.0 - sigma, sigma, s_.power_exp), indicator_step_ = step;
+    if (step != indicator_step_)
+        indicator_ = sea_filter(noisy_vision.movedim(0, -1), 1.0 - sigma, sigma, s_.power_exp), indicator_step_ = step;
     const at::Tensor& indicator = indicator_;
-    const bool forced = step < s_.ret_steps || step >= num_steps_ - s_.cutoff_from_end || p.history.empty() || !p.previous.defined();
+    const bool forced =
+        step < s_.ret_steps || step >= num_steps_ - s_.cutoff_from_end || p.history.empty() || !p.previous.defined();
     if (forced || p.previous.sizes() != indicator.sizes()) {
         p.accumulated = 0;
         p.previous = indicator;

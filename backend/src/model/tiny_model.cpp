@@ -36,8 +36,10 @@ std::string byte_char(int b) {
         for (size_t k = 0; k < bs.size(); ++k) {
             int cp = cs[k];
             std::string u;
-            if (cp < 0x80) u.push_back(static_cast<char>(cp));
-            else u.push_back(static_cast<char>(0xC0 | (cp >> 6))), u.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+            if (cp < 0x80)
+                u.push_back(static_cast<char>(cp));
+            else
+                u.push_back(static_cast<char>(0xC0 | (cp >> 6))), u.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
             table[bs[k]] = u;
         }
         init = true;
@@ -49,17 +51,24 @@ std::string byte_char(int b) {
 std::string tiny_tokenizer_json() {
     ojson vocab = ojson::object();
     for (int b = 0; b < 256; ++b) vocab[byte_char(b)] = b;
-    const char* specials[] = {"<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>", "<|vision_start|>", "<|vision_end|>"};
+    const char* specials[] = {"<|endoftext|>", "<|im_start|>",     "<|im_end|>",    "<think>",
+                              "</think>",      "<|vision_start|>", "<|vision_end|>"};
     ojson added = ojson::array();
     for (int i = 0; i < 7; ++i)
-        added.push_back({{"id", 256 + i}, {"content", specials[i]}, {"single_word", false}, {"lstrip", false},
-                         {"rstrip", false}, {"normalized", false}, {"special", i < 3 || i > 4}});
+        added.push_back({{"id", 256 + i},
+                         {"content", specials[i]},
+                         {"single_word", false},
+                         {"lstrip", false},
+                         {"rstrip", false},
+                         {"normalized", false},
+                         {"special", i < 3 || i > 4}});
     // A handful of English merges so that BPE has real work to do.
-    const char* pairs[][2] = {{"Ġ", "t"}, {"h", "e"}, {"i", "n"}, {"e", "r"}, {"a", "n"}, {"Ġ", "a"}, {"o", "n"}, {"Ġt", "he"},
-                              {"r", "e"}, {"e", "n"}, {"o", "r"}, {"Ġ", "s"}, {"Ġ", "b"}, {"a", "l"}, {"l", "l"}, {"Ġ", "c"},
-                              {"o", "u"}, {"i", "s"}, {"Ġ", "w"}, {"a", "t"}, {"Ġ", "f"}, {"i", "t"}, {"Ġ", "o"}, {"e", "s"},
-                              {"Ġ", "r"}, {"o", "l"}, {"Ġb", "all"}, {"Ġ", "m"}, {"Ġ", "p"}, {"e", "d"}, {"i", "ng"}, {"n", "g"},
-                              {"Ġ", "d"}, {"Ġ", "\""}, {"\"", ":"}, {"Ġ", "{"}, {"a", "r"}, {"Ġ", "v"}, {"i", "d"}, {"e", "o"}};
+    const char* pairs[][2] = {{"Ġ", "t"},   {"h", "e"}, {"i", "n"},  {"e", "r"}, {"a", "n"}, {"Ġ", "a"},    {"o", "n"},
+                              {"Ġt", "he"}, {"r", "e"}, {"e", "n"},  {"o", "r"}, {"Ġ", "s"}, {"Ġ", "b"},    {"a", "l"},
+                              {"l", "l"},   {"Ġ", "c"}, {"o", "u"},  {"i", "s"}, {"Ġ", "w"}, {"a", "t"},    {"Ġ", "f"},
+                              {"i", "t"},   {"Ġ", "o"}, {"e", "s"},  {"Ġ", "r"}, {"o", "l"}, {"Ġb", "all"}, {"Ġ", "m"},
+                              {"Ġ", "p"},   {"e", "d"}, {"i", "ng"}, {"n", "g"}, {"Ġ", "d"}, {"Ġ", "\""},   {"\"", ":"},
+                              {"Ġ", "{"},   {"a", "r"}, {"Ġ", "v"},  {"i", "d"}, {"e", "o"}};
     ojson merges = ojson::array();
     int next = 263;
     for (const auto& p : pairs) {
@@ -99,7 +108,8 @@ void write_text(const fs::path& p, const std::string& text) {
 }
 }  // namespace
 
-void write_random_transformer(const std::string& out_dir, const ModelConfig& c, NumpyRandomState& rng, bool for_training) {
+void write_random_transformer(const std::string& out_dir, const ModelConfig& c, NumpyRandomState& rng,
+                              bool for_training) {
     fs::create_directories(fs::path(out_dir) / "transformer");
     std::map<std::string, TensorBlob> tensors;
     for (const auto& [name, shape] : expected_weights(c)) {
@@ -107,14 +117,16 @@ void write_random_transformer(const std::string& out_dir, const ModelConfig& c, 
         const bool bias = name.size() > 5 && name.substr(name.size() - 5) == ".bias";
         const int64_t fan_in = shape.size() == 2 ? shape[1] : shape[0];
         const double std = name.find("modality_embed") != std::string::npos ? 0.02
-                         : name.find("fc.weight") != std::string::npos ? 1.0 / std::sqrt(static_cast<double>(c.hidden_size))
-                                                                      : 1.0 / std::sqrt(static_cast<double>(fan_in));
+                           : name.find("fc.weight") != std::string::npos
+                               ? 1.0 / std::sqrt(static_cast<double>(c.hidden_size))
+                               : 1.0 / std::sqrt(static_cast<double>(fan_in));
         // Training starts from unit norms and zero biases; test models perturb them so every weight matters.
-        tensors[diffusers_weight_name(name)] = norm ? random_blob(rng, shape, for_training ? 0.0 : 0.1, 1.0)
-                                             : bias ? random_blob(rng, shape, for_training ? 0.0 : 0.01, 0.0)
-                                                    : random_blob(rng, shape, std, 0.0);
+        tensors[diffusers_weight_name(name)] = norm   ? random_blob(rng, shape, for_training ? 0.0 : 0.1, 1.0)
+                                               : bias ? random_blob(rng, shape, for_training ? 0.0 : 0.01, 0.0)
+                                                      : random_blob(rng, shape, std, 0.0);
     }
-    write_safetensors((fs::path(out_dir) / "transformer" / "diffusion_pytorch_model.safetensors").string(), tensors, {{"format", "pt"}});
+    write_safetensors((fs::path(out_dir) / "transformer" / "diffusion_pytorch_model.safetensors").string(), tensors,
+                      {{"format", "pt"}});
     ojson cfg = c.to_json();
     cfg["_class_name"] = "Cosmos3OmniTransformer";
     write_text(fs::path(out_dir) / "transformer" / "config.json", cfg.dump(2) + "\n");
@@ -124,12 +136,15 @@ void make_tiny_model(const std::string& out_dir, uint32_t seed, bool edge) {
     ModelConfig c = ModelConfig::preset("tiny");
     c.name = edge ? "tiny-edge" : "tiny";
     if (edge) {
-        c.hidden_act = "relu2", c.backbone = "nemotron_dense", c.qk_norm_for_text = false, c.use_und_k_norm_for_gen = true;
+        c.hidden_act = "relu2", c.backbone = "nemotron_dense", c.qk_norm_for_text = false,
+        c.use_und_k_norm_for_gen = true;
         c.sound_gen = false;
     }
     NumpyRandomState rng(seed);
     write_random_transformer(out_dir, c, rng, false);
-    auto random_blob = [&](const std::vector<int64_t>& shape, double std, double offset) { return ws::random_blob(rng, shape, std, offset); };
+    auto random_blob = [&](const std::vector<int64_t>& shape, double std, double offset) {
+        return ws::random_blob(rng, shape, std, offset);
+    };
     auto write = write_text;
     write(fs::path(out_dir) / "tokenizer.json", tiny_tokenizer_json());
     // A narrow Wan2.2 VAE and audio decoder with the real structure, so tiny generations become real MP4 files.
@@ -142,21 +157,33 @@ void make_tiny_model(const std::string& out_dir, uint32_t seed, bool edge) {
         return 1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(fan, 1)));
     };
     for (const auto& [name, shape] : wan_vae_expected_weights(vc)) {
-        const bool gamma = name.find("gamma") != std::string::npos, bias = name.size() > 5 && name.substr(name.size() - 5) == ".bias";
-        vae[wan_vae_diffusers_name(name, vc.num_res_blocks)] = gamma ? random_blob(shape, 0.05, 1.0) : bias ? random_blob(shape, 0.01, 0.0)
-                                                                                                           : random_blob(shape, fan_in_std(shape), 0.0);
+        const bool gamma = name.find("gamma") != std::string::npos,
+                   bias = name.size() > 5 && name.substr(name.size() - 5) == ".bias";
+        vae[wan_vae_diffusers_name(name, vc.num_res_blocks)] = gamma  ? random_blob(shape, 0.05, 1.0)
+                                                               : bias ? random_blob(shape, 0.01, 0.0)
+                                                                      : random_blob(shape, fan_in_std(shape), 0.0);
     }
     fs::create_directories(fs::path(out_dir) / "vae");
     write_safetensors((fs::path(out_dir) / "vae" / "diffusion_pytorch_model.safetensors").string(), vae);
     std::vector<float> mean(48), stdv(48);
-    for (int i = 0; i < 48; ++i) mean[static_cast<size_t>(i)] = static_cast<float>(0.1 * rng.standard_normal()),
-                                 stdv[static_cast<size_t>(i)] = static_cast<float>(0.5 + 0.1 * std::fabs(rng.standard_normal()));
-    write(fs::path(out_dir) / "vae" / "config.json",
-          ojson{{"_class_name", "AutoencoderKLWan"}, {"base_dim", vc.base_dim}, {"decoder_base_dim", vc.decoder_base_dim},
-                {"z_dim", vc.z_dim}, {"dim_mult", vc.dim_mult}, {"num_res_blocks", vc.num_res_blocks},
-                {"temperal_downsample", vc.temporal_downsample}, {"patch_size", 2}, {"is_residual", true},
-                {"latents_mean", mean}, {"latents_std", stdv}}.dump(2) + "\n");
-    ojson index{{"_class_name", "Cosmos3OmniPipeline"}, {"transformer", {"diffusers", "Cosmos3OmniTransformer"}},
+    for (int i = 0; i < 48; ++i)
+        mean[static_cast<size_t>(i)] = static_cast<float>(0.1 * rng.standard_normal()),
+        stdv[static_cast<size_t>(i)] = static_cast<float>(0.5 + 0.1 * std::fabs(rng.standard_normal()));
+    write(fs::path(out_dir) / "vae" / "config.json", ojson{{"_class_name", "AutoencoderKLWan"},
+                                                           {"base_dim", vc.base_dim},
+                                                           {"decoder_base_dim", vc.decoder_base_dim},
+                                                           {"z_dim", vc.z_dim},
+                                                           {"dim_mult", vc.dim_mult},
+                                                           {"num_res_blocks", vc.num_res_blocks},
+                                                           {"temperal_downsample", vc.temporal_downsample},
+                                                           {"patch_size", 2},
+                                                           {"is_residual", true},
+                                                           {"latents_mean", mean},
+                                                           {"latents_std", stdv}}
+                                                             .dump(2) +
+                                                         "\n");
+    ojson index{{"_class_name", "Cosmos3OmniPipeline"},
+                {"transformer", {"diffusers", "Cosmos3OmniTransformer"}},
                 {"worldstudio_note", "tiny random model for tests; it produces noise"}};
     if (edge) {
         // What the framework converter writes into an Edge export's model_index.
@@ -168,15 +195,27 @@ void make_tiny_model(const std::string& out_dir, uint32_t seed, bool edge) {
     ac.dec_dim = 8;
     std::map<std::string, TensorBlob> snd;
     for (const auto& [name, shape] : audio_vae_expected_weights(ac)) {
-        const bool g = name.find("weight_g") != std::string::npos, snake = name.find("alpha") != std::string::npos || name.find("beta") != std::string::npos;
-        snd["decoder." + name] = snake ? random_blob(shape, 0.1, 0.0) : g ? random_blob(shape, 0.05, 0.5) : random_blob(shape, 0.05, 0.0);
+        const bool g = name.find("weight_g") != std::string::npos,
+                   snake = name.find("alpha") != std::string::npos || name.find("beta") != std::string::npos;
+        snd["decoder." + name] = snake ? random_blob(shape, 0.1, 0.0)
+                                 : g   ? random_blob(shape, 0.05, 0.5)
+                                       : random_blob(shape, 0.05, 0.0);
     }
     fs::create_directories(fs::path(out_dir) / "sound_tokenizer");
     write_safetensors((fs::path(out_dir) / "sound_tokenizer" / "model.safetensors").string(), snd);
-    write(fs::path(out_dir) / "sound_tokenizer" / "config.json",
-          ojson{{"sampling_rate", 48000}, {"stereo", true}, {"hop_size", 1920}, {"dec_dim", ac.dec_dim}, {"dec_c_mults", ac.c_mults},
-                {"dec_strides", ac.strides}, {"vocoder_input_dim", 64}, {"activation", "snakebeta"}, {"snake_logscale", true},
-                {"causal", false}, {"dec_use_tanh_at_final", false}}.dump(2) + "\n");
+    write(fs::path(out_dir) / "sound_tokenizer" / "config.json", ojson{{"sampling_rate", 48000},
+                                                                       {"stereo", true},
+                                                                       {"hop_size", 1920},
+                                                                       {"dec_dim", ac.dec_dim},
+                                                                       {"dec_c_mults", ac.c_mults},
+                                                                       {"dec_strides", ac.strides},
+                                                                       {"vocoder_input_dim", 64},
+                                                                       {"activation", "snakebeta"},
+                                                                       {"snake_logscale", true},
+                                                                       {"causal", false},
+                                                                       {"dec_use_tanh_at_final", false}}
+                                                                         .dump(2) +
+                                                                     "\n");
     write(fs::path(out_dir) / "model_index.json", index.dump(2) + "\n");
 }
 
@@ -188,12 +227,21 @@ const std::vector<double>& distilled_t_list() {
 void write_distilled_schedule(const std::string& model_dir, const std::vector<double>& t_list) {
     fs::create_directories(fs::path(model_dir) / "scheduler");
     write_text(fs::path(model_dir) / "scheduler" / "scheduler_config.json",
-               ojson{{"_class_name", "FlowMatchEulerDiscreteScheduler"}, {"num_train_timesteps", 1000}, {"shift", 1.0},
-                     {"stochastic_sampling", true}, {"use_dynamic_shifting", false}, {"invert_sigmas", false},
+               ojson{{"_class_name", "FlowMatchEulerDiscreteScheduler"},
+                     {"num_train_timesteps", 1000},
+                     {"shift", 1.0},
+                     {"stochastic_sampling", true},
+                     {"use_dynamic_shifting", false},
+                     {"invert_sigmas", false},
                      {"fixed_step_requires_explicit_sigmas", true},
-                     {"fixed_step_sampler_config", {{"sample_type", "sde"}, {"t_list", t_list}}}}.dump(2) + "\n");
-    write_text(fs::path(model_dir) / "modular_model_index.json",
-               ojson{{"_class_name", "Cosmos3DistilledModularPipeline"}, {"is_distilled", true}, {"distilled_sigmas", t_list}}.dump(2) + "\n");
+                     {"fixed_step_sampler_config", {{"sample_type", "sde"}, {"t_list", t_list}}}}
+                       .dump(2) +
+                   "\n");
+    write_text(
+        fs::path(model_dir) / "modular_model_index.json",
+        ojson{{"_class_name", "Cosmos3DistilledModularPipeline"}, {"is_distilled", true}, {"distilled_sigmas", t_list}}
+                .dump(2) +
+            "\n");
 }
 
 int quantize_transformer_fp8(const std::string& model_dir) {
@@ -205,7 +253,8 @@ int quantize_transformer_fp8(const std::string& model_dir) {
         for (const auto& [name, view] : ck.tensors()) {
             TensorBlob b{view->dtype, view->shape, std::vector<uint8_t>(view->data, view->data + view->nbytes)};
             const std::string canon = canonical_weight_name(name);
-            const bool linear = canon.rfind("layers.", 0) == 0 && canon.find("norm") == std::string::npos && view->shape.size() == 2;
+            const bool linear =
+                canon.rfind("layers.", 0) == 0 && canon.find("norm") == std::string::npos && view->shape.size() == 2;
             if (!linear) {
                 out[name] = std::move(b);
                 continue;
@@ -232,19 +281,30 @@ int quantize_transformer_fp8(const std::string& model_dir) {
         for (const auto& f : ck.files()) fs::remove(f);
     }
     write_safetensors((dir / "diffusion_pytorch_model.safetensors").string(), out, {{"format", "pt"}});
-    const std::vector<std::string> exclude = {"proj_in", "proj_out", "time_embedder*", "audio_proj_in", "audio_proj_out",
-                                              "action_proj_in", "action_proj_out", "lm_head", "embed_tokens"};
-    write_text(fs::path(model_dir) / "hf_quant_config.json",
-               ojson{{"producer", {{"name", "worldstudio test quantizer"}}},
-                     {"quantization", {{"quant_algo", "FP8"}, {"kv_cache_quant_algo", nullptr}, {"exclude_modules", exclude}}}}.dump(2) + "\n");
+    const std::vector<std::string> exclude = {"proj_in",         "proj_out",       "time_embedder*",
+                                              "audio_proj_in",   "audio_proj_out", "action_proj_in",
+                                              "action_proj_out", "lm_head",        "embed_tokens"};
+    write_text(
+        fs::path(model_dir) / "hf_quant_config.json",
+        ojson{{"producer", {{"name", "worldstudio test quantizer"}}},
+              {"quantization", {{"quant_algo", "FP8"}, {"kv_cache_quant_algo", nullptr}, {"exclude_modules", exclude}}}}
+                .dump(2) +
+            "\n");
     std::ifstream in(dir / "config.json");
     ojson cfg = ojson::parse(in);
-    cfg["quantization_config"] = {{"quant_method", "modelopt"}, {"quant_algo", "FP8"},
-                                  {"runtime", {{"diffusion_step_policy", {{"schema_version", 1}, {"type", "first_last_n"},
-                                                                          {"index_space", "denoising_loop_iteration"}, {"scope", {"transformer"}},
-                                                                          {"default_mode", "native"}, {"first_steps", {{"count", 3}, {"mode", "a16"}}},
-                                                                          {"last_steps", {{"count", 3}, {"mode", "a16"}}}, {"overlap", "a16"},
-                                                                          {"reasoner", "a16"}}}}}};
+    cfg["quantization_config"] = {{"quant_method", "modelopt"},
+                                  {"quant_algo", "FP8"},
+                                  {"runtime",
+                                   {{"diffusion_step_policy",
+                                     {{"schema_version", 1},
+                                      {"type", "first_last_n"},
+                                      {"index_space", "denoising_loop_iteration"},
+                                      {"scope", {"transformer"}},
+                                      {"default_mode", "native"},
+                                      {"first_steps", {{"count", 3}, {"mode", "a16"}}},
+                                      {"last_steps", {{"count", 3}, {"mode", "a16"}}},
+                                      {"overlap", "a16"},
+                                      {"reasoner", "a16"}}}}}};
     write_text(dir / "config.json", cfg.dump(2) + "\n");
     return quantized;
 }
@@ -258,14 +318,21 @@ void write_random_lora(const std::string& out_dir, const ModelConfig& c, int64_t
         for (const std::string& t : targets) {
             const std::string module = "layers." + std::to_string(l) + ".self_attn." + t;
             const std::vector<int64_t>& w = shapes.at(module + ".weight");
-            tensors["base_model.model." + module + ".lora_A.weight"] = random_blob(rng, {rank, w[1]}, 1.0 / std::sqrt(static_cast<double>(w[1])), 0.0);
+            tensors["base_model.model." + module + ".lora_A.weight"] =
+                random_blob(rng, {rank, w[1]}, 1.0 / std::sqrt(static_cast<double>(w[1])), 0.0);
             tensors["base_model.model." + module + ".lora_B.weight"] = random_blob(rng, {w[0], rank}, 0.05, 0.0);
         }
     fs::create_directories(out_dir);
     write_safetensors((fs::path(out_dir) / "adapter_model.safetensors").string(), tensors, {{"format", "pt"}});
-    write_text(fs::path(out_dir) / "adapter_config.json",
-               ojson{{"peft_type", "LORA"}, {"r", rank}, {"lora_alpha", alpha}, {"target_modules", targets}, {"bias", "none"},
-                     {"lora_dropout", 0.0}, {"base_model_name_or_path", c.name}}.dump(2) + "\n");
+    write_text(fs::path(out_dir) / "adapter_config.json", ojson{{"peft_type", "LORA"},
+                                                                {"r", rank},
+                                                                {"lora_alpha", alpha},
+                                                                {"target_modules", targets},
+                                                                {"bias", "none"},
+                                                                {"lora_dropout", 0.0},
+                                                                {"base_model_name_or_path", c.name}}
+                                                                  .dump(2) +
+                                                              "\n");
 }
 
 }  // namespace ws

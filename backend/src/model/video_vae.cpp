@@ -14,7 +14,9 @@ constexpr int64_t kCacheT = 2;  // frames each causal convolution keeps from the
 // [1, C, T, H, W] -> [1, 4C, T, H/2, W/2], channel index c*4 + r*2 + q (q: row offset, r: column offset).
 at::Tensor patchify(const at::Tensor& x, int64_t p) {
     const int64_t B = x.size(0), C = x.size(1), T = x.size(2), H = x.size(3), W = x.size(4);
-    return x.reshape({B, C, T, H / p, p, W / p, p}).permute({0, 1, 6, 4, 2, 3, 5}).reshape({B, C * p * p, T, H / p, W / p});
+    return x.reshape({B, C, T, H / p, p, W / p, p})
+        .permute({0, 1, 6, 4, 2, 3, 5})
+        .reshape({B, C * p * p, T, H / p, W / p});
 }
 at::Tensor unpatchify(const at::Tensor& x, int64_t p) {
     const int64_t B = x.size(0), C = x.size(1) / (p * p), T = x.size(2), H = x.size(3), W = x.size(4);
@@ -55,7 +57,8 @@ std::string wan_vae_original_name(const std::string& name, int64_t R) {
     rep(R"(^(encoder|decoder)\.mid_block\.attentions\.0\.)", "$1.middle.1.");
     rep(R"(^(encoder|decoder)\.mid_block\.resnets\.1\.)", "$1.middle.2.");
     rep(R"(^encoder\.down_blocks\.(\d+)\.resnets\.(\d+)\.)", "encoder.downsamples.$1.downsamples.$2.");
-    rep(R"(^encoder\.down_blocks\.(\d+)\.downsampler\.)", "encoder.downsamples.$1.downsamples." + std::to_string(R) + ".");
+    rep(R"(^encoder\.down_blocks\.(\d+)\.downsampler\.)",
+        "encoder.downsamples.$1.downsamples." + std::to_string(R) + ".");
     rep(R"(^decoder\.up_blocks\.(\d+)\.resnets\.(\d+)\.)", "decoder.upsamples.$1.upsamples.$2.");
     rep(R"(^decoder\.up_blocks\.(\d+)\.upsampler\.)", "decoder.upsamples.$1.upsamples." + std::to_string(R + 1) + ".");
     rep(R"(^quant_conv\.)", "conv1.");
@@ -66,8 +69,10 @@ std::string wan_vae_original_name(const std::string& name, int64_t R) {
 std::string wan_vae_diffusers_name(const std::string& name, int64_t R) {
     std::string n = name;
     auto rep = [&](const std::string& re, const std::string& fmt) { n = std::regex_replace(n, std::regex(re), fmt); };
-    rep(R"(^encoder\.downsamples\.(\d+)\.downsamples\.)" + std::to_string(R) + R"(\.)", "encoder.down_blocks.$1.downsampler.");
-    rep(R"(^decoder\.upsamples\.(\d+)\.upsamples\.)" + std::to_string(R + 1) + R"(\.)", "decoder.up_blocks.$1.upsampler.");
+    rep(R"(^encoder\.downsamples\.(\d+)\.downsamples\.)" + std::to_string(R) + R"(\.)",
+        "encoder.down_blocks.$1.downsampler.");
+    rep(R"(^decoder\.upsamples\.(\d+)\.upsamples\.)" + std::to_string(R + 1) + R"(\.)",
+        "decoder.up_blocks.$1.upsampler.");
     rep(R"(^encoder\.downsamples\.(\d+)\.downsamples\.(\d+)\.)", "encoder.down_blocks.$1.resnets.$2.");
     rep(R"(^decoder\.upsamples\.(\d+)\.upsamples\.(\d+)\.)", "decoder.up_blocks.$1.resnets.$2.");
     rep(R"(^(encoder|decoder)\.middle\.0\.)", "$1.mid_block.resnets.0.");
@@ -160,8 +165,8 @@ at::Tensor wan_rms_norm(const at::Tensor& x, const at::Tensor& gamma) {
     return x / x.norm(2, {1}, true).clamp_min(1e-12) * scale * gamma;
 }
 
-at::Tensor wan_causal_conv3d(const at::Tensor& x_in, const at::Tensor& weight, const at::Tensor& bias, const at::Tensor* previous,
-                             int64_t pad_t, int64_t pad_s) {
+at::Tensor wan_causal_conv3d(const at::Tensor& x_in, const at::Tensor& weight, const at::Tensor& bias,
+                             const at::Tensor* previous, int64_t pad_t, int64_t pad_s) {
     at::Tensor x = x_in;
     if (previous && pad_t > 0) {
         x = at::cat({*previous, x}, 2);
@@ -214,14 +219,16 @@ const at::Tensor& VideoVAE::w(const std::string& name) const {
     return it->second;
 }
 
-at::Tensor VideoVAE::causal_conv(const std::string& name, const at::Tensor& x, Cache* cache, int64_t pad_t, int64_t pad_s) const {
+at::Tensor VideoVAE::causal_conv(const std::string& name, const at::Tensor& x, Cache* cache, int64_t pad_t,
+                                 int64_t pad_s) const {
     const at::Tensor* previous = cache && cache->state[cache->idx] == 2 ? &cache->feat[cache->idx] : nullptr;
     return wan_causal_conv3d(x, w(name + ".weight"), w(name + ".bias"), previous, pad_t, pad_s);
 }
 
 at::Tensor VideoVAE::cached_conv(const std::string& name, const at::Tensor& x, Cache& cache) const {
     cache.ensure();
-    at::Tensor cache_x = x.narrow(2, std::max<int64_t>(0, x.size(2) - kCacheT), std::min<int64_t>(kCacheT, x.size(2))).clone();
+    at::Tensor cache_x =
+        x.narrow(2, std::max<int64_t>(0, x.size(2) - kCacheT), std::min<int64_t>(kCacheT, x.size(2))).clone();
     if (cache_x.size(2) < 2 && cache.state[cache.idx] == 2)
         cache_x = at::cat({cache.feat[cache.idx].narrow(2, cache.feat[cache.idx].size(2) - 1, 1), cache_x}, 2);
     const int64_t k = w(name + ".weight").size(2);
@@ -232,7 +239,9 @@ at::Tensor VideoVAE::cached_conv(const std::string& name, const at::Tensor& x, C
     return y;
 }
 
-at::Tensor VideoVAE::rms_norm(const std::string& name, const at::Tensor& x) const { return wan_rms_norm(x, w(name + ".gamma")); }
+at::Tensor VideoVAE::rms_norm(const std::string& name, const at::Tensor& x) const {
+    return wan_rms_norm(x, w(name + ".gamma"));
+}
 
 at::Tensor VideoVAE::residual_block(const std::string& p, at::Tensor x, Cache& cache) const {
     at::Tensor h = has(p + ".shortcut.weight") ? causal_conv(p + ".shortcut", x, nullptr, 0, 0) : x;
@@ -265,7 +274,8 @@ at::Tensor VideoVAE::resample(const std::string& p, at::Tensor x, const std::str
         if (cache.state[idx] == 0) {
             cache.state[idx] = 1;  // the first chunk is not doubled in time
         } else {
-            at::Tensor cache_x = x.narrow(2, std::max<int64_t>(0, x.size(2) - kCacheT), std::min<int64_t>(kCacheT, x.size(2))).clone();
+            at::Tensor cache_x =
+                x.narrow(2, std::max<int64_t>(0, x.size(2) - kCacheT), std::min<int64_t>(kCacheT, x.size(2))).clone();
             if (cache_x.size(2) < 2 && cache.state[idx] == 2)
                 cache_x = at::cat({cache.feat[idx].narrow(2, cache.feat[idx].size(2) - 1, 1), cache_x}, 2);
             if (cache_x.size(2) < 2 && cache.state[idx] == 1) cache_x = at::cat({at::zeros_like(cache_x), cache_x}, 2);
@@ -314,8 +324,11 @@ at::Tensor VideoVAE::encoder_chunk(const at::Tensor& x_in, Cache& cache) const {
         const bool t_down = i < cfg_.temporal_downsample.size() && cfg_.temporal_downsample[i];
         const bool down = i != n - 1;
         at::Tensor copy = x;
-        for (int64_t r = 0; r < cfg_.num_res_blocks; ++r) x = residual_block(p + ".downsamples." + std::to_string(r), x, cache);
-        if (down) x = resample(p + ".downsamples." + std::to_string(cfg_.num_res_blocks), x, t_down ? "downsample3d" : "downsample2d", cache);
+        for (int64_t r = 0; r < cfg_.num_res_blocks; ++r)
+            x = residual_block(p + ".downsamples." + std::to_string(r), x, cache);
+        if (down)
+            x = resample(p + ".downsamples." + std::to_string(cfg_.num_res_blocks), x,
+                         t_down ? "downsample3d" : "downsample2d", cache);
         // AvgDown3D shortcut of the block input.
         at::Tensor s = wan_avg_down(copy, x.size(1), t_down ? 2 : 1, down ? 2 : 1);
         x = x + s;
@@ -339,9 +352,11 @@ at::Tensor VideoVAE::decoder_chunk(const at::Tensor& x_in, Cache& cache, bool fi
         const bool temporal = i < t_up.size() && t_up[i];
         const bool up = i != n - 1;
         at::Tensor main = x;
-        for (int64_t r = 0; r <= cfg_.num_res_blocks; ++r) main = residual_block(p + ".upsamples." + std::to_string(r), main, cache);
+        for (int64_t r = 0; r <= cfg_.num_res_blocks; ++r)
+            main = residual_block(p + ".upsamples." + std::to_string(r), main, cache);
         if (up) {
-            main = resample(p + ".upsamples." + std::to_string(cfg_.num_res_blocks + 1), main, temporal ? "upsample3d" : "upsample2d", cache);
+            main = resample(p + ".upsamples." + std::to_string(cfg_.num_res_blocks + 1), main,
+                            temporal ? "upsample3d" : "upsample2d", cache);
             // DupUp3D shortcut of the block input.
             at::Tensor s = wan_dup_up(x, main.size(1), temporal ? 2 : 1, 2, first_chunk);
             main = main + s;
@@ -372,7 +387,8 @@ at::Tensor VideoVAE::encode(const at::Tensor& video) const {
 
 at::Tensor VideoVAE::decode(const at::Tensor& latent, int64_t chunk_frames) const {
     if (chunk_frames < 1) throw Error("decode chunks need at least one latent frame");
-    if (latent.dim() != 4 || latent.size(0) != cfg_.z_dim) throw Error("the video VAE decodes [" + std::to_string(cfg_.z_dim) + ", T, H, W] latents");
+    if (latent.dim() != 4 || latent.size(0) != cfg_.z_dim)
+        throw Error("the video VAE decodes [" + std::to_string(cfg_.z_dim) + ", T, H, W] latents");
     at::Tensor z = latent.unsqueeze(0).to(device_, dtype_) / inv_std_ + mean_;
     at::Tensor x = at::conv3d(z, w("conv2.weight"), w("conv2.bias"));
     Cache cache;
@@ -443,7 +459,8 @@ at::Tensor VideoVAE::decode_tiled(const at::Tensor& latent, int64_t tile, int64_
 
 at::Tensor VideoVAE::encode_tiled(const at::Tensor& video, int64_t tile, int64_t overlap) const {
     if (tile < 2 || overlap < 0 || overlap >= tile) throw Error("tiling needs tile >= 2 and 0 <= overlap < tile");
-    if (video.dim() != 4 || video.size(2) % 16 || video.size(3) % 16) return encode(video);  // encode() says what is wrong
+    if (video.dim() != 4 || video.size(2) % 16 || video.size(3) % 16)
+        return encode(video);  // encode() says what is wrong
     const int64_t H = video.size(2) / 16, W = video.size(3) / 16;
     if (H <= tile && W <= tile) return encode(video);
     return blend_tiles(H, W, tile, overlap, 1, [&](int64_t y, int64_t x, int64_t th, int64_t tw) {
@@ -452,7 +469,8 @@ at::Tensor VideoVAE::encode_tiled(const at::Tensor& video, int64_t tile, int64_t
 }
 
 at::Tensor VideoVAE::decode(const at::Tensor& latent, const CodecPlan& plan) const {
-    return plan.tile > 0 ? decode_tiled(latent, plan.tile, plan.overlap, plan.chunk_frames) : decode(latent, plan.chunk_frames);
+    return plan.tile > 0 ? decode_tiled(latent, plan.tile, plan.overlap, plan.chunk_frames)
+                         : decode(latent, plan.chunk_frames);
 }
 
 at::Tensor VideoVAE::encode(const at::Tensor& video, const CodecPlan& plan) const {
@@ -469,23 +487,25 @@ int64_t activation_copies(const at::Device& d) { return d.is_cpu() ? 10 : 4; }
 int64_t fixed_working_bytes(const at::Device& d) { return d.is_cpu() ? int64_t{192} << 20 : 0; }
 }  // namespace
 
-int64_t wan_vae_decode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t, int64_t h, int64_t w,
-                                  const CodecPlan& plan) {
+int64_t wan_vae_decode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t,
+                                  int64_t h, int64_t w, const CodecPlan& plan) {
     const int64_t th = plan.tile > 0 ? std::min(plan.tile, h) : h, tw = plan.tile > 0 ? std::min(plan.tile, w) : w;
     const int64_t frames = 4 * std::min(plan.chunk_frames, std::max<int64_t>(1, t - 1));
     const int64_t top = c.decoder_base_dim * c.dim_mult.front();
     const int64_t elem = static_cast<int64_t>(c10::elementSize(dtype));
     const int64_t activations = activation_copies(device) * top * frames * (8 * th) * (8 * tw) * elem;
     const int64_t pixels = 1 + 4 * (t - 1);
-    const int64_t output = 3 * pixels * (16 * h) * (16 * w) * 4 * (plan.tile > 0 ? 2 : 1);  // with tiles: the blend's sum too
+    const int64_t output =
+        3 * pixels * (16 * h) * (16 * w) * 4 * (plan.tile > 0 ? 2 : 1);  // with tiles: the blend's sum too
     return fixed_working_bytes(device) + activations + output;
 }
 
-int64_t wan_vae_encode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t, int64_t h, int64_t w,
-                                  const CodecPlan& plan) {
+int64_t wan_vae_encode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t,
+                                  int64_t h, int64_t w, const CodecPlan& plan) {
     const int64_t th = plan.tile > 0 ? std::min(plan.tile, h) : h, tw = plan.tile > 0 ? std::min(plan.tile, w) : w;
     const int64_t elem = static_cast<int64_t>(c10::elementSize(dtype));
-    const int64_t activations = activation_copies(device) * c.base_dim * c.dim_mult.front() * 4 * (8 * th) * (8 * tw) * elem;
+    const int64_t activations =
+        activation_copies(device) * c.base_dim * c.dim_mult.front() * 4 * (8 * th) * (8 * tw) * elem;
     const int64_t pixels = 1 + 4 * (t - 1);
     return fixed_working_bytes(device) + activations + 3 * pixels * (16 * h) * (16 * w) * 4;  // the pictures themselves
 }
@@ -505,16 +525,21 @@ ojson CodecPlan::to_json() const {
 }
 
 CodecPlan plan_codec(const VideoCodec& codec, int64_t t, int64_t h, int64_t w, int64_t budget, bool encode) {
-    return plan_codec([&](const CodecPlan& p) { return encode ? codec.encode_peak_bytes(t, h, w, p) : codec.decode_peak_bytes(t, h, w, p); }, t, h, w,
-                      budget, encode);
+    return plan_codec(
+        [&](const CodecPlan& p) {
+            return encode ? codec.encode_peak_bytes(t, h, w, p) : codec.decode_peak_bytes(t, h, w, p);
+        },
+        t, h, w, budget, encode);
 }
 
-CodecPlan plan_codec(const std::function<int64_t(const CodecPlan&)>& peak, int64_t t, int64_t h, int64_t w, int64_t budget, bool encode) {
+CodecPlan plan_codec(const std::function<int64_t(const CodecPlan&)>& peak, int64_t t, int64_t h, int64_t w,
+                     int64_t budget, bool encode) {
     CodecPlan plan;
     if (budget <= 0 || peak(plan) == 0) return plan;
     std::vector<CodecPlan> candidates;
     if (!encode)
-        for (int64_t c = std::max<int64_t>(1, t - 1); c >= 1; c = c == 1 ? 0 : (c + 1) / 2) candidates.push_back({c, 0, 0, 0});
+        for (int64_t c = std::max<int64_t>(1, t - 1); c >= 1; c = c == 1 ? 0 : (c + 1) / 2)
+            candidates.push_back({c, 0, 0, 0});
     else
         candidates.push_back({1, 0, 0, 0});
     for (int64_t tile : {64, 48, 32, 24, 16, 12, 8, 6, 4})

@@ -29,8 +29,8 @@ struct VideoVAEConfig {
 at::Tensor wan_rms_norm(const at::Tensor& x, const at::Tensor& gamma);  // normalize over channels x sqrt(C) x gamma
 // Causal 3D convolution: `pad_t` zero frames on the left (fewer when `previous` frames are prepended), `pad_s`
 // on each spatial side.
-at::Tensor wan_causal_conv3d(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const at::Tensor* previous,
-                             int64_t pad_t, int64_t pad_s);
+at::Tensor wan_causal_conv3d(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias,
+                             const at::Tensor* previous, int64_t pad_t, int64_t pad_s);
 // AvgDown3D: groups of channels x ft frames x fs x fs pixels averaged down to `out_channels`.
 at::Tensor wan_avg_down(const at::Tensor& x, int64_t out_channels, int64_t ft, int64_t fs);
 // DupUp3D: channels repeated and spread over ft frames x fs x fs pixels; the first chunk drops ft - 1 frames.
@@ -45,16 +45,16 @@ std::string wan_vae_diffusers_name(const std::string& name, int64_t num_res_bloc
 std::map<std::string, std::vector<int64_t>> wan_vae_expected_weights(const VideoVAEConfig& c);
 // Estimated peak bytes of a decode of a [t, h, w] latent (encode: of the pictures it comes from) under `plan` by a
 // VAE of this configuration on `device` in `dtype`, without the weights: what a planner can know before loading.
-int64_t wan_vae_decode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t, int64_t h, int64_t w,
-                                  const CodecPlan& plan);
-int64_t wan_vae_encode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t, int64_t h, int64_t w,
-                                  const CodecPlan& plan);
+int64_t wan_vae_decode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t,
+                                  int64_t h, int64_t w, const CodecPlan& plan);
+int64_t wan_vae_encode_peak_bytes(const VideoVAEConfig& c, const at::Device& device, at::ScalarType dtype, int64_t t,
+                                  int64_t h, int64_t w, const CodecPlan& plan);
 
 class VideoVAE : public VideoCodec {
 public:
     // `weights` in the original Wan names (encoder.*, decoder.*, conv1, conv2); mean/std are the 48 latent statistics.
-    VideoVAE(VideoVAEConfig config, std::map<std::string, at::Tensor> weights, at::Tensor mean, at::Tensor std, at::Device device,
-             at::ScalarType dtype);
+    VideoVAE(VideoVAEConfig config, std::map<std::string, at::Tensor> weights, at::Tensor mean, at::Tensor std,
+             at::Device device, at::ScalarType dtype);
 
     // [3, T, H, W] in [-1, 1] -> normalized latent mean [z, 1 + (T-1)/4, H/16, W/16]. T must be 1 + 4k.
     at::Tensor encode(const at::Tensor& video) const override;
@@ -79,7 +79,8 @@ public:
 
 private:
     struct Cache;  // per-convolution temporal caches of one encode/decode pass
-    at::Tensor causal_conv(const std::string& name, const at::Tensor& x, Cache* cache, int64_t pad_t, int64_t pad_s) const;
+    at::Tensor causal_conv(const std::string& name, const at::Tensor& x, Cache* cache, int64_t pad_t,
+                           int64_t pad_s) const;
     at::Tensor cached_conv(const std::string& name, const at::Tensor& x, Cache& cache) const;
     at::Tensor rms_norm(const std::string& name, const at::Tensor& x) const;
     at::Tensor residual_block(const std::string& p, at::Tensor x, Cache& cache) const;

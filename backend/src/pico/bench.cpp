@@ -50,9 +50,11 @@ double tracked_error(const Episode& e, const VideoFrames& video, const VideoFram
         auto a = video_tracks[k], t = truth_tracks[k];
         double moved = 0;
         for (const auto& p : t)
-            if (p.first >= 0 && t.front().first >= 0) moved = std::max(moved, std::hypot(p.first - t.front().first, p.second - t.front().second));
+            if (p.first >= 0 && t.front().first >= 0)
+                moved = std::max(moved, std::hypot(p.first - t.front().first, p.second - t.front().second));
         if (moved < 3) continue;
-        for (int i = 0; i < from && i < static_cast<int>(a.size()); ++i) a[static_cast<size_t>(i)] = t[static_cast<size_t>(i)] = {-1, -1};
+        for (int i = 0; i < from && i < static_cast<int>(a.size()); ++i)
+            a[static_cast<size_t>(i)] = t[static_cast<size_t>(i)] = {-1, -1};
         // Something the video lost counts as far off (half the frame), not as missing.
         for (size_t i = 0; i < a.size(); ++i) {
             if (t[i].first < 0) continue;
@@ -71,7 +73,8 @@ std::vector<double> audible_impacts(const Episode& e) {
     const std::vector<double> heard = onsets(e.audio);
     std::vector<double> out;
     for (const Impact& im : e.impacts) {
-        const bool found = std::any_of(heard.begin(), heard.end(), [&](double t) { return std::fabs(t - im.time) <= 0.005; });
+        const bool found =
+            std::any_of(heard.begin(), heard.end(), [&](double t) { return std::fabs(t - im.time) <= 0.005; });
         if (found && (out.empty() || im.time - out.back() > 0.005)) out.push_back(im.time);
     }
     return out;
@@ -83,7 +86,8 @@ std::vector<double> audible_impacts(const Episode& e) {
 // video measured alike and through the codec (the ceiling); the motion the prompt names (a scene with no rule for
 // it is not counted; bodies the video never shows did not move); as many sounds as the true track has heard impacts.
 struct Text2VideoScores {
-    Mean count_ok, colour_recall, shown_right, shown_count, shown_lost, truth_right, truth_count, truth_lost, codec_right, codec_lost;
+    Mean count_ok, colour_recall, shown_right, shown_count, shown_lost, truth_right, truth_count, truth_lost,
+        codec_right, codec_lost;
     Mean motion, truth_motion, impacts_right, codec_impacts_right;
 
     void score(const Episode& e, const VideoFrames& gen, const AudioClip& sound, const LinearVideoCodec* video_codec,
@@ -97,7 +101,8 @@ struct Text2VideoScores {
         colour_recall.add(static_cast<double>(hit) / static_cast<double>(want.size()));
         const std::vector<int> named = named_colours(e.prompt);
         bool names_all = named.size() == e.initial.size();
-        for (const Body& b : e.initial) names_all = names_all && std::find(named.begin(), named.end(), b.colour) != named.end();
+        for (const Body& b : e.initial)
+            names_all = names_all && std::find(named.begin(), named.end(), b.colour) != named.end();
         if (names_all) {
             const Showing g = showing(gen, named), t = showing(e.video, named);
             shown_right.add(g.colours_right), shown_count.add(g.count_right), shown_lost.add(g.lost);
@@ -113,19 +118,26 @@ struct Text2VideoScores {
         }
         const size_t heard = audible_impacts(e).size();
         impacts_right.add(onsets(sound).size() == heard ? 1 : 0);
-        if (audio_codec) codec_impacts_right.add(onsets(audio_codec->decode(audio_codec->encode(e.audio))).size() == heard ? 1 : 0);
+        if (audio_codec)
+            codec_impacts_right.add(onsets(audio_codec->decode(audio_codec->encode(e.audio))).size() == heard ? 1 : 0);
     }
 
     ojson json() const {
-        return {{"object_count_accuracy", count_ok.value()}, {"colour_recall", colour_recall.value()},
+        return {{"object_count_accuracy", count_ok.value()},
+                {"colour_recall", colour_recall.value()},
                 {"prompts_naming_every_body", shown_right.n},
-                {"colours_right", shown_right.value()}, {"simulator_colours_right", truth_right.value()},
+                {"colours_right", shown_right.value()},
+                {"simulator_colours_right", truth_right.value()},
                 {"codec_round_trip_colours_right", codec_right.value()},
-                {"counts_right", shown_count.value()}, {"simulator_counts_right", truth_count.value()},
-                {"lost_share", shown_lost.value()}, {"simulator_lost_share", truth_lost.value()},
+                {"counts_right", shown_count.value()},
+                {"simulator_counts_right", truth_count.value()},
+                {"lost_share", shown_lost.value()},
+                {"simulator_lost_share", truth_lost.value()},
                 {"codec_round_trip_lost_share", codec_lost.value()},
-                {"motion_right", motion.value()}, {"simulator_motion_right", truth_motion.value()},
-                {"impact_count_right", impacts_right.value()}, {"codec_round_trip_impact_count_right", codec_impacts_right.value()}};
+                {"motion_right", motion.value()},
+                {"simulator_motion_right", truth_motion.value()},
+                {"impact_count_right", impacts_right.value()},
+                {"codec_round_trip_impact_count_right", codec_impacts_right.value()}};
     }
 };
 
@@ -155,22 +167,29 @@ static ojson bench_upsampler(Session& session, const BenchOptions& o, const RunC
         // Each subject of the episode against the reply's subject that agrees with it best, one to one (the
         // order of the subjects is no attribute); a missing one gets every attribute wrong.
         void add(const ojson& truth, const ojson& caption) {
-            const ojson subjects = caption.is_object() && caption.contains("subjects") && caption["subjects"].is_array() ? caption["subjects"] : ojson();
+            const ojson subjects = caption.is_object() && caption.contains("subjects") && caption["subjects"].is_array()
+                                       ? caption["subjects"]
+                                       : ojson();
             count_ok.add(subjects.is_array() && subjects.size() == truth.size() ? 1 : 0);
             std::vector<SubjectAttributes> want, got;
             for (const ojson& t : truth) want.push_back(subject_attributes(t["description"].get<std::string>()));
             if (subjects.is_array())
                 for (const ojson& g : subjects)
                     got.push_back(g.is_object() && g.contains("description") && g["description"].is_string()
-                                      ? subject_attributes(g["description"].get<std::string>()) : SubjectAttributes{});
+                                      ? subject_attributes(g["description"].get<std::string>())
+                                      : SubjectAttributes{});
             auto agree = [](const SubjectAttributes& a, const SubjectAttributes& b) {
                 return (a.colour == b.colour) + (a.material == b.material) + (a.shape == b.shape);
             };
-            struct Pair { int score; size_t w, g; };
+            struct Pair {
+                int score;
+                size_t w, g;
+            };
             std::vector<Pair> pairs;
             for (size_t i = 0; i < want.size(); ++i)
                 for (size_t j = 0; j < got.size(); ++j) pairs.push_back({agree(want[i], got[j]), i, j});
-            std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.score > b.score; });
+            std::stable_sort(pairs.begin(), pairs.end(),
+                             [](const Pair& a, const Pair& b) { return a.score > b.score; });
             std::vector<int> match(want.size(), -1);
             std::set<size_t> used;
             for (const Pair& p : pairs)
@@ -183,7 +202,8 @@ static ojson bench_upsampler(Session& session, const BenchOptions& o, const RunC
             }
         }
         double accuracy() const {
-            return (count_ok.sum + colour_ok.sum + material_ok.sum + shape_ok.sum) / std::max(1, count_ok.n + colour_ok.n + material_ok.n + shape_ok.n);
+            return (count_ok.sum + colour_ok.sum + material_ok.sum + shape_ok.sum) /
+                   std::max(1, count_ok.n + colour_ok.n + material_ok.n + shape_ok.n);
         }
     };
     Mean parsed, valid, events_ok, events_ok_model, repaired;  // parsed: a JSON object; valid: and no schema problem
@@ -191,7 +211,7 @@ static ojson bench_upsampler(Session& session, const BenchOptions& o, const RunC
     Options text_only;
     text_only.render = false;
     ReasonerSampling greedy;
-    greedy.max_new_tokens = 1024;  // the longest Pico captions are about 700 tokens
+    greedy.max_new_tokens = 1024;             // the longest Pico captions are about 700 tokens
     greedy.json_object = o.json_constrained;  // as the studio upsamples, unless asked for free text
     // Event counts ("bounces twice"): the caption's agree with the prompt's wherever it says them.
     auto events_agree = [](const std::string& prompt, const ojson& caption) {
@@ -202,7 +222,10 @@ static ojson bench_upsampler(Session& session, const BenchOptions& o, const RunC
     for (int k = 0; k < o.upsampler_episodes; ++k) {
         if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
         const Episode e = simulate(o.seed + 500000 + static_cast<uint64_t>(k), text_only);
-        const ojson request = {{"width", e.options.width}, {"height", e.options.height}, {"num_frames", e.options.frames}, {"fps", e.options.fps}};
+        const ojson request = {{"width", e.options.width},
+                               {"height", e.options.height},
+                               {"num_frames", e.options.frames},
+                               {"fps", e.options.fps}};
         const ojson& truth = e.caption["subjects"];
         ojson caption, reasoner_caption;
         try {
@@ -219,14 +242,23 @@ static ojson bench_upsampler(Session& session, const BenchOptions& o, const RunC
         studio.add(truth, caption);
         model_alone.add(truth, reasoner_caption);
         if (e.prompt.find("bounces") != std::string::npos || e.prompt.find("times") != std::string::npos)
-            events_ok.add(events_agree(e.prompt, caption)), events_ok_model.add(events_agree(e.prompt, reasoner_caption));
+            events_ok.add(events_agree(e.prompt, caption)),
+                events_ok_model.add(events_agree(e.prompt, reasoner_caption));
     }
-    out["upsampler"] = {{"prompts", o.upsampler_episodes}, {"json_constrained", o.json_constrained}, {"json_valid", parsed.value()}, {"caption_valid", valid.value()}, {"subject_count_accuracy", studio.count_ok.value()},
-                        {"colour_accuracy", studio.colour_ok.value()}, {"material_accuracy", studio.material_ok.value()},
-                        {"shape_accuracy", studio.shape_ok.value()}, {"attribute_accuracy", studio.accuracy()},
-                        {"reasoner_attribute_accuracy", model_alone.accuracy()}, {"reasoner_colour_accuracy", model_alone.colour_ok.value()},
+    out["upsampler"] = {{"prompts", o.upsampler_episodes},
+                        {"json_constrained", o.json_constrained},
+                        {"json_valid", parsed.value()},
+                        {"caption_valid", valid.value()},
+                        {"subject_count_accuracy", studio.count_ok.value()},
+                        {"colour_accuracy", studio.colour_ok.value()},
+                        {"material_accuracy", studio.material_ok.value()},
+                        {"shape_accuracy", studio.shape_ok.value()},
+                        {"attribute_accuracy", studio.accuracy()},
+                        {"reasoner_attribute_accuracy", model_alone.accuracy()},
+                        {"reasoner_colour_accuracy", model_alone.colour_ok.value()},
                         {"repaired_share", repaired.value()},
-                        {"event_count_agreement", events_ok.value()}, {"reasoner_event_count_agreement", events_ok_model.value()}};
+                        {"event_count_agreement", events_ok.value()},
+                        {"reasoner_event_count_agreement", events_ok_model.value()}};
     return out["upsampler"];
 }
 
@@ -241,7 +273,8 @@ double onset_score(const std::vector<double>& truth, const std::vector<double>& 
 // The generation sections of the bench: per episode, each section's jobs through the session and their scores;
 // then the sections' figures. Files go to `tmp` (the caller removes it).
 struct GenerationBench {
-    GenerationBench(Session& s, const BenchOptions& options, std::filesystem::path dir) : session(s), o(options), tmp(std::move(dir)) {}
+    GenerationBench(Session& s, const BenchOptions& options, std::filesystem::path dir)
+        : session(s), o(options), tmp(std::move(dir)) {}
     Session& session;
     const BenchOptions& o;
     std::filesystem::path tmp;
@@ -263,7 +296,8 @@ struct GenerationBench {
             ojson r = common;
             r["model_mode"] = mode;
             r["prompt"] = e.prompt;
-            if (mode_has_actions(mode_from_name(mode))) r["domain_name"] = "pico_world";  // the episodes' own embodiment
+            if (mode_has_actions(mode_from_name(mode)))
+                r["domain_name"] = "pico_world";  // the episodes' own embodiment
             return r;
         }
     };
@@ -272,15 +306,23 @@ struct GenerationBench {
         const std::string base = (tmp / ("ep" + std::to_string(k))).string();
         write_episode(e, tmp.string());
         std::ofstream(base + "_actions.json") << ojson(e.actions_normalized).dump();
-        const Case c{e, base, (tmp / ("episode_" + std::to_string(e.seed) + ".mp4")).string(),
-                     {{"width", e.options.width}, {"height", e.options.height}, {"num_frames", e.options.frames}, {"fps", e.options.fps},
-                      {"num_steps", o.steps}, {"negative_prompt", ""}, {"seed", k}}};
+        const Case c{e,
+                     base,
+                     (tmp / ("episode_" + std::to_string(e.seed) + ".mp4")).string(),
+                     {{"width", e.options.width},
+                      {"height", e.options.height},
+                      {"num_frames", e.options.frames},
+                      {"fps", e.options.fps},
+                      {"num_steps", o.steps},
+                      {"negative_prompt", ""},
+                      {"seed", k}}};
         if (wants(o, "text2video")) text2video(c);
         if (wants(o, "forward_dynamics") || wants(o, "image2video")) {
             // The baseline of the rollout modes: the first frame held.
             VideoFrames copy = e.video;
             for (int i = 1; i < copy.count; ++i)
-                std::copy(copy.frame(0), copy.frame(0) + copy.width * copy.height * 3, copy.rgb.begin() + static_cast<ptrdiff_t>(i) * copy.width * copy.height * 3);
+                std::copy(copy.frame(0), copy.frame(0) + copy.width * copy.height * 3,
+                          copy.rgb.begin() + static_cast<ptrdiff_t>(i) * copy.width * copy.height * 3);
             score_rollout(e, copy, copy_err, copy_lost, copy_psnr);
         }
         if (wants(o, "image2video")) image2video(c);
@@ -302,8 +344,8 @@ struct GenerationBench {
         const auto t0 = std::chrono::steady_clock::now();
         session.generate(job, c.base + "_t2v.mp4", {});
         t2v_seconds.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        t2v.score(c.e, read_video(c.base + "_t2v.mp4"), read_audio(c.base + "_t2v.mp4"), video_codec ? &*video_codec : nullptr,
-                  audio_codec ? &*audio_codec : nullptr);
+        t2v.score(c.e, read_video(c.base + "_t2v.mp4"), read_audio(c.base + "_t2v.mp4"),
+                  video_codec ? &*video_codec : nullptr, audio_codec ? &*audio_codec : nullptr);
     }
 
     // The episode's first frame and its prompt, no actions: the video has to continue what the image shows
@@ -333,7 +375,8 @@ struct GenerationBench {
         const std::vector<double> truth_onsets = audible_impacts(c.e);
         if (truth_onsets.empty()) return;
         onset_err.add(onset_score(truth_onsets, onsets(read_audio(c.base + "_v2s.mp4"))));
-        if (audio_codec) codec_onset_err.add(onset_score(truth_onsets, onsets(audio_codec->decode(audio_codec->encode(c.e.audio)))));
+        if (audio_codec)
+            codec_onset_err.add(onset_score(truth_onsets, onsets(audio_codec->decode(audio_codec->encode(c.e.audio)))));
     }
 
     // The first frame and the true actions; the rollout against the simulation.
@@ -343,7 +386,9 @@ struct GenerationBench {
         job["action_path"] = c.base + "_actions.json";
         session.generate(job, c.base + "_fd.mp4", {});
         score_rollout(c.e, read_video(c.base + "_fd.mp4"), fd_err, fd_lost, fd_psnr);
-        if (video_codec) score_rollout(c.e, video_codec->decode(video_codec->encode(c.e.video), c.e.options.fps), codec_fd_err, codec_lost, codec_psnr);
+        if (video_codec)
+            score_rollout(c.e, video_codec->decode(video_codec->encode(c.e.video), c.e.options.fps), codec_fd_err,
+                          codec_lost, codec_psnr);
     }
 
     // The video; the actions against the true ones.
@@ -373,20 +418,30 @@ struct GenerationBench {
             out["speed"] = {{"text2video_sound_seconds", t2v_seconds.value()}};
         }
         if (wants(o, "image2video"))
-            out["image2video"] = {{"tracked_position_error_px", i2v_err.value()}, {"copy_first_frame_error_px", copy_err.value()},
-                                  {"lost_share", i2v_lost.value()}, {"copy_first_frame_lost_share", copy_lost.value()},
-                                  {"psnr_db", i2v_psnr.value()}, {"copy_first_frame_psnr_db", copy_psnr.value()},
+            out["image2video"] = {{"tracked_position_error_px", i2v_err.value()},
+                                  {"copy_first_frame_error_px", copy_err.value()},
+                                  {"lost_share", i2v_lost.value()},
+                                  {"copy_first_frame_lost_share", copy_lost.value()},
+                                  {"psnr_db", i2v_psnr.value()},
+                                  {"copy_first_frame_psnr_db", copy_psnr.value()},
                                   {"text2video_psnr_db", i2v_text_psnr.value()}};
         if (wants(o, "forward_dynamics"))
-            out["forward_dynamics"] = {{"tracked_position_error_px", fd_err.value()}, {"copy_last_frame_error_px", copy_err.value()},
-                                       {"psnr_db", fd_psnr.value()}, {"copy_last_frame_psnr_db", copy_psnr.value()},
-                                       {"codec_round_trip_error_px", codec_fd_err.value()}, {"codec_round_trip_psnr_db", codec_psnr.value()},
-                                       {"lost_share", fd_lost.value()}, {"copy_last_frame_lost_share", copy_lost.value()},
+            out["forward_dynamics"] = {{"tracked_position_error_px", fd_err.value()},
+                                       {"copy_last_frame_error_px", copy_err.value()},
+                                       {"psnr_db", fd_psnr.value()},
+                                       {"copy_last_frame_psnr_db", copy_psnr.value()},
+                                       {"codec_round_trip_error_px", codec_fd_err.value()},
+                                       {"codec_round_trip_psnr_db", codec_psnr.value()},
+                                       {"lost_share", fd_lost.value()},
+                                       {"copy_last_frame_lost_share", copy_lost.value()},
                                        {"codec_round_trip_lost_share", codec_lost.value()}};
-        if (wants(o, "inverse_dynamics")) out["inverse_dynamics"] = {{"action_mse", id_mse.value()}, {"zero_action_mse", id_base_mse.value()}};
+        if (wants(o, "inverse_dynamics"))
+            out["inverse_dynamics"] = {{"action_mse", id_mse.value()}, {"zero_action_mse", id_base_mse.value()}};
         if (wants(o, "sound"))
-            out["sound"] = {{"onset_error_ms", onset_err.value() < 0 ? -1 : onset_err.value() * 1000}, {"one_latent_ms", 40},
-                            {"codec_round_trip_onset_error_ms", codec_onset_err.value() < 0 ? -1 : codec_onset_err.value() * 1000}};
+            out["sound"] = {
+                {"onset_error_ms", onset_err.value() < 0 ? -1 : onset_err.value() * 1000},
+                {"one_latent_ms", 40},
+                {"codec_round_trip_onset_error_ms", codec_onset_err.value() < 0 ? -1 : codec_onset_err.value() * 1000}};
     }
 };
 
@@ -394,23 +449,27 @@ struct GenerationBench {
 
 ojson run_bench(const std::string& model_dir, const BenchOptions& o, const RunCallbacks& cb) {
     namespace fs = std::filesystem;
-    if (o.episodes < 1 || o.steps < 1 || o.upsampler_episodes < 1) throw Error("the benchmark needs at least one episode and one step");
+    if (o.episodes < 1 || o.steps < 1 || o.upsampler_episodes < 1)
+        throw Error("the benchmark needs at least one episode and one step");
     for (const std::string& s : o.sections)
-        if (s != "upsampler" && s != "text2video" && s != "image2video" && s != "forward_dynamics" && s != "inverse_dynamics" && s != "sound")
-            throw Error("unknown benchmark section '" + s + "' (upsampler, text2video, image2video, forward_dynamics, inverse_dynamics, sound)");
+        if (s != "upsampler" && s != "text2video" && s != "image2video" && s != "forward_dynamics" &&
+            s != "inverse_dynamics" && s != "sound")
+            throw Error("unknown benchmark section '" + s +
+                        "' (upsampler, text2video, image2video, forward_dynamics, inverse_dynamics, sound)");
     auto model = Model::load(model_dir, {}, cb);
     Session session(model, ffmpeg_media_files());
     ojson out = {{"model", model->id()}, {"episodes", o.episodes}, {"first_seed", o.seed}, {"steps", o.steps}};
 
     if (wants(o, "upsampler")) out["upsampler"] = bench_upsampler(session, o, cb);
 
-    const bool generation = wants(o, "text2video") || wants(o, "image2video") || wants(o, "forward_dynamics") || wants(o, "inverse_dynamics") ||
-                            wants(o, "sound");
+    const bool generation = wants(o, "text2video") || wants(o, "image2video") || wants(o, "forward_dynamics") ||
+                            wants(o, "inverse_dynamics") || wants(o, "sound");
     if (!generation) return out;
     const std::string stamp = std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
     GenerationBench bench(session, o, fs::temp_directory_path() / ("worldstudio-bench-" + stamp));
     fs::create_directories(bench.tmp);
-    const fs::path vae = fs::path(model_dir) / "vae" / "codec.safetensors", sound = fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors";
+    const fs::path vae = fs::path(model_dir) / "vae" / "codec.safetensors",
+                   sound = fs::path(model_dir) / "sound_tokenizer" / "codec.safetensors";
     if (fs::exists(vae)) bench.video_codec = LinearVideoCodec::load(vae.string());
     if (fs::exists(sound)) bench.audio_codec = EnvelopeAudioCodec::load(sound.string());
     try {
@@ -436,23 +495,29 @@ std::string bench_table(const ojson& r) {
     };
     auto v = [&](const char* a, const char* b) { return r[a][b].get<double>(); };
     // Ceilings are measured only for folders with Pico codecs (-1 otherwise).
-    auto has = [&](const char* a, const char* b) { return r[a].contains(b) && r[a][b].is_number() && r[a][b].get<double>() >= 0; };
+    auto has = [&](const char* a, const char* b) {
+        return r[a].contains(b) && r[a][b].is_number() && r[a][b].get<double>() >= 0;
+    };
     if (r.contains("upsampler")) {
         row("| upsampler: valid JSON (%d prompts%s) | %.0f %% | 99 %% |\n", r["upsampler"]["prompts"].get<int>(),
-            r["upsampler"].value("json_constrained", true) ? "" : ", unconstrained", 100 * v("upsampler", "json_valid"));
+            r["upsampler"].value("json_constrained", true) ? "" : ", unconstrained",
+            100 * v("upsampler", "json_valid"));
         row("| upsampler: captions without schema problems | %.0f %% | |\n", 100 * v("upsampler", "caption_valid"));
         row("| upsampler: subject count right | %.0f %% | |\n", 100 * v("upsampler", "subject_count_accuracy"));
-        row("| upsampler: colours, materials, shapes right | %.0f %% / %.0f %% / %.0f %% | |\n", 100 * v("upsampler", "colour_accuracy"),
-            100 * v("upsampler", "material_accuracy"), 100 * v("upsampler", "shape_accuracy"));
-        row("| upsampler: attribute accuracy (count, colour, material, shape) | %.1f %% | 90 %% |\n", 100 * v("upsampler", "attribute_accuracy"));
+        row("| upsampler: colours, materials, shapes right | %.0f %% / %.0f %% / %.0f %% | |\n",
+            100 * v("upsampler", "colour_accuracy"), 100 * v("upsampler", "material_accuracy"),
+            100 * v("upsampler", "shape_accuracy"));
+        row("| upsampler: attribute accuracy (count, colour, material, shape) | %.1f %% | 90 %% |\n",
+            100 * v("upsampler", "attribute_accuracy"));
         if (has("upsampler", "reasoner_attribute_accuracy")) {
             row("| upsampler: the same, as the reasoner wrote it (before the caption check puts the prompt's attributes back) | %.1f %% | |\n",
                 100 * v("upsampler", "reasoner_attribute_accuracy"));
-            row("| upsampler: captions the caption check repaired | %.0f %% | |\n", 100 * v("upsampler", "repaired_share"));
+            row("| upsampler: captions the caption check repaired | %.0f %% | |\n",
+                100 * v("upsampler", "repaired_share"));
         }
         if (has("upsampler", "event_count_agreement"))
-            row("| upsampler: bounce counts agree with the prompt | %.0f %% | %.0f %% (as the reasoner wrote them) |\n", 100 * v("upsampler", "event_count_agreement"),
-                100 * v("upsampler", "reasoner_event_count_agreement"));
+            row("| upsampler: bounce counts agree with the prompt | %.0f %% | %.0f %% (as the reasoner wrote them) |\n",
+                100 * v("upsampler", "event_count_agreement"), 100 * v("upsampler", "reasoner_event_count_agreement"));
     }
     if (r.contains("text2video")) {
         row("| text2video: object count right | %.0f %% | |\n", 100 * v("text2video", "object_count_accuracy"));
@@ -460,47 +525,57 @@ std::string bench_table(const ojson& r) {
         if (has("text2video", "colours_right")) {
             const int n = r["text2video"]["prompts_naming_every_body"].get<int>();
             row("| text2video: named colours shown, no others (%d prompts naming every body) | %.0f %% | %.0f %% (simulator); %.0f %% (through the codec); bar 90 %% |\n",
-                n, 100 * v("text2video", "colours_right"), 100 * v("text2video", "simulator_colours_right"), 100 * v("text2video", "codec_round_trip_colours_right"));
-            row("| text2video: as many bodies shown as named | %.0f %% | %.0f %% (simulator); bar 90 %% |\n", 100 * v("text2video", "counts_right"),
-                100 * v("text2video", "simulator_counts_right"));
+                n, 100 * v("text2video", "colours_right"), 100 * v("text2video", "simulator_colours_right"),
+                100 * v("text2video", "codec_round_trip_colours_right"));
+            row("| text2video: as many bodies shown as named | %.0f %% | %.0f %% (simulator); bar 90 %% |\n",
+                100 * v("text2video", "counts_right"), 100 * v("text2video", "simulator_counts_right"));
             row("| text2video: frames where a named body is lost | %.0f %% | %.0f %% (simulator); %.0f %% (through the codec); bar 15 %% |\n",
-                100 * v("text2video", "lost_share"), 100 * v("text2video", "simulator_lost_share"), 100 * v("text2video", "codec_round_trip_lost_share"));
+                100 * v("text2video", "lost_share"), 100 * v("text2video", "simulator_lost_share"),
+                100 * v("text2video", "codec_round_trip_lost_share"));
         }
         if (has("text2video", "motion_right"))
-            row("| text2video: the named motion happens | %.0f %% | %.0f %% (simulator) |\n", 100 * v("text2video", "motion_right"),
-                100 * v("text2video", "simulator_motion_right"));
+            row("| text2video: the named motion happens | %.0f %% | %.0f %% (simulator) |\n",
+                100 * v("text2video", "motion_right"), 100 * v("text2video", "simulator_motion_right"));
         if (has("text2video", "impact_count_right"))
-            row("| text2video: as many impact sounds as heard impacts | %.0f %% | %.0f %% (through the codec) |\n", 100 * v("text2video", "impact_count_right"),
+            row("| text2video: as many impact sounds as heard impacts | %.0f %% | %.0f %% (through the codec) |\n",
+                100 * v("text2video", "impact_count_right"),
                 100 * v("text2video", "codec_round_trip_impact_count_right"));
     }
     if (r.contains("image2video")) {
-        row("| image2video: tracked position error (no actions given) | %.1f px | %.1f px (copy first frame) |\n", v("image2video", "tracked_position_error_px"),
-            v("image2video", "copy_first_frame_error_px"));
-        row("| image2video: PSNR | %.1f dB | %.1f dB (copy first frame); %.1f dB (text2video, no image) |\n", v("image2video", "psnr_db"),
-            v("image2video", "copy_first_frame_psnr_db"), v("image2video", "text2video_psnr_db"));
-        row("| image2video: frames of tracked bodies the detector loses | %.0f %% | %.0f %% (copy first frame) |\n", 100 * v("image2video", "lost_share"),
-            100 * v("image2video", "copy_first_frame_lost_share"));
+        row("| image2video: tracked position error (no actions given) | %.1f px | %.1f px (copy first frame) |\n",
+            v("image2video", "tracked_position_error_px"), v("image2video", "copy_first_frame_error_px"));
+        row("| image2video: PSNR | %.1f dB | %.1f dB (copy first frame); %.1f dB (text2video, no image) |\n",
+            v("image2video", "psnr_db"), v("image2video", "copy_first_frame_psnr_db"),
+            v("image2video", "text2video_psnr_db"));
+        row("| image2video: frames of tracked bodies the detector loses | %.0f %% | %.0f %% (copy first frame) |\n",
+            100 * v("image2video", "lost_share"), 100 * v("image2video", "copy_first_frame_lost_share"));
     }
     if (r.contains("forward_dynamics")) {
-        row("| forward dynamics: tracked position error | %.1f px | %.1f px (copy last frame) |\n", v("forward_dynamics", "tracked_position_error_px"),
-            v("forward_dynamics", "copy_last_frame_error_px"));
-        row("| forward dynamics: PSNR | %.1f dB | %.1f dB (copy last frame) |\n", v("forward_dynamics", "psnr_db"), v("forward_dynamics", "copy_last_frame_psnr_db"));
+        row("| forward dynamics: tracked position error | %.1f px | %.1f px (copy last frame) |\n",
+            v("forward_dynamics", "tracked_position_error_px"), v("forward_dynamics", "copy_last_frame_error_px"));
+        row("| forward dynamics: PSNR | %.1f dB | %.1f dB (copy last frame) |\n", v("forward_dynamics", "psnr_db"),
+            v("forward_dynamics", "copy_last_frame_psnr_db"));
         if (has("forward_dynamics", "lost_share"))
-            row("| forward dynamics: frames of tracked bodies the detector loses | %.0f %% | %.0f %% (copy last frame) |\n", 100 * v("forward_dynamics", "lost_share"),
-                100 * v("forward_dynamics", "copy_last_frame_lost_share"));
+            row("| forward dynamics: frames of tracked bodies the detector loses | %.0f %% | %.0f %% (copy last frame) |\n",
+                100 * v("forward_dynamics", "lost_share"), 100 * v("forward_dynamics", "copy_last_frame_lost_share"));
         if (has("forward_dynamics", "codec_round_trip_error_px"))
-            row("| forward dynamics ceiling: the true video through the codec | %.1f px, %.1f dB, %.0f %% lost | |\n", v("forward_dynamics", "codec_round_trip_error_px"),
-                v("forward_dynamics", "codec_round_trip_psnr_db"), 100 * v("forward_dynamics", "codec_round_trip_lost_share"));
+            row("| forward dynamics ceiling: the true video through the codec | %.1f px, %.1f dB, %.0f %% lost | |\n",
+                v("forward_dynamics", "codec_round_trip_error_px"), v("forward_dynamics", "codec_round_trip_psnr_db"),
+                100 * v("forward_dynamics", "codec_round_trip_lost_share"));
     }
     if (r.contains("inverse_dynamics"))
-        row("| inverse dynamics: action MSE | %.4f | %.4f (zero actions) |\n", v("inverse_dynamics", "action_mse"), v("inverse_dynamics", "zero_action_mse"));
+        row("| inverse dynamics: action MSE | %.4f | %.4f (zero actions) |\n", v("inverse_dynamics", "action_mse"),
+            v("inverse_dynamics", "zero_action_mse"));
     if (r.contains("sound")) {
-        row("| sound for a given video: impact onset error | %.0f ms | 40 ms (one audio latent) |\n", v("sound", "onset_error_ms"));
+        row("| sound for a given video: impact onset error | %.0f ms | 40 ms (one audio latent) |\n",
+            v("sound", "onset_error_ms"));
         if (has("sound", "codec_round_trip_onset_error_ms"))
-            row("| sound ceiling: the true sound through the codec | %.0f ms | |\n", v("sound", "codec_round_trip_onset_error_ms"));
+            row("| sound ceiling: the true sound through the codec | %.0f ms | |\n",
+                v("sound", "codec_round_trip_onset_error_ms"));
     }
     if (r.contains("speed"))
-        row("| speed: text2video + sound, 64x64, 33 frames, %d steps | %.1f s | |\n", r["steps"].get<int>(), v("speed", "text2video_sound_seconds"));
+        row("| speed: text2video + sound, 64x64, 33 frames, %d steps | %.1f s | |\n", r["steps"].get<int>(),
+            v("speed", "text2video_sound_seconds"));
     return t;
 }
 

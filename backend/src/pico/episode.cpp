@@ -54,7 +54,11 @@ const char* times_word(int n) {
 
 const char* size_word(double size) { return size < 0.055 ? "small" : size < 0.08 ? "medium-sized" : "large"; }
 
-const char* where(double x) { return x < -0.12 ? "on the left of the table" : x > 0.12 ? "on the right of the table" : "in the middle of the table"; }
+const char* where(double x) {
+    return x < -0.12  ? "on the left of the table"
+           : x > 0.12 ? "on the right of the table"
+                      : "in the middle of the table";
+}
 
 std::string with_article(const std::string& noun) {
     return (std::string("aeiou").find(noun[0]) != std::string::npos ? "an " : "a ") + noun;
@@ -134,7 +138,10 @@ Setup draw_setup(Rng& rng) {
         }
     }
     const int move_roll = rng.below(10);
-    st.move = move_roll < 5 ? CameraMove::Static : move_roll < 7 ? CameraMove::PanLeft : move_roll < 9 ? CameraMove::PanRight : CameraMove::ZoomIn;
+    st.move = move_roll < 5   ? CameraMove::Static
+              : move_roll < 7 ? CameraMove::PanLeft
+              : move_roll < 9 ? CameraMove::PanRight
+                              : CameraMove::ZoomIn;
     st.bodies = bodies;
     return st;
 }
@@ -233,24 +240,35 @@ std::string prompt_of(const Setup& st, const Events& ev, std::string& verb0) {
     std::string prompt;
     switch (scene) {
         case Scene::Drop:
-            verb0 = "drops onto the table" + (bounces[0] > 0 ? " and bounces " + std::string(times_word(bounces[0])) : std::string(" and stays"));
+            verb0 = "drops onto the table" + (bounces[0] > 0 ? " and bounces " + std::string(times_word(bounces[0]))
+                                                             : std::string(" and stays"));
             prompt = with_article(n0) + " " + verb0;
-            if (n > 1) prompt += n == 2 ? ", next to " + with_article(bodies[1].noun()) : ", next to " + with_article(bodies[1].noun()) + " and " + with_article(bodies[2].noun());
+            if (n > 1)
+                prompt +=
+                    n == 2 ? ", next to " + with_article(bodies[1].noun())
+                           : ", next to " + with_article(bodies[1].noun()) + " and " + with_article(bodies[2].noun());
             break;
         case Scene::RollOff:
-            verb0 = "rolls off " + with_article(bodies[1].noun()) + (bounces[0] > 0 ? " and bounces " + std::string(times_word(bounces[0])) : std::string(" onto the table"));
+            verb0 = "rolls off " + with_article(bodies[1].noun()) +
+                    (bounces[0] > 0 ? " and bounces " + std::string(times_word(bounces[0]))
+                                    : std::string(" onto the table"));
             prompt = with_article(n0) + " " + verb0;
             break;
         case Scene::PickPlace:
             verb0 = "is picked up by a robot gripper and dropped further " + std::string(side > 0 ? "right" : "left");
-            prompt = "a robot gripper picks up " + with_article(n0) + " and drops it further " + (side > 0 ? "right" : "left");
+            prompt = "a robot gripper picks up " + with_article(n0) + " and drops it further " +
+                     (side > 0 ? "right" : "left");
             break;
         case Scene::Push:
-            verb0 = hits[0] > 0 ? "rolls into " + with_article(bodies[1].noun()) : "rolls toward " + with_article(bodies[1].noun());
+            verb0 = hits[0] > 0 ? "rolls into " + with_article(bodies[1].noun())
+                                : "rolls toward " + with_article(bodies[1].noun());
             prompt = with_article(n0) + " " + verb0;
             break;
     }
-    if (move != CameraMove::Static) prompt += std::string(", the camera ") + (move == CameraMove::PanLeft ? "pans left" : move == CameraMove::PanRight ? "pans right" : "zooms in");
+    if (move != CameraMove::Static)
+        prompt += std::string(", the camera ") + (move == CameraMove::PanLeft    ? "pans left"
+                                                  : move == CameraMove::PanRight ? "pans right"
+                                                                                 : "zooms in");
     return prompt;
 }
 
@@ -267,28 +285,41 @@ ojson caption_of(const Episode& e, const Setup& st, const Events& ev, const std:
     const std::string& prompt = e.prompt;
     const std::string n0 = bodies[0].noun();
     const double seconds = o.frames / o.fps;
-    const char* camera_text = move == CameraMove::Static ? "static" : move == CameraMove::PanLeft ? "slow pan left" : move == CameraMove::PanRight ? "slow pan right" : "slow zoom in";
+    const char* camera_text = move == CameraMove::Static     ? "static"
+                              : move == CameraMove::PanLeft  ? "slow pan left"
+                              : move == CameraMove::PanRight ? "slow pan right"
+                                                             : "slow zoom in";
     ojson subjects = ojson::array();
     for (size_t i = 0; i < n; ++i) {
         const Body& b = bodies[i];
-        std::string action = i == 0 ? verb0 : hits[i] > 0 ? "is hit and moves" : bounces[i] > 0 ? "falls and bounces " + std::string(times_word(bounces[i])) : "rests on the table";
+        std::string action = i == 0           ? verb0
+                             : hits[i] > 0    ? "is hit and moves"
+                             : bounces[i] > 0 ? "falls and bounces " + std::string(times_word(bounces[i]))
+                                              : "rests on the table";
         subjects.push_back({{"description", with_article(b.noun())},
-                            {"appearance_details", std::string("a ") + size_word(b.size) + " " + palette()[static_cast<size_t>(b.colour)].name + " " + shape_name(b.shape) + " made of " + (b.material == Material::Wood ? "wood" : material_name(b.material))},
+                            {"appearance_details",
+                             std::string("a ") + size_word(b.size) + " " +
+                                 palette()[static_cast<size_t>(b.colour)].name + " " + shape_name(b.shape) +
+                                 " made of " + (b.material == Material::Wood ? "wood" : material_name(b.material))},
                             {"location", where(b.x)},
                             {"relative_size", size_word(b.size)},
                             {"action", action},
                             {"number_of_subjects", 1}});
     }
     if (gripper.visible)
-        subjects.push_back({{"description", "a grey two-finger robot gripper"}, {"location", "above the table"},
-                            {"action", "descends, closes on the " + n0 + ", lifts it, carries it and opens"}, {"number_of_subjects", 1}});
+        subjects.push_back({{"description", "a grey two-finger robot gripper"},
+                            {"location", "above the table"},
+                            {"action", "descends, closes on the " + n0 + ", lifts it, carries it and opens"},
+                            {"number_of_subjects", 1}});
     ojson actions = ojson::array();
     std::string audio;
     int sounds = 0;
     for (const Impact& im : e.impacts) {
         if (im.speed < 0.5) continue;
         const Body& b = bodies[static_cast<size_t>(im.body)];
-        const std::string what = im.other >= 0 ? "hits the " + bodies[static_cast<size_t>(im.other)].noun() : im.y == 0 ? "hits the table" : "hits the wall";
+        const std::string what = im.other >= 0 ? "hits the " + bodies[static_cast<size_t>(im.other)].noun()
+                                 : im.y == 0   ? "hits the table"
+                                               : "hits the wall";
         actions.push_back({{"time", mss(im.time)}, {"description", "the " + b.noun() + " " + what}});
         ++sounds;
     }
@@ -296,16 +327,20 @@ ojson caption_of(const Episode& e, const Setup& st, const Events& ev, const std:
         actions.push_back({{"time", mss(0.7)}, {"description", "the gripper closes on the " + n0}});
         actions.push_back({{"time", mss(1.7)}, {"description", "the gripper opens and the " + n0 + " falls"}});
     }
-    std::stable_sort(actions.begin(), actions.end(), [](const ojson& a, const ojson& b) { return a["time"].get<std::string>() < b["time"].get<std::string>(); });
+    std::stable_sort(actions.begin(), actions.end(), [](const ojson& a, const ojson& b) {
+        return a["time"].get<std::string>() < b["time"].get<std::string>();
+    });
     std::set<Material> heard;
     for (const Impact& im : e.impacts)
         if (im.speed >= 0.5) heard.insert(bodies[static_cast<size_t>(im.body)].material);
-    if (sounds == 0) audio = "silence apart from a faint room tone";
+    if (sounds == 0)
+        audio = "silence apart from a faint room tone";
     else {
         audio = std::to_string(sounds) + (sounds == 1 ? " impact sound:" : " impact sounds:");
         bool firstSound = true;
         for (Material m : heard) {
-            static const char* names[] = {"a dull rubbery thud", "a hollow wooden knock", "a bright metallic clang", "a light plastic click"};
+            static const char* names[] = {"a dull rubbery thud", "a hollow wooden knock", "a bright metallic clang",
+                                          "a light plastic click"};
             audio += std::string(firstSound ? " " : ", ") + names[static_cast<int>(m)];
             firstSound = false;
         }
@@ -318,12 +353,19 @@ ojson caption_of(const Episode& e, const Setup& st, const Events& ev, const std:
         {"audio_description", audio},
         {"subjects", subjects},
         {"background_setting", "a plain wooden tabletop in front of a pale grey wall"},
-        {"lighting", {{"conditions", "soft even studio light"}, {"direction", "from the upper left"}, {"shadows", "none"}}},
-        {"aesthetics", {{"composition", "side view with the table's edge across the lower part"}, {"color_scheme", "saturated solid colours on neutral grey and brown"}}},
-        {"cinematography", {{"framing", "wide side view of the table"}, {"camera_angle", "eye level"}, {"camera_motion", camera_text}}},
+        {"lighting",
+         {{"conditions", "soft even studio light"}, {"direction", "from the upper left"}, {"shadows", "none"}}},
+        {"aesthetics",
+         {{"composition", "side view with the table's edge across the lower part"},
+          {"color_scheme", "saturated solid colours on neutral grey and brown"}}},
+        {"cinematography",
+         {{"framing", "wide side view of the table"}, {"camera_angle", "eye level"}, {"camera_motion", camera_text}}},
         {"style_medium", "simple computer rendering"},
         {"actions", actions},
-        {"segments", ojson::array({{{"segment_index", 0}, {"time_range", "0:00-" + duration}, {"description", prompt}, {"camera", camera_text}}})},
+        {"segments", ojson::array({{{"segment_index", 0},
+                                    {"time_range", "0:00-" + duration},
+                                    {"description", prompt},
+                                    {"camera", camera_text}}})},
         {"transitions", ojson::array()},
         {"duration", dur},
         {"fps", o.fps},
@@ -347,15 +389,21 @@ ojson questions_of(const Setup& st, const Events& ev) {
     std::set<int> present;
     for (const Body& b : bodies) present.insert(b.colour);
     for (const Body& b : bodies)
-        ask("Is there " + with_article(std::string(palette()[static_cast<size_t>(b.colour)].name) + " " + shape_name(b.shape)) + "?", "Semantic Alignment", true);
+        ask("Is there " +
+                with_article(std::string(palette()[static_cast<size_t>(b.colour)].name) + " " + shape_name(b.shape)) +
+                "?",
+            "Semantic Alignment", true);
     int absent = 0;
     while (present.count(absent)) ++absent;
-    ask("Is there " + with_article(std::string(palette()[static_cast<size_t>(absent)].name) + " " + shape_name(b0.shape)) + "?", "Semantic Alignment", false);
+    ask("Is there " +
+            with_article(std::string(palette()[static_cast<size_t>(absent)].name) + " " + shape_name(b0.shape)) + "?",
+        "Semantic Alignment", false);
     ask("Does the " + n0 + " bounce at least once on the table?", "Physical Laws", bounces[0] > 0);
     ask("Does every object stay above the table surface?", "Physical Laws", true);
     ask("Does the camera move?", "Geometric Reasoning", move != CameraMove::Static);
     if (n > 1)
-        ask("Is the " + n0 + " smaller than the " + bodies[1].noun() + "?", "Geometric Reasoning", b0.size < bodies[1].size);
+        ask("Is the " + n0 + " smaller than the " + bodies[1].noun() + "?", "Geometric Reasoning",
+            b0.size < bodies[1].size);
     ask("Is there a robot gripper?", "Semantic Alignment", gripper.visible);
     ask("Do the objects keep their shapes and colours throughout?", "Visual Integrity", true);
     return q;
@@ -382,9 +430,15 @@ Episode simulate(uint64_t seed, const Options& o) {
 
 ojson Episode::to_json() const {
     auto body_json = [](const Body& b) {
-        return ojson{{"shape", shape_name(b.shape)}, {"material", material_name(b.material)},
-                     {"colour", palette()[static_cast<size_t>(b.colour)].name}, {"size", b.size}, {"x", b.x}, {"y", b.y},
-                     {"vx", b.vx}, {"vy", b.vy}, {"held", b.held}};
+        return ojson{{"shape", shape_name(b.shape)},
+                     {"material", material_name(b.material)},
+                     {"colour", palette()[static_cast<size_t>(b.colour)].name},
+                     {"size", b.size},
+                     {"x", b.x},
+                     {"y", b.y},
+                     {"vx", b.vx},
+                     {"vy", b.vy},
+                     {"held", b.held}};
     };
     ojson j;
     j["format"] = "worldstudio-pico-episode";
@@ -399,15 +453,25 @@ ojson Episode::to_json() const {
     for (const Body& b : initial) j["bodies"].push_back(body_json(b));
     j["impacts"] = ojson::array();
     for (const Impact& im : impacts)
-        j["impacts"].push_back({{"time", im.time}, {"x", im.x}, {"y", im.y}, {"speed", im.speed}, {"body", im.body}, {"other", im.other}, {"pan", im.pan}});
+        j["impacts"].push_back({{"time", im.time},
+                                {"x", im.x},
+                                {"y", im.y},
+                                {"speed", im.speed},
+                                {"body", im.body},
+                                {"other", im.other},
+                                {"pan", im.pan}});
     j["action_layout"] = "ego [dx, dy, dz, rot6d(6)], effector [dx, dy, dz, rot6d(6)], gripper closed";
     j["action_scale"] = action_scale();
     j["actions"] = actions;
     j["actions_normalized"] = actions_normalized;
     j["states"] = ojson::array();
     for (size_t t = 0; t < body_states.size(); ++t) {
-        ojson s{{"gripper", {{"x", gripper_states[t].x}, {"y", gripper_states[t].y}, {"opening", gripper_states[t].opening},
-                             {"holding", gripper_states[t].holding}, {"visible", gripper_states[t].visible}}},
+        ojson s{{"gripper",
+                 {{"x", gripper_states[t].x},
+                  {"y", gripper_states[t].y},
+                  {"opening", gripper_states[t].opening},
+                  {"holding", gripper_states[t].holding},
+                  {"visible", gripper_states[t].visible}}},
                 {"camera", {{"x", camera_states[t].x}, {"zoom", camera_states[t].zoom}}},
                 {"bodies", ojson::array()}};
         for (const Body& b : body_states[t]) s["bodies"].push_back({{"x", b.x}, {"y", b.y}, {"held", b.held}});

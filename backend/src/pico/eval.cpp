@@ -12,7 +12,7 @@ namespace {
 
 // The scene's own colours: the wall's gradient, table, table edge, gripper greys.
 constexpr uint8_t kScene[][3] = {{200, 205, 215}, {195, 201, 213}, {189, 196, 211}, {180, 188, 208}, {150, 105, 65},
-                                 {95, 65, 40}, {90, 90, 100}, {70, 70, 80}, {60, 60, 70}};
+                                 {95, 65, 40},    {90, 90, 100},   {70, 70, 80},    {60, 60, 70}};
 
 int d2(const uint8_t* p, double r, double g, double b) {
     const double dr = p[0] - r, dg = p[1] - g, db = p[2] - b;
@@ -95,7 +95,8 @@ std::vector<std::pair<double, double>> track_gripper(const VideoFrames& v, int m
         double sx = 0;
         int n = 0;
         for (int k = 0; k < W * H; ++k)
-            if (component[static_cast<size_t>(k)] == best) sx += k % W + 0.5, ++n, ++row_count[static_cast<size_t>(k / W)];
+            if (component[static_cast<size_t>(k)] == best)
+                sx += k % W + 0.5, ++n, ++row_count[static_cast<size_t>(k / W)];
         int lowest = -1;
         for (int y = 0; y < H; ++y)
             if (row_count[static_cast<size_t>(y)] >= 2) lowest = y;
@@ -123,13 +124,16 @@ std::vector<Detection> detect(const VideoFrames& v, int index, int min_pixels) {
     for (int i = 0; i < v.width * v.height; ++i) cls[static_cast<size_t>(i)] = classify(f + static_cast<size_t>(i) * 3);
     // Only pixels whose four neighbours agree count: antialiased edges and outlines (one pixel wide, blends of an
     // object with the wall) would otherwise read as other colours.
-    auto at = [&](int x, int y) { return x < 0 || y < 0 || x >= v.width || y >= v.height ? -1 : cls[static_cast<size_t>(y) * v.width + x]; };
+    auto at = [&](int x, int y) {
+        return x < 0 || y < 0 || x >= v.width || y >= v.height ? -1 : cls[static_cast<size_t>(y) * v.width + x];
+    };
     for (int y = 0; y < v.height; ++y)
         for (int x = 0; x < v.width; ++x) {
             const int c = at(x, y);
             if (c < 0 || at(x - 1, y) != c || at(x + 1, y) != c || at(x, y - 1) != c || at(x, y + 1) != c) continue;
             ++count[c], sx[c] += x + 0.5, sy[c] += y + 0.5;
-            x0[c] = std::min(x0[c], x), x1[c] = std::max(x1[c], x), y0[c] = std::min(y0[c], y), y1[c] = std::max(y1[c], y);
+            x0[c] = std::min(x0[c], x), x1[c] = std::max(x1[c], x), y0[c] = std::min(y0[c], y),
+            y1[c] = std::max(y1[c], y);
         }
     std::vector<Detection> out;
     for (size_t c = 0; c < n; ++c) {
@@ -141,9 +145,11 @@ std::vector<Detection> detect(const VideoFrames& v, int index, int min_pixels) {
 }
 
 std::vector<std::vector<std::pair<double, double>>> track_all(const VideoFrames& v, int min_pixels) {
-    std::vector<std::vector<std::pair<double, double>>> t(palette().size(), std::vector<std::pair<double, double>>(static_cast<size_t>(v.count), {-1, -1}));
+    std::vector<std::vector<std::pair<double, double>>> t(
+        palette().size(), std::vector<std::pair<double, double>>(static_cast<size_t>(v.count), {-1, -1}));
     for (int i = 0; i < v.count; ++i)
-        for (const Detection& d : detect(v, i, min_pixels)) t[static_cast<size_t>(d.colour)][static_cast<size_t>(i)] = {d.x, d.y};
+        for (const Detection& d : detect(v, i, min_pixels))
+            t[static_cast<size_t>(d.colour)][static_cast<size_t>(i)] = {d.x, d.y};
     return t;
 }
 
@@ -170,7 +176,8 @@ std::vector<double> onsets(const AudioClip& clip, float threshold, double gap) {
     for (int64_t i = 0; i < clip.frames(); i += hop) {
         float peak = 0;
         for (int64_t j = i; j < std::min(clip.frames(), i + hop); ++j)
-            for (int c = 0; c < clip.channels; ++c) peak = std::max(peak, std::fabs(clip.samples[static_cast<size_t>(j * clip.channels + c)]));
+            for (int c = 0; c < clip.channels; ++c)
+                peak = std::max(peak, std::fabs(clip.samples[static_cast<size_t>(j * clip.channels + c)]));
         env.push_back(peak);
     }
     std::vector<double> out;
@@ -181,7 +188,8 @@ std::vector<double> onsets(const AudioClip& clip, float threshold, double gap) {
         int64_t at = static_cast<int64_t>(w) * hop;
         for (int64_t j = at; j < std::min(clip.frames(), at + hop); ++j) {
             float v = 0;
-            for (int c = 0; c < clip.channels; ++c) v = std::max(v, std::fabs(clip.samples[static_cast<size_t>(j * clip.channels + c)]));
+            for (int c = 0; c < clip.channels; ++c)
+                v = std::max(v, std::fabs(clip.samples[static_cast<size_t>(j * clip.channels + c)]));
             if (v > 0.5f * env[w]) {
                 at = j;
                 break;
@@ -209,12 +217,15 @@ std::vector<int> named_colours(const std::string& text) {
     std::string word;
     auto take = [&] {
         for (size_t i = 0; i < palette().size(); ++i)
-            if (word == palette()[i].name && std::find(out.begin(), out.end(), static_cast<int>(i)) == out.end()) out.push_back(static_cast<int>(i));
+            if (word == palette()[i].name && std::find(out.begin(), out.end(), static_cast<int>(i)) == out.end())
+                out.push_back(static_cast<int>(i));
         word.clear();
     };
     for (char c : text) {
-        if (std::isalpha(static_cast<unsigned char>(c))) word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        else take();
+        if (std::isalpha(static_cast<unsigned char>(c)))
+            word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        else
+            take();
     }
     take();
     return out;
@@ -271,7 +282,8 @@ int motion_happens(const std::string& scene, const std::string& prompt, const Vi
         const auto b = track(video, named[1], min_pixels);
         if (!ends(&b, &f, &l)) return -1;
         auto dist = [&](int i) {
-            return std::hypot(a[static_cast<size_t>(i)].first - b[static_cast<size_t>(i)].first, a[static_cast<size_t>(i)].second - b[static_cast<size_t>(i)].second);
+            return std::hypot(a[static_cast<size_t>(i)].first - b[static_cast<size_t>(i)].first,
+                              a[static_cast<size_t>(i)].second - b[static_cast<size_t>(i)].second);
         };
         // Over the frames where both are seen: the closest they come (a push), the furthest the ball gets and the
         // lowest it goes (rolling off, it may bounce back toward the box).

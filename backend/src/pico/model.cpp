@@ -33,7 +33,8 @@ ojson generation_defaults() {
     // Pico learned 64x64 episodes of 33 frames at 16 fps, and classifier-free guidance against the empty prompt
     // (text dropout): the long structured negative of the real models would be a prompt it has never seen.
     ojson d = {{"*", {{"negative_prompt", ""}, {"width", 64}, {"height", 64}, {"fps", 16}, {"guidance", 3.0}}}};
-    for (const char* m : {"text2video", "image2video", "video2video", "transfer", "forward_dynamics", "inverse_dynamics", "policy"})
+    for (const char* m :
+         {"text2video", "image2video", "video2video", "transfer", "forward_dynamics", "inverse_dynamics", "policy"})
         d[m] = {{"num_frames", 33}};
     // Inverse dynamics and policy answer with actions, at the reference's guidance 1 for action modes. Forward
     // dynamics keeps 3: on validation episodes (pico-bench --seed 4000000) guidance 1, 2, 3 and 5 tracked the
@@ -41,7 +42,8 @@ ojson generation_defaults() {
     for (const char* m : {"inverse_dynamics", "policy"}) d[m]["guidance"] = 1.0;
     // Pico acts in its own embodiment and learned the plain video prompt in every mode, not the reference's action
     // caption.
-    for (const char* m : {"forward_dynamics", "inverse_dynamics", "policy"}) d[m]["domain_name"] = "pico_world", d[m]["action_caption"] = "video";
+    for (const char* m : {"forward_dynamics", "inverse_dynamics", "policy"})
+        d[m]["domain_name"] = "pico_world", d[m]["action_caption"] = "video";
     return d;
 }
 
@@ -49,8 +51,11 @@ std::vector<std::string> tokenizer_corpus(int episodes, uint64_t seed) {
     Options text_only;
     text_only.render = false;
     std::vector<std::string> texts;
-    const ojson video_defaults = {{"model_mode", "text2video"}, {"width", text_only.width}, {"height", text_only.height},
-                                  {"num_frames", text_only.frames}, {"fps", text_only.fps}};
+    const ojson video_defaults = {{"model_mode", "text2video"},
+                                  {"width", text_only.width},
+                                  {"height", text_only.height},
+                                  {"num_frames", text_only.frames},
+                                  {"fps", text_only.fps}};
     for (int i = 0; i < episodes; ++i) {
         const Episode e = simulate(seed + static_cast<uint64_t>(i), text_only);
         ojson r = video_defaults;
@@ -69,18 +74,22 @@ std::vector<std::string> tokenizer_corpus(int episodes, uint64_t seed) {
         if (std::string(mode) == "text2image") r["num_frames"] = 1;
         r["prompt"] = "x";
         const GenerationRequest req = GenerationRequest::parse(r);
-        for (int k = 0; k < 20; ++k) texts.push_back(format_negative_prompt(req.negative_prompt, req.metadata(), req.templates, req.negative_metadata_mode));
+        for (int k = 0; k < 20; ++k)
+            texts.push_back(
+                format_negative_prompt(req.negative_prompt, req.metadata(), req.templates, req.negative_metadata_mode));
     }
     return texts;
 }
 
 void make_model(const std::string& out_dir, const MakeOptions& o) {
-    if (o.tokenizer_episodes < 1 || o.codec_episodes < 4) throw Error("Pico needs at least 1 tokenizer episode and 4 codec episodes");
+    if (o.tokenizer_episodes < 1 || o.codec_episodes < 4)
+        throw Error("Pico needs at least 1 tokenizer episode and 4 codec episodes");
     const ModelConfig c = model_config();
     fs::create_directories(out_dir);
     NumpyRandomState rng(o.seed);
     write_random_transformer(out_dir, c, rng, true);
-    const std::string tok = train_byte_level_bpe(tokenizer_corpus(o.tokenizer_episodes), static_cast<int>(c.vocab_size));
+    const std::string tok =
+        train_byte_level_bpe(tokenizer_corpus(o.tokenizer_episodes), static_cast<int>(c.vocab_size));
     {
         std::ofstream out(fs::path(out_dir) / "tokenizer.json");
         out << tok;
@@ -99,11 +108,13 @@ void make_model(const std::string& out_dir, const MakeOptions& o) {
     install_codec(out_dir, LinearVideoCodec::fit(videos));
     install_codec(out_dir, EnvelopeAudioCodec::fit(sounds));
     std::ofstream index(fs::path(out_dir) / "model_index.json");
-    index << ojson{{"_class_name", "Cosmos3OmniPipeline"}, {"transformer", {"diffusers", "Cosmos3OmniTransformer"}},
+    index << ojson{{"_class_name", "Cosmos3OmniPipeline"},
+                   {"transformer", {"diffusers", "Cosmos3OmniTransformer"}},
                    {"worldstudio_note", "Pico: a miniature Cosmos 3 model for Pico World"},
-                   {"worldstudio_generation_defaults", generation_defaults()}}.dump(2) << "\n";
+                   {"worldstudio_generation_defaults", generation_defaults()}}
+                 .dump(2)
+          << "\n";
     if (!index) throw Error(out_dir + "/model_index.json: cannot write");
 }
-
 
 }  // namespace ws::pico

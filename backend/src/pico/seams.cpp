@@ -48,7 +48,8 @@ SeamStats measure_seams(const VideoFrames& v, const std::vector<int>& seams, int
     const std::set<int> at(seams.begin(), seams.end());
     std::vector<int> starts{0};  // each chunk's frame 0 in the whole video
     for (int s : seams) {
-        if (s < 1 || s >= v.count) throw Error("seam measure: seam at frame " + std::to_string(s) + " is outside the video's frames");
+        if (s < 1 || s >= v.count)
+            throw Error("seam measure: seam at frame " + std::to_string(s) + " is outside the video's frames");
         if (s - overlap_frames < starts.back()) throw Error("seam measure: seams closer together than the overlap");
         starts.push_back(s - overlap_frames);
     }
@@ -69,18 +70,26 @@ SeamStats measure_seams(const VideoFrames& v, const std::vector<int>& seams, int
     s.seam_pairs = static_cast<int>(seam_f.size()), s.inside_pairs = static_cast<int>(in_f.size());
     s.seam_flicker = mean(seam_f), s.inside_flicker = mean(in_f);
     s.seam_psnr = mean(seam_p), s.inside_psnr = mean(in_p);
-    s.boundary_pairs = static_cast<int>(edge_f.size()), s.boundary_flicker = mean(edge_f), s.boundary_psnr = mean(edge_p);
+    s.boundary_pairs = static_cast<int>(edge_f.size()), s.boundary_flicker = mean(edge_f),
+    s.boundary_psnr = mean(edge_p);
     if (!in_f.empty()) {
         std::sort(in_f.begin(), in_f.end());
-        s.inside_flicker_p90 = in_f[std::min(in_f.size() - 1, static_cast<size_t>(0.9 * static_cast<double>(in_f.size())))];
+        s.inside_flicker_p90 =
+            in_f[std::min(in_f.size() - 1, static_cast<size_t>(0.9 * static_cast<double>(in_f.size())))];
     }
     return s;
 }
 
 ojson SeamStats::to_json() const {
-    return {{"seam_pairs", seam_pairs},       {"inside_pairs", inside_pairs},       {"boundary_pairs", boundary_pairs},
-            {"seam_flicker", seam_flicker},   {"inside_flicker", inside_flicker},   {"inside_flicker_p90", inside_flicker_p90},
-            {"boundary_flicker", boundary_flicker}, {"seam_psnr", seam_psnr}, {"inside_psnr", inside_psnr},
+    return {{"seam_pairs", seam_pairs},
+            {"inside_pairs", inside_pairs},
+            {"boundary_pairs", boundary_pairs},
+            {"seam_flicker", seam_flicker},
+            {"inside_flicker", inside_flicker},
+            {"inside_flicker_p90", inside_flicker_p90},
+            {"boundary_flicker", boundary_flicker},
+            {"seam_psnr", seam_psnr},
+            {"inside_psnr", inside_psnr},
             {"boundary_psnr", boundary_psnr}};
 }
 
@@ -88,7 +97,9 @@ ojson run_seam_bench(const std::string& model_dir, const SeamBenchOptions& o, co
     if (o.episodes < 1 || o.chunks < 2) throw Error("seam bench: needs at least one episode and two chunks");
     auto model = Model::load(model_dir, {}, {});
     Session session(model, ffmpeg_media_files());
-    const fs::path tmp = fs::temp_directory_path() / ("worldstudio-seams-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    const fs::path tmp =
+        fs::temp_directory_path() /
+        ("worldstudio-seams-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
     fs::create_directories(tmp);
     ojson episodes = ojson::array();
     std::vector<double> seam_f, in_f, in_p90, seam_p, in_p, edge_f, edge_p;
@@ -98,12 +109,17 @@ ojson run_seam_bench(const std::string& model_dir, const SeamBenchOptions& o, co
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
             const uint64_t seed = o.seed + static_cast<uint64_t>(i);
             const Episode e = simulate(seed);
-            const ojson job = {{"model_mode", "text2video"}, {"prompt", e.prompt}, {"seed", seed % 4294967296ull}, {"num_steps", o.steps},
-                               {"continuation", {{"chunks", o.chunks}, {"overlap_latent_frames", o.overlap_latent_frames}}}};
+            const ojson job = {
+                {"model_mode", "text2video"},
+                {"prompt", e.prompt},
+                {"seed", seed % 4294967296ull},
+                {"num_steps", o.steps},
+                {"continuation", {{"chunks", o.chunks}, {"overlap_latent_frames", o.overlap_latent_frames}}}};
             const std::string out = (tmp / ("seams_" + std::to_string(i) + ".mp4")).string();
             const GenerationResult r = session.generate(job, out, cb);
-            const SeamStats s = measure_seams(read_video(out), r.record["continuation"]["seams"].get<std::vector<int>>(),
-                                              r.record["continuation"]["overlap_frames"].get<int>());
+            const SeamStats s =
+                measure_seams(read_video(out), r.record["continuation"]["seams"].get<std::vector<int>>(),
+                              r.record["continuation"]["overlap_frames"].get<int>());
             ojson row = s.to_json();
             row["seed"] = seed, row["prompt"] = e.prompt, row["frames"] = r.record["continuation"]["frames"];
             episodes.push_back(row);
@@ -126,8 +142,13 @@ ojson run_seam_bench(const std::string& model_dir, const SeamBenchOptions& o, co
     all.boundary_pairs = boundary_pairs, all.boundary_flicker = mean(edge_f), all.boundary_psnr = mean(edge_p);
     return {{"episodes", episodes},
             {"all", all.to_json()},
-            {"options", {{"episodes", o.episodes}, {"chunks", o.chunks}, {"overlap_latent_frames", o.overlap_latent_frames}, {"steps", o.steps},
-                         {"seed", o.seed}, {"model", model->id()}}}};
+            {"options",
+             {{"episodes", o.episodes},
+              {"chunks", o.chunks},
+              {"overlap_latent_frames", o.overlap_latent_frames},
+              {"steps", o.steps},
+              {"seed", o.seed},
+              {"model", model->id()}}}};
 }
 
 std::string seam_bench_table(const ojson& r) {
@@ -139,11 +160,13 @@ std::string seam_bench_table(const ojson& r) {
                   "  flicker (mean |Δ|)  %12.2f   %12.2f (%.2f)   %12.2f\n"
                   "  PSNR (dB)           %12.2f   %12.2f          %12.2f\n"
                   "  frame pairs         %12d   %12d          %12d\n",
-                  r["options"]["episodes"].get<int>(), r["options"]["chunks"].get<int>(), r["options"]["overlap_latent_frames"].get<int>(),
-                  r["options"]["steps"].get<int>(), r["options"]["model"].get<std::string>().c_str(), a["seam_flicker"].get<double>(),
-                  a["inside_flicker"].get<double>(), a["inside_flicker_p90"].get<double>(), a["boundary_flicker"].get<double>(),
-                  a["seam_psnr"].get<double>(), a["inside_psnr"].get<double>(), a["boundary_psnr"].get<double>(), a["seam_pairs"].get<int>(),
-                  a["inside_pairs"].get<int>(), a["boundary_pairs"].get<int>());
+                  r["options"]["episodes"].get<int>(), r["options"]["chunks"].get<int>(),
+                  r["options"]["overlap_latent_frames"].get<int>(), r["options"]["steps"].get<int>(),
+                  r["options"]["model"].get<std::string>().c_str(), a["seam_flicker"].get<double>(),
+                  a["inside_flicker"].get<double>(), a["inside_flicker_p90"].get<double>(),
+                  a["boundary_flicker"].get<double>(), a["seam_psnr"].get<double>(), a["inside_psnr"].get<double>(),
+                  a["boundary_psnr"].get<double>(), a["seam_pairs"].get<int>(), a["inside_pairs"].get<int>(),
+                  a["boundary_pairs"].get<int>());
     return buf;
 }
 

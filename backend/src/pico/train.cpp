@@ -33,10 +33,11 @@ bool is_reasoner_weight(const std::string& n) {
 
 namespace {
 
-// A model folder opened for one training stage: config, tokenizer, a float32 network (on the chosen device) whose weights selected
-// by `trains` are leaves of the optimizer, and the checkpoint files. A checkpoint writes every weight (under the
-// checkpoint's own file name, diffusers names) and, beside transformer/ (whose safetensors files are all read as
-// weights), the optimizer state and the random generator; each file is written aside and renamed over the old one.
+// A model folder opened for one training stage: config, tokenizer, a float32 network (on the chosen device) whose
+// weights selected by `trains` are leaves of the optimizer, and the checkpoint files. A checkpoint writes every weight
+// (under the checkpoint's own file name, diffusers names) and, beside transformer/ (whose safetensors files are all
+// read as weights), the optimizer state and the random generator; each file is written aside and renamed over the old
+// one.
 struct TrainingRun {
     ModelFolder folder;
     ModelConfig config;
@@ -81,18 +82,23 @@ struct TrainingRun {
             opt.v.push_back(at::zeros_like(p));
             names.push_back(name);
         }
-        settings = {{"stage", stage}, {"seed", std::to_string(o.seed)}, {"episodes", std::to_string(o.episodes)},
-                    {"learning_rate", std::to_string(o.learning_rate)}, {"batch", std::to_string(o.batch)}};
+        settings = {{"stage", stage},
+                    {"seed", std::to_string(o.seed)},
+                    {"episodes", std::to_string(o.episodes)},
+                    {"learning_rate", std::to_string(o.learning_rate)},
+                    {"batch", std::to_string(o.batch)}};
         settings.insert(extra.begin(), extra.end());
     }
 
     void checkpoint(int steps_done) {
         std::map<std::string, at::Tensor> save, state;
         for (const auto& [name, p] : net->parameters())
-            if (!(name == "lm_head.weight" && config.tie_word_embeddings)) save[diffusers_weight_name(name)] = p.detach().to(at::kCPU).contiguous();
+            if (!(name == "lm_head.weight" && config.tie_word_embeddings))
+                save[diffusers_weight_name(name)] = p.detach().to(at::kCPU).contiguous();
         save_tensors(weights_file + ".tmp", save);
         fs::rename(weights_file + ".tmp", weights_file);
-        for (size_t i = 0; i < names.size(); ++i) state["m." + names[i]] = opt.m[i].to(at::kCPU), state["v." + names[i]] = opt.v[i].to(at::kCPU);
+        for (size_t i = 0; i < names.size(); ++i)
+            state["m." + names[i]] = opt.m[i].to(at::kCPU), state["v." + names[i]] = opt.v[i].to(at::kCPU);
         state["step"] = at::tensor(std::vector<int64_t>{steps_done, opt.t});
         state["generator"] = gen.get_state().clone();
         std::map<std::string, std::string> meta = settings;
@@ -107,13 +113,15 @@ struct TrainingRun {
         SafeTensorsFile sf(state_file);
         const auto& meta = sf.metadata();
         if (!meta.count("stage") || meta.at("stage") != settings.at("stage"))
-            throw Error(state_file + ": the saved state is of the " + (meta.count("stage") ? meta.at("stage") : "?") + " stage, not the " +
-                        settings.at("stage") + " stage");
+            throw Error(state_file + ": the saved state is of the " + (meta.count("stage") ? meta.at("stage") : "?") +
+                        " stage, not the " + settings.at("stage") + " stage");
         for (const auto& [k, v] : settings)
             if (!sf.metadata().count(k) || sf.metadata().at(k) != v)
-                throw Error(state_file + ": the run used " + k + " = " + (sf.metadata().count(k) ? sf.metadata().at(k) : "?") + ", not " + v);
+                throw Error(state_file + ": the run used " + k + " = " +
+                            (sf.metadata().count(k) ? sf.metadata().at(k) : "?") + ", not " + v);
         for (size_t i = 0; i < names.size(); ++i) {
-            if (!sf.contains("m." + names[i]) || !sf.contains("v." + names[i])) throw Error(state_file + ": no optimizer state for " + names[i]);
+            if (!sf.contains("m." + names[i]) || !sf.contains("v." + names[i]))
+                throw Error(state_file + ": no optimizer state for " + names[i]);
             const TensorView& m = sf.at("m." + names[i]);
             const TensorView& v = sf.at("v." + names[i]);
             if (m.shape != opt.params[i].sizes().vec() || v.shape != opt.params[i].sizes().vec())
@@ -131,15 +139,18 @@ struct TrainingRun {
         } catch (const std::exception&) {
             throw Error(state_file + ": the random generator state is damaged");
         }
-        if (start < 0 || start > steps) throw Error(state_file + ": the run is at step " + std::to_string(start) + ", past " + std::to_string(steps));
+        if (start < 0 || start > steps)
+            throw Error(state_file + ": the run is at step " + std::to_string(start) + ", past " +
+                        std::to_string(steps));
         return start;
     }
 
     // The loop both stages share: per step the rate, one sample's loss from `step_loss` (which draws what it needs
     // from `gen`), the update, progress, a log line every 10 steps, checkpoints; the held-out loss before and after,
     // and the final checkpoint.
-    TrainReport train(const TrainOptions& o, int start, const RunCallbacks& cb, std::chrono::steady_clock::time_point t_start,
-                      const std::function<at::Tensor()>& step_loss, const std::function<double()>& validate) {
+    TrainReport train(const TrainOptions& o, int start, const RunCallbacks& cb,
+                      std::chrono::steady_clock::time_point t_start, const std::function<at::Tensor()>& step_loss,
+                      const std::function<double()>& validate) {
         TrainReport out;
         out.first_step = start;
         out.validation_before = validate();
@@ -156,8 +167,10 @@ struct TrainingRun {
             out.losses.push_back(loss);
             const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
             if (cb.on_progress) cb.on_progress(step + 1, o.steps, secs);
-            if (cb.on_log && (step + 1) % 10 == 0) cb.on_log("step " + std::to_string(step + 1) + " loss " + std::to_string(out.losses.back()));
-            if (o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0 && step + 1 < o.steps) checkpoint(step + 1);
+            if (cb.on_log && (step + 1) % 10 == 0)
+                cb.on_log("step " + std::to_string(step + 1) + " loss " + std::to_string(out.losses.back()));
+            if (o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0 && step + 1 < o.steps)
+                checkpoint(step + 1);
         }
         out.validation_after = validate();
         checkpoint(o.steps);
@@ -177,15 +190,19 @@ std::string join(const std::vector<std::string>& v) {
 
 // The request an episode would be generated with (its size, length and rate), for prompt formatting.
 GenerationRequest episode_request(const pico::Episode& e) {
-    return GenerationRequest::parse(ojson{{"model_mode", "text2video"}, {"prompt", e.prompt}, {"width", e.options.width},
-                                          {"height", e.options.height}, {"num_frames", e.options.frames}, {"fps", e.options.fps},
+    return GenerationRequest::parse(ojson{{"model_mode", "text2video"},
+                                          {"prompt", e.prompt},
+                                          {"width", e.options.width},
+                                          {"height", e.options.height},
+                                          {"num_frames", e.options.frames},
+                                          {"fps", e.options.fps},
                                           {"negative_prompt", ""}});
 }
 
 // ---- generator ----
 
 struct TextInput {
-    at::Tensor ids;  // packed
+    at::Tensor ids;                    // packed
     std::optional<TextKVCache> cache;  // with a frozen reasoner: computed once
 };
 
@@ -194,7 +211,8 @@ struct Sample {
     at::Tensor video, sound;  // clean latents [48, T, h, w], [64, T_s]
     at::Tensor actions;       // [frames - 1, max_action_dim], scaled, zero-padded
     at::Tensor control;       // edge-map latents like `video` (only when transfer is trained)
-    at::Tensor body_share;    // [1, T, h, w]: share of body pixels each video latent cell codes (with a foreground weight)
+    at::Tensor
+        body_share;  // [1, T, h, w]: share of body pixels each video latent cell codes (with a foreground weight)
 };
 
 // The share of body pixels (pico::body_pixels) in the pixels and frames each latent cell codes: latent frame 0 is
@@ -209,7 +227,7 @@ at::Tensor body_share_of(const VideoFrames& v, int64_t latent_frames, int64_t te
         if (count < 1) throw Error("body_share_of: the video has too few frames for its latent frames");
         groups.push_back(m.narrow(0, first, count).mean(0, true));
     }
-    const at::Tensor per_frame = at::cat(groups, 0).unsqueeze(1);  // [T, 1, H, W]
+    const at::Tensor per_frame = at::cat(groups, 0).unsqueeze(1);       // [T, 1, H, W]
     const at::Tensor pooled = at::avg_pool2d(per_frame, {cell, cell});  // [T, 1, h, w]
     return pooled.squeeze(1).unsqueeze(0).contiguous();
 }
@@ -217,8 +235,8 @@ at::Tensor body_share_of(const VideoFrames& v, int64_t latent_frames, int64_t te
 // The rectified-flow loss of one sample in one mode at one timestep: clean latent frames as the reference
 // conditions each mode, noise from `gen`, the velocity (noise minus data) regressed on the noisy parts only.
 // Video-to-sound (`all_frames_given`, with video2video) gives every video frame clean and asks for the sound.
-at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t timestep, const TextInput& text, bool all_frames_given,
-                     at::Generator& gen, double foreground_weight = 0) {
+at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t timestep, const TextInput& text,
+                     bool all_frames_given, at::Generator& gen, double foreground_weight = 0) {
     const double sigma = timestep / 1000.0;
     const int64_t T = s.video.size(1);
     std::vector<bool> clean(static_cast<size_t>(T), false);
@@ -227,7 +245,8 @@ at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t tim
     if (mode == Mode::InverseDynamics || all_frames_given) clean.assign(clean.size(), true);
     const at::Tensor nv = at::randn(s.video.sizes(), gen, at::kFloat), ns = at::randn(s.sound.sizes(), gen, at::kFloat);
     const at::Tensor na = at::randn(s.actions.sizes(), gen, at::kFloat);
-    const at::Tensor frame_clean = at::tensor(std::vector<float>(clean.begin(), clean.end()), at::kFloat).view({1, T, 1, 1});
+    const at::Tensor frame_clean =
+        at::tensor(std::vector<float>(clean.begin(), clean.end()), at::kFloat).view({1, T, 1, 1});
     LatentState state, target;
     if (mode == Mode::Transfer) {
         const std::vector<bool> given(static_cast<size_t>(T), true);
@@ -238,13 +257,15 @@ at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t tim
     state.vision.push_back({frame_clean * s.video + (1 - frame_clean) * noisy_video, clean, 16});
     target.vision.push_back({nv - s.video, clean, 16});
     if (mode == Mode::Text2Video || mode == Mode::Image2Video || mode == Mode::Video2Video) {
-        state.sound = SoundLatent{(1 - sigma) * s.sound + sigma * ns, std::vector<bool>(static_cast<size_t>(s.sound.size(1)), false), 25};
+        state.sound = SoundLatent{(1 - sigma) * s.sound + sigma * ns,
+                                  std::vector<bool>(static_cast<size_t>(s.sound.size(1)), false), 25};
         target.sound = SoundLatent{ns - s.sound, state.sound->clean, 25};
     }
     if (mode_has_actions(mode)) {
         const bool given = mode == Mode::ForwardDynamics;
         const std::vector<bool> a_clean(static_cast<size_t>(s.actions.size(0)), given);
-        state.action = ActionLatent{given ? s.actions : (1 - sigma) * s.actions + sigma * na, a_clean, 16, 0, pico::kActionDim};
+        state.action =
+            ActionLatent{given ? s.actions : (1 - sigma) * s.actions + sigma * na, a_clean, 16, 0, pico::kActionDim};
         target.action = ActionLatent{na - s.actions, a_clean, 16, 0, pico::kActionDim};
     }
     const LatentState v = predict_velocity(net, text.ids, text.cache ? &*text.cache : nullptr, state, timestep);
@@ -257,7 +278,8 @@ at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t tim
         masked.action->x.narrow(1, pico::kActionDim, masked.action->x.size(1) - pico::kActionDim).zero_();
         goal = masked.flatten();
     }
-    if (foreground_weight <= 0 || !s.body_share.defined()) return ((v.flatten() - goal).pow(2) * noisy).sum() / noisy.sum().clamp_min(1);
+    if (foreground_weight <= 0 || !s.body_share.defined())
+        return ((v.flatten() - goal).pow(2) * noisy).sum() / noisy.sum().clamp_min(1);
     // The generated video (the last vision item) weighed by its bodies; control maps, sound and actions by 1.
     LatentState weights = state.with_flat(at::ones_like(goal));
     weights.vision.back().x = (1 + foreground_weight * s.body_share).expand_as(s.video).contiguous();
@@ -277,12 +299,16 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
     if (modes.empty()) throw Error("training needs at least one mode");
     if (!(o.caption_share >= 0 && o.caption_share <= 1)) throw Error("the caption share must be in [0, 1]");
     if (!(o.timestep_shift > 0 && o.timestep_shift <= 100)) throw Error("the timestep shift must be in (0, 100]");
-    if (!(o.video_to_sound_share >= 0 && o.video_to_sound_share <= 1)) throw Error("the video-to-sound share must be in [0, 1]");
-    if (!(o.foreground_weight >= 0 && o.foreground_weight <= 100)) throw Error("the foreground weight must be in [0, 100]");
+    if (!(o.video_to_sound_share >= 0 && o.video_to_sound_share <= 1))
+        throw Error("the video-to-sound share must be in [0, 1]");
+    if (!(o.foreground_weight >= 0 && o.foreground_weight <= 100))
+        throw Error("the foreground weight must be in [0, 100]");
     const bool transfer = std::find(modes.begin(), modes.end(), Mode::Transfer) != modes.end();
     const auto t_start = std::chrono::steady_clock::now();
-    TrainingRun run(model_dir, o, "generator", [&](const std::string& n) { return !(o.freeze_reasoner && is_reasoner_weight(n)); },
-                    {{"modes", join(o.modes)}, {"freeze_reasoner", o.freeze_reasoner ? "1" : "0"},
+    TrainingRun run(model_dir, o, "generator",
+                    [&](const std::string& n) { return !(o.freeze_reasoner && is_reasoner_weight(n)); },
+                    {{"modes", join(o.modes)},
+                     {"freeze_reasoner", o.freeze_reasoner ? "1" : "0"},
                      {"caption_share", std::to_string(o.caption_share)},
                      {"timestep_shift", std::to_string(o.timestep_shift)},
                      {"video_to_sound_share", std::to_string(o.video_to_sound_share)},
@@ -290,8 +316,10 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
     const ModelConfig& c = run.config;
     const Network& net = *run.net;
     const ModelFolder& f = run.folder;
-    if (f.vae_dir.empty() || !fs::exists(f.vae_dir + "/codec.safetensors") || f.sound_dir.empty() || !fs::exists(f.sound_dir + "/codec.safetensors"))
-        throw Error(model_dir + ": training on Pico World needs the Pico codecs (worldstudio-cli pico-codecs " + model_dir + ")");
+    if (f.vae_dir.empty() || !fs::exists(f.vae_dir + "/codec.safetensors") || f.sound_dir.empty() ||
+        !fs::exists(f.sound_dir + "/codec.safetensors"))
+        throw Error(model_dir + ": training on Pico World needs the Pico codecs (worldstudio-cli pico-codecs " +
+                    model_dir + ")");
     const auto video_codec = pico::LinearVideoCodec::load(f.vae_dir + "/codec.safetensors");
     const auto audio_codec = pico::EnvelopeAudioCodec::load(f.sound_dir + "/codec.safetensors");
     const int start = o.resume ? run.resume(o.steps) : 0;  // before the data: a bad state fails at once
@@ -310,19 +338,26 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         const pico::Episode e = pico::simulate(seed);
         const GenerationRequest req = episode_request(e);
         const pico::Latent zv = video_codec.encode(e.video), za = audio_codec.encode(e.audio);
-        at::Tensor actions = at::zeros({static_cast<int64_t>(e.actions_normalized.size()), c.max_action_dim}, at::kFloat);
+        at::Tensor actions =
+            at::zeros({static_cast<int64_t>(e.actions_normalized.size()), c.max_action_dim}, at::kFloat);
         for (size_t t = 0; t < e.actions_normalized.size(); ++t)
             for (size_t k = 0; k < e.actions_normalized[t].size() && static_cast<int64_t>(k) < c.max_action_dim; ++k)
                 actions[static_cast<int64_t>(t)][static_cast<int64_t>(k)] = e.actions_normalized[t][k];
         Sample s{text_input(format_prompt(e.prompt, req.metadata(), req.templates)),
-                 o.caption_share > 0 ? text_input(format_prompt(python_json_dumps(e.caption), req.metadata(), req.templates)) : TextInput{},
+                 o.caption_share > 0
+                     ? text_input(format_prompt(python_json_dumps(e.caption), req.metadata(), req.templates))
+                     : TextInput{},
                  text_input(format_negative_prompt("", req.metadata(), req.templates, req.negative_metadata_mode)),
-                 at::tensor(zv.data).reshape(zv.shape), at::tensor(za.data).reshape(za.shape), actions, at::Tensor()};
+                 at::tensor(zv.data).reshape(zv.shape),
+                 at::tensor(za.data).reshape(za.shape),
+                 actions,
+                 at::Tensor()};
         if (transfer) {
             const pico::Latent zc = video_codec.encode(edge_control_map(e.video));
             s.control = at::tensor(zc.data).reshape(zc.shape);
         }
-        if (o.foreground_weight > 0) s.body_share = body_share_of(e.video, s.video.size(1), c.temporal_compression, c.spatial_compression);
+        if (o.foreground_weight > 0)
+            s.body_share = body_share_of(e.video, s.video.size(1), c.temporal_compression, c.spatial_compression);
         return s;
     };
     std::vector<Sample> data, held_out;
@@ -343,26 +378,31 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
                 const double share = mode == Mode::Video2Video ? o.video_to_sound_share : 0.0;
                 for (bool all_frames : {false, true}) {
                     if (all_frames ? share == 0 : share == 1) continue;  // a task this run never trains
-                    for (int64_t ts : {250, 500, 750}) sum += flow_loss(net, v, mode, ts, v.prompt, all_frames, vgen).item<double>(), ++n;
+                    for (int64_t ts : {250, 500, 750})
+                        sum += flow_loss(net, v, mode, ts, v.prompt, all_frames, vgen).item<double>(), ++n;
                 }
             }
         return sum / n;
     };
 
-    return run.train(o, start, cb, t_start, [&] {
-        const Sample& s = data[static_cast<size_t>(run.draw(static_cast<int64_t>(data.size())))];
-        // sigma: logit-normal, shifted like the sampling schedule, quantized to the integer timestep.
-        const double u = at::randn({1}, run.gen, at::kDouble).item<double>();
-        const double sigma = 1.0 / (1.0 + std::exp(-u)), shifted = o.timestep_shift * sigma / (1.0 + (o.timestep_shift - 1.0) * sigma);
-        const int64_t timestep = std::clamp<int64_t>(std::llround(1000.0 * shifted), 1, 999);
-        const bool drop_text = run.uniform() < o.text_dropout;
-        const Mode mode = modes[static_cast<size_t>(run.draw(static_cast<int64_t>(modes.size())))];
-        const bool use_caption = o.caption_share > 0 && run.uniform() < o.caption_share;
-        // Some video2video steps give the whole video and ask only for its sound.
-        const bool all_frames = mode == Mode::Video2Video && run.uniform() < o.video_to_sound_share;
-        const TextInput& text = drop_text ? s.empty : use_caption ? s.caption : s.prompt;
-        return flow_loss(net, s, mode, timestep, text, all_frames, run.gen, o.foreground_weight);
-    }, validate);
+    return run.train(
+        o, start, cb, t_start,
+        [&] {
+            const Sample& s = data[static_cast<size_t>(run.draw(static_cast<int64_t>(data.size())))];
+            // sigma: logit-normal, shifted like the sampling schedule, quantized to the integer timestep.
+            const double u = at::randn({1}, run.gen, at::kDouble).item<double>();
+            const double sigma = 1.0 / (1.0 + std::exp(-u)),
+                         shifted = o.timestep_shift * sigma / (1.0 + (o.timestep_shift - 1.0) * sigma);
+            const int64_t timestep = std::clamp<int64_t>(std::llround(1000.0 * shifted), 1, 999);
+            const bool drop_text = run.uniform() < o.text_dropout;
+            const Mode mode = modes[static_cast<size_t>(run.draw(static_cast<int64_t>(modes.size())))];
+            const bool use_caption = o.caption_share > 0 && run.uniform() < o.caption_share;
+            // Some video2video steps give the whole video and ask only for its sound.
+            const bool all_frames = mode == Mode::Video2Video && run.uniform() < o.video_to_sound_share;
+            const TextInput& text = drop_text ? s.empty : use_caption ? s.caption : s.prompt;
+            return flow_loss(net, s, mode, timestep, text, all_frames, run.gen, o.foreground_weight);
+        },
+        validate);
 }
 
 // ---- upsampler ----
@@ -377,9 +417,11 @@ struct TextSample {
 at::Tensor reply_loss(const Network& net, const TextSample& s) {
     TextKVCache cache;
     const int64_t L = s.ids.numel();
-    const at::Tensor h = net.forward_text(net.embed_text(s.ids), at::arange(L, at::kFloat).unsqueeze(0).expand({3, L}), cache);
+    const at::Tensor h =
+        net.forward_text(net.embed_text(s.ids), at::arange(L, at::kFloat).unsqueeze(0).expand({3, L}), cache);
     const at::Tensor logits = net.lm_head(h.narrow(0, s.reply_start - 1, L - s.reply_start));
-    return at::cross_entropy_loss(logits.to(at::kFloat), s.ids.narrow(0, s.reply_start, L - s.reply_start).to(logits.device()));
+    return at::cross_entropy_loss(logits.to(at::kFloat),
+                                  s.ids.narrow(0, s.reply_start, L - s.reply_start).to(logits.device()));
 }
 }  // namespace
 
@@ -414,10 +456,13 @@ TrainReport train_upsampler(const std::string& model_dir, const TrainOptions& o,
         for (const TextSample& s : held_out) sum += reply_loss(*run.net, s).item<double>();
         return sum / static_cast<double>(held_out.size());
     };
-    return run.train(o, start, cb, t_start, [&] {
-        const TextSample& s = data[static_cast<size_t>(run.draw(static_cast<int64_t>(data.size())))];
-        return reply_loss(*run.net, s);
-    }, validate);
+    return run.train(
+        o, start, cb, t_start,
+        [&] {
+            const TextSample& s = data[static_cast<size_t>(run.draw(static_cast<int64_t>(data.size())))];
+            return reply_loss(*run.net, s);
+        },
+        validate);
 }
 
 }  // namespace ws

@@ -12,10 +12,10 @@ namespace ws::pico {
 namespace {
 
 constexpr double kGravity = 9.81;
-constexpr double kWall = 0.38;           // walls at x = +-0.38
-constexpr double kImpactSpeed = 0.3;     // slower contacts are resting, not impacts
-constexpr double kViewWidth = 0.8;       // metres across the view at zoom 1
-constexpr double kViewBottom = -0.1;     // the view shows a strip of the table's front
+constexpr double kWall = 0.38;        // walls at x = +-0.38
+constexpr double kImpactSpeed = 0.3;  // slower contacts are resting, not impacts
+constexpr double kViewWidth = 0.8;    // metres across the view at zoom 1
+constexpr double kViewBottom = -0.1;  // the view shows a strip of the table's front
 
 struct MaterialInfo {
     const char* name;
@@ -44,21 +44,22 @@ const char* material_name(Material m) { return info(m).name; }
 // gripper by any colour-based measurement.
 const std::vector<Colour>& palette() {
     static const std::vector<Colour> colours = {
-        {"red", 220, 40, 40},    {"green", 40, 170, 60},   {"blue", 40, 80, 220},   {"yellow", 235, 200, 30},
+        {"red", 220, 40, 40},     {"green", 40, 170, 60},   {"blue", 40, 80, 220},   {"yellow", 235, 200, 30},
         {"purple", 140, 60, 190}, {"orange", 240, 130, 20}, {"pink", 235, 110, 170}, {"cyan", 40, 190, 200},
     };
     return colours;
 }
 
 std::string Body::noun() const {
-    return std::string(palette()[static_cast<size_t>(colour)].name) + " " + material_name(material) + " " + shape_name(shape);
+    return std::string(palette()[static_cast<size_t>(colour)].name) + " " + material_name(material) + " " +
+           shape_name(shape);
 }
 
 const std::vector<float>& action_scale() {
     // Per frame at 16 fps: the camera pans at ~0.08 m/s and zooms ~0.3 /s, the gripper moves at most ~0.8 m/s.
-    static const std::vector<float> scale = {150, 150, 60, 1, 1, 1, 1, 1, 1,   // ego: translation, 6D rotation
-                                             20, 20, 20, 1, 1, 1, 1, 1, 1,   // effector
-                                             1};                             // gripper closed (0..1)
+    static const std::vector<float> scale = {150, 150, 60, 1, 1, 1, 1, 1, 1,  // ego: translation, 6D rotation
+                                             20,  20,  20, 1, 1, 1, 1, 1, 1,  // effector
+                                             1};                              // gripper closed (0..1)
     return scale;
 }
 
@@ -108,7 +109,8 @@ void World::substep(double dt, const Command& cmd) {
         if (speed < kImpactSpeed) return;
         const double t = time_ + dt - std::clamp(late, 0.0, dt);
         const double left = camera_.x - kViewWidth / 2 / camera_.zoom;
-        impacts_.push_back({t, x, y, speed, body, other, std::clamp((x - left) / (kViewWidth / camera_.zoom), 0.0, 1.0)});
+        impacts_.push_back(
+            {t, x, y, speed, body, other, std::clamp((x - left) / (kViewWidth / camera_.zoom), 0.0, 1.0)});
     };
     for (Body& b : bodies_) {
         if (b.held) {
@@ -138,7 +140,8 @@ void World::substep(double dt, const Command& cmd) {
             }
             for (int side : {-1, 1})
                 if (side * (b.x + side * b.size) > kWall && side * b.vx > 0) {
-                    impact(static_cast<int>(i), -1, side * kWall, b.y, std::fabs(b.vx), (side * (b.x + side * b.size) - kWall) / std::fabs(b.vx));
+                    impact(static_cast<int>(i), -1, side * kWall, b.y, std::fabs(b.vx),
+                           (side * (b.x + side * b.size) - kWall) / std::fabs(b.vx));
                     b.x = side * (kWall - b.size);
                     b.vx = -m.restitution * b.vx;
                 }
@@ -156,10 +159,13 @@ void World::substep(double dt, const Command& cmd) {
                     if (depth <= 0) continue;
                     nx = d > 1e-9 ? dx / d : 0, ny = d > 1e-9 ? dy / d : 1;
                 } else if (a.shape == Shape::Box && c.shape == Shape::Box) {
-                    const double ox = a.size + c.size - std::fabs(c.x - a.x), oy = a.size + c.size - std::fabs(c.y - a.y);
+                    const double ox = a.size + c.size - std::fabs(c.x - a.x),
+                                 oy = a.size + c.size - std::fabs(c.y - a.y);
                     if (ox <= 0 || oy <= 0) continue;
-                    if (ox < oy) depth = ox, nx = c.x >= a.x ? 1 : -1;
-                    else depth = oy, ny = c.y >= a.y ? 1 : -1;
+                    if (ox < oy)
+                        depth = ox, nx = c.x >= a.x ? 1 : -1;
+                    else
+                        depth = oy, ny = c.y >= a.y ? 1 : -1;
                 } else {
                     const bool aBall = a.shape == Shape::Ball;
                     const Body& ball = aBall ? a : c;
@@ -172,9 +178,12 @@ void World::substep(double dt, const Command& cmd) {
                         if (depth <= 0) continue;
                         dx /= d, dy /= d;
                     } else {  // the ball's centre is inside the box: leave by the nearest face
-                        const double ox = box.size - std::fabs(ball.x - box.x), oy = box.size - std::fabs(ball.y - box.y);
-                        if (ox < oy) dx = ball.x >= box.x ? 1 : -1, dy = 0, depth = ox + ball.size;
-                        else dx = 0, dy = ball.y >= box.y ? 1 : -1, depth = oy + ball.size;
+                        const double ox = box.size - std::fabs(ball.x - box.x),
+                                     oy = box.size - std::fabs(ball.y - box.y);
+                        if (ox < oy)
+                            dx = ball.x >= box.x ? 1 : -1, dy = 0, depth = ox + ball.size;
+                        else
+                            dx = 0, dy = ball.y >= box.y ? 1 : -1, depth = oy + ball.size;
                     }
                     // (dx, dy) points from the box to the ball; flip it when a is the ball.
                     nx = aBall ? -dx : dx, ny = aBall ? -dy : dy;
@@ -186,7 +195,8 @@ void World::substep(double dt, const Command& cmd) {
                 const double vn = (c.vx - a.vx) * nx + (c.vy - a.vy) * ny;
                 if (vn >= 0) continue;
                 impact(static_cast<int>(i), static_cast<int>(j), (a.x + c.x) / 2, (a.y + c.y) / 2, -vn, depth / -vn);
-                const double e = -vn > kImpactSpeed ? std::min(info(a.material).restitution, info(c.material).restitution) : 0;
+                const double e =
+                    -vn > kImpactSpeed ? std::min(info(a.material).restitution, info(c.material).restitution) : 0;
                 const double jn = -(1 + e) * vn / (1 / ma + 1 / mc);
                 if (!a.held) a.vx -= jn / ma * nx, a.vy -= jn / ma * ny;
                 if (!c.held) c.vx += jn / mc * nx, c.vy += jn / mc * ny;
@@ -231,8 +241,10 @@ VideoFrames World::render() const {
                 if (body.shape == Shape::Ball) {
                     const double d = std::hypot(x - body.x, y - body.y) - body.size;
                     // Light from the upper left.
-                    const double shade = 0.75 + 0.35 * std::clamp(((x - body.x) * -0.6 + (y - body.y) * 0.8) / body.size, -1.0, 1.0);
-                    blend(cover(d), std::min(255.0, c.r * shade), std::min(255.0, c.g * shade), std::min(255.0, c.b * shade));
+                    const double shade =
+                        0.75 + 0.35 * std::clamp(((x - body.x) * -0.6 + (y - body.y) * 0.8) / body.size, -1.0, 1.0);
+                    blend(cover(d), std::min(255.0, c.r * shade), std::min(255.0, c.g * shade),
+                          std::min(255.0, c.b * shade));
                 } else {
                     const double qx = std::fabs(x - body.x) - body.size, qy = std::fabs(y - body.y) - body.size;
                     const double d = std::hypot(std::max(qx, 0.0), std::max(qy, 0.0)) + std::min(std::max(qx, qy), 0.0);
@@ -243,14 +255,15 @@ VideoFrames World::render() const {
             // The gripper: an arm from above and two fingers whose gap follows the opening.
             const Gripper& gr = gripper_;
             if (gr.visible) {
-            const double gap = 0.03 + 0.05 * gr.opening;
-            blend(cover(std::max(std::fabs(x - gr.x) - 0.007, gr.y + 0.045 - y)), 90, 90, 100);
-            const double bar = std::max(std::fabs(x - gr.x) - gap - 0.009, std::fabs(y - gr.y - 0.045) - 0.009);
-            blend(cover(bar), 70, 70, 80);
-            for (int side : {-1, 1}) {
-                const double finger = std::max(std::fabs(x - (gr.x + side * gap)) - 0.008, std::fabs(y - gr.y) - 0.045);
-                blend(cover(finger), 60, 60, 70);
-            }
+                const double gap = 0.03 + 0.05 * gr.opening;
+                blend(cover(std::max(std::fabs(x - gr.x) - 0.007, gr.y + 0.045 - y)), 90, 90, 100);
+                const double bar = std::max(std::fabs(x - gr.x) - gap - 0.009, std::fabs(y - gr.y - 0.045) - 0.009);
+                blend(cover(bar), 70, 70, 80);
+                for (int side : {-1, 1}) {
+                    const double finger =
+                        std::max(std::fabs(x - (gr.x + side * gap)) - 0.008, std::fabs(y - gr.y) - 0.045);
+                    blend(cover(finger), 60, 60, 70);
+                }
             }
             uint8_t* p = f.rgb.data() + (static_cast<size_t>(py) * W + px) * 3;
             p[0] = static_cast<uint8_t>(std::lround(std::clamp(r, 0.0, 255.0)));
@@ -260,7 +273,8 @@ VideoFrames World::render() const {
     return f;
 }
 
-AudioClip synthesize_impacts(const std::vector<Impact>& impacts, const std::vector<Body>& bodies, double seconds, int rate) {
+AudioClip synthesize_impacts(const std::vector<Impact>& impacts, const std::vector<Body>& bodies, double seconds,
+                             int rate) {
     AudioClip clip;
     clip.sample_rate = rate;
     clip.channels = 2;
@@ -279,7 +293,8 @@ AudioClip synthesize_impacts(const std::vector<Impact>& impacts, const std::vect
         const int64_t length = std::min<int64_t>(n - start, static_cast<int64_t>(5.0 / m.decay * rate));
         for (int64_t i = 0; i < length; ++i) {
             const double t = static_cast<double>(i) / rate;
-            double s = std::exp(-m.decay * t) * (std::sin(2 * M_PI * pitch * t) + 0.5 * std::sin(2 * M_PI * pitch * 2.76 * t));
+            double s =
+                std::exp(-m.decay * t) * (std::sin(2 * M_PI * pitch * t) + 0.5 * std::sin(2 * M_PI * pitch * 2.76 * t));
             if (t < 0.004) {  // the contact's click
                 noise ^= noise << 13, noise ^= noise >> 7, noise ^= noise << 17;
                 s += (static_cast<double>(noise >> 11) * 0x1.0p-52 - 1) * (1 - t / 0.004);

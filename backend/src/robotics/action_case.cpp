@@ -1,6 +1,5 @@
 #include "worldstudio/robotics/action_case.h"
 
-
 #include "worldstudio/core/error.h"
 #include "worldstudio/model/action_input.h"
 #include "worldstudio/model/embodiments.h"
@@ -73,7 +72,8 @@ ojson action_prompt(const ojson& in) {
     a.tier = field<std::string>(in, "image_size");
     if (in.contains("additional_view_description") && in["additional_view_description"].is_string())
         a.additional_view_description = in["additional_view_description"].get<std::string>();
-    if (in.contains("idle_frames") && in["idle_frames"].is_number_integer()) a.idle_frames = in["idle_frames"].get<int>();
+    if (in.contains("idle_frames") && in["idle_frames"].is_number_integer())
+        a.idle_frames = in["idle_frames"].get<int>();
     read_json_field(in, "num_action_rows", a.num_action_rows, "case input");
     read_json_field(in, "float_seconds", a.float_seconds, "case input");
     const Canvas c = canvas_for(a.height, a.width, a.tier);
@@ -83,15 +83,19 @@ ojson action_prompt(const ojson& in) {
 
 ojson canvas(const ojson& in) {
     const int h = field<int>(in, "height"), w = field<int>(in, "width"), t = field<int>(in, "num_frames");
-    if (h <= 0 || w <= 0 || t <= 0 || h > 8192 || w > 8192) throw Error("case input: height and width must be 1 to 8192, num_frames positive");
+    if (h <= 0 || w <= 0 || t <= 0 || h > 8192 || w > 8192)
+        throw Error("case input: height and width must be 1 to 8192, num_frames positive");
     const bool keep = in.value("keep_aspect_ratio", true);
     const ojson& img = in.at("frames");
     const std::vector<uint8_t> bytes = base64_decode(img.at("b64").get<std::string>());
-    if (bytes.size() != static_cast<size_t>(t) * h * w * 3) throw Error("case input: frames hold " + std::to_string(bytes.size()) + " bytes, not T x H x W x 3");
-    Canvas c = in.contains("resolution") ? canvas_for(h, w, field<std::string>(in, "resolution"))
-                                         : canvas_of_size(h, w, field<int>(in, "target_h"), field<int>(in, "target_w"), keep);
+    if (bytes.size() != static_cast<size_t>(t) * h * w * 3)
+        throw Error("case input: frames hold " + std::to_string(bytes.size()) + " bytes, not T x H x W x 3");
+    Canvas c = in.contains("resolution")
+                   ? canvas_for(h, w, field<std::string>(in, "resolution"))
+                   : canvas_of_size(h, w, field<int>(in, "target_h"), field<int>(in, "target_w"), keep);
     if (in.contains("resolution") && !keep) c = canvas_of_size(h, w, c.target_h, c.target_w, false);
-    if (static_cast<double>(t) * c.target_h * c.target_w > (1 << 28)) throw Error("case input: the canvas holds more than 2^28 pixels");
+    if (static_cast<double>(t) * c.target_h * c.target_w > (1 << 28))
+        throw Error("case input: the canvas holds more than 2^28 pixels");
     VideoFrames f;
     f.width = w, f.height = h, f.count = t, f.rgb = bytes;
     std::vector<float> content;
@@ -103,7 +107,9 @@ ojson canvas(const ojson& in) {
             {"image_size", std::vector<double>(is.begin(), is.end())},
             {"resized", resized},
             {"pad_mode", canvas_pad_mode(c)},
-            {"content_float", resized ? image_json(content.data(), content.size() * 4, "float32", {t, c.content_h, c.content_w, 3}) : ojson()},
+            {"content_float",
+             resized ? image_json(content.data(), content.size() * 4, "float32", {t, c.content_h, c.content_w, 3})
+                     : ojson()},
             {"frames", image_json(out.rgb.data(), out.rgb.size(), "uint8", {t, c.target_h, c.target_w, 3})}};
 }
 
@@ -117,11 +123,13 @@ ojson abs_to_rel(const ojson& in) {
 
 ojson rel_to_abs(const ojson& in) {
     RelToAbsOptions o;
-    if (in.contains("initial_pose") && !in["initial_pose"].is_null()) o.initial = pose_of(in["initial_pose"], "initial_pose");
+    if (in.contains("initial_pose") && !in["initial_pose"].is_null())
+        o.initial = pose_of(in["initial_pose"], "initial_pose");
     read_json_field(in, "normalize_rotation", o.normalize_rotation, "case input");
     read_json_field(in, "translation_scale", o.translation_scale, "case input");
     read_json_field(in, "rotation_scale", o.rotation_scale, "case input");
-    const auto poses = pose_rel_to_abs(rows_of(in.at("poses_rel"), "poses_rel"), rotation_format_from_name(field<std::string>(in, "rotation_format")),
+    const auto poses = pose_rel_to_abs(rows_of(in.at("poses_rel"), "poses_rel"),
+                                       rotation_format_from_name(field<std::string>(in, "rotation_format")),
                                        pose_convention_from_name(field<std::string>(in, "pose_convention")), o);
     ojson out = ojson::array();
     for (const Pose& p : poses) out.push_back(pose_json(p));
@@ -136,16 +144,19 @@ ojson rotations(const ojson& in) {
         std::vector<double> v;
         if (f == RotationFormat::Matrix)
             for (const auto& row : rows_of(r, "rotations")) v.insert(v.end(), row.begin(), row.end());
-        else v = numbers(r, "rotations");
+        else
+            v = numbers(r, "rotations");
         if (static_cast<int>(v.size()) != rotation_width(f))
-            throw Error(std::string("case input: a ") + rotation_format_name(f) + " rotation needs " + std::to_string(rotation_width(f)) + " values");
+            throw Error(std::string("case input: a ") + rotation_format_name(f) + " rotation needs " +
+                        std::to_string(rotation_width(f)) + " values");
         mats.push_back(to_matrix(v.data(), f, normalize));
     }
     ojson out = ojson::object();
     for (const ojson& name : in.at("output_formats")) {
         const RotationFormat g = rotation_format_from_name(name.get<std::string>());
         ojson list = ojson::array();
-        for (const Mat3& m : mats) list.push_back(g == RotationFormat::Matrix ? matrix_json(m) : ojson(from_matrix(m, g)));
+        for (const Mat3& m : mats)
+            list.push_back(g == RotationFormat::Matrix ? matrix_json(m) : ojson(from_matrix(m, g)));
         out[name.get<std::string>()] = list;
     }
     return out;
@@ -161,7 +172,8 @@ ojson idle(const ojson& in) {
     t.min_streak = field<int>(in, "min_streak");
     std::vector<std::string> kinds;
     read_json_field(in, "types", kinds, "case input");
-    return {{"idle_frames", idle_frames(rows_of(in.at("action"), "action"), kinds, rotation_format_from_name(field<std::string>(in, "rotation_format")), t)}};
+    return {{"idle_frames", idle_frames(rows_of(in.at("action"), "action"), kinds,
+                                        rotation_format_from_name(field<std::string>(in, "rotation_format")), t)}};
 }
 
 std::vector<std::vector<float>> float_rows(const ojson& j, const std::string& what) {
@@ -178,14 +190,16 @@ ojson widen(const std::vector<std::vector<float>>& rows) {
 ojson normalize(const ojson& in) {
     const std::string api = field<std::string>(in, "api"), method = field<std::string>(in, "method");
     const ojson& stats = in.at("stats_file");
-    const auto action = float_rows(in.at("action"), "action"), model_action = float_rows(in.at("model_action"), "model_action");
+    const auto action = float_rows(in.at("action"), "action"),
+               model_action = float_rows(in.at("model_action"), "model_action");
     std::vector<std::vector<float>> fwd, inv;
     if (api == "legacy") {
         for (const auto& r : action) fwd.push_back(legacy_normalize(stats, method, r));
         for (const auto& r : model_action) inv.push_back(legacy_denormalize(stats, method, r));
         return {{"normalized", widen(fwd)}, {"denormalized", widen(inv)}};
     }
-    if (api != "action_processing") throw Error("case input: api must be action_processing or legacy (got '" + api + "')");
+    if (api != "action_processing")
+        throw Error("case input: api must be action_processing or legacy (got '" + api + "')");
     std::optional<std::string> key;
     if (in.contains("stats_key") && in["stats_key"].is_string()) key = in["stats_key"].get<std::string>();
     const Normalizer n = Normalizer::from_stats(stats, method, key, in.value("apply_forward_clamp", false));
@@ -212,11 +226,13 @@ ojson domain(const ojson& in) {
         const bool has_dim = e && e->raw_action_dim;
         const bool usable = e && e->name != "no_action";
         const bool fd = usable && (has_dim || e->name == "hand_pose" || e->name == "libero");
-        queries.push_back({{"name", name},
-                           {"domain_id", e ? ojson(e->domain_id) : ojson()},
-                           {"raw_action_dim", dim(e)},
-                           {"is_valid_domain_name", has_dim},
-                           {"cli_accepts", {{"forward_dynamics", fd}, {"inverse_dynamics", usable && has_dim}, {"wam", usable && has_dim}}}});
+        queries.push_back(
+            {{"name", name},
+             {"domain_id", e ? ojson(e->domain_id) : ojson()},
+             {"raw_action_dim", dim(e)},
+             {"is_valid_domain_name", has_dim},
+             {"cli_accepts",
+              {{"forward_dynamics", fd}, {"inverse_dynamics", usable && has_dim}, {"wam", usable && has_dim}}}});
     }
     return {{"num_embodiment_domains", reg.num_domains()}, {"table", table}, {"queries", queries}};
 }
@@ -224,7 +240,8 @@ ojson domain(const ojson& in) {
 }  // namespace
 
 ojson run_action_case(const ojson& c) {
-    if (!c.is_object() || !c.contains("kind") || !c["kind"].is_string()) throw Error("a case needs a string field 'kind'");
+    if (!c.is_object() || !c.contains("kind") || !c["kind"].is_string())
+        throw Error("a case needs a string field 'kind'");
     if (!c.contains("input") || !c["input"].is_object()) throw Error("a case needs an object field 'input'");
     const std::string kind = c["kind"].get<std::string>();
     const ojson& in = c["input"];
@@ -240,7 +257,9 @@ ojson run_action_case(const ojson& c) {
     } catch (const ojson::exception&) {
         throw Error("case '" + kind + "': input is missing a field or has one of the wrong type");
     }
-    throw Error("unknown case kind '" + kind + "' (action_prompt, canvas, pose_abs_to_rel, pose_rel_to_abs, rotation_conversions, idle_frames, normalize, domain)");
+    throw Error(
+        "unknown case kind '" + kind +
+        "' (action_prompt, canvas, pose_abs_to_rel, pose_rel_to_abs, rotation_conversions, idle_frames, normalize, domain)");
 }
 
 }  // namespace ws::robotics

@@ -16,7 +16,8 @@ void check_column(const ActionRows& rows, int channel, const char* what) {
     if (channel < 0) throw Error(std::string(what) + ": channel " + std::to_string(channel) + " is not a column");
     for (size_t t = 0; t < rows.size(); ++t)
         if (static_cast<size_t>(channel) >= rows[t].size())
-            throw Error(std::string(what) + ": row " + std::to_string(t) + " has " + std::to_string(rows[t].size()) + " values, no channel " + std::to_string(channel));
+            throw Error(std::string(what) + ": row " + std::to_string(t) + " has " + std::to_string(rows[t].size()) +
+                        " values, no channel " + std::to_string(channel));
 }
 
 // Ramer-Douglas-Peucker on (step, value) with the vertical distance, so the linear curve through the kept points
@@ -67,7 +68,8 @@ int decorrelation_lag(const std::vector<std::vector<double>>& segments, int max_
         double sum = 0;
         size_t pairs = 0;
         for (const auto& c : centred)
-            for (size_t t = 0; t + static_cast<size_t>(lag) < c.size(); ++t) sum += c[t] * c[t + static_cast<size_t>(lag)], ++pairs;
+            for (size_t t = 0; t + static_cast<size_t>(lag) < c.size(); ++t)
+                sum += c[t] * c[t + static_cast<size_t>(lag)], ++pairs;
         if (pairs == 0) return lag;  // no segment is that long: as far as the data can tell
         if (sum / pairs / var < std::exp(-1.0)) return lag;
     }
@@ -76,7 +78,8 @@ int decorrelation_lag(const std::vector<std::vector<double>>& segments, int max_
 
 // The range a normalizer's statistics give a channel: q01..q99 (or min..max for minmax, or whichever is there).
 bool stats_range(const Embodiment& e, std::vector<double>& lo, std::vector<double>& hi) {
-    if (!e.normalizer.is_object() || !e.normalizer.contains("stats") || !e.normalizer["stats"].is_object()) return false;
+    if (!e.normalizer.is_object() || !e.normalizer.contains("stats") || !e.normalizer["stats"].is_object())
+        return false;
     const ojson* block = &e.normalizer["stats"];
     if (block->contains("global") && (*block)["global"].is_object()) block = &(*block)["global"];
     const std::string method = e.normalizer.value("method", "");
@@ -92,7 +95,9 @@ bool stats_range(const Embodiment& e, std::vector<double>& lo, std::vector<doubl
         return true;
     };
     for (const auto& [l, h] : order)
-        if (block->contains(l) && block->contains(h) && numbers((*block)[l], lo) && numbers((*block)[h], hi) && lo.size() == hi.size()) return true;
+        if (block->contains(l) && block->contains(h) && numbers((*block)[l], lo) && numbers((*block)[h], hi) &&
+            lo.size() == hi.size())
+            return true;
     return false;
 }
 
@@ -102,7 +107,8 @@ double ChannelCurve::value_at(int step) const {
     if (keys.empty()) return 0;
     if (step <= keys.front().step) return keys.front().value;
     if (step >= keys.back().step) return keys.back().value;
-    const auto it = std::upper_bound(keys.begin(), keys.end(), step, [](int s, const CurveKey& k) { return s < k.step; });
+    const auto it =
+        std::upper_bound(keys.begin(), keys.end(), step, [](int s, const CurveKey& k) { return s < k.step; });
     const CurveKey &b = *it, &a = *(it - 1);
     if (hold || a.step == step) return a.value;
     return a.value + (b.value - a.value) * double(step - a.step) / double(b.step - a.step);
@@ -110,9 +116,12 @@ double ChannelCurve::value_at(int step) const {
 
 void ChannelCurve::set_key(int step, double value) {
     if (!std::isfinite(value)) throw Error("a curve key's value must be a finite number");
-    const auto it = std::lower_bound(keys.begin(), keys.end(), step, [](const CurveKey& k, int s) { return k.step < s; });
-    if (it != keys.end() && it->step == step) it->value = value;
-    else keys.insert(it, {step, value});
+    const auto it =
+        std::lower_bound(keys.begin(), keys.end(), step, [](const CurveKey& k, int s) { return k.step < s; });
+    if (it != keys.end() && it->step == step)
+        it->value = value;
+    else
+        keys.insert(it, {step, value});
 }
 
 bool ChannelCurve::remove_key(int step) {
@@ -148,7 +157,8 @@ void apply_curves(ActionRows& rows, const std::vector<ChannelCurve>& curves) {
     for (const ChannelCurve& c : curves) {
         if (c.keys.empty()) continue;  // no keys: the column stays as it is
         check_column(rows, c.channel, "apply curves");
-        for (size_t t = 0; t < rows.size(); ++t) rows[t][static_cast<size_t>(c.channel)] = c.value_at(static_cast<int>(t));
+        for (size_t t = 0; t < rows.size(); ++t)
+            rows[t][static_cast<size_t>(c.channel)] = c.value_at(static_cast<int>(t));
     }
 }
 
@@ -160,22 +170,27 @@ std::vector<bool> idle_steps(const ActionRows& rows, const Embodiment& e, double
     if (!plan.parts.empty()) {
         f = plan.parts.front().format;
         for (const auto& p : plan.parts)
-            if (p.format != f) throw Error("embodiment '" + e.name + "' mixes rotation formats; the idle rule takes one");
+            if (p.format != f)
+                throw Error("embodiment '" + e.name + "' mixes rotation formats; the idle rule takes one");
     }
     return idle_mask(rows, plan.kinds, f, IdleThresholds::defaults(fps));
 }
 
-ChunkSuggestion suggest_chunk_length(const ActionRows& rows, const std::vector<size_t>& episode_starts, int min_chunk, int max_chunk) {
+ChunkSuggestion suggest_chunk_length(const ActionRows& rows, const std::vector<size_t>& episode_starts, int min_chunk,
+                                     int max_chunk) {
     if (min_chunk < 1 || max_chunk < min_chunk) throw Error("chunk suggestion: need 1 <= min_chunk <= max_chunk");
     ChunkSuggestion out;
     if (rows.empty()) return out;
     const size_t width = rows[0].size();
     for (size_t t = 0; t < rows.size(); ++t)
         if (rows[t].size() != width)
-            throw Error("chunk suggestion: row " + std::to_string(t) + " has " + std::to_string(rows[t].size()) + " values, row 0 has " + std::to_string(width));
+            throw Error("chunk suggestion: row " + std::to_string(t) + " has " + std::to_string(rows[t].size()) +
+                        " values, row 0 has " + std::to_string(width));
     std::vector<size_t> starts{0};
     for (size_t s : episode_starts) {
-        if (s >= rows.size()) throw Error("chunk suggestion: an episode starts at row " + std::to_string(s) + ", past the " + std::to_string(rows.size()) + " rows");
+        if (s >= rows.size())
+            throw Error("chunk suggestion: an episode starts at row " + std::to_string(s) + ", past the " +
+                        std::to_string(rows.size()) + " rows");
         if (s < starts.back()) throw Error("chunk suggestion: episode starts must be in increasing order");
         if (s > starts.back()) starts.push_back(s);
     }
@@ -195,19 +210,22 @@ ChunkSuggestion suggest_chunk_length(const ActionRows& rows, const std::vector<s
     if (varying.empty()) return out;
     std::sort(varying.begin(), varying.end());
     const size_t m = varying.size();
-    const int median = m % 2 ? varying[m / 2] : static_cast<int>(std::lround((varying[m / 2 - 1] + varying[m / 2]) / 2.0));
+    const int median =
+        m % 2 ? varying[m / 2] : static_cast<int>(std::lround((varying[m / 2 - 1] + varying[m / 2]) / 2.0));
     out.chunk = std::clamp(median, min_chunk, max_chunk);
     return out;
 }
 
-std::vector<ActionIssue> validate_actions(const ActionRows& rows, const Embodiment& e, int chunk_size, double range_margin) {
+std::vector<ActionIssue> validate_actions(const ActionRows& rows, const Embodiment& e, int chunk_size,
+                                          double range_margin) {
     std::vector<ActionIssue> issues;
     constexpr int kMaxPerField = 20;
     auto add = [&](const std::string& field, int step, int channel, const std::string& msg, int& count) {
         if (count++ < kMaxPerField) issues.push_back({field, step, channel, msg});
     };
     auto more = [&](const std::string& field, int count, const std::string& what) {
-        if (count > kMaxPerField) issues.push_back({field, -1, -1, std::to_string(count - kMaxPerField) + " more " + what + " not listed"});
+        if (count > kMaxPerField)
+            issues.push_back({field, -1, -1, std::to_string(count - kMaxPerField) + " more " + what + " not listed"});
     };
     if (rows.empty()) issues.push_back({"frames", -1, -1, "there are no action rows"});
     const size_t width = e.raw_action_dim ? static_cast<size_t>(*e.raw_action_dim) : rows.empty() ? 0 : rows[0].size();
@@ -216,13 +234,15 @@ std::vector<ActionIssue> validate_actions(const ActionRows& rows, const Embodime
         if (rows[t].size() != width)
             add("width", static_cast<int>(t), -1,
                 "step " + std::to_string(t) + " has " + std::to_string(rows[t].size()) + " values; " +
-                    (e.raw_action_dim ? "embodiment '" + e.name + "' takes " : std::string("the first row has ")) + std::to_string(width),
+                    (e.raw_action_dim ? "embodiment '" + e.name + "' takes " : std::string("the first row has ")) +
+                    std::to_string(width),
                 bad_width);
     more("width", bad_width, "rows of the wrong width");
     for (size_t t = 0; t < rows.size(); ++t)
         for (size_t c = 0; c < rows[t].size(); ++c)
             if (!std::isfinite(rows[t][c]))
-                add("values", static_cast<int>(t), static_cast<int>(c), "step " + std::to_string(t) + " channel " + std::to_string(c) + " is not a finite number",
+                add("values", static_cast<int>(t), static_cast<int>(c),
+                    "step " + std::to_string(t) + " channel " + std::to_string(c) + " is not a finite number",
                     bad_values);
     more("values", bad_values, "values that are not finite");
     std::vector<double> lo, hi;
@@ -232,27 +252,30 @@ std::vector<ActionIssue> validate_actions(const ActionRows& rows, const Embodime
                 const double span = hi[c] - lo[c], v = rows[t][c];
                 if (std::isfinite(v) && (v < lo[c] - range_margin * span || v > hi[c] + range_margin * span))
                     add("range", static_cast<int>(t), static_cast<int>(c),
-                        "step " + std::to_string(t) + " channel " + std::to_string(c) + " is " + std::to_string(v) + ", outside the normalizer's range " +
-                            std::to_string(lo[c]) + " .. " + std::to_string(hi[c]),
+                        "step " + std::to_string(t) + " channel " + std::to_string(c) + " is " + std::to_string(v) +
+                            ", outside the normalizer's range " + std::to_string(lo[c]) + " .. " +
+                            std::to_string(hi[c]),
                         bad_range);
             }
         more("range", bad_range, "values outside the range");
     }
     if (chunk_size > 0 && chunk_size % 4 != 0) {
         const int down = chunk_size / 4 * 4, up = down + 4;
-        issues.push_back({"frames", -1, -1,
-                          "a chunk of " + std::to_string(chunk_size) + " actions is a " + std::to_string(chunk_size + 1) +
-                              "-frame video; the video tokenizer takes 4k + 1 frames (chunks of " + (down > 0 ? std::to_string(down) + " or " : std::string()) +
-                              std::to_string(up) + " actions)"});
+        issues.push_back(
+            {"frames", -1, -1,
+             "a chunk of " + std::to_string(chunk_size) + " actions is a " + std::to_string(chunk_size + 1) +
+                 "-frame video; the video tokenizer takes 4k + 1 frames (chunks of " +
+                 (down > 0 ? std::to_string(down) + " or " : std::string()) + std::to_string(up) + " actions)"});
     }
     return issues;
 }
 
-ActionRows control_chunk(const Embodiment& e, double fps, int chunk, const ControlState& keys, const ControlSpeeds& speeds, const Trajectory& start,
-                         Trajectory* extended) {
+ActionRows control_chunk(const Embodiment& e, double fps, int chunk, const ControlState& keys,
+                         const ControlSpeeds& speeds, const Trajectory& start, Trajectory* extended) {
     if (chunk < 1) throw Error("a control chunk needs at least 1 action (got " + std::to_string(chunk) + ")");
     if (fps <= 0) fps = e.fps;
-    if (!(fps > 0)) throw Error("a control chunk of embodiment '" + e.name + "' needs the frame rate (it has no default)");
+    if (!(fps > 0))
+        throw Error("a control chunk of embodiment '" + e.name + "' needs the frame rate (it has no default)");
     const detail::LayoutPlan plan = detail::plan_layout(e);
     if (plan.parts.empty()) throw Error("embodiment '" + e.name + "' has no posed part for the keys to move");
     const size_t moved = keys.move_effector && plan.parts.size() > 1 ? 1 : 0;
@@ -263,13 +286,15 @@ ActionRows control_chunk(const Embodiment& e, double fps, int chunk, const Contr
     if (start.steps() > 0) {
         if (!start.poses.empty()) {
             if (start.poses.back().size() != plan.parts.size())
-                throw Error("the start trajectory has " + std::to_string(start.poses.back().size()) + " poses a step, embodiment '" + e.name + "' has " +
-                            std::to_string(plan.parts.size()) + " posed parts");
+                throw Error("the start trajectory has " + std::to_string(start.poses.back().size()) +
+                            " poses a step, embodiment '" + e.name + "' has " + std::to_string(plan.parts.size()) +
+                            " posed parts");
             poses = start.poses.back();
         }
         if (!start.other.empty()) {
             if (start.other.back().size() != plan.other_cols.size())
-                throw Error("the start trajectory has " + std::to_string(start.other.back().size()) + " channels a step, embodiment '" + e.name + "' has " +
+                throw Error("the start trajectory has " + std::to_string(start.other.back().size()) +
+                            " channels a step, embodiment '" + e.name + "' has " +
                             std::to_string(plan.other_cols.size()));
             other = start.other.back();
         }
@@ -288,7 +313,8 @@ ActionRows control_chunk(const Embodiment& e, double fps, int chunk, const Contr
     Trajectory local;
     local.embodiment = e.name, local.fps = fps;
     local.poses.push_back(poses);
-    local.other.push_back(start.steps() > 0 && !start.other.empty() ? start.other.back() : std::vector<double>(plan.other_cols.size(), 0.0));
+    local.other.push_back(start.steps() > 0 && !start.other.empty() ? start.other.back()
+                                                                    : std::vector<double>(plan.other_cols.size(), 0.0));
     for (int i = 0; i < chunk; ++i) {
         poses[moved] = mul(poses[moved], step);
         local.poses.push_back(poses);

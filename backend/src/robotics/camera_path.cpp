@@ -78,7 +78,9 @@ const std::vector<std::string>& easing_names() {
     static const std::vector<std::string> n = {"linear", "ease_in", "ease_out", "ease_in_out"};
     return n;
 }
-Easing easing_from_name(const std::string& name) { return static_cast<Easing>(index_of(easing_names(), name, "easing")); }
+Easing easing_from_name(const std::string& name) {
+    return static_cast<Easing>(index_of(easing_names(), name, "easing"));
+}
 const char* easing_name(Easing e) { return easing_names()[static_cast<size_t>(e)].c_str(); }
 
 double ease(Easing e, double u) {
@@ -98,7 +100,8 @@ std::vector<Pose> camera_move(const CameraMoveSpec& spec, int steps, const Pose&
     if (spec.move == CameraMove::Orbit && !(spec.orbit_radius > 0 && std::isfinite(spec.orbit_radius)))
         throw Error("an orbit's radius must be a positive number of metres");
     std::vector<Pose> out;
-    for (int i = 0; i < steps; ++i) out.push_back(mul(start, move_delta(spec, spec.amount * ease(spec.easing, double(i) / (steps - 1)))));
+    for (int i = 0; i < steps; ++i)
+        out.push_back(mul(start, move_delta(spec, spec.amount * ease(spec.easing, double(i) / (steps - 1)))));
     return out;
 }
 
@@ -108,9 +111,12 @@ std::vector<Pose> CameraPath::poses() const {
     size_t k = 0;  // the first key at or after frame f
     for (int f = 0; f < steps; ++f) {
         while (k < keys.size() && keys[k].frame < f) ++k;
-        if (k == 0) out[f] = keys.front().pose;
-        else if (k == keys.size()) out[f] = keys.back().pose;
-        else if (keys[k].frame == f) out[f] = keys[k].pose;
+        if (k == 0)
+            out[f] = keys.front().pose;
+        else if (k == keys.size())
+            out[f] = keys.back().pose;
+        else if (keys[k].frame == f)
+            out[f] = keys[k].pose;
         else {
             const CameraKey &a = keys[k - 1], &b = keys[k];
             out[f] = interpolate(a.pose, b.pose, ease(b.easing, double(f - a.frame) / (b.frame - a.frame)));
@@ -121,10 +127,14 @@ std::vector<Pose> CameraPath::poses() const {
 
 void CameraPath::set_key(const CameraKey& key) {
     if (key.frame < 0 || key.frame >= steps)
-        throw Error("a camera key's frame must be inside the path's " + std::to_string(steps) + " steps (got " + std::to_string(key.frame) + ")");
-    const auto it = std::lower_bound(keys.begin(), keys.end(), key.frame, [](const CameraKey& k, int f) { return k.frame < f; });
-    if (it != keys.end() && it->frame == key.frame) *it = key;
-    else keys.insert(it, key);
+        throw Error("a camera key's frame must be inside the path's " + std::to_string(steps) + " steps (got " +
+                    std::to_string(key.frame) + ")");
+    const auto it =
+        std::lower_bound(keys.begin(), keys.end(), key.frame, [](const CameraKey& k, int f) { return k.frame < f; });
+    if (it != keys.end() && it->frame == key.frame)
+        *it = key;
+    else
+        keys.insert(it, key);
 }
 
 bool CameraPath::remove_key(int frame) {
@@ -160,9 +170,12 @@ void CameraPath::append_move(const CameraMoveSpec& spec, int frames) {
             while (f < end && std::abs(angle(f + 1) - angle(last)) <= 30 + 1e-9) ++f;
         }
         Easing e = Easing::Linear;
-        if (last == from && f == end) e = spec.easing;
-        else if (last == from && in) e = Easing::EaseIn;
-        else if (f == end && out) e = Easing::EaseOut;
+        if (last == from && f == end)
+            e = spec.easing;
+        else if (last == from && in)
+            e = Easing::EaseIn;
+        else if (f == end && out)
+            e = Easing::EaseOut;
         keys.push_back({f, mul(start, move_delta(spec, angle(f))), e});
         last = f;
     }
@@ -170,7 +183,10 @@ void CameraPath::append_move(const CameraMoveSpec& spec, int frames) {
 
 ojson CameraPath::to_json() const {
     ojson ks = ojson::array();
-    for (const CameraKey& k : keys) ks.push_back({{"frame", k.frame}, {"pose", std::vector<double>(k.pose.begin(), k.pose.end())}, {"easing", easing_name(k.easing)}});
+    for (const CameraKey& k : keys)
+        ks.push_back({{"frame", k.frame},
+                      {"pose", std::vector<double>(k.pose.begin(), k.pose.end())},
+                      {"easing", easing_name(k.easing)}});
     return {{"format", kFormat}, {"version", 1}, {"steps", steps}, {"keys", ks}};
 }
 
@@ -179,11 +195,14 @@ CameraPath CameraPath::from_json(const ojson& j, const std::string& origin) {
         throw Error(origin + ": not a camera path (field 'format' must be \"" + std::string(kFormat) + "\")");
     int version = 0;
     read_json_field(j, "version", version, origin);
-    if (version != 1) throw Error(origin + ": field 'version' must be 1 (got " + (j.contains("version") ? j["version"].dump() : std::string("nothing")) + ")");
+    if (version != 1)
+        throw Error(origin + ": field 'version' must be 1 (got " +
+                    (j.contains("version") ? j["version"].dump() : std::string("nothing")) + ")");
     CameraPath p;
     if (!j.contains("steps") || j["steps"].is_null()) throw Error(origin + ": field 'steps' is missing");
     read_json_field(j, "steps", p.steps, origin);
-    if (p.steps < 0 || p.steps > 1000000) throw Error(origin + ": field 'steps' must be between 0 and 1000000 (got " + std::to_string(p.steps) + ")");
+    if (p.steps < 0 || p.steps > 1000000)
+        throw Error(origin + ": field 'steps' must be between 0 and 1000000 (got " + std::to_string(p.steps) + ")");
     if (!j.contains("keys") || !j["keys"].is_array()) throw Error(origin + ": field 'keys' must be a list");
     for (size_t i = 0; i < j["keys"].size(); ++i) {
         const ojson& kj = j["keys"][i];
@@ -193,9 +212,11 @@ CameraPath CameraPath::from_json(const ojson& j, const std::string& origin) {
         if (!kj.contains("frame")) throw Error(where + ": field 'frame' is missing");
         read_json_field(kj, "frame", k.frame, where);
         if (k.frame < 0 || k.frame >= p.steps)
-            throw Error(where + ": field 'frame' must be inside the path's " + std::to_string(p.steps) + " steps (got " + std::to_string(k.frame) + ")");
+            throw Error(where + ": field 'frame' must be inside the path's " + std::to_string(p.steps) +
+                        " steps (got " + std::to_string(k.frame) + ")");
         if (!p.keys.empty() && k.frame <= p.keys.back().frame)
-            throw Error(where + ": field 'frame' must be after the previous key's " + std::to_string(p.keys.back().frame) + " (keys sorted, frames unique)");
+            throw Error(where + ": field 'frame' must be after the previous key's " +
+                        std::to_string(p.keys.back().frame) + " (keys sorted, frames unique)");
         if (!kj.contains("pose") || !kj["pose"].is_array() || kj["pose"].size() != 16)
             throw Error(where + ": field 'pose' must be 16 numbers (a row-major 4x4 camera-to-world pose)");
         for (size_t v = 0; v < 16; ++v) {
@@ -203,11 +224,14 @@ CameraPath CameraPath::from_json(const ojson& j, const std::string& origin) {
                 throw Error(where + ": field 'pose' value " + std::to_string(v) + " must be a finite number");
             k.pose[v] = kj["pose"][v].get<double>();
         }
-        if (k.pose[12] != 0 || k.pose[13] != 0 || k.pose[14] != 0 || k.pose[15] != 1) throw Error(where + ": field 'pose' must end with the row 0, 0, 0, 1");
+        if (k.pose[12] != 0 || k.pose[13] != 0 || k.pose[14] != 0 || k.pose[15] != 1)
+            throw Error(where + ": field 'pose' must end with the row 0, 0, 0, 1");
         const Mat3 r = rotation_of(k.pose), rrt = mul(r, transpose(r));
         double off = std::abs(det(r) - 1);
         for (int a = 0; a < 9; ++a) off = std::max(off, std::abs(rrt[a] - (a % 4 == 0 ? 1.0 : 0.0)));
-        if (off > 1e-4) throw Error(where + ": field 'pose' holds no rotation (its 3x3 block is not orthonormal with determinant 1)");
+        if (off > 1e-4)
+            throw Error(where +
+                        ": field 'pose' holds no rotation (its 3x3 block is not orthonormal with determinant 1)");
         k.pose = make_pose(svd_project(r), {k.pose[3], k.pose[7], k.pose[11]});
         std::string easing = "ease_in_out";
         read_json_field(kj, "easing", easing, where);
@@ -221,16 +245,18 @@ CameraPath CameraPath::from_json(const ojson& j, const std::string& origin) {
     return p;
 }
 
-Trajectory camera_trajectory(const Embodiment& e, double fps, const std::vector<Pose>& camera_poses, const Trajectory* base) {
+Trajectory camera_trajectory(const Embodiment& e, double fps, const std::vector<Pose>& camera_poses,
+                             const Trajectory* base) {
     const detail::LayoutPlan plan = detail::plan_layout(e);
     if (plan.parts.empty()) throw Error("embodiment '" + e.name + "' has no posed part to carry a camera");
     if (base && base->steps() > 0) {
         if (!base->poses.empty() && base->poses.front().size() != plan.parts.size())
-            throw Error("the base trajectory has " + std::to_string(base->poses.front().size()) + " poses a step, embodiment '" + e.name + "' has " +
-                        std::to_string(plan.parts.size()) + " posed parts");
+            throw Error("the base trajectory has " + std::to_string(base->poses.front().size()) +
+                        " poses a step, embodiment '" + e.name + "' has " + std::to_string(plan.parts.size()) +
+                        " posed parts");
         if (!base->other.empty() && base->other.front().size() != plan.other_cols.size())
-            throw Error("the base trajectory has " + std::to_string(base->other.front().size()) + " channels a step, embodiment '" + e.name + "' has " +
-                        std::to_string(plan.other_cols.size()));
+            throw Error("the base trajectory has " + std::to_string(base->other.front().size()) +
+                        " channels a step, embodiment '" + e.name + "' has " + std::to_string(plan.other_cols.size()));
     }
     Trajectory t;
     t.embodiment = e.name, t.fps = fps;
@@ -241,7 +267,8 @@ Trajectory camera_trajectory(const Embodiment& e, double fps, const std::vector<
         if (base && !base->poses.empty()) ps = base->poses[bs];
         ps[0] = camera_poses[s];
         t.poses.push_back(std::move(ps));
-        t.other.push_back(base && !base->other.empty() ? base->other[bs] : std::vector<double>(plan.other_cols.size(), 0.0));
+        t.other.push_back(base && !base->other.empty() ? base->other[bs]
+                                                       : std::vector<double>(plan.other_cols.size(), 0.0));
     }
     return t;
 }

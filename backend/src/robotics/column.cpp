@@ -8,12 +8,12 @@ namespace ws::robotics {
 
 const char* value_kind_name(ValueKind k) {
     switch (k) {
-    case ValueKind::Bool: return "bool";
-    case ValueKind::Int32: return "int32";
-    case ValueKind::Int64: return "int64";
-    case ValueKind::Float32: return "float32";
-    case ValueKind::Float64: return "float64";
-    case ValueKind::String: return "string";
+        case ValueKind::Bool: return "bool";
+        case ValueKind::Int32: return "int32";
+        case ValueKind::Int64: return "int64";
+        case ValueKind::Float32: return "float32";
+        case ValueKind::Float64: return "float64";
+        case ValueKind::String: return "string";
     }
     return "?";
 }
@@ -63,12 +63,12 @@ namespace {
 ojson leaf_json(const Column& c, size_t i) {
     if (c.null(i)) return nullptr;
     switch (c.kind) {
-    case ValueKind::Bool: return c.ints[i] != 0;
-    case ValueKind::Int32:
-    case ValueKind::Int64: return c.ints[i];
-    case ValueKind::Float32:
-    case ValueKind::Float64: return c.reals[i];
-    case ValueKind::String: return c.strings[i];
+        case ValueKind::Bool: return c.ints[i] != 0;
+        case ValueKind::Int32:
+        case ValueKind::Int64: return c.ints[i];
+        case ValueKind::Float32:
+        case ValueKind::Float64: return c.reals[i];
+        case ValueKind::String: return c.strings[i];
     }
     return nullptr;
 }
@@ -76,7 +76,8 @@ ojson item_json(const Column& c, int level, int64_t item) {
     if (level == c.depth) return leaf_json(c, static_cast<size_t>(item));
     ojson a = ojson::array();
     const auto& off = c.offsets[static_cast<size_t>(level)];
-    for (int64_t k = off[static_cast<size_t>(item)]; k < off[static_cast<size_t>(item) + 1]; ++k) a.push_back(item_json(c, level + 1, k));
+    for (int64_t k = off[static_cast<size_t>(item)]; k < off[static_cast<size_t>(item) + 1]; ++k)
+        a.push_back(item_json(c, level + 1, k));
     return a;
 }
 }  // namespace
@@ -106,15 +107,19 @@ Column Column::slice(int64_t row_begin, int64_t row_end) const {
         c.offsets.push_back(std::move(o));
         b = off[static_cast<size_t>(b)], e = off[static_cast<size_t>(e)];
     }
-    if (is_real()) c.reals.assign(reals.begin() + b, reals.begin() + e);
-    else if (kind == ValueKind::String) c.strings.assign(strings.begin() + b, strings.begin() + e);
-    else c.ints.assign(ints.begin() + b, ints.begin() + e);
+    if (is_real())
+        c.reals.assign(reals.begin() + b, reals.begin() + e);
+    else if (kind == ValueKind::String)
+        c.strings.assign(strings.begin() + b, strings.begin() + e);
+    else
+        c.ints.assign(ints.begin() + b, ints.begin() + e);
     if (!nulls.empty()) c.nulls.assign(nulls.begin() + b, nulls.begin() + e);
     return c;
 }
 
 void Column::append(const Column& o) {
-    if (o.kind != kind || o.depth != depth) throw Error("column '" + name + "': cannot join columns of different types");
+    if (o.kind != kind || o.depth != depth)
+        throw Error("column '" + name + "': cannot join columns of different types");
     if (offsets.empty() && depth) offsets.assign(static_cast<size_t>(depth), std::vector<int64_t>{0});
     for (int k = 0; k < depth; ++k) {
         auto& off = offsets[static_cast<size_t>(k)];
@@ -129,8 +134,10 @@ void Column::append(const Column& o) {
     strings.insert(strings.end(), o.strings.begin(), o.strings.end());
     if (!nulls.empty() || !o.nulls.empty()) {
         nulls.resize(before, 0);
-        if (o.nulls.empty()) nulls.resize(leaf_count(), 0);
-        else nulls.insert(nulls.end(), o.nulls.begin(), o.nulls.end());
+        if (o.nulls.empty())
+            nulls.resize(leaf_count(), 0);
+        else
+            nulls.insert(nulls.end(), o.nulls.begin(), o.nulls.end());
     }
 }
 

@@ -55,16 +55,21 @@ void export_lerobot_v3(const Dataset& src, const std::string& dir) {
         // LeRobot wants episodes numbered 0..N-1 and global rows counted over the export.
         for (Column& c : cols) {
             if (c.depth == 0 && c.is_int() && (c.name == "episode_index" || c.name == "index"))
-                for (size_t r = 0; r < c.ints.size(); ++r) c.ints[r] = c.name == "index" ? row + static_cast<int64_t>(r) : static_cast<int64_t>(k);
+                for (size_t r = 0; r < c.ints.size(); ++r)
+                    c.ints[r] = c.name == "index" ? row + static_cast<int64_t>(r) : static_cast<int64_t>(k);
         }
         if (k == 0) {
             for (const Column& c : cols) schema.push_back({c.name, c.kind, c.depth, true});
             joined = cols;
         } else {
-            if (cols.size() != schema.size()) throw Error(dir + ": episode " + std::to_string(episodes[k].index) + " has other columns than the first");
+            if (cols.size() != schema.size())
+                throw Error(dir + ": episode " + std::to_string(episodes[k].index) +
+                            " has other columns than the first");
             for (size_t i = 0; i < cols.size(); ++i) {
-                if (cols[i].name != schema[i].name || cols[i].kind != schema[i].kind || cols[i].depth != schema[i].depth)
-                    throw Error(dir + ": column '" + cols[i].name + "' of episode " + std::to_string(episodes[k].index) + " differs from the first episode's");
+                if (cols[i].name != schema[i].name || cols[i].kind != schema[i].kind ||
+                    cols[i].depth != schema[i].depth)
+                    throw Error(dir + ": column '" + cols[i].name + "' of episode " +
+                                std::to_string(episodes[k].index) + " differs from the first episode's");
                 joined[i].append(cols[i]);
             }
         }
@@ -89,10 +94,12 @@ void export_lerobot_v3(const Dataset& src, const std::string& dir) {
         for (const auto& e : episodes) {
             VideoFrames f = src.frames(e.index, key);
             if (all.count == 0) all.width = f.width, all.height = f.height;
-            if (f.width != all.width || f.height != all.height) throw Error(dir + ": camera '" + key + "' changes picture size between episodes");
+            if (f.width != all.width || f.height != all.height)
+                throw Error(dir + ": camera '" + key + "' changes picture size between episodes");
             all.rgb.insert(all.rgb.end(), f.rgb.begin(), f.rgb.end());
             all.count += f.count;
-            spans[v].push_back({static_cast<double>(frames) / info.fps, static_cast<double>(frames + f.count) / info.fps});
+            spans[v].push_back(
+                {static_cast<double>(frames) / info.fps, static_cast<double>(frames + f.count) / info.fps});
             frames += f.count;
         }
         const fs::path out = fs::path(dir) / "videos" / key / "chunk-000";
@@ -108,8 +115,10 @@ void export_lerobot_v3(const Dataset& src, const std::string& dir) {
         ep.push_back(std::move(c));
     };
     Column index = scalar_column("episode_index", ValueKind::Int64), tasks = list_column("tasks", ValueKind::String);
-    Column length = scalar_column("length", ValueKind::Int64), dchunk = scalar_column("data/chunk_index", ValueKind::Int64);
-    Column dfile = scalar_column("data/file_index", ValueKind::Int64), from = scalar_column("dataset_from_index", ValueKind::Int64);
+    Column length = scalar_column("length", ValueKind::Int64),
+           dchunk = scalar_column("data/chunk_index", ValueKind::Int64);
+    Column dfile = scalar_column("data/file_index", ValueKind::Int64),
+           from = scalar_column("dataset_from_index", ValueKind::Int64);
     Column to = scalar_column("dataset_to_index", ValueKind::Int64);
     int64_t first = 0;
     for (size_t k = 0; k < episodes.size(); ++k) {
@@ -125,12 +134,16 @@ void export_lerobot_v3(const Dataset& src, const std::string& dir) {
     for (Column* c : {&index, &tasks, &length, &dchunk, &dfile, &from, &to}) add(std::move(*c));
     for (size_t v = 0; v < info.video_keys.size(); ++v) {
         const std::string p = "videos/" + info.video_keys[v] + "/";
-        Column vc = scalar_column(p + "chunk_index", ValueKind::Int64), vf = scalar_column(p + "file_index", ValueKind::Int64);
-        Column f0 = scalar_column(p + "from_timestamp", ValueKind::Float64), f1 = scalar_column(p + "to_timestamp", ValueKind::Float64);
-        for (const auto& [a, b] : spans[v]) vc.ints.push_back(0), vf.ints.push_back(0), f0.reals.push_back(a), f1.reals.push_back(b);
+        Column vc = scalar_column(p + "chunk_index", ValueKind::Int64),
+               vf = scalar_column(p + "file_index", ValueKind::Int64);
+        Column f0 = scalar_column(p + "from_timestamp", ValueKind::Float64),
+               f1 = scalar_column(p + "to_timestamp", ValueKind::Float64);
+        for (const auto& [a, b] : spans[v])
+            vc.ints.push_back(0), vf.ints.push_back(0), f0.reals.push_back(a), f1.reals.push_back(b);
         for (Column* c : {&vc, &vf, &f0, &f1}) add(std::move(*c));
     }
-    Column mchunk = scalar_column("meta/episodes/chunk_index", ValueKind::Int64), mfile = scalar_column("meta/episodes/file_index", ValueKind::Int64);
+    Column mchunk = scalar_column("meta/episodes/chunk_index", ValueKind::Int64),
+           mfile = scalar_column("meta/episodes/file_index", ValueKind::Int64);
     mchunk.ints.assign(episodes.size(), 0), mfile.ints.assign(episodes.size(), 0);
     add(std::move(mchunk)), add(std::move(mfile));
     for (const auto& [feature, stats] : episode_stats.front().items()) {
@@ -138,7 +151,8 @@ void export_lerobot_v3(const Dataset& src, const std::string& dir) {
             const bool count = std::string(stat) == "count";
             Column c = list_column("stats/" + feature + "/" + stat, count ? ValueKind::Int64 : ValueKind::Float64);
             for (const ojson& es : episode_stats) {
-                for (const auto& v : es.at(feature).at(stat)) count ? c.ints.push_back(v.get<int64_t>()) : c.reals.push_back(v.get<double>());
+                for (const auto& v : es.at(feature).at(stat))
+                    count ? c.ints.push_back(v.get<int64_t>()) : c.reals.push_back(v.get<double>());
                 c.offsets[0].push_back(static_cast<int64_t>(c.leaf_count()));
             }
             add(std::move(c));
@@ -149,7 +163,8 @@ void export_lerobot_v3(const Dataset& src, const std::string& dir) {
     Column task_index = scalar_column("task_index", ValueKind::Int64), task = scalar_column("task", ValueKind::String);
     for (const auto& t : info.tasks) task_index.ints.push_back(t.index), task.strings.push_back(t.text);
     parquet::write_file((fs::path(dir) / "meta/tasks.parquet").string(),
-                        {{"task_index", ValueKind::Int64, 0, true}, {"task", ValueKind::String, 0, true}}, {{task_index, task}});
+                        {{"task_index", ValueKind::Int64, 0, true}, {"task", ValueKind::String, 0, true}},
+                        {{task_index, task}});
 
     ojson stats = ojson::object();
     for (const Column& c : joined) {
@@ -161,14 +176,21 @@ void export_lerobot_v3(const Dataset& src, const std::string& dir) {
     ojson features = ojson::object();
     for (const auto& f : info.features) {
         ojson j = f.json;
-        if (f.dtype == "video" && j.contains("info") && j["info"].is_object()) j["info"]["video.codec"] = "h264", j["info"]["video.pix_fmt"] = "yuv420p";
+        if (f.dtype == "video" && j.contains("info") && j["info"].is_object())
+            j["info"]["video.codec"] = "h264", j["info"]["video.pix_fmt"] = "yuv420p";
         features[f.key] = j;
     }
     const ojson fps = info.json.contains("fps") ? info.json["fps"] : ojson(info.fps);
-    const ojson out = {{"codebase_version", "v3.0"}, {"fps", fps}, {"features", features},
-                       {"total_episodes", static_cast<int64_t>(episodes.size())}, {"total_frames", row},
-                       {"total_tasks", static_cast<int64_t>(info.tasks.size())}, {"chunks_size", 1000}, {"data_files_size_in_mb", 100},
-                       {"video_files_size_in_mb", 200}, {"data_path", "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"},
+    const ojson out = {{"codebase_version", "v3.0"},
+                       {"fps", fps},
+                       {"features", features},
+                       {"total_episodes", static_cast<int64_t>(episodes.size())},
+                       {"total_frames", row},
+                       {"total_tasks", static_cast<int64_t>(info.tasks.size())},
+                       {"chunks_size", 1000},
+                       {"data_files_size_in_mb", 100},
+                       {"video_files_size_in_mb", 200},
+                       {"data_path", "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"},
                        {"video_path", "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4"},
                        {"robot_type", info.robot_type.empty() ? ojson(nullptr) : ojson(info.robot_type)},
                        {"splits", {{"train", "0:" + std::to_string(episodes.size())}}}};

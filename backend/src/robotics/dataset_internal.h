@@ -37,9 +37,12 @@ struct Dataset::Impl {
     const EpisodeInfo& episode(int64_t index) const {
         auto it = by_index.find(index);
         if (it == by_index.end())
-            throw Error((pico ? std::string("the Pico source") : "dataset " + dir) + ": no episode " + std::to_string(index) + " (it has " +
-                        std::to_string(episodes.size()) + (episodes.empty() ? "" : ", indices " + std::to_string(episodes.front().index) + ".." +
-                                                                                         std::to_string(episodes.back().index)) + ")");
+            throw Error((pico ? std::string("the Pico source") : "dataset " + dir) + ": no episode " +
+                        std::to_string(index) + " (it has " + std::to_string(episodes.size()) +
+                        (episodes.empty() ? ""
+                                          : ", indices " + std::to_string(episodes.front().index) + ".." +
+                                                std::to_string(episodes.back().index)) +
+                        ")");
         return episodes[it->second];
     }
     // Rows [begin, end) of the episode in its data file and the row groups that hold them.

@@ -16,9 +16,9 @@ struct LayoutPlan {
         RotationFormat format;
     };
     std::vector<Part> parts;
-    std::vector<size_t> other_cols;          // the plain channels' columns, in layout order
-    std::vector<std::string> other_kinds;    // their kinds (gripper, joint, reserved, or a pos group that is no part)
-    std::vector<std::string> kinds;          // every column's kind, as idle detection takes them
+    std::vector<size_t> other_cols;        // the plain channels' columns, in layout order
+    std::vector<std::string> other_kinds;  // their kinds (gripper, joint, reserved, or a pos group that is no part)
+    std::vector<std::string> kinds;        // every column's kind, as idle detection takes them
     size_t width = 0;
 };
 

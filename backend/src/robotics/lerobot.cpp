@@ -50,8 +50,8 @@ std::vector<ojson> read_jsonl(const std::string& path) {
 }
 
 // Python's str.format for LeRobot's path templates: {name} and {name:0Nd}.
-std::string format_template(const std::string& tpl, const std::map<std::string, std::string>& strs, const std::map<std::string, int64_t>& ints,
-                            const std::string& origin) {
+std::string format_template(const std::string& tpl, const std::map<std::string, std::string>& strs,
+                            const std::map<std::string, int64_t>& ints, const std::string& origin) {
     std::string out;
     for (size_t i = 0; i < tpl.size(); ++i) {
         if (tpl[i] != '{') {
@@ -62,7 +62,8 @@ std::string format_template(const std::string& tpl, const std::map<std::string, 
         if (close == std::string::npos) throw Error(origin + ": unclosed '{' in the path template '" + tpl + "'");
         const std::string field = tpl.substr(i + 1, close - i - 1);
         const size_t colon = field.find(':');
-        const std::string name = field.substr(0, colon), spec = colon == std::string::npos ? "" : field.substr(colon + 1);
+        const std::string name = field.substr(0, colon),
+                          spec = colon == std::string::npos ? "" : field.substr(colon + 1);
         if (auto s = strs.find(name); s != strs.end()) {
             out += s->second;
         } else if (auto v = ints.find(name); v != ints.end()) {
@@ -71,7 +72,8 @@ std::string format_template(const std::string& tpl, const std::map<std::string, 
                 int width = 0;
                 for (char c : spec.substr(1))
                     if (c >= '0' && c <= '9' && width < 100) width = width * 10 + (c - '0');
-                if (static_cast<int>(digits.size()) < width) digits.insert(0, static_cast<size_t>(width) - digits.size(), '0');
+                if (static_cast<int>(digits.size()) < width)
+                    digits.insert(0, static_cast<size_t>(width) - digits.size(), '0');
             }
             out += digits;
         } else {
@@ -88,7 +90,8 @@ void parse_info(DatasetInfo& info, const ojson& j, const std::string& origin) {
     info.codebase_version = json_field<std::string>(j, "codebase_version", "", origin);
     const std::string v = info.codebase_version;
     if (v != "v3.0" && v != "v2.1" && v != "v2.0")
-        throw Error(origin + ": codebase_version " + (v.empty() ? std::string("is missing") : "'" + v + "' is not supported") +
+        throw Error(origin + ": codebase_version " +
+                    (v.empty() ? std::string("is missing") : "'" + v + "' is not supported") +
                     " (supported: v3.0, v2.1, v2.0)");
     info.fps = json_field<double>(j, "fps", 0.0, origin);
     if (!(info.fps > 0 && info.fps <= 1000)) throw Error(origin + ": field 'fps' must be a number in (0, 1000]");
@@ -96,7 +99,8 @@ void parse_info(DatasetInfo& info, const ojson& j, const std::string& origin) {
     info.total_frames = json_field<int64_t>(j, "total_frames", 0, origin);
     info.total_tasks = json_field<int64_t>(j, "total_tasks", 0, origin);
     info.robot_type = json_field<std::string>(j, "robot_type", "", origin);
-    if (!j.contains("features") || !j["features"].is_object()) throw Error(origin + ": field 'features' must be an object");
+    if (!j.contains("features") || !j["features"].is_object())
+        throw Error(origin + ": field 'features' must be an object");
     for (const auto& [key, f] : j["features"].items()) {
         Feature feat;
         feat.key = key;
@@ -113,13 +117,15 @@ void parse_info(DatasetInfo& info, const ojson& j, const std::string& origin) {
 
 int64_t int_at(const Column& c, int64_t row, const std::string& where) {
     if (!c.is_int() || c.depth != 0) throw Error(where + ": column '" + c.name + "' must hold integers");
-    if (c.null(static_cast<size_t>(row))) throw Error(where + ": column '" + c.name + "' is null in row " + std::to_string(row));
+    if (c.null(static_cast<size_t>(row)))
+        throw Error(where + ": column '" + c.name + "' is null in row " + std::to_string(row));
     return c.ints[static_cast<size_t>(row)];
 }
 
 double real_at(const Column& c, int64_t row, const std::string& where) {
     if (c.depth != 0 || c.kind == ValueKind::String) throw Error(where + ": column '" + c.name + "' must hold numbers");
-    if (c.null(static_cast<size_t>(row))) throw Error(where + ": column '" + c.name + "' is null in row " + std::to_string(row));
+    if (c.null(static_cast<size_t>(row)))
+        throw Error(where + ": column '" + c.name + "' is null in row " + std::to_string(row));
     return c.real(static_cast<size_t>(row));
 }
 
@@ -131,19 +137,25 @@ void load_v3(Dataset::Impl& d) {
         const std::string text_col = f.has("task") ? "task" : f.has("__index_level_0__") ? "__index_level_0__" : "";
         if (text_col.empty()) throw Error(tasks_path + ": no column 'task' (nor the pandas index '__index_level_0__')");
         const Column text = f.read(text_col);
-        if (text.kind != ValueKind::String || text.depth) throw Error(tasks_path + ": column '" + text_col + "' must hold strings");
-        for (int64_t r = 0; r < idx.rows(); ++r) d.info.tasks.push_back({int_at(idx, r, tasks_path), text.strings[static_cast<size_t>(r)]});
-        std::sort(d.info.tasks.begin(), d.info.tasks.end(), [](const Task& a, const Task& b) { return a.index < b.index; });
+        if (text.kind != ValueKind::String || text.depth)
+            throw Error(tasks_path + ": column '" + text_col + "' must hold strings");
+        for (int64_t r = 0; r < idx.rows(); ++r)
+            d.info.tasks.push_back({int_at(idx, r, tasks_path), text.strings[static_cast<size_t>(r)]});
+        std::sort(d.info.tasks.begin(), d.info.tasks.end(),
+                  [](const Task& a, const Task& b) { return a.index < b.index; });
     }
     const std::string info_origin = d.path("meta/info.json");
-    const std::string data_tpl = json_field<std::string>(d.info.json, "data_path", "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet", info_origin);
-    const std::string video_tpl =
-        json_field<std::string>(d.info.json, "video_path", "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4", info_origin);
+    const std::string data_tpl = json_field<std::string>(
+        d.info.json, "data_path", "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet", info_origin);
+    const std::string video_tpl = json_field<std::string>(
+        d.info.json, "video_path", "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4", info_origin);
     std::vector<std::string> files;
     std::error_code ec;
     const fs::path meta = fs::path(d.dir) / "meta" / "episodes";
-    if (!fs::is_directory(meta, ec)) throw Error(meta.string() + ": no such folder (a v3.0 dataset lists its episodes there)");
-    for (auto it = fs::recursive_directory_iterator(meta, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (!fs::is_directory(meta, ec))
+        throw Error(meta.string() + ": no such folder (a v3.0 dataset lists its episodes there)");
+    for (auto it = fs::recursive_directory_iterator(meta, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
         if (it->is_regular_file() && it->path().extension() == ".parquet") files.push_back(it->path().string());
     std::sort(files.begin(), files.end());
     if (files.empty()) throw Error(meta.string() + ": no episode Parquet files");
@@ -152,29 +164,37 @@ void load_v3(Dataset::Impl& d) {
         const Column ep = f.read("episode_index"), len = f.read("length"), tasks = f.read("tasks");
         const Column from = f.read("dataset_from_index"), to = f.read("dataset_to_index");
         const Column dchunk = f.read("data/chunk_index"), dfile = f.read("data/file_index");
-        if (tasks.kind != ValueKind::String || tasks.depth != 1) throw Error(path + ": column 'tasks' must be a list of strings");
+        if (tasks.kind != ValueKind::String || tasks.depth != 1)
+            throw Error(path + ": column 'tasks' must be a list of strings");
         std::vector<std::array<Column, 4>> cams;
         for (const auto& key : d.info.video_keys) {
             const std::string p = "videos/" + key + "/";
-            cams.push_back({f.read(p + "chunk_index"), f.read(p + "file_index"), f.read(p + "from_timestamp"), f.read(p + "to_timestamp")});
+            cams.push_back({f.read(p + "chunk_index"), f.read(p + "file_index"), f.read(p + "from_timestamp"),
+                            f.read(p + "to_timestamp")});
         }
         std::vector<Column> stats;
         for (size_t i = 0; i < f.leaves().size(); ++i)
-            if (f.leaves()[i].name.rfind("stats/", 0) == 0 && f.leaves()[i].supported) stats.push_back(f.read(static_cast<int>(i)));
+            if (f.leaves()[i].name.rfind("stats/", 0) == 0 && f.leaves()[i].supported)
+                stats.push_back(f.read(static_cast<int>(i)));
         for (int64_t r = 0; r < f.num_rows(); ++r) {
             EpisodeInfo e;
             e.index = int_at(ep, r, path);
             e.length = int_at(len, r, path);
             const auto [tb, te] = tasks.leaf_range(r);
-            e.tasks.assign(tasks.strings.begin() + static_cast<std::ptrdiff_t>(tb), tasks.strings.begin() + static_cast<std::ptrdiff_t>(te));
+            e.tasks.assign(tasks.strings.begin() + static_cast<std::ptrdiff_t>(tb),
+                           tasks.strings.begin() + static_cast<std::ptrdiff_t>(te));
             e.dataset_from_index = int_at(from, r, path);
             e.dataset_to_index = int_at(to, r, path);
-            e.data_file = format_template(data_tpl, {}, {{"chunk_index", int_at(dchunk, r, path)}, {"file_index", int_at(dfile, r, path)}}, info_origin);
+            e.data_file = format_template(
+                data_tpl, {}, {{"chunk_index", int_at(dchunk, r, path)}, {"file_index", int_at(dfile, r, path)}},
+                info_origin);
             for (size_t k = 0; k < cams.size(); ++k) {
                 CameraRef c;
                 c.key = d.info.video_keys[k];
-                c.file = format_template(video_tpl, {{"video_key", c.key}},
-                                         {{"chunk_index", int_at(cams[k][0], r, path)}, {"file_index", int_at(cams[k][1], r, path)}}, info_origin);
+                c.file = format_template(
+                    video_tpl, {{"video_key", c.key}},
+                    {{"chunk_index", int_at(cams[k][0], r, path)}, {"file_index", int_at(cams[k][1], r, path)}},
+                    info_origin);
                 c.from_timestamp = real_at(cams[k][2], r, path);
                 c.to_timestamp = real_at(cams[k][3], r, path);
                 e.cameras.push_back(std::move(c));
@@ -201,10 +221,11 @@ void load_v2(Dataset::Impl& d) {
         d.info.tasks.push_back({json_field<int64_t>(j, "task_index", 0, o), json_field<std::string>(j, "task", "", o)});
     }
     std::sort(d.info.tasks.begin(), d.info.tasks.end(), [](const Task& a, const Task& b) { return a.index < b.index; });
-    const std::string data_tpl =
-        json_field<std::string>(d.info.json, "data_path", "data/chunk-{episode_chunk:03d}/episode_{episode_index:06d}.parquet", info_origin);
-    const std::string video_tpl = json_field<std::string>(d.info.json, "video_path",
-                                                          "videos/chunk-{episode_chunk:03d}/{video_key}/episode_{episode_index:06d}.mp4", info_origin);
+    const std::string data_tpl = json_field<std::string>(
+        d.info.json, "data_path", "data/chunk-{episode_chunk:03d}/episode_{episode_index:06d}.parquet", info_origin);
+    const std::string video_tpl = json_field<std::string>(
+        d.info.json, "video_path", "videos/chunk-{episode_chunk:03d}/{video_key}/episode_{episode_index:06d}.mp4",
+        info_origin);
     const int64_t chunks = std::max<int64_t>(1, json_field<int64_t>(d.info.json, "chunks_size", 1000, info_origin));
     const std::string eo = d.path("meta/episodes.jsonl");
     int64_t row = 0;
@@ -219,13 +240,15 @@ void load_v2(Dataset::Impl& d) {
         const std::map<std::string, int64_t> ints{{"episode_chunk", e.index / chunks}, {"episode_index", e.index}};
         e.data_file = format_template(data_tpl, {}, ints, info_origin);
         for (const auto& key : d.info.video_keys)
-            e.cameras.push_back({key, format_template(video_tpl, {{"video_key", key}}, ints, info_origin), 0.0, static_cast<double>(e.length) / d.info.fps});
+            e.cameras.push_back({key, format_template(video_tpl, {{"video_key", key}}, ints, info_origin), 0.0,
+                                 static_cast<double>(e.length) / d.info.fps});
         d.episodes.push_back(std::move(e));
     }
     std::error_code ec;
     const std::string es = d.path("meta/episodes_stats.jsonl");
     if (fs::exists(es, ec))
-        for (const auto& j : read_jsonl(es)) d.episode_stats[json_field<int64_t>(j, "episode_index", -1, es)] = j.value("stats", ojson());
+        for (const auto& j : read_jsonl(es))
+            d.episode_stats[json_field<int64_t>(j, "episode_index", -1, es)] = j.value("stats", ojson());
     const std::string stats_path = d.path("meta/stats.json");
     if (fs::exists(stats_path, ec)) d.stats = parse_json(read_text(stats_path), stats_path);
 }
@@ -263,8 +286,8 @@ Dataset::Impl::RowSpan Dataset::Impl::rows_of(const EpisodeInfo& e, const parque
         if (s.rg_begin < 0) s.rg_begin = 0;
     }
     if (s.end - s.begin != e.length)
-        throw Error(f.path() + ": episode " + std::to_string(e.index) + " has " + std::to_string(s.end - s.begin) + " rows, the episode list says " +
-                    std::to_string(e.length));
+        throw Error(f.path() + ": episode " + std::to_string(e.index) + " has " + std::to_string(s.end - s.begin) +
+                    " rows, the episode list says " + std::to_string(e.length));
     return s;
 }
 
@@ -289,11 +312,15 @@ Dataset Dataset::open(const std::string& dir) {
     const std::string info_path = d->path("meta/info.json");
     if (!fs::exists(info_path, ec)) throw Error(info_path + ": no such file (not a LeRobot dataset folder)");
     parse_info(d->info, parse_json(read_text(info_path), info_path), info_path);
-    if (d->info.codebase_version == "v3.0") load_v3(*d);
-    else load_v2(*d);
-    std::sort(d->episodes.begin(), d->episodes.end(), [](const EpisodeInfo& a, const EpisodeInfo& b) { return a.index < b.index; });
+    if (d->info.codebase_version == "v3.0")
+        load_v3(*d);
+    else
+        load_v2(*d);
+    std::sort(d->episodes.begin(), d->episodes.end(),
+              [](const EpisodeInfo& a, const EpisodeInfo& b) { return a.index < b.index; });
     for (size_t i = 0; i < d->episodes.size(); ++i)
-        if (!d->by_index.emplace(d->episodes[i].index, i).second) throw Error(dir + ": episode " + std::to_string(d->episodes[i].index) + " is listed twice");
+        if (!d->by_index.emplace(d->episodes[i].index, i).second)
+            throw Error(dir + ": episode " + std::to_string(d->episodes[i].index) + " is listed twice");
     Dataset ds;
     ds.impl_ = d;
     return ds;
@@ -318,7 +345,8 @@ std::vector<Column> Dataset::columns(int64_t index) const {
     const Impl::RowSpan s = impl_->rows_of(e, *f);
     std::vector<Column> out;
     for (size_t i = 0; i < f->leaves().size(); ++i)
-        out.push_back(f->read(static_cast<int>(i), s.rg_begin, s.rg_end).slice(s.begin - s.rg_first_row, s.end - s.rg_first_row));
+        out.push_back(
+            f->read(static_cast<int>(i), s.rg_begin, s.rg_end).slice(s.begin - s.rg_first_row, s.end - s.rg_first_row));
     return out;
 }
 
@@ -331,28 +359,35 @@ VideoFrames Dataset::frames(int64_t index, const std::string& camera, int64_t fi
         keys += (keys.empty() ? "" : ", ") + c.key;
     }
     const std::string where = impl_->pico ? std::string("the Pico source") : "dataset " + impl_->dir;
-    if (!cam) throw Error(where + ": episode " + std::to_string(index) + " has no camera '" + camera + "' (cameras: " + (keys.empty() ? "none" : keys) + ")");
+    if (!cam)
+        throw Error(where + ": episode " + std::to_string(index) + " has no camera '" + camera +
+                    "' (cameras: " + (keys.empty() ? "none" : keys) + ")");
     if (first < 0 || first >= e.length)
-        throw Error(where + ": episode " + std::to_string(index) + " has no frame " + std::to_string(first) + " (it has " + std::to_string(e.length) + ")");
+        throw Error(where + ": episode " + std::to_string(index) + " has no frame " + std::to_string(first) +
+                    " (it has " + std::to_string(e.length) + ")");
     if (count < 0 || count > e.length - first) count = e.length - first;
     if (impl_->pico) {
         const VideoFrames& v = impl_->sims[impl_->by_index.at(index)].video;
-        if (v.count < first + count) throw Error(where + ": episode " + std::to_string(index) + " was simulated without pictures");
+        if (v.count < first + count)
+            throw Error(where + ": episode " + std::to_string(index) + " was simulated without pictures");
         VideoFrames out;
         out.width = v.width, out.height = v.height, out.fps = v.fps, out.count = static_cast<int>(count);
         const size_t fb = static_cast<size_t>(v.width) * v.height * 3;
-        out.rgb.assign(v.rgb.begin() + static_cast<std::ptrdiff_t>(fb * first), v.rgb.begin() + static_cast<std::ptrdiff_t>(fb * (first + count)));
+        out.rgb.assign(v.rgb.begin() + static_cast<std::ptrdiff_t>(fb * first),
+                       v.rgb.begin() + static_cast<std::ptrdiff_t>(fb * (first + count)));
         return out;
     }
     const Column ts = impl_->column(e, "timestamp");
-    if (ts.depth || ts.kind == ValueKind::String || ts.rows() != e.length) throw Error(impl_->path(e.data_file) + ": column 'timestamp' must hold one number per frame");
+    if (ts.depth || ts.kind == ValueKind::String || ts.rows() != e.length)
+        throw Error(impl_->path(e.data_file) + ": column 'timestamp' must hold one number per frame");
     const double start = cam->from_timestamp + ts.real(static_cast<size_t>(first));
     const bool shared = impl_->info.codebase_version == "v3.0";
     const std::string path = impl_->path(cam->file);
     VideoFrames v = read_video_at(path, start, static_cast<int>(count), shared ? cam->to_timestamp : 0.0);
     if (v.count < count)
-        throw Error(path + ": camera '" + camera + "' of episode " + std::to_string(index) + " has " + std::to_string(v.count) + " frames from " +
-                    std::to_string(start) + " s, " + std::to_string(count) + " expected");
+        throw Error(path + ": camera '" + camera + "' of episode " + std::to_string(index) + " has " +
+                    std::to_string(v.count) + " frames from " + std::to_string(start) + " s, " + std::to_string(count) +
+                    " expected");
     return v;
 }
 
@@ -379,14 +414,24 @@ ojson Dataset::info_json() const {
     ojson tasks = ojson::array();
     for (const auto& t : i.tasks) tasks.push_back({{"task_index", t.index}, {"task", t.text}});
     ojson fps = std::floor(i.fps) == i.fps ? ojson(static_cast<int64_t>(i.fps)) : ojson(i.fps);
-    return {{"codebase_version", i.codebase_version}, {"fps", fps}, {"total_episodes", i.total_episodes}, {"total_frames", i.total_frames},
-            {"total_tasks", i.total_tasks}, {"features", features}, {"video_keys", i.video_keys}, {"tasks", tasks}};
+    return {{"codebase_version", i.codebase_version},
+            {"fps", fps},
+            {"total_episodes", i.total_episodes},
+            {"total_frames", i.total_frames},
+            {"total_tasks", i.total_tasks},
+            {"features", features},
+            {"video_keys", i.video_keys},
+            {"tasks", tasks}};
 }
 
 ojson Dataset::episode_json(int64_t index) const {
     const EpisodeInfo& e = impl_->episode(index);
-    ojson j = {{"episode_index", e.index}, {"length", e.length}, {"tasks", e.tasks}, {"dataset_from_index", e.dataset_from_index},
-               {"dataset_to_index", e.dataset_to_index}, {"data_file", e.data_file}};
+    ojson j = {{"episode_index", e.index},
+               {"length", e.length},
+               {"tasks", e.tasks},
+               {"dataset_from_index", e.dataset_from_index},
+               {"dataset_to_index", e.dataset_to_index},
+               {"data_file", e.data_file}};
     if (impl_->pico) j["source"] = {{"sim_seed", e.seed}, {"scene", e.scene}};
     ojson cols = ojson::object();
     for (const Column& c : columns(index)) cols[c.name] = {{"values", c.values_json()}};
@@ -400,8 +445,12 @@ ojson Dataset::episode_json(int64_t index) const {
             const bool shared = impl_->info.codebase_version == "v3.0";
             v = read_video_at(impl_->path(c.file), shared ? c.from_timestamp : 0.0, 0, shared ? c.to_timestamp : 0.0);
         }
-        cams[c.key] = {{"file", c.file}, {"from_timestamp", c.from_timestamp}, {"to_timestamp", c.to_timestamp},
-                       {"frame_count", v.count}, {"width", v.width}, {"height", v.height}};
+        cams[c.key] = {{"file", c.file},
+                       {"from_timestamp", c.from_timestamp},
+                       {"to_timestamp", c.to_timestamp},
+                       {"frame_count", v.count},
+                       {"width", v.width},
+                       {"height", v.height}};
     }
     j["cameras"] = cams;
     return j;

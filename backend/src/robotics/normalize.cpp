@@ -22,19 +22,23 @@ std::vector<float> stat(const ojson& block, const char* name, const std::string&
 }
 
 const std::vector<std::string>& methods() {
-    static const std::vector<std::string> m = {"quantile", "quantile_rot", "quantile_rot_scale_floor", "minmax", "meanstd", "asinh_rot", "piecewise_asinh_rot"};
+    static const std::vector<std::string> m = {"quantile", "quantile_rot", "quantile_rot_scale_floor", "minmax",
+                                               "meanstd",  "asinh_rot",    "piecewise_asinh_rot"};
     return m;
 }
 
 void check_width(size_t got, size_t want, const char* what) {
-    if (got != want) throw Error(std::string(what) + " has " + std::to_string(got) + " values, the statistics " + std::to_string(want));
+    if (got != want)
+        throw Error(std::string(what) + " has " + std::to_string(got) + " values, the statistics " +
+                    std::to_string(want));
 }
 
 const float kAsinh1 = std::asinh(1.0f);
 
 }  // namespace
 
-Normalizer Normalizer::from_stats(const ojson& stats, const std::string& method, const std::optional<std::string>& stats_key, bool clamp) {
+Normalizer Normalizer::from_stats(const ojson& stats, const std::string& method,
+                                  const std::optional<std::string>& stats_key, bool clamp) {
     if (std::find(methods().begin(), methods().end(), method) == methods().end()) {
         std::string all;
         for (const auto& m : methods()) all += (all.empty() ? "" : ", ") + m;
@@ -43,11 +47,13 @@ Normalizer Normalizer::from_stats(const ojson& stats, const std::string& method,
     if (!stats.is_object()) throw Error("the normalizer statistics must be a JSON object");
     Normalizer n;
     n.method = method, n.forward_clamp = clamp;
-    const bool raw = method == "quantile_rot" || method == "quantile_rot_scale_floor" || method == "asinh_rot" || method == "piecewise_asinh_rot";
+    const bool raw = method == "quantile_rot" || method == "quantile_rot_scale_floor" || method == "asinh_rot" ||
+                     method == "piecewise_asinh_rot";
     const std::string key = stats_key ? *stats_key : raw ? "global_raw" : "global";
     const ojson* block = &stats;
     n.stats_block = "top_level";
-    if (stats.contains(key) && stats[key].is_object()) block = &stats[key], n.stats_block = key;
+    if (stats.contains(key) && stats[key].is_object())
+        block = &stats[key], n.stats_block = key;
     else if (key != "global" && !stats.contains("q01") && !stats.contains("mean") && !stats.contains("min"))
         throw Error("the normalizer statistics have no '" + key + "' block");
     const std::string where = "statistics block " + n.stats_block;
@@ -82,10 +88,14 @@ std::vector<float> Normalizer::forward(const std::vector<float>& x) const {
     std::vector<float> y(x.size());
     for (size_t i = 0; i < x.size(); ++i) {
         const float z = (x[i] - offset[i]) / scale[i];
-        if (method == "asinh_rot") y[i] = std::asinh(z) / kAsinh1;
-        else if (method == "piecewise_asinh_rot") y[i] = std::abs(z) <= 1.0f ? z : std::copysign(1.0f + std::asinh(std::abs(z) - 1.0f), z);
-        else if (method != "meanstd" && forward_clamp) y[i] = std::clamp(z, -1.0f, 1.0f);
-        else y[i] = z;
+        if (method == "asinh_rot")
+            y[i] = std::asinh(z) / kAsinh1;
+        else if (method == "piecewise_asinh_rot")
+            y[i] = std::abs(z) <= 1.0f ? z : std::copysign(1.0f + std::asinh(std::abs(z) - 1.0f), z);
+        else if (method != "meanstd" && forward_clamp)
+            y[i] = std::clamp(z, -1.0f, 1.0f);
+        else
+            y[i] = z;
     }
     return y;
 }
@@ -95,8 +105,10 @@ std::vector<float> Normalizer::inverse(const std::vector<float>& y) const {
     std::vector<float> x(y.size());
     for (size_t i = 0; i < y.size(); ++i) {
         float z = y[i];
-        if (method == "asinh_rot") z = std::sinh(y[i] * kAsinh1);
-        else if (method == "piecewise_asinh_rot") z = std::abs(y[i]) <= 1.0f ? y[i] : std::copysign(1.0f + std::sinh(std::abs(y[i]) - 1.0f), y[i]);
+        if (method == "asinh_rot")
+            z = std::sinh(y[i] * kAsinh1);
+        else if (method == "piecewise_asinh_rot")
+            z = std::abs(y[i]) <= 1.0f ? y[i] : std::copysign(1.0f + std::sinh(std::abs(y[i]) - 1.0f), y[i]);
         x[i] = z * scale[i] + offset[i];
     }
     return x;
@@ -105,10 +117,14 @@ std::vector<float> Normalizer::inverse(const std::vector<float>& y) const {
 namespace {
 void legacy_stats(const ojson& s, const std::string& method, std::vector<float>& a, std::vector<float>& b) {
     if (!s.is_object()) throw Error("the normalizer statistics must be a JSON object");
-    if (method == "quantile") a = stat(s, "q01", "statistics"), b = stat(s, "q99", "statistics");
-    else if (method == "minmax") a = stat(s, "min", "statistics"), b = stat(s, "max", "statistics");
-    else if (method == "meanstd") a = stat(s, "mean", "statistics"), b = stat(s, "std", "statistics");
-    else throw Error("legacy normalization method must be quantile, minmax or meanstd (got '" + method + "')");
+    if (method == "quantile")
+        a = stat(s, "q01", "statistics"), b = stat(s, "q99", "statistics");
+    else if (method == "minmax")
+        a = stat(s, "min", "statistics"), b = stat(s, "max", "statistics");
+    else if (method == "meanstd")
+        a = stat(s, "mean", "statistics"), b = stat(s, "std", "statistics");
+    else
+        throw Error("legacy normalization method must be quantile, minmax or meanstd (got '" + method + "')");
     check_width(b.size(), a.size(), "the statistics");
 }
 }  // namespace
@@ -119,7 +135,8 @@ std::vector<float> legacy_normalize(const ojson& s, const std::string& method, c
     check_width(x.size(), a.size(), "the action row");
     std::vector<float> y(x.size());
     for (size_t i = 0; i < x.size(); ++i)
-        y[i] = method == "meanstd" ? (x[i] - a[i]) / std::max(b[i], 1e-8f) : 2.0f * (x[i] - a[i]) / std::max(b[i] - a[i], 1e-8f) - 1.0f;
+        y[i] = method == "meanstd" ? (x[i] - a[i]) / std::max(b[i], 1e-8f)
+                                   : 2.0f * (x[i] - a[i]) / std::max(b[i] - a[i], 1e-8f) - 1.0f;
     return y;
 }
 
@@ -128,7 +145,8 @@ std::vector<float> legacy_denormalize(const ojson& s, const std::string& method,
     legacy_stats(s, method, a, b);
     check_width(y.size(), a.size(), "the action row");
     std::vector<float> x(y.size());
-    for (size_t i = 0; i < y.size(); ++i) x[i] = method == "meanstd" ? y[i] * b[i] + a[i] : 0.5f * (y[i] + 1.0f) * (b[i] - a[i]) + a[i];
+    for (size_t i = 0; i < y.size(); ++i)
+        x[i] = method == "meanstd" ? y[i] * b[i] + a[i] : 0.5f * (y[i] + 1.0f) * (b[i] - a[i]) + a[i];
     return x;
 }
 

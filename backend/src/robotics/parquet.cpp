@@ -18,13 +18,14 @@ namespace ws::robotics::parquet {
 
 namespace {
 
-constexpr int64_t kMaxFileBytes = int64_t{4} << 30;   // whole files are read into memory
+constexpr int64_t kMaxFileBytes = int64_t{4} << 30;    // whole files are read into memory
 constexpr int64_t kMaxPageBytes = int64_t{256} << 20;  // one decompressed page
 constexpr size_t kMaxSchemaNodes = 100000;
 constexpr int kMaxNesting = 32;
 
 const char* physical_name(int t) {
-    static const char* names[] = {"BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
+    static const char* names[] = {"BOOLEAN", "INT32",  "INT64",      "INT96",
+                                  "FLOAT",   "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
     return t >= 0 && t < 8 ? names[t] : "unknown";
 }
 
@@ -40,25 +41,25 @@ SchemaNode read_schema_element(thrift::Reader& r) {
     SchemaNode n;
     r.read_struct([&](int16_t id, uint8_t, thrift::Reader& t) {
         switch (id) {
-        case 1: n.physical = t.i32(); return true;
-        case 2: n.type_length = t.i32(); return true;
-        case 3: n.repetition = t.i32(); return true;
-        case 4: n.name = t.binary(); return true;
-        case 5: n.num_children = t.i32(); return true;
-        case 6: n.converted = t.i32(); return true;
-        case 10:
-            t.read_struct([&](int16_t lid, uint8_t, thrift::Reader& lt) {
-                n.logical = lid;
-                if (lid != 10) return false;  // INTEGER carries bit width and signedness
-                lt.read_struct([&](int16_t iid, uint8_t, thrift::Reader& it) {
-                    if (iid == 1) return n.int_bits = static_cast<int8_t>(it.varint() & 0xff), true;
-                    if (iid == 2) return n.int_signed = it.field_bool(), true;
-                    return false;
+            case 1: n.physical = t.i32(); return true;
+            case 2: n.type_length = t.i32(); return true;
+            case 3: n.repetition = t.i32(); return true;
+            case 4: n.name = t.binary(); return true;
+            case 5: n.num_children = t.i32(); return true;
+            case 6: n.converted = t.i32(); return true;
+            case 10:
+                t.read_struct([&](int16_t lid, uint8_t, thrift::Reader& lt) {
+                    n.logical = lid;
+                    if (lid != 10) return false;  // INTEGER carries bit width and signedness
+                    lt.read_struct([&](int16_t iid, uint8_t, thrift::Reader& it) {
+                        if (iid == 1) return n.int_bits = static_cast<int8_t>(it.varint() & 0xff), true;
+                        if (iid == 2) return n.int_signed = it.field_bool(), true;
+                        return false;
+                    });
+                    return true;
                 });
                 return true;
-            });
-            return true;
-        default: return false;
+            default: return false;
         }
     });
     return n;
@@ -68,13 +69,13 @@ ChunkInfo read_column_meta(thrift::Reader& r) {
     ChunkInfo c;
     r.read_struct([&](int16_t id, uint8_t, thrift::Reader& t) {
         switch (id) {
-        case 1: c.physical = t.i32(); return true;
-        case 4: c.codec = t.i32(); return true;
-        case 5: c.num_values = t.i64(); return true;
-        case 7: c.total_compressed_size = t.i64(); return true;
-        case 9: c.data_page_offset = t.i64(); return true;
-        case 11: c.dictionary_page_offset = t.i64(); return true;
-        default: return false;
+            case 1: c.physical = t.i32(); return true;
+            case 4: c.codec = t.i32(); return true;
+            case 5: c.num_values = t.i64(); return true;
+            case 7: c.total_compressed_size = t.i64(); return true;
+            case 9: c.data_page_offset = t.i64(); return true;
+            case 11: c.dictionary_page_offset = t.i64(); return true;
+            default: return false;
         }
     });
     return c;
@@ -120,40 +121,40 @@ PageHeader read_page_header(thrift::Reader& r) {
     PageHeader h;
     r.read_struct([&](int16_t id, uint8_t, thrift::Reader& t) {
         switch (id) {
-        case 1: h.type = t.i32(); return true;
-        case 2: h.uncompressed = t.i32(); return true;
-        case 3: h.compressed = t.i32(); return true;
-        case 5:  // DataPageHeader
-            t.read_struct([&](int16_t did, uint8_t, thrift::Reader& d) {
-                if (did == 1) return h.num_values = d.i32(), true;
-                if (did == 2) return h.encoding = d.i32(), true;
-                if (did == 3) return h.def_encoding = d.i32(), true;
-                if (did == 4) return h.rep_encoding = d.i32(), true;
-                return false;
-            });
-            return true;
-        case 7:  // DictionaryPageHeader
-            t.read_struct([&](int16_t did, uint8_t, thrift::Reader& d) {
-                if (did == 1) return h.num_values = d.i32(), true;
-                if (did == 2) return h.encoding = d.i32(), true;
-                return false;
-            });
-            return true;
-        case 8:  // DataPageHeaderV2
-            t.read_struct([&](int16_t did, uint8_t, thrift::Reader& d) {
-                switch (did) {
-                case 1: h.num_values = d.i32(); return true;
-                case 2: h.num_nulls = d.i32(); return true;
-                case 3: h.num_rows = d.i32(); return true;
-                case 4: h.encoding = d.i32(); return true;
-                case 5: h.def_bytes = d.i32(); return true;
-                case 6: h.rep_bytes = d.i32(); return true;
-                case 7: h.v2_compressed = d.field_bool(); return true;
-                default: return false;
-                }
-            });
-            return true;
-        default: return false;
+            case 1: h.type = t.i32(); return true;
+            case 2: h.uncompressed = t.i32(); return true;
+            case 3: h.compressed = t.i32(); return true;
+            case 5:  // DataPageHeader
+                t.read_struct([&](int16_t did, uint8_t, thrift::Reader& d) {
+                    if (did == 1) return h.num_values = d.i32(), true;
+                    if (did == 2) return h.encoding = d.i32(), true;
+                    if (did == 3) return h.def_encoding = d.i32(), true;
+                    if (did == 4) return h.rep_encoding = d.i32(), true;
+                    return false;
+                });
+                return true;
+            case 7:  // DictionaryPageHeader
+                t.read_struct([&](int16_t did, uint8_t, thrift::Reader& d) {
+                    if (did == 1) return h.num_values = d.i32(), true;
+                    if (did == 2) return h.encoding = d.i32(), true;
+                    return false;
+                });
+                return true;
+            case 8:  // DataPageHeaderV2
+                t.read_struct([&](int16_t did, uint8_t, thrift::Reader& d) {
+                    switch (did) {
+                        case 1: h.num_values = d.i32(); return true;
+                        case 2: h.num_nulls = d.i32(); return true;
+                        case 3: h.num_rows = d.i32(); return true;
+                        case 4: h.encoding = d.i32(); return true;
+                        case 5: h.def_bytes = d.i32(); return true;
+                        case 6: h.rep_bytes = d.i32(); return true;
+                        case 7: h.v2_compressed = d.field_bool(); return true;
+                        default: return false;
+                    }
+                });
+                return true;
+            default: return false;
         }
     });
     return h;
@@ -192,7 +193,8 @@ void File::parse_footer() {
         throw Error(path_ + ": not a Parquet file (no PAR1 magic at both ends; truncated?)");
     uint32_t len;
     std::memcpy(&len, b.data() + b.size() - 8, 4);
-    if (len == 0 || len > b.size() - 12) throw Error(path_ + ": corrupt footer (length " + std::to_string(len) + " past the file)");
+    if (len == 0 || len > b.size() - 12)
+        throw Error(path_ + ": corrupt footer (length " + std::to_string(len) + " past the file)");
     const auto* footer = reinterpret_cast<const uint8_t*>(b.data() + b.size() - 8 - len);
     try {
         thrift::Reader r(footer, len);
@@ -235,10 +237,13 @@ void File::parse_footer() {
     }
     int64_t rows = 0;
     for (const auto& g : row_groups_) {
-        if (g.num_rows < 0 || g.num_rows > num_rows_) throw Error(path_ + ": corrupt footer (row group of " + std::to_string(g.num_rows) + " rows)");
+        if (g.num_rows < 0 || g.num_rows > num_rows_)
+            throw Error(path_ + ": corrupt footer (row group of " + std::to_string(g.num_rows) + " rows)");
         rows += g.num_rows;
     }
-    if (rows != num_rows_) throw Error(path_ + ": corrupt footer (row groups hold " + std::to_string(rows) + " rows, the file says " + std::to_string(num_rows_) + ")");
+    if (rows != num_rows_)
+        throw Error(path_ + ": corrupt footer (row groups hold " + std::to_string(rows) + " rows, the file says " +
+                    std::to_string(num_rows_) + ")");
 }
 
 void File::build_leaves() {
@@ -254,13 +259,16 @@ void File::build_leaves() {
         std::vector<const SchemaNode*>& stack;
         std::vector<size_t> top_leaf_count;
         void node(int depth) {
-            if (next >= f.schema_.size()) throw Error(f.path_ + ": corrupt schema (fewer elements than the children counts say)");
-            if (depth > kMaxNesting) throw Error(f.path_ + ": schema nested more than " + std::to_string(kMaxNesting) + " deep");
+            if (next >= f.schema_.size())
+                throw Error(f.path_ + ": corrupt schema (fewer elements than the children counts say)");
+            if (depth > kMaxNesting)
+                throw Error(f.path_ + ": schema nested more than " + std::to_string(kMaxNesting) + " deep");
             const SchemaNode& n = f.schema_[next++];
             stack.push_back(&n);
             if (n.num_children < 0) throw Error(f.path_ + ": corrupt schema (field '" + n.name + "')");
             if (n.num_children == 0) {
-                if (n.physical < 0) throw Error(f.path_ + ": corrupt schema (field '" + n.name + "' has neither a type nor children)");
+                if (n.physical < 0)
+                    throw Error(f.path_ + ": corrupt schema (field '" + n.name + "' has neither a type nor children)");
                 leaf();
             } else {
                 for (int i = 0; i < n.num_children; ++i) node(depth + 1);
@@ -280,15 +288,15 @@ void File::build_leaves() {
             l.name = l.path[0];
             l.supported = true;
             switch (n.physical) {
-            case kBoolean: l.kind = ValueKind::Bool; break;
-            case kInt32: l.kind = ValueKind::Int32; break;
-            case kInt64: l.kind = ValueKind::Int64; break;
-            case kFloat: l.kind = ValueKind::Float32; break;
-            case kDouble: l.kind = ValueKind::Float64; break;
-            case kByteArray: l.kind = ValueKind::String; break;
-            default:
-                l.supported = false;
-                l.why_unsupported = std::string("type ") + physical_name(n.physical) + " is not supported";
+                case kBoolean: l.kind = ValueKind::Bool; break;
+                case kInt32: l.kind = ValueKind::Int32; break;
+                case kInt64: l.kind = ValueKind::Int64; break;
+                case kFloat: l.kind = ValueKind::Float32; break;
+                case kDouble: l.kind = ValueKind::Float64; break;
+                case kByteArray: l.kind = ValueKind::String; break;
+                default:
+                    l.supported = false;
+                    l.why_unsupported = std::string("type ") + physical_name(n.physical) + " is not supported";
             }
             f.leaves_.push_back(std::move(l));
         }
@@ -304,14 +312,18 @@ void File::build_leaves() {
                 leaves_[k].name = dotted;
             }
     }
-    if (next != schema_.size()) throw Error(path_ + ": corrupt schema (" + std::to_string(schema_.size() - next) + " elements outside the tree)");
+    if (next != schema_.size())
+        throw Error(path_ + ": corrupt schema (" + std::to_string(schema_.size() - next) +
+                    " elements outside the tree)");
     for (size_t g = 0; g < row_groups_.size(); ++g) {
         if (row_groups_[g].chunks.size() != leaves_.size())
-            throw Error(path_ + ": corrupt footer (row group " + std::to_string(g) + " has " + std::to_string(row_groups_[g].chunks.size()) +
-                        " column chunks for " + std::to_string(leaves_.size()) + " columns)");
+            throw Error(path_ + ": corrupt footer (row group " + std::to_string(g) + " has " +
+                        std::to_string(row_groups_[g].chunks.size()) + " column chunks for " +
+                        std::to_string(leaves_.size()) + " columns)");
         for (size_t c = 0; c < leaves_.size(); ++c)
             if (row_groups_[g].chunks[c].physical != leaves_[c].physical)
-                throw Error(path_ + ": corrupt footer (column '" + leaves_[c].name + "' chunk type differs from the schema)");
+                throw Error(path_ + ": corrupt footer (column '" + leaves_[c].name +
+                            "' chunk type differs from the schema)");
     }
 }
 
@@ -334,7 +346,8 @@ std::vector<Column> File::read_all() const {
 }
 
 Column File::read(int leaf, int rg_begin, int rg_end) const {
-    if (leaf < 0 || static_cast<size_t>(leaf) >= leaves_.size()) throw Error(path_ + ": no column number " + std::to_string(leaf));
+    if (leaf < 0 || static_cast<size_t>(leaf) >= leaves_.size())
+        throw Error(path_ + ": no column number " + std::to_string(leaf));
     const LeafInfo& l = leaves_[static_cast<size_t>(leaf)];
     if (!l.supported) throw Error(path_ + ": column '" + l.name + "': " + l.why_unsupported);
     if (rg_end < 0) rg_end = static_cast<int>(row_groups_.size());
@@ -346,17 +359,23 @@ Column File::read(int leaf, int rg_begin, int rg_end) const {
     // Reserve what the footer announces (bounded by what the file could hold) instead of growing page by page.
     int64_t values = 0, rows = 0;
     for (int g = std::max(rg_begin, 0); g < rg_end && g < static_cast<int>(row_groups_.size()); ++g)
-        values += row_groups_[static_cast<size_t>(g)].chunks[static_cast<size_t>(leaf)].num_values, rows += row_groups_[static_cast<size_t>(g)].num_rows;
+        values += row_groups_[static_cast<size_t>(g)].chunks[static_cast<size_t>(leaf)].num_values,
+            rows += row_groups_[static_cast<size_t>(g)].num_rows;
     const int64_t cap = size() * 8 + (int64_t{1} << 16);
     const auto reserve = static_cast<size_t>(std::clamp<int64_t>(values, 0, cap));
-    if (c.is_real()) c.reals.reserve(reserve);
-    else if (c.kind == ValueKind::String) c.strings.reserve(std::min<size_t>(reserve, static_cast<size_t>(size())));
-    else c.ints.reserve(reserve);
+    if (c.is_real())
+        c.reals.reserve(reserve);
+    else if (c.kind == ValueKind::String)
+        c.strings.reserve(std::min<size_t>(reserve, static_cast<size_t>(size())));
+    else
+        c.ints.reserve(reserve);
     if (c.depth) c.offsets[0].reserve(static_cast<size_t>(std::clamp<int64_t>(rows, 0, cap)) + 1);
-    for (int g = std::max(rg_begin, 0); g < rg_end && g < static_cast<int>(row_groups_.size()); ++g) read_chunk(leaf, g, c);
+    for (int g = std::max(rg_begin, 0); g < rg_end && g < static_cast<int>(row_groups_.size()); ++g)
+        read_chunk(leaf, g, c);
     for (int k = 0; k < c.depth; ++k)
-        c.offsets[static_cast<size_t>(k)].push_back(k + 1 < c.depth ? static_cast<int64_t>(c.offsets[static_cast<size_t>(k) + 1].size())
-                                                                      : static_cast<int64_t>(c.leaf_count()));
+        c.offsets[static_cast<size_t>(k)].push_back(
+            k + 1 < c.depth ? static_cast<int64_t>(c.offsets[static_cast<size_t>(k) + 1].size())
+                            : static_cast<int64_t>(c.leaf_count()));
     if (!c.nulls.empty()) c.nulls.resize(c.leaf_count(), 0);
     return c;
 }
@@ -368,14 +387,17 @@ void File::read_chunk(int leaf, int rg, Column& out) const {
     const int64_t fsize = static_cast<int64_t>(bytes_->size());
     int64_t start = ch.data_page_offset;
     if (ch.dictionary_page_offset > 0 && ch.dictionary_page_offset < start) start = ch.dictionary_page_offset;
-    if (start < 4 || start >= fsize - 8) throw Error(where + ": page offset " + std::to_string(start) + " outside the file");
+    if (start < 4 || start >= fsize - 8)
+        throw Error(where + ": page offset " + std::to_string(start) + " outside the file");
     int64_t end = fsize - 8;
     if (ch.total_compressed_size > 0 && ch.total_compressed_size <= end - start) end = start + ch.total_compressed_size;
     if (ch.num_values < 0) throw Error(where + ": negative value count");
     if (ch.codec != kUncompressed && ch.codec != kSnappy && ch.codec != kZstd)
-        throw Error(where + ": compression " + codec_name(ch.codec) + " is not supported (UNCOMPRESSED, SNAPPY, ZSTD are)");
+        throw Error(where + ": compression " + codec_name(ch.codec) +
+                    " is not supported (UNCOMPRESSED, SNAPPY, ZSTD are)");
 
-    const int64_t rows_before = out.depth ? static_cast<int64_t>(out.offsets[0].size()) : static_cast<int64_t>(out.leaf_count());
+    const int64_t rows_before =
+        out.depth ? static_cast<int64_t>(out.offsets[0].size()) : static_cast<int64_t>(out.leaf_count());
     Decoder dec(l, out);
     const auto* base = reinterpret_cast<const uint8_t*>(bytes_->data());
     int64_t pos = start, values = 0;
@@ -393,9 +415,11 @@ void File::read_chunk(int leaf, int rg, Column& out) const {
             throw Error(pwhere + ": corrupt page header (" + e.what() + ")");
         }
         pos += static_cast<int64_t>(hlen);
-        if (h.compressed < 0 || h.compressed > end - pos) throw Error(pwhere + ": page of " + std::to_string(h.compressed) + " bytes past the column chunk");
+        if (h.compressed < 0 || h.compressed > end - pos)
+            throw Error(pwhere + ": page of " + std::to_string(h.compressed) + " bytes past the column chunk");
         if (h.uncompressed < 0 || h.uncompressed > kMaxPageBytes)
-            throw Error(pwhere + ": page of " + std::to_string(h.uncompressed) + " bytes uncompressed (at most 256 MiB)");
+            throw Error(pwhere + ": page of " + std::to_string(h.uncompressed) +
+                        " bytes uncompressed (at most 256 MiB)");
         const uint8_t* body = base + pos;
         pos += h.compressed;
         ++page;
@@ -405,7 +429,8 @@ void File::read_chunk(int leaf, int rg, Column& out) const {
         // Page v2 keeps its levels uncompressed in front of the (maybe compressed) values.
         int64_t plain_prefix = 0;
         if (h.type == 3) {
-            if (h.rep_bytes < 0 || h.def_bytes < 0 || h.rep_bytes + h.def_bytes > h.compressed || h.rep_bytes + h.def_bytes > h.uncompressed)
+            if (h.rep_bytes < 0 || h.def_bytes < 0 || h.rep_bytes + h.def_bytes > h.compressed ||
+                h.rep_bytes + h.def_bytes > h.uncompressed)
                 throw Error(pwhere + ": level lengths past the page");
             plain_prefix = h.rep_bytes + h.def_bytes;
         }
@@ -421,7 +446,8 @@ void File::read_chunk(int leaf, int rg, Column& out) const {
             const size_t dst_n = static_cast<size_t>(h.uncompressed - plain_prefix);
             if (ch.codec == kSnappy) {
                 size_t n = 0;
-                if (!snappy::GetUncompressedLength(src, src_n, &n) || n != dst_n || !snappy::RawUncompress(src, src_n, dst))
+                if (!snappy::GetUncompressedLength(src, src_n, &n) || n != dst_n ||
+                    !snappy::RawUncompress(src, src_n, dst))
                     throw Error(pwhere + ": corrupt Snappy data");
             } else {
                 const size_t n = ZSTD_decompress(dst, dst_n, src, src_n);
@@ -441,7 +467,8 @@ void File::read_chunk(int leaf, int rg, Column& out) const {
             if (h.type == 0) {
                 dec.page_v1(data, size, h.num_values, h.encoding, h.def_encoding, h.rep_encoding);
             } else {
-                dec.page_v2(data, size, h.num_values, h.encoding, static_cast<size_t>(h.rep_bytes), static_cast<size_t>(h.def_bytes));
+                dec.page_v2(data, size, h.num_values, h.encoding, static_cast<size_t>(h.rep_bytes),
+                            static_cast<size_t>(h.def_bytes));
             }
         } catch (const Failure& e) {
             throw Error(pwhere + ": " + e.what());
@@ -449,10 +476,14 @@ void File::read_chunk(int leaf, int rg, Column& out) const {
         values += h.num_values;
     }
     if (values != ch.num_values)
-        throw Error(where + ": " + std::to_string(values) + " values found, the footer says " + std::to_string(ch.num_values) + " (truncated?)");
-    const int64_t rows = (out.depth ? static_cast<int64_t>(out.offsets[0].size()) : static_cast<int64_t>(out.leaf_count())) - rows_before;
+        throw Error(where + ": " + std::to_string(values) + " values found, the footer says " +
+                    std::to_string(ch.num_values) + " (truncated?)");
+    const int64_t rows =
+        (out.depth ? static_cast<int64_t>(out.offsets[0].size()) : static_cast<int64_t>(out.leaf_count())) -
+        rows_before;
     if (rows != row_groups_[static_cast<size_t>(rg)].num_rows)
-        throw Error(where + ": " + std::to_string(rows) + " rows decoded, the row group has " + std::to_string(row_groups_[static_cast<size_t>(rg)].num_rows));
+        throw Error(where + ": " + std::to_string(rows) + " rows decoded, the row group has " +
+                    std::to_string(row_groups_[static_cast<size_t>(rg)].num_rows));
 }
 
 }  // namespace ws::robotics::parquet

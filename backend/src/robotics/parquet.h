@@ -14,7 +14,16 @@
 namespace ws::robotics::parquet {
 
 // Parquet enum values (parquet.thrift).
-enum Physical { kBoolean = 0, kInt32 = 1, kInt64 = 2, kInt96 = 3, kFloat = 4, kDouble = 5, kByteArray = 6, kFixedLenByteArray = 7 };
+enum Physical {
+    kBoolean = 0,
+    kInt32 = 1,
+    kInt64 = 2,
+    kInt96 = 3,
+    kFloat = 4,
+    kDouble = 5,
+    kByteArray = 6,
+    kFixedLenByteArray = 7
+};
 enum Codec { kUncompressed = 0, kSnappy = 1, kGzip = 2, kLzo = 3, kBrotli = 4, kLz4 = 5, kZstd = 6, kLz4Raw = 7 };
 enum Repetition { kRequired = 0, kOptional = 1, kRepeated = 2 };
 
@@ -25,8 +34,8 @@ struct SchemaNode {
     int repetition = kRequired;
     int num_children = 0;
     int converted = -1;
-    int logical = -1;            // LogicalType union field id, -1 when absent
-    int int_bits = 0;            // IntType bit width
+    int logical = -1;  // LogicalType union field id, -1 when absent
+    int int_bits = 0;  // IntType bit width
     bool int_signed = true;
 };
 
@@ -98,8 +107,8 @@ private:
 struct WriteColumn {
     std::string name;
     ValueKind kind = ValueKind::Float64;
-    int depth = 0;          // 0 scalar, 1 list, 2 list of lists ...
-    bool optional = true;   // every non-repeated node OPTIONAL (as Arrow writes) or REQUIRED
+    int depth = 0;         // 0 scalar, 1 list, 2 list of lists ...
+    bool optional = true;  // every non-repeated node OPTIONAL (as Arrow writes) or REQUIRED
 };
 
 struct WriteOptions {

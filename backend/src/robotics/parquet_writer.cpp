@@ -17,12 +17,12 @@ namespace {
 
 int physical_of(ValueKind k) {
     switch (k) {
-    case ValueKind::Bool: return kBoolean;
-    case ValueKind::Int32: return kInt32;
-    case ValueKind::Int64: return kInt64;
-    case ValueKind::Float32: return kFloat;
-    case ValueKind::Float64: return kDouble;
-    case ValueKind::String: return kByteArray;
+        case ValueKind::Bool: return kBoolean;
+        case ValueKind::Int32: return kInt32;
+        case ValueKind::Int64: return kInt64;
+        case ValueKind::Float32: return kFloat;
+        case ValueKind::Float64: return kDouble;
+        case ValueKind::String: return kByteArray;
     }
     return kDouble;
 }
@@ -135,28 +135,29 @@ private:
     void value(PageContent& p, size_t i) {
         auto raw = [&](const void* v, size_t n) { p.values.append(static_cast<const char*>(v), n); };
         switch (s_.kind) {
-        case ValueKind::Bool:
-            if (c_.ints[i]) p.bit_byte = static_cast<uint8_t>(p.bit_byte | (1 << p.bit_count));
-            if (++p.bit_count == 8) p.values.push_back(static_cast<char>(p.bit_byte)), p.bit_byte = 0, p.bit_count = 0;
-            break;
-        case ValueKind::Int32: {
-            const auto v = static_cast<int32_t>(c_.ints[i]);
-            raw(&v, 4);
-            break;
-        }
-        case ValueKind::Int64: raw(&c_.ints[i], 8); break;
-        case ValueKind::Float32: {
-            const auto v = static_cast<float>(c_.reals[i]);
-            raw(&v, 4);
-            break;
-        }
-        case ValueKind::Float64: raw(&c_.reals[i], 8); break;
-        case ValueKind::String: {
-            const auto n = static_cast<uint32_t>(c_.strings[i].size());
-            raw(&n, 4);
-            p.values += c_.strings[i];
-            break;
-        }
+            case ValueKind::Bool:
+                if (c_.ints[i]) p.bit_byte = static_cast<uint8_t>(p.bit_byte | (1 << p.bit_count));
+                if (++p.bit_count == 8)
+                    p.values.push_back(static_cast<char>(p.bit_byte)), p.bit_byte = 0, p.bit_count = 0;
+                break;
+            case ValueKind::Int32: {
+                const auto v = static_cast<int32_t>(c_.ints[i]);
+                raw(&v, 4);
+                break;
+            }
+            case ValueKind::Int64: raw(&c_.ints[i], 8); break;
+            case ValueKind::Float32: {
+                const auto v = static_cast<float>(c_.reals[i]);
+                raw(&v, 4);
+                break;
+            }
+            case ValueKind::Float64: raw(&c_.reals[i], 8); break;
+            case ValueKind::String: {
+                const auto n = static_cast<uint32_t>(c_.strings[i].size());
+                raw(&n, 4);
+                p.values += c_.strings[i];
+                break;
+            }
         }
     }
     const WriteColumn& s_;
@@ -164,7 +165,8 @@ private:
     int max_def_ = 0;
 };
 
-void schema_element(thrift::Writer& w, const std::string& name, int physical, int repetition, int children, int converted, int logical) {
+void schema_element(thrift::Writer& w, const std::string& name, int physical, int repetition, int children,
+                    int converted, int logical) {
     w.begin_element();
     if (physical >= 0) w.i32(1, physical);
     w.i32(3, repetition);
@@ -182,7 +184,8 @@ void schema_element(thrift::Writer& w, const std::string& name, int physical, in
 
 }  // namespace
 
-std::string write_bytes(const std::vector<WriteColumn>& schema, const std::vector<std::vector<Column>>& row_groups, const WriteOptions& o) {
+std::string write_bytes(const std::vector<WriteColumn>& schema, const std::vector<std::vector<Column>>& row_groups,
+                        const WriteOptions& o) {
     if (o.page_version != 1 && o.page_version != 2) throw Error("Parquet page version must be 1 or 2");
     std::string file = "PAR1";
     struct ChunkMeta {
@@ -198,16 +201,21 @@ std::string write_bytes(const std::vector<WriteColumn>& schema, const std::vecto
         for (size_t c = 0; c < schema.size(); ++c) {
             const WriteColumn& s = schema[c];
             const Column& col = group[c];
-            if (col.kind != s.kind || col.depth != s.depth) throw Error("column '" + s.name + "' does not match its schema entry");
-            if (col.rows() != rows) throw Error("column '" + s.name + "' has " + std::to_string(col.rows()) + " rows, the row group " + std::to_string(rows));
+            if (col.kind != s.kind || col.depth != s.depth)
+                throw Error("column '" + s.name + "' does not match its schema entry");
+            if (col.rows() != rows)
+                throw Error("column '" + s.name + "' has " + std::to_string(col.rows()) + " rows, the row group " +
+                            std::to_string(rows));
             ColumnEncoder enc(s, col);
             ChunkMeta m;
             m.offset = static_cast<int64_t>(file.size());
             const int64_t step = o.rows_per_page > 0 ? o.rows_per_page : std::max<int64_t>(rows, 1);
             for (int64_t a = 0; a < rows || (a == 0 && rows == 0); a += step) {
                 PageContent p = enc.encode(a, std::min(rows, a + step));
-                const std::string rep = s.depth ? encode_levels(p.rep, width_of(s.depth), o.bitpacked_levels) : std::string();
-                const std::string def = enc.max_def() ? encode_levels(p.def, width_of(enc.max_def()), o.bitpacked_levels) : std::string();
+                const std::string rep =
+                    s.depth ? encode_levels(p.rep, width_of(s.depth), o.bitpacked_levels) : std::string();
+                const std::string def =
+                    enc.max_def() ? encode_levels(p.def, width_of(enc.max_def()), o.bitpacked_levels) : std::string();
                 thrift::Writer h;
                 std::string body, raw;
                 if (o.page_version == 1) {
@@ -240,8 +248,10 @@ std::string write_bytes(const std::vector<WriteColumn>& schema, const std::vecto
                 file += h.out + body;
                 m.values += static_cast<int64_t>(p.def.size());
                 m.compressed += static_cast<int64_t>(h.out.size() + body.size());
-                m.uncompressed += static_cast<int64_t>(h.out.size()) + (o.page_version == 1 ? static_cast<int64_t>(raw.size())
-                                                                                          : static_cast<int64_t>(rep.size() + def.size() + p.values.size()));
+                m.uncompressed +=
+                    static_cast<int64_t>(h.out.size()) +
+                    (o.page_version == 1 ? static_cast<int64_t>(raw.size())
+                                         : static_cast<int64_t>(rep.size() + def.size() + p.values.size()));
                 if (rows == 0) break;
             }
             cm.push_back(m);
@@ -265,7 +275,7 @@ std::string write_bytes(const std::vector<WriteColumn>& schema, const std::vecto
         std::vector<std::string> path{s.name};
         std::string name = s.name;
         for (int k = 0; k < s.depth; ++k) {
-            schema_element(f, name, -1, rep, 1, 3, 3);        // <name> (LIST)
+            schema_element(f, name, -1, rep, 1, 3, 3);            // <name> (LIST)
             schema_element(f, "list", -1, kRepeated, 1, -1, -1);  // repeated group list
             name = "element";
             path.push_back("list"), path.push_back("element");
@@ -320,8 +330,8 @@ std::string write_bytes(const std::vector<WriteColumn>& schema, const std::vecto
     return file;
 }
 
-void write_file(const std::string& path, const std::vector<WriteColumn>& schema, const std::vector<std::vector<Column>>& row_groups,
-                const WriteOptions& options) {
+void write_file(const std::string& path, const std::vector<WriteColumn>& schema,
+                const std::vector<std::vector<Column>>& row_groups, const WriteOptions& options) {
     const std::string bytes = write_bytes(schema, row_groups, options);
     std::error_code ec;
     const auto parent = std::filesystem::path(path).parent_path();

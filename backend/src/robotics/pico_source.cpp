@@ -33,8 +33,14 @@ ojson pico_features(int width, int height, double fps) {
           {"shape", {height, width, 3}},
           {"names", {"height", "width", "channels"}},
           {"info",
-           {{"video.height", height}, {"video.width", width}, {"video.codec", "h264"}, {"video.pix_fmt", "yuv420p"}, {"video.fps", fps_json},
-            {"video.channels", 3}, {"has_audio", false}, {"is_depth_map", false}}}}},
+           {{"video.height", height},
+            {"video.width", width},
+            {"video.codec", "h264"},
+            {"video.pix_fmt", "yuv420p"},
+            {"video.fps", fps_json},
+            {"video.channels", 3},
+            {"has_audio", false},
+            {"is_depth_map", false}}}}},
         {"timestamp", scalar_of("float32")},
         {"frame_index", scalar_of("int64")},
         {"episode_index", scalar_of("int64")},
@@ -106,15 +112,23 @@ Dataset Dataset::pico(uint64_t first_seed, int count, const pico::Options& optio
     const ojson features = detail::pico_features(options.width, options.height, options.fps);
     for (const auto& [key, f] : features.items()) {
         Feature feat;
-        feat.key = key, feat.dtype = f["dtype"], feat.shape = f["shape"].get<std::vector<int64_t>>(), feat.names = f["names"], feat.json = f;
+        feat.key = key, feat.dtype = f["dtype"], feat.shape = f["shape"].get<std::vector<int64_t>>(),
+        feat.names = f["names"], feat.json = f;
         if (feat.dtype == "video") info.video_keys.push_back(key);
         info.features.push_back(std::move(feat));
     }
-    info.json = {{"codebase_version", "v3.0"}, {"fps", features["observation.images.front"]["info"]["video.fps"]}, {"features", features},
-                 {"total_episodes", count}, {"total_frames", row}, {"total_tasks", info.total_tasks}, {"chunks_size", 1000},
-                 {"data_files_size_in_mb", 100}, {"video_files_size_in_mb", 200},
+    info.json = {{"codebase_version", "v3.0"},
+                 {"fps", features["observation.images.front"]["info"]["video.fps"]},
+                 {"features", features},
+                 {"total_episodes", count},
+                 {"total_frames", row},
+                 {"total_tasks", info.total_tasks},
+                 {"chunks_size", 1000},
+                 {"data_files_size_in_mb", 100},
+                 {"video_files_size_in_mb", 200},
                  {"data_path", "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"},
-                 {"video_path", "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4"}, {"robot_type", info.robot_type},
+                 {"video_path", "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4"},
+                 {"robot_type", info.robot_type},
                  {"splits", {{"train", "0:" + std::to_string(count)}}}};
     Dataset ds;
     ds.impl_ = d;
@@ -131,7 +145,8 @@ std::vector<Column> Dataset::Impl::pico_columns(const EpisodeInfo& e) const {
     };
     Column action = make("action", ValueKind::Float32, 1), state = make("observation.state", ValueKind::Float32, 1);
     Column ts = make("timestamp", ValueKind::Float32, 0), frame = make("frame_index", ValueKind::Int64, 0);
-    Column ep = make("episode_index", ValueKind::Int64, 0), index = make("index", ValueKind::Int64, 0), task = make("task_index", ValueKind::Int64, 0);
+    Column ep = make("episode_index", ValueKind::Int64, 0), index = make("index", ValueKind::Int64, 0),
+           task = make("task_index", ValueKind::Int64, 0);
     int64_t task_index = 0;
     for (const auto& t : info.tasks)
         if (t.text == sim.prompt) task_index = t.index;
@@ -140,7 +155,8 @@ std::vector<Column> Dataset::Impl::pico_columns(const EpisodeInfo& e) const {
         action.offsets[0].push_back(static_cast<int64_t>(action.reals.size()));
         const pico::Gripper& g = sim.gripper_states[static_cast<size_t>(t)];
         const pico::Camera& cam = sim.camera_states[static_cast<size_t>(t)];
-        for (double v : {g.x, g.y, g.opening, cam.x, cam.zoom, g.holding >= 0 ? 1.0 : 0.0}) state.reals.push_back(static_cast<float>(v));
+        for (double v : {g.x, g.y, g.opening, cam.x, cam.zoom, g.holding >= 0 ? 1.0 : 0.0})
+            state.reals.push_back(static_cast<float>(v));
         state.offsets[0].push_back(static_cast<int64_t>(state.reals.size()));
         ts.reals.push_back(static_cast<float>(static_cast<double>(t) / info.fps));
         frame.ints.push_back(t);

@@ -35,8 +35,8 @@ struct Source {
     int64_t episode = 0;
     std::string camera, task;
     double fps = 16;
-    VideoFrames frames;           // the whole episode of the camera
-    Rows actions;                 // the episode's recorded actions, raw
+    VideoFrames frames;  // the whole episode of the camera
+    Rows actions;        // the episode's recorded actions, raw
     std::optional<pico::Episode> sim;
     const Embodiment* embodiment = nullptr;
 };
@@ -50,7 +50,7 @@ ojson video_metrics(const VideoFrames& gen, const VideoFrames& truth, bool pico_
 
 struct ChunkOut {
     VideoFrames video;
-    Rows actions;  // model space: predicted (policy) or commanded (forward dynamics)
+    Rows actions;      // model space: predicted (policy) or commanded (forward dynamics)
     std::string file;  // the chunk's MP4, relative to its node folder
 };
 
@@ -59,10 +59,11 @@ class Runner {
 public:
     explicit Runner(std::shared_ptr<const Model> model);
     // Chunk k from `start` (its PNG and, for forward dynamics, its actions are written beside the MP4 in `dir`).
-    ChunkOut chunk(const RolloutSpec& spec, const Source& src, const std::string& dir, int k, const VideoFrames& start, const Rows& model_actions,
-                   int chunk_size, const RunCallbacks& cb);
+    ChunkOut chunk(const RolloutSpec& spec, const Source& src, const std::string& dir, int k, const VideoFrames& start,
+                   const Rows& model_actions, int chunk_size, const RunCallbacks& cb);
     // Inverse dynamics on a video: the actions it implies (model space).
-    Rows inverse(const RolloutSpec& spec, const Source& src, const std::string& video, int chunk_size, uint32_t seed, const RunCallbacks& cb);
+    Rows inverse(const RolloutSpec& spec, const Source& src, const std::string& video, int chunk_size, uint32_t seed,
+                 const RunCallbacks& cb);
 
 private:
     Session session_;
@@ -80,8 +81,8 @@ Bundle open_bundle(RolloutSpec& spec, const std::string& bundle_dir);
 // The picture a node starts from: the parent's frame at branch_frame, or the source's at from_frame.
 VideoFrames start_picture(const Bundle& b, const RolloutSpec& spec, const Source& src);
 // A node's manifest entry, as every node of a bundle has it.
-ojson make_node(const std::string& id, const Bundle& b, const RolloutSpec& spec, const Source& src, int chunk_size, int frames, const ojson& chunks,
-                const ojson& metrics);
+ojson make_node(const std::string& id, const Bundle& b, const RolloutSpec& spec, const Source& src, int chunk_size,
+                int frames, const ojson& chunks, const ojson& metrics);
 // Appends the node to the manifest on disk (re-read, so nodes added meanwhile stay), creating it when needed.
 void add_node(Bundle& b, const RolloutSpec& spec, const Source& src, const ojson& node);
 

@@ -34,10 +34,12 @@ struct InteractivePlay::State {
         : spec(std::move(s)), bundle(open_bundle(spec, bundle_dir)), src(), runner(std::move(model)) {}
 };
 
-InteractivePlay::InteractivePlay(std::shared_ptr<const Model> model, const RolloutSpec& in_spec, const std::string& bundle_dir) {
+InteractivePlay::InteractivePlay(std::shared_ptr<const Model> model, const RolloutSpec& in_spec,
+                                 const std::string& bundle_dir) {
     RolloutSpec spec = in_spec;
     if (spec.mode.empty()) spec.mode = "forward_dynamics";
-    if (spec.mode != "forward_dynamics") throw Error("interactive play runs forward dynamics (got mode '" + spec.mode + "')");
+    if (spec.mode != "forward_dynamics")
+        throw Error("interactive play runs forward dynamics (got mode '" + spec.mode + "')");
     if (spec.closed_loop) throw Error("interactive play is no closed loop: the keys give the actions");
     if (!model) throw Error("interactive play needs a loaded model");
     auto st = std::make_unique<State>(std::move(model), std::move(spec), bundle_dir);
@@ -45,10 +47,13 @@ InteractivePlay::InteractivePlay(std::shared_ptr<const Model> model, const Rollo
     st->src = open_source(st->spec, st->spec.from_frame + chunk_guess + 1);  // Pico: more are simulated at finish()
     st->chunk_size = st->spec.chunk_size > 0 ? st->spec.chunk_size : default_chunk(st->src);
     if (st->chunk_size % 4 != 0)
-        throw Error("a chunk of " + std::to_string(st->chunk_size) + " actions is a " + std::to_string(st->chunk_size + 1) +
+        throw Error("a chunk of " + std::to_string(st->chunk_size) + " actions is a " +
+                    std::to_string(st->chunk_size + 1) +
                     "-frame video; the video tokenizer takes 4k + 1 frames, so give a multiple of 4");
-    if (st->src.embodiment->raw_action_dim) st->width = static_cast<size_t>(*st->src.embodiment->raw_action_dim);
-    else if (!st->src.actions.empty()) st->width = st->src.actions.front().size();
+    if (st->src.embodiment->raw_action_dim)
+        st->width = static_cast<size_t>(*st->src.embodiment->raw_action_dim);
+    else if (!st->src.actions.empty())
+        st->width = st->src.actions.front().size();
     st->current = start_picture(st->bundle, st->spec, st->src);
     st->id = st->bundle.next_id();
     st->node_dir = (fs::path(bundle_dir) / st->id).string();
@@ -71,19 +76,23 @@ const std::string& InteractivePlay::embodiment() const { return state_->src.embo
 int InteractivePlay::chunks_played() const { return static_cast<int>(state_->files.size()); }
 const VideoFrames& InteractivePlay::current_frame() const { return state_->current; }
 
-InteractivePlay::Chunk InteractivePlay::step(const std::vector<std::vector<double>>& raw_actions, const RunCallbacks& cb) {
+InteractivePlay::Chunk InteractivePlay::step(const std::vector<std::vector<double>>& raw_actions,
+                                             const RunCallbacks& cb) {
     State& s = *state_;
     if (s.finished) throw Error("interactive play: the play is finished; open a new one to play on");
     if (raw_actions.size() != static_cast<size_t>(s.chunk_size))
-        throw Error("interactive play: a chunk takes " + std::to_string(s.chunk_size) + " action rows, not " + std::to_string(raw_actions.size()));
+        throw Error("interactive play: a chunk takes " + std::to_string(s.chunk_size) + " action rows, not " +
+                    std::to_string(raw_actions.size()));
     const size_t width = s.width ? s.width : raw_actions.front().size();
     for (size_t t = 0; t < raw_actions.size(); ++t) {
         if (raw_actions[t].size() != width)
-            throw Error("interactive play: action row " + std::to_string(t) + " has " + std::to_string(raw_actions[t].size()) + " values, embodiment '" +
-                        s.src.embodiment->name + "' takes " + std::to_string(width));
+            throw Error("interactive play: action row " + std::to_string(t) + " has " +
+                        std::to_string(raw_actions[t].size()) + " values, embodiment '" + s.src.embodiment->name +
+                        "' takes " + std::to_string(width));
         for (size_t c = 0; c < width; ++c)
             if (!std::isfinite(raw_actions[t][c]))
-                throw Error("interactive play: action row " + std::to_string(t) + " channel " + std::to_string(c) + " is not a finite number");
+                throw Error("interactive play: action row " + std::to_string(t) + " channel " + std::to_string(c) +
+                            " is not a finite number");
     }
     s.width = width;
     if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
@@ -120,7 +129,13 @@ ojson InteractivePlay::finish() {
     }
 
     s.stitched.fps = s.src.fps;
-    const std::string record = ojson{{"rollout", s.id}, {"mode", s.spec.mode}, {"interactive", true}, {"source", s.spec.dataset}, {"episode", s.spec.episode}}.dump();
+    const std::string record = ojson{
+        {"rollout", s.id},
+        {"mode", s.spec.mode},
+        {"interactive", true},
+        {"source", s.spec.dataset},
+        {"episode",
+         s.spec.episode}}.dump();
     write_mp4((fs::path(s.node_dir) / "rollout.mp4").string(), s.stitched, nullptr, record);
     write_actions_json((fs::path(s.node_dir) / "actions.json").string(), s.ran);
 

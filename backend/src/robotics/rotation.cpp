@@ -11,8 +11,9 @@ namespace ws::robotics {
 namespace {
 const std::vector<std::pair<RotationFormat, const char*>>& format_names() {
     static const std::vector<std::pair<RotationFormat, const char*>> names = {
-        {RotationFormat::Matrix, "matrix"},       {RotationFormat::Rot6d, "rot6d"},         {RotationFormat::Rot9d, "rot9d"},
-        {RotationFormat::QuatXyzw, "quat_xyzw"},  {RotationFormat::QuatWxyz, "quat_wxyz"},  {RotationFormat::EulerXyz, "euler_xyz"},
+        {RotationFormat::Matrix, "matrix"},      {RotationFormat::Rot6d, "rot6d"},
+        {RotationFormat::Rot9d, "rot9d"},        {RotationFormat::QuatXyzw, "quat_xyzw"},
+        {RotationFormat::QuatWxyz, "quat_wxyz"}, {RotationFormat::EulerXyz, "euler_xyz"},
         {RotationFormat::AxisAngle, "axisangle"}};
     return names;
 }
@@ -78,9 +79,11 @@ const char* rotation_format_name(RotationFormat f) {
 }
 int rotation_width(RotationFormat f) {
     switch (f) {
-        case RotationFormat::Matrix: case RotationFormat::Rot9d: return 9;
+        case RotationFormat::Matrix:
+        case RotationFormat::Rot9d: return 9;
         case RotationFormat::Rot6d: return 6;
-        case RotationFormat::QuatXyzw: case RotationFormat::QuatWxyz: return 4;
+        case RotationFormat::QuatXyzw:
+        case RotationFormat::QuatWxyz: return 4;
         default: return 3;
     }
 }
@@ -133,9 +136,7 @@ Mat3 to_matrix(const double* v, RotationFormat f, bool normalize) {
     Mat3 m;
     switch (f) {
         case RotationFormat::Matrix:
-        case RotationFormat::Rot9d:
-            std::copy(v, v + 9, m.begin());
-            return normalize ? svd_project(m) : m;
+        case RotationFormat::Rot9d: std::copy(v, v + 9, m.begin()); return normalize ? svd_project(m) : m;
         case RotationFormat::Rot6d: {
             const double a[3] = {v[0], v[1], v[2]}, c[3] = {v[3], v[4], v[5]};
             const double x[3] = {a[1] * c[2] - a[2] * c[1], a[2] * c[0] - a[0] * c[2], a[0] * c[1] - a[1] * c[0]};
@@ -145,17 +146,18 @@ Mat3 to_matrix(const double* v, RotationFormat f, bool normalize) {
         case RotationFormat::QuatXyzw: return quat_matrix(v[0], v[1], v[2], v[3]);
         case RotationFormat::QuatWxyz: return quat_matrix(v[1], v[2], v[3], v[0]);
         case RotationFormat::EulerXyz: {
-            const double ca = std::cos(v[0]), sa = std::sin(v[0]), cb = std::cos(v[1]), sb = std::sin(v[1]), cg = std::cos(v[2]), sg = std::sin(v[2]);
-            const Mat3 rx{1, 0, 0, 0, ca, -sa, 0, sa, ca}, ry{cb, 0, sb, 0, 1, 0, -sb, 0, cb}, rz{cg, -sg, 0, sg, cg, 0, 0, 0, 1};
+            const double ca = std::cos(v[0]), sa = std::sin(v[0]), cb = std::cos(v[1]), sb = std::sin(v[1]),
+                         cg = std::cos(v[2]), sg = std::sin(v[2]);
+            const Mat3 rx{1, 0, 0, 0, ca, -sa, 0, sa, ca}, ry{cb, 0, sb, 0, 1, 0, -sb, 0, cb},
+                rz{cg, -sg, 0, sg, cg, 0, 0, 0, 1};
             return mul(rz, mul(ry, rx));
         }
         case RotationFormat::AxisAngle: {
             const double th = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
             if (th == 0) return identity3();
             const double x = v[0] / th, y = v[1] / th, z = v[2] / th, c = std::cos(th), s = std::sin(th), C = 1 - c;
-            return {c + x * x * C,     x * y * C - z * s, x * z * C + y * s,
-                    y * x * C + z * s, c + y * y * C,     y * z * C - x * s,
-                    z * x * C - y * s, z * y * C + x * s, c + z * z * C};
+            return {c + x * x * C,     x * y * C - z * s, x * z * C + y * s, y * x * C + z * s, c + y * y * C,
+                    y * z * C - x * s, z * x * C - y * s, z * y * C + x * s, c + z * z * C};
         }
     }
     return identity3();

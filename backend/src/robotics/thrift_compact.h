@@ -14,8 +14,21 @@ struct Failure : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-enum Type : uint8_t { Stop = 0, True = 1, False = 2, Byte = 3, I16 = 4, I32 = 5, I64 = 6, Double = 7, Binary = 8,
-                      List = 9, Set = 10, Map = 11, Struct = 12 };
+enum Type : uint8_t {
+    Stop = 0,
+    True = 1,
+    False = 2,
+    Byte = 3,
+    I16 = 4,
+    I32 = 5,
+    I64 = 6,
+    Double = 7,
+    Binary = 8,
+    List = 9,
+    Set = 10,
+    Map = 11,
+    Struct = 12
+};
 
 class Reader {
 public:
@@ -60,7 +73,8 @@ public:
         const uint8_t h = byte();
         uint64_t n = h >> 4;
         if (n == 15) n = varint();
-        if (n > static_cast<uint64_t>(end_ - p_)) throw Failure("list of " + std::to_string(n) + " elements past the end");
+        if (n > static_cast<uint64_t>(end_ - p_))
+            throw Failure("list of " + std::to_string(n) + " elements past the end");
         return {static_cast<uint8_t>(h & 0x0f), static_cast<uint32_t>(n)};
     }
 
@@ -94,43 +108,45 @@ public:
     void skip(uint8_t type) {
         if (++depth_ > 64) throw Failure("structures nested too deep");
         switch (type) {
-        case True:
-        case False: break;
-        case Byte: byte(); break;
-        case I16:
-        case I32:
-        case I64: varint(); break;
-        case Double: need(8), p_ += 8; break;
-        case Binary: {
-            const uint64_t n = varint();
-            need(n);
-            p_ += n;
-            break;
-        }
-        case List:
-        case Set: {
-            auto [et, n] = list_header();
-            for (uint32_t i = 0; i < n; ++i) skip_element(et);
-            break;
-        }
-        case Map: {
-            const uint64_t n = varint();
-            if (n > static_cast<uint64_t>(end_ - p_)) throw Failure("map past the end");
-            if (n) {
-                const uint8_t kv = byte();
-                for (uint64_t i = 0; i < n; ++i) skip_element(kv >> 4), skip_element(kv & 0x0f);
+            case True:
+            case False: break;
+            case Byte: byte(); break;
+            case I16:
+            case I32:
+            case I64: varint(); break;
+            case Double: need(8), p_ += 8; break;
+            case Binary: {
+                const uint64_t n = varint();
+                need(n);
+                p_ += n;
+                break;
             }
-            break;
-        }
-        case Struct: read_struct([](int16_t, uint8_t, Reader&) { return false; }); break;
-        default: throw Failure("unknown field type " + std::to_string(type));
+            case List:
+            case Set: {
+                auto [et, n] = list_header();
+                for (uint32_t i = 0; i < n; ++i) skip_element(et);
+                break;
+            }
+            case Map: {
+                const uint64_t n = varint();
+                if (n > static_cast<uint64_t>(end_ - p_)) throw Failure("map past the end");
+                if (n) {
+                    const uint8_t kv = byte();
+                    for (uint64_t i = 0; i < n; ++i) skip_element(kv >> 4), skip_element(kv & 0x0f);
+                }
+                break;
+            }
+            case Struct: read_struct([](int16_t, uint8_t, Reader&) { return false; }); break;
+            default: throw Failure("unknown field type " + std::to_string(type));
         }
         --depth_;
     }
     // A boolean inside a list takes one byte.
     void skip_element(uint8_t type) {
-        if (type == True || type == False) byte();
-        else skip(type);
+        if (type == True || type == False)
+            byte();
+        else
+            skip(type);
     }
 
 private:

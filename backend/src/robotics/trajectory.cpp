@@ -35,17 +35,21 @@ std::vector<std::vector<double>> pose_abs_to_rel(const std::vector<Pose>& poses,
     return rows;
 }
 
-std::vector<Pose> pose_rel_to_abs(const std::vector<std::vector<double>>& rows, RotationFormat f, PoseConvention c, const RelToAbsOptions& o) {
+std::vector<Pose> pose_rel_to_abs(const std::vector<std::vector<double>>& rows, RotationFormat f, PoseConvention c,
+                                  const RelToAbsOptions& o) {
     const size_t width = 3 + static_cast<size_t>(rotation_width(f));
     std::vector<Pose> out{o.initial};
     for (size_t k = 0; k < rows.size(); ++k) {
         if (rows[k].size() != width)
-            throw Error("pose row " + std::to_string(k) + " has " + std::to_string(rows[k].size()) + " values, " + rotation_format_name(f) + " needs " + std::to_string(width));
+            throw Error("pose row " + std::to_string(k) + " has " + std::to_string(rows[k].size()) + " values, " +
+                        rotation_format_name(f) + " needs " + std::to_string(width));
         std::vector<double> rot(rows[k].begin() + 3, rows[k].end());
         for (double& v : rot) v /= o.rotation_scale;
-        const bool project = o.normalize_rotation && (f == RotationFormat::Rot6d || f == RotationFormat::Rot9d || f == RotationFormat::Matrix);
+        const bool project = o.normalize_rotation &&
+                             (f == RotationFormat::Rot6d || f == RotationFormat::Rot9d || f == RotationFormat::Matrix);
         const Mat3 r = to_matrix(rot.data(), f, project);
-        const Pose d = make_pose(r, {rows[k][0] / o.translation_scale, rows[k][1] / o.translation_scale, rows[k][2] / o.translation_scale});
+        const Pose d = make_pose(
+            r, {rows[k][0] / o.translation_scale, rows[k][1] / o.translation_scale, rows[k][2] / o.translation_scale});
         out.push_back(mul(c == PoseConvention::BackwardFramewise ? out.back() : out.front(), d));
     }
     return out;
@@ -70,18 +74,26 @@ IdleThresholds IdleThresholds::defaults(double fps) {
     return t;
 }
 
-std::vector<bool> idle_mask(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds, RotationFormat rf, const IdleThresholds& th) {
+std::vector<bool> idle_mask(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds,
+                            RotationFormat rf, const IdleThresholds& th) {
     std::vector<size_t> pos, rot, grip, joint;
     for (size_t c = 0; c < kinds.size(); ++c) {
         const std::string& k = kinds[c];
-        if (k == "pos") pos.push_back(c);
-        else if (k == "rot") rot.push_back(c);
-        else if (k == "gripper") grip.push_back(c);
-        else if (k == "joint") joint.push_back(c);
-        else if (k != "reserved") throw Error("channel kind must be pos, rot, gripper, joint or reserved (got '" + k + "')");
+        if (k == "pos")
+            pos.push_back(c);
+        else if (k == "rot")
+            rot.push_back(c);
+        else if (k == "gripper")
+            grip.push_back(c);
+        else if (k == "joint")
+            joint.push_back(c);
+        else if (k != "reserved")
+            throw Error("channel kind must be pos, rot, gripper, joint or reserved (got '" + k + "')");
     }
     const size_t rw = static_cast<size_t>(rotation_width(rf));
-    if (rot.size() % rw) throw Error(std::to_string(rot.size()) + " rotation columns do not split into " + rotation_format_name(rf) + " groups");
+    if (rot.size() % rw)
+        throw Error(std::to_string(rot.size()) + " rotation columns do not split into " + rotation_format_name(rf) +
+                    " groups");
     std::vector<bool> mask(action.size(), false);
     size_t streak = 0;
     auto close_streak = [&](size_t end) {  // the run of idle steps ending before `end`
@@ -97,7 +109,8 @@ std::vector<bool> idle_mask(const std::vector<std::vector<double>>& action, cons
     };
     for (size_t t = 0; t < action.size(); ++t) {
         if (action[t].size() != kinds.size())
-            throw Error("action row " + std::to_string(t) + " has " + std::to_string(action[t].size()) + " values, the channel types name " + std::to_string(kinds.size()));
+            throw Error("action row " + std::to_string(t) + " has " + std::to_string(action[t].size()) +
+                        " values, the channel types name " + std::to_string(kinds.size()));
         bool idle = true;
         if (!pos.empty()) {
             double n = 0;
@@ -115,14 +128,17 @@ std::vector<bool> idle_mask(const std::vector<std::vector<double>>& action, cons
         }
         if (!grip.empty()) idle = idle && max_change(grip, t) < th.eps_g;
         if (!joint.empty()) idle = idle && max_change(joint, t) < th.joint;
-        if (idle) ++streak;
-        else close_streak(t);
+        if (idle)
+            ++streak;
+        else
+            close_streak(t);
     }
     close_streak(action.size());
     return mask;
 }
 
-int idle_frames(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds, RotationFormat rf, const IdleThresholds& th) {
+int idle_frames(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds,
+                RotationFormat rf, const IdleThresholds& th) {
     const std::vector<bool> mask = idle_mask(action, kinds, rf, th);
     return static_cast<int>(std::count(mask.begin(), mask.end(), true));
 }
@@ -130,18 +146,23 @@ int idle_frames(const std::vector<std::vector<double>>& action, const std::vecto
 namespace detail {
 
 LayoutPlan plan_layout(const Embodiment& e) {
-    if (e.layout.empty()) throw Error("embodiment '" + e.name + "' has no channel layout, so its actions cannot be made from poses");
+    if (e.layout.empty())
+        throw Error("embodiment '" + e.name + "' has no channel layout, so its actions cannot be made from poses");
     LayoutPlan p;
     size_t col = 0;
     for (size_t g = 0; g < e.layout.size(); ++g) {
         const ChannelGroup& c = e.layout[g];
         if (c.kind == "pos" && c.width == 3 && g + 1 < e.layout.size() && e.layout[g + 1].kind == "rot") {
             const ChannelGroup& r = e.layout[g + 1];
-            const RotationFormat f = rotation_format_from_name(r.rotation_format.empty() ? e.rotation_format : r.rotation_format);
-            if (rotation_width(f) != r.width) throw Error("embodiment '" + e.name + "': rotation group '" + r.name + "' is not " + rotation_format_name(f) + " wide");
+            const RotationFormat f =
+                rotation_format_from_name(r.rotation_format.empty() ? e.rotation_format : r.rotation_format);
+            if (rotation_width(f) != r.width)
+                throw Error("embodiment '" + e.name + "': rotation group '" + r.name + "' is not " +
+                            rotation_format_name(f) + " wide");
             std::string name = c.name;
             for (const char* suffix : {"_position_delta", "_position"})
-                if (name.size() > std::strlen(suffix) && name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
+                if (name.size() > std::strlen(suffix) &&
+                    name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
                     name.resize(name.size() - std::strlen(suffix));
             p.parts.push_back({name, col, col + 3, f});
             p.kinds.insert(p.kinds.end(), 3, "pos");
@@ -169,9 +190,11 @@ std::vector<std::vector<double>> Trajectory::to_actions(const Embodiment& e) con
     const size_t n = steps();
     for (size_t t = 0; t < n; ++t) {
         if (!poses.empty() && poses[t].size() != p.parts.size())
-            throw Error("trajectory step " + std::to_string(t) + " has " + std::to_string(poses[t].size()) + " poses, embodiment '" + e.name + "' has " + std::to_string(p.parts.size()) + " posed parts");
+            throw Error("trajectory step " + std::to_string(t) + " has " + std::to_string(poses[t].size()) +
+                        " poses, embodiment '" + e.name + "' has " + std::to_string(p.parts.size()) + " posed parts");
         if (other.size() && other[t].size() != p.other_cols.size())
-            throw Error("trajectory step " + std::to_string(t) + " has " + std::to_string(other[t].size()) + " channels, embodiment '" + e.name + "' has " + std::to_string(p.other_cols.size()));
+            throw Error("trajectory step " + std::to_string(t) + " has " + std::to_string(other[t].size()) +
+                        " channels, embodiment '" + e.name + "' has " + std::to_string(p.other_cols.size()));
     }
     std::vector<std::vector<double>> rows(n > 0 ? n - 1 : 0, std::vector<double>(p.width, 0.0));
     for (size_t part = 0; part < p.parts.size(); ++part) {
@@ -187,7 +210,8 @@ std::vector<std::vector<double>> Trajectory::to_actions(const Embodiment& e) con
     return rows;
 }
 
-Trajectory Trajectory::from_actions(const std::vector<std::vector<double>>& rows, const Embodiment& e, double fps, const std::vector<Pose>& initial) {
+Trajectory Trajectory::from_actions(const std::vector<std::vector<double>>& rows, const Embodiment& e, double fps,
+                                    const std::vector<Pose>& initial) {
     const LayoutPlan p = detail::plan_layout(e);
     Trajectory t;
     t.embodiment = e.name, t.fps = fps;
@@ -196,11 +220,14 @@ Trajectory Trajectory::from_actions(const std::vector<std::vector<double>>& rows
     t.other.assign(n, std::vector<double>(p.other_cols.size(), 0.0));
     for (size_t i = 0; i < rows.size(); ++i)
         if (rows[i].size() != p.width)
-            throw Error("action row " + std::to_string(i) + " has " + std::to_string(rows[i].size()) + " values, embodiment '" + e.name + "' needs " + std::to_string(p.width));
+            throw Error("action row " + std::to_string(i) + " has " + std::to_string(rows[i].size()) +
+                        " values, embodiment '" + e.name + "' needs " + std::to_string(p.width));
     for (size_t part = 0; part < p.parts.size(); ++part) {
         std::vector<std::vector<double>> rel;
         const size_t w = 3 + static_cast<size_t>(rotation_width(p.parts[part].format));
-        for (const auto& r : rows) rel.emplace_back(r.begin() + static_cast<long>(p.parts[part].pos_col), r.begin() + static_cast<long>(p.parts[part].pos_col + w));
+        for (const auto& r : rows)
+            rel.emplace_back(r.begin() + static_cast<long>(p.parts[part].pos_col),
+                             r.begin() + static_cast<long>(p.parts[part].pos_col + w));
         RelToAbsOptions o;
         if (part < initial.size()) o.initial = initial[part];
         const auto abs = pose_rel_to_abs(rel, p.parts[part].format, PoseConvention::BackwardFramewise, o);
@@ -220,7 +247,11 @@ ojson Trajectory::to_json() const {
             for (const Pose& p : poses[s]) ps.push_back(std::vector<double>(p.begin(), p.end()));
         steps_j.push_back({{"poses", ps}, {"channels", other.empty() ? std::vector<double>{} : other[s]}});
     }
-    return {{"format", "worldstudio.trajectory"}, {"version", 1}, {"embodiment", embodiment}, {"fps", fps}, {"steps", steps_j}};
+    return {{"format", "worldstudio.trajectory"},
+            {"version", 1},
+            {"embodiment", embodiment},
+            {"fps", fps},
+            {"steps", steps_j}};
 }
 
 Trajectory Trajectory::from_json(const ojson& j, const std::string& origin) {
@@ -238,7 +269,8 @@ Trajectory Trajectory::from_json(const ojson& j, const std::string& origin) {
         if (st.contains("poses")) {
             if (!st["poses"].is_array()) throw Error(where + ": field 'poses' must be a list of 16-number poses");
             for (const ojson& p : st["poses"]) {
-                if (!p.is_array() || p.size() != 16) throw Error(where + ": every pose must be 16 numbers (row-major 4x4)");
+                if (!p.is_array() || p.size() != 16)
+                    throw Error(where + ": every pose must be 16 numbers (row-major 4x4)");
                 Pose m;
                 for (size_t k = 0; k < 16; ++k) {
                     if (!p[k].is_number()) throw Error(where + ": pose values must be numbers");
@@ -276,7 +308,8 @@ std::vector<std::vector<double>> read_action_file(const std::string& path, const
         SafeTensorsFile f(path);
         if (!f.contains("actions")) throw Error(path + ": has no tensor named 'actions'");
         const TensorView& v = f.at("actions");
-        if (v.shape.size() != 2 || (v.dtype != DType::F32)) throw Error(path + ": 'actions' must be a float32 [T, D] tensor");
+        if (v.shape.size() != 2 || (v.dtype != DType::F32))
+            throw Error(path + ": 'actions' must be a float32 [T, D] tensor");
         const float* p = reinterpret_cast<const float*>(v.data);
         for (int64_t t = 0; t < v.shape[0]; ++t) rows.emplace_back(p + t * v.shape[1], p + (t + 1) * v.shape[1]);
         return rows;
@@ -299,10 +332,12 @@ std::vector<std::vector<double>> read_action_file(const std::string& path, const
     if (!j.is_array() || j.empty()) throw Error(path + ": must hold a [T, D] list of action rows");
     for (size_t t = 0; t < j.size(); ++t) {
         if (!j[t].is_array() || j[t].size() != j[0].size() || j[0].empty())
-            throw Error(path + ": row " + std::to_string(t) + " must be a list of " + std::to_string(j[0].size()) + " numbers");
+            throw Error(path + ": row " + std::to_string(t) + " must be a list of " + std::to_string(j[0].size()) +
+                        " numbers");
         std::vector<double> row;
         for (const ojson& v : j[t]) {
-            if (!v.is_number()) throw Error(path + ": row " + std::to_string(t) + " holds a value that is not a number");
+            if (!v.is_number())
+                throw Error(path + ": row " + std::to_string(t) + " holds a value that is not a number");
             row.push_back(v.get<double>());
         }
         rows.push_back(std::move(row));

@@ -27,8 +27,8 @@ public:
     std::string token_bytes(int32_t id) const;
 
     int32_t token_id(const std::string& token) const;  // -1 if unknown
-    bool is_added(int32_t id) const;                     // an added/special token (<|im_end|>, <think>, ...)
-    int64_t vocab_size() const;                          // largest id + 1
+    bool is_added(int32_t id) const;                   // an added/special token (<|im_end|>, <think>, ...)
+    int64_t vocab_size() const;                        // largest id + 1
 
     // Pre-tokenizer split (exposed for tests): pieces of already-normalized text.
     static std::vector<std::string> pre_tokenize(const std::string& text);

@@ -24,10 +24,10 @@ std::string diffusers_weight_name(const std::string& canonical);
 std::map<std::string, std::vector<int64_t>> expected_weights(const ModelConfig& c);
 
 struct WeightReport {
-    std::vector<std::string> missing;                                   // canonical names
-    std::vector<std::string> unexpected;                                // checkpoint names
-    std::vector<std::string> misshaped;                                 // "name: expected [..], found [..]"
-    std::map<std::string, std::string> source_of;                       // canonical -> checkpoint name
+    std::vector<std::string> missing;              // canonical names
+    std::vector<std::string> unexpected;           // checkpoint names
+    std::vector<std::string> misshaped;            // "name: expected [..], found [..]"
+    std::map<std::string, std::string> source_of;  // canonical -> checkpoint name
     bool ok() const { return missing.empty() && misshaped.empty(); }
     std::string summary(size_t max_items = 20) const;
 };

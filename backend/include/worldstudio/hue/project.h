@@ -20,8 +20,8 @@ namespace ws::hue {
 enum class Answer { Yes, No, Unclear };
 enum class Dimension { SemanticAlignment, PhysicalLaws, GeometricReasoning, VisualIntegrity };
 
-const char* answer_name(Answer a);          // "yes", "no", "unclear"
-const char* dimension_name(Dimension d);    // "Semantic Alignment", ...
+const char* answer_name(Answer a);        // "yes", "no", "unclear"
+const char* dimension_name(Dimension d);  // "Semantic Alignment", ...
 // Case-insensitive; dimensions also as snake_case ("physical_laws"). nullopt when not one of them.
 std::optional<Answer> parse_answer(const std::string& s);
 std::optional<Dimension> parse_dimension(const std::string& s);
@@ -32,7 +32,7 @@ const std::vector<std::string>& physical_ai_domains();
 
 struct Prompt {
     int64_t id = 0;
-    std::string key;     // the interchange's prompt_id
+    std::string key;  // the interchange's prompt_id
     std::string text;
     std::string domain;
     std::string mode = "T2V";  // T2V or I2V; "" in add_prompt: whatever the stored prompt is (T2V when new)
@@ -40,7 +40,7 @@ struct Prompt {
 
 struct Video {
     int64_t id = 0;
-    std::string file;    // the interchange's video
+    std::string file;  // the interchange's video
     std::string model;
     std::string prompt_key;
     std::optional<int64_t> seed;
@@ -49,7 +49,7 @@ struct Video {
 
 struct Question {
     int64_t id = 0;
-    std::string key;     // the interchange's question_id
+    std::string key;  // the interchange's question_id
     std::string prompt_key;
     std::string text;
     Dimension dimension = Dimension::SemanticAlignment;
@@ -108,9 +108,11 @@ public:
     // A WorldStudio output (its MP4 and generation record): the model is the record's model id, the seed its seed, the
     // prompt the one with this text and mode (T2V for text2video, I2V for image2video), made (key "sN", `domain`)
     // when the project has none. Other modes are refused: HUE judges T2V and I2V videos.
-    int64_t add_output(const std::string& file, const std::string& record_json, const std::string& prompt_text, const std::string& domain);
+    int64_t add_output(const std::string& file, const std::string& record_json, const std::string& prompt_text,
+                       const std::string& domain);
     // A new question under a fresh key PROMPT-<tag><N> (typed questions "u", generated drafts "d"); returns its id.
-    int64_t add_new_question(const std::string& prompt_key, const std::string& text, Dimension d, bool approved, const std::string& tag);
+    int64_t add_new_question(const std::string& prompt_key, const std::string& text, Dimension d, bool approved,
+                             const std::string& tag);
     void update_question(int64_t question_id, const std::string& text, Dimension d, bool approved);
     void remove_question(int64_t question_id);  // a rejected draft (answers to it go too)
 
@@ -121,7 +123,8 @@ public:
 
     // Committed when it returns. Answering again replaces this annotator's earlier answer.
     void answer(int64_t video_id, int64_t question_id, const std::string& annotator, Answer a);
-    void adjudicate(int64_t video_id, int64_t question_id, const std::string& reviewer, Answer a, const std::string& note = "");
+    void adjudicate(int64_t video_id, int64_t question_id, const std::string& reviewer, Answer a,
+                    const std::string& note = "");
 
     // Every (video, approved question of its prompt) in a stable order, with this annotator's answer if any.
     std::vector<Task> tasks_for(const std::string& annotator) const;
@@ -159,9 +162,9 @@ struct Score {
 
 struct ModelScores {
     Score overall;
-    std::vector<std::pair<Dimension, Score>> dimensions;        // the four, in order, where any label exists
-    std::vector<std::pair<std::string, Score>> domains;         // sorted by name
-    std::vector<std::pair<std::string, Score>> modes;           // "I2V", "T2V" where present
+    std::vector<std::pair<Dimension, Score>> dimensions;  // the four, in order, where any label exists
+    std::vector<std::pair<std::string, Score>> domains;   // sorted by name
+    std::vector<std::pair<std::string, Score>> modes;     // "I2V", "T2V" where present
 };
 
 struct Agreement {
@@ -172,7 +175,7 @@ struct Agreement {
 
 struct Scores {
     std::vector<std::pair<std::string, ModelScores>> models;  // sorted by name
-    std::vector<std::pair<Dimension, Agreement>> agreement;  // per dimension with two or more answers
+    std::vector<std::pair<Dimension, Agreement>> agreement;   // per dimension with two or more answers
     int64_t pending = 0;  // items without a final label: disagreeing and unsettled, or fewer than two answers
     // T2V and I2V leaderboards: models by HUE on that mode's prompts, best first.
     std::vector<std::pair<std::string, std::vector<std::pair<std::string, Score>>>> leaderboards;

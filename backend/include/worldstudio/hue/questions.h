@@ -30,14 +30,14 @@ struct DraftQuestion {
 
 struct QuestionPlan {
     std::string domain;
-    std::string domain_source;  // "reasoner" or "keywords"
-    ojson inventory;            // the Scene Parser's structured caption, repaired against the prompt
-    std::string inventory_source;  // "caption" (given) or "scene parser" (upsampled)
+    std::string domain_source;                   // "reasoner" or "keywords"
+    ojson inventory;                             // the Scene Parser's structured caption, repaired against the prompt
+    std::string inventory_source;                // "caption" (given) or "scene parser" (upsampled)
     std::vector<std::string> inventory_repairs;  // what the prompt put back ("box: blue, not red")
-    std::string auditor_source; // "reasoner" or "rules"
+    std::string auditor_source;                  // "reasoner" or "rules"
     std::vector<DraftQuestion> questions;
     std::vector<std::string> dropped;  // questions the audit rules refused, with the reason
-    ojson record;               // model, prompt, sampling and each layer's raw reply
+    ojson record;                      // model, prompt, sampling and each layer's raw reply
 };
 
 struct QuestionOptions {

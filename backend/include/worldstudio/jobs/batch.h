@@ -43,13 +43,13 @@ struct BatchOptions {
 
 struct BatchReport {
     int succeeded = 0, failed = 0, skipped = 0;  // skipped: already done when resuming
-    std::vector<std::string> failures;            // "NAME: message"
+    std::vector<std::string> failures;           // "NAME: message"
 };
 
 // Runs the samples one after another on `session`; a failing sample is recorded and the batch goes on. Cancelled
 // (from cb.should_cancel) stops the batch after writing nothing for the sample it interrupted.
-BatchReport run_batch(Session& session, const BatchInput& input, const std::string& out_dir, const BatchOptions& options,
-                      const RunCallbacks& cb);
+BatchReport run_batch(Session& session, const BatchInput& input, const std::string& out_dir,
+                      const BatchOptions& options, const RunCallbacks& cb);
 
 // A sample's folder name from free text (the studio names a job by its prompt): '/' and control characters become
 // '_', cut to at most 120 bytes between characters; never "", "." or "..". A name read from a sample file must be

@@ -58,7 +58,8 @@ class JobQueue {
 public:
     // `journal_path` empty: in memory only. Throws ws::Error when an existing journal is not a queue journal.
     // `media` is what each job's session reads conditioning files and writes MP4 / PNG outputs with (media_files.h).
-    JobQueue(std::shared_ptr<const Model> model, JobEvents events = {}, std::string journal_path = {}, MediaFiles media = {});
+    JobQueue(std::shared_ptr<const Model> model, JobEvents events = {}, std::string journal_path = {},
+             MediaFiles media = {});
     ~JobQueue();
     JobQueue(const JobQueue&) = delete;
     JobQueue& operator=(const JobQueue&) = delete;
@@ -66,14 +67,14 @@ public:
     int64_t submit(ojson request, std::string out_prefix);
     bool cancel(int64_t id);  // removes a queued job or stops the running one
     void cancel_all();
-    void pause();             // the running job finishes; no new one starts
+    void pause();  // the running job finishes; no new one starts
     void resume();
     bool paused() const;
-    int64_t running_job() const;  // the running job's id, 0 when none
-    bool move(int64_t id, int index);        // reorders a queued job among the queued ones; false otherwise
-    bool update(int64_t id, ojson request);  // edits a queued job's request; false when it is not queued
-    bool retry(int64_t id);                  // queues a failed or cancelled job again
-    void remove_finished();                  // drops done, failed and cancelled jobs from the list
+    int64_t running_job() const;                         // the running job's id, 0 when none
+    bool move(int64_t id, int index);                    // reorders a queued job among the queued ones; false otherwise
+    bool update(int64_t id, ojson request);              // edits a queued job's request; false when it is not queued
+    bool retry(int64_t id);                              // queues a failed or cancelled job again
+    void remove_finished();                              // drops done, failed and cancelled jobs from the list
     void set_model(std::shared_ptr<const Model> model);  // used by jobs that start afterwards
     // Jobs that start afterwards run on the model as tickets of this scheduler (device_scheduler.h), behind what else
     // uses the device; without one (the CLI) they run on the queue's thread directly. Remote jobs never wait for it.
@@ -85,7 +86,7 @@ public:
     void set_preview_every(int k) { preview_every_ = std::max(0, k); }
     std::vector<Job> jobs() const;
     std::optional<Job> job(int64_t id) const;
-    void wait_idle();         // until nothing is queued or running (or paused with nothing running)
+    void wait_idle();  // until nothing is queued or running (or paused with nothing running)
     // The newest previews (job id, preview); when the consumer falls behind, the oldest are dropped.
     std::optional<std::pair<int64_t, LatentPreview>> take_preview() { return previews_.pop(); }
     size_t dropped_previews() const { return previews_.dropped(); }
@@ -94,7 +95,7 @@ private:
     void run();
     void changed_locked();  // hands the journal's new text to its writer; mu_ held
     void notify_changed();
-    void write_journal();   // the journal writer's thread: the newest text, written whole and renamed into place
+    void write_journal();  // the journal writer's thread: the newest text, written whole and renamed into place
     std::shared_ptr<const Model> model_;
     std::shared_ptr<DeviceScheduler> scheduler_;
     std::optional<RemoteEngine> remote_;

@@ -25,6 +25,7 @@ struct RemoteEngine {
 // aborts a transfer in flight, sends DELETE for a video job, and throws ws::Cancelled. A failed job, an HTTP error,
 // a dropped connection or an answer that is not what the API documents throws ws::Error naming the server and what
 // it said.
-GenerationResult remote_generate(const RemoteEngine& engine, const ojson& job, const std::string& out_prefix, const RunCallbacks& cb);
+GenerationResult remote_generate(const RemoteEngine& engine, const ojson& job, const std::string& out_prefix,
+                                 const RunCallbacks& cb);
 
 }  // namespace ws

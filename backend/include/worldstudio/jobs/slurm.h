@@ -12,11 +12,11 @@
 namespace ws {
 
 struct SlurmOptions {
-    std::string cli;                    // the worldstudio-cli the tasks run (the same build)
-    std::vector<std::string> cli_args;  // passed on to each task (--model, --device, ...)
-    int shards = 4;                     // at most; fewer when there are fewer samples
-    int max_running = 2;                // the array's %K
-    std::string ssh;                    // "" runs sbatch/squeue/scancel here, else "ssh HOST" before each
+    std::string cli;                       // the worldstudio-cli the tasks run (the same build)
+    std::vector<std::string> cli_args;     // passed on to each task (--model, --device, ...)
+    int shards = 4;                        // at most; fewer when there are fewer samples
+    int max_running = 2;                   // the array's %K
+    std::string ssh;                       // "" runs sbatch/squeue/scancel here, else "ssh HOST" before each
     std::vector<std::string> sbatch_args;  // more sbatch options (--partition, --gres, --time, ...)
 };
 
@@ -30,7 +30,8 @@ struct SlurmTask {
 // Writes DIR/.slurm/ (shard_I.jsonl, task.sh, job.json) and submits one array; with `resume`, only the shards that
 // hold a sample whose status is not "success". Returns the job id, or "" when nothing was left to run. Throws
 // ws::Error with sbatch's message when it refuses.
-std::string submit_slurm_batch(const BatchInput& input, const std::string& out_dir, const SlurmOptions& options, bool resume);
+std::string submit_slurm_batch(const BatchInput& input, const std::string& out_dir, const SlurmOptions& options,
+                               bool resume);
 // The samples of the batch submitted into DIR, in their first order (the shards dealt back), so that a resume can
 // be sent from the folder alone. Throws ws::Error when DIR holds no submission.
 BatchInput slurm_batch_input(const std::string& out_dir);
@@ -43,18 +44,18 @@ void cancel_slurm_batch(const std::string& out_dir, int shard, const SlurmOption
 
 struct SlurmShardStatus {
     int shard = 0;
-    std::vector<std::string> samples;  // names, in the shard's order
-    std::vector<std::string> statuses; // each sample's batch_sample_status at this look, in the same order
-    int succeeded = 0, failed = 0;     // samples whose sample_outputs.json says success / error (the rest: not run yet)
-    bool submitted = false;            // in the last submission's array (a resume leaves finished shards out)
-    std::string state, reason;         // squeue's, or the last seen once it lists the task no more; "" before it has
-    bool finished() const;             // not submitted, or its task has finished or left the queue
+    std::vector<std::string> samples;   // names, in the shard's order
+    std::vector<std::string> statuses;  // each sample's batch_sample_status at this look, in the same order
+    int succeeded = 0, failed = 0;  // samples whose sample_outputs.json says success / error (the rest: not run yet)
+    bool submitted = false;         // in the last submission's array (a resume leaves finished shards out)
+    std::string state, reason;      // squeue's, or the last seen once it lists the task no more; "" before it has
+    bool finished() const;          // not submitted, or its task has finished or left the queue
 };
 
 struct SlurmBatchStatus {
     std::string job_id;
     std::vector<SlurmShardStatus> shards;
-    int looks = 0;  // squeue calls so far (with the previous status's)
+    int looks = 0;          // squeue calls so far (with the previous status's)
     bool finished() const;  // every shard finished
     int samples() const;
     int succeeded() const;
@@ -66,11 +67,13 @@ struct SlurmBatchStatus {
 // (aged out after the cluster's MinJobAge); a task that was waiting or running and is gone was cancelled before it
 // could report (squeue keeps no record of a task cancelled while pending). A task squeue never listed (a folder
 // looked at long after its run) counts as finished after a few looks, its samples telling what it did.
-SlurmBatchStatus slurm_batch_status(const std::string& out_dir, const SlurmOptions& options, const SlurmBatchStatus& previous = {});
+SlurmBatchStatus slurm_batch_status(const std::string& out_dir, const SlurmOptions& options,
+                                    const SlurmBatchStatus& previous = {});
 
 // Looks every `poll_seconds` until every shard has finished, calling `on_change` when a shard's state changes;
 // returns the last look.
 SlurmBatchStatus wait_for_slurm_batch(const std::string& out_dir, const SlurmOptions& options,
-                                      const std::function<void(const SlurmShardStatus&)>& on_change, double poll_seconds = 1.0);
+                                      const std::function<void(const SlurmShardStatus&)>& on_change,
+                                      double poll_seconds = 1.0);
 
 }  // namespace ws

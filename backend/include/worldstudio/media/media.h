@@ -29,7 +29,8 @@ VideoFrames read_image(const std::string& path);
 
 // H.264 (yuv420p, constant rate factor `crf`, 0-51: lower is better) + AAC 48 kHz stereo MP4 at frames.fps;
 // `record_json` goes into the "worldstudio_record" tag.
-void write_mp4(const std::string& path, const VideoFrames& frames, const AudioClip* audio, const std::string& record_json, int crf = 18);
+void write_mp4(const std::string& path, const VideoFrames& frames, const AudioClip* audio,
+               const std::string& record_json, int crf = 18);
 void write_wav(const std::string& path, const AudioClip& audio);  // 32-bit float WAV
 void write_png(const std::string& path, const VideoFrames& frames, int index = 0);
 void write_jpeg(const std::string& path, const VideoFrames& frames, int index = 0, int quality = 95);

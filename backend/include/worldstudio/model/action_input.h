@@ -12,7 +12,6 @@
 
 namespace ws {
 
-
 // One aspect entry of a resolution tier: its key ("4,3") and canvas size.
 struct TierEntry {
     std::string aspect;
@@ -27,7 +26,9 @@ const std::vector<TierEntry>& tier_entries(const std::string& tier);  // throws 
 // resized to fit without upscaling, placed top left; padding fills the bottom and right.
 struct Canvas {
     int target_h = 0, target_w = 0, content_h = 0, content_w = 0;
-    std::array<double, 4> image_size() const { return {double(target_h), double(target_w), double(content_h), double(content_w)}; }
+    std::array<double, 4> image_size() const {
+        return {double(target_h), double(target_w), double(content_h), double(content_w)};
+    }
     bool resized(int h, int w) const { return content_h != h || content_w != w; }
 };
 Canvas canvas_for(int height, int width, const std::string& tier);

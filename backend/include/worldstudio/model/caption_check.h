@@ -1,8 +1,8 @@
 #pragma once
 // Does a structured caption keep what the user's short prompt asked for? The prompt is read as noun phrases ("a red
-// rubber ball", "three blue wooden boxes") and event counts ("bounces twice"); every phrase of the caption whose noun is
-// the same is compared attribute by attribute, so "a red ball ... a blue box" against a caption with a red ball and a
-// red box reports the box's colour, not the ball's. Word lists, not a language model: the check is shown to the user,
+// rubber ball", "three blue wooden boxes") and event counts ("bounces twice"); every phrase of the caption whose noun
+// is the same is compared attribute by attribute, so "a red ball ... a blue box" against a caption with a red ball and
+// a red box reports the box's colour, not the ball's. Word lists, not a language model: the check is shown to the user,
 // who overrides it, so it must be predictable. The studio's prompt check and the evaluation's question drafting both
 // use it (the prompt wins over the caption in both).
 #include <string>
@@ -15,8 +15,9 @@ namespace ws {
 struct CaptionIssue {
     enum class Kind { Colour, Material, Count, Frequency, Object };
     Kind kind = Kind::Object;
-    std::string subject;   // the prompt's noun the attribute belongs to ("box"), the verb of a frequency ("bounces"); "" for an object
-    std::string word;      // the prompt's word ("blue", "twice"), or the lost word for an object
+    std::string subject;  // the prompt's noun the attribute belongs to ("box"), the verb of a frequency ("bounces"); ""
+                          // for an object
+    std::string word;     // the prompt's word ("blue", "twice"), or the lost word for an object
     std::string conflict;  // the caption's word contradicting it ("red", "several times"); "" when the caption lacks it
 };
 

@@ -29,22 +29,23 @@ struct Fp8StepPolicy {
 
 // ModelOpt static FP8: per-linear F8_E4M3 weights with an F32 weight_scale and a static input_scale each.
 struct Fp8Quantization {
-    std::string source;                       // hf_quant_config.json or transformer/config.json
-    std::vector<std::string> exclude_modules; // as the checkpoint names them (glob patterns)
+    std::string source;                        // hf_quant_config.json or transformer/config.json
+    std::vector<std::string> exclude_modules;  // as the checkpoint names them (glob patterns)
     std::optional<Fp8StepPolicy> step_policy;
 };
 
-// What the diffusers pipeline would run this folder with (model_index.json and a UniPC scheduler/scheduler_config.json),
-// for requests with prompting "diffusers". Without a scheduler file, the base export's: Karras sigmas from 200 to
-// 0.147 turned into flow sigmas (the framework converter's approximation of shift 5 over 35 steps).
+// What the diffusers pipeline would run this folder with (model_index.json and a UniPC
+// scheduler/scheduler_config.json), for requests with prompting "diffusers". Without a scheduler file, the base
+// export's: Karras sigmas from 200 to 0.147 turned into flow sigmas (the framework converter's approximation of shift 5
+// over 35 steps).
 struct DiffusersPipelineConfig {
-    bool use_system_prompt = true;       // model_index default_use_system_prompt (Edge's export: false)
-    bool native_flow_schedule = false;   // model_index use_native_flow_schedule (Edge): the framework's sigma grid
-    bool karras = true;                  // use_karras_sigmas
+    bool use_system_prompt = true;      // model_index default_use_system_prompt (Edge's export: false)
+    bool native_flow_schedule = false;  // model_index use_native_flow_schedule (Edge): the framework's sigma grid
+    bool karras = true;                 // use_karras_sigmas
     double sigma_min = 0.147, sigma_max = 200.0;
     bool sigmas_from_training_table = false;  // the config left them null: diffusers' beta table gave them
     double flow_shift = 1.0;
-    std::string scheduler_source;        // the file, or "" for the base export's values
+    std::string scheduler_source;  // the file, or "" for the base export's values
     ojson to_json() const;
 };
 

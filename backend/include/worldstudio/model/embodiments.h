@@ -25,7 +25,7 @@ struct Embodiment {
     std::string name;
     int64_t domain_id = 0;
     std::optional<int> raw_action_dim;  // none where the width comes from the action file (hand_pose, libero)
-    bool reference = true;               // one of the reference's registry names
+    bool reference = true;              // one of the reference's registry names
     std::vector<ChannelGroup> layout;
     std::array<double, 9> to_opencv{1, 0, 0, 0, 1, 0, 0, 0, 1};  // R_opencv = R_native * M, row-major
     std::string rotation_format = "rot6d", pose_convention = "backward_framewise";

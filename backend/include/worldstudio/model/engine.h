@@ -85,9 +85,9 @@ struct MemoryOptions {
 };
 
 struct LoadOptions {
-    std::string device = "auto";  // cpu, cuda, cuda:N, auto
-    std::string dtype = "auto";   // float32, bfloat16, float16, auto (float32 on CPU, bfloat16 on CUDA)
-    bool hash_files = true;       // SHA-256 of tensor files for generation records
+    std::string device = "auto";          // cpu, cuda, cuda:N, auto
+    std::string dtype = "auto";           // float32, bfloat16, float16, auto (float32 on CPU, bfloat16 on CUDA)
+    bool hash_files = true;               // SHA-256 of tensor files for generation records
     std::vector<AdapterChoice> adapters;  // LoRA adapters merged into the loaded weights, in this order
     MemoryOptions memory;
     // FP8 (ModelOpt) checkpoints: "w8a8" keeps the layer linears in float8_e4m3fn and quantizes their activations (the
@@ -122,7 +122,7 @@ public:
     std::string device() const;
     std::string dtype() const;
     const std::vector<FileHash>& file_hashes() const;
-    const Tokenizer* tokenizer() const;  // null when the folder has none
+    const Tokenizer* tokenizer() const;                   // null when the folder has none
     const PreviewProjection& preview_projection() const;  // empty when the folder has none
     // The settings the model was made for, from model_index.json's "worldstudio_generation_defaults"
     // ({"*": {...}, MODE: {...}}, the mode's entries over "*"): Pico, trained at 64x64 with an empty negative
@@ -152,9 +152,9 @@ struct GenerationResult {
 };
 
 struct UpsampleResult {
-    std::string raw_text;  // everything the reasoner produced
-    std::string json_text; // the extracted caption, re-serialized
-    ojson caption;         // with what it changed of the prompt's attributes put back (below)
+    std::string raw_text;               // everything the reasoner produced
+    std::string json_text;              // the extracted caption, re-serialized
+    ojson caption;                      // with what it changed of the prompt's attributes put back (below)
     std::vector<std::string> problems;  // schema problems of the caption (empty = valid)
     // The prompt's attributes and event counts the reasoner's caption contradicted or lacked, put back as the prompt
     // says them (model/caption_check.h; "box: blue, not red"), and the caption as the reasoner wrote it.
@@ -209,8 +209,8 @@ public:
 
 private:
     // A request with a continuation: its chunks one after another, stitched (continuation.cpp).
-    GenerationResult generate_continued(const ojson& job, const GenerationRequest& request, const std::string& out_prefix,
-                                        const RunCallbacks& cb);
+    GenerationResult generate_continued(const ojson& job, const GenerationRequest& request,
+                                        const std::string& out_prefix, const RunCallbacks& cb);
     std::shared_ptr<const Model> model_;
     MediaFiles media_;
 };

@@ -15,7 +15,8 @@ struct MediaFiles {
     // A picture or a video, resampled in time to `fps` (0: the file's own rate), at most `max_frames` frames (0: all).
     std::function<VideoFrames(const std::string& path, double fps, int max_frames)> read_frames;
     // An MP4 with its sound track (`audio` may be null) and the generation record embedded, at H.264 CRF `crf`.
-    std::function<void(const std::string& path, const VideoFrames& frames, const AudioClip* audio, const std::string& record_json, int crf)>
+    std::function<void(const std::string& path, const VideoFrames& frames, const AudioClip* audio,
+                       const std::string& record_json, int crf)>
         write_video;
     std::function<void(const std::string& path, const VideoFrames& frames)> write_picture;
     ojson versions = ojson::object();  // the libraries behind them, for generation records

@@ -32,7 +32,7 @@ public:
     int channels() const { return channels_; }
     // Latents are divided by each channel's spread on the fitting data, so they are about unit variance as the
     // flow model expects (the Wan2.2 VAE's latents_mean/latents_std do the same).
-    Latent encode(const VideoFrames& frames) const;           // frames: 4k+1, width and height multiples of 16
+    Latent encode(const VideoFrames& frames) const;  // frames: 4k+1, width and height multiples of 16
     VideoFrames decode(const Latent& latent, double fps) const;
     // The same on float pixels [3, T, H, W] in [-1, 1], as the pipeline holds them.
     Latent encode_pixels(const float* pixels, int frames, int height, int width) const;
@@ -46,7 +46,7 @@ public:
     // never exactly on the codec's own latents.
     struct RefinerOptions {
         int steps = 4000;
-        int batch = 16;             // frames per step
+        int batch = 16;  // frames per step
         double learning_rate = 1e-3;
         double latent_noise = 0.3;  // largest spread of the jitter, in latent units (latents have unit spread)
         uint64_t seed = 0;
@@ -82,7 +82,7 @@ class EnvelopeAudioCodec {
 public:
     static constexpr int kRate = 48000, kLatentRate = 25, kHop = kRate / kLatentRate;  // 1920 samples a latent
     static constexpr int kSteps = 16, kStep = kHop / kSteps;  // loudness steps of 120 samples (2.5 ms) a latent
-    static constexpr int kBands = 64;                          // mel bands, 30 Hz to 16 kHz
+    static constexpr int kBands = 64;                         // mel bands, 30 Hz to 16 kHz
     static constexpr int kLoudnessChannels = 2 * kSteps;
     // `channels` in all: 32 loudness channels and channels - 32 spectrum components (1 to 64).
     static EnvelopeAudioCodec fit(const std::vector<const AudioClip*>& clips, int channels = 64);

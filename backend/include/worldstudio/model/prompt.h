@@ -42,7 +42,8 @@ std::string format_prompt(const std::string& prompt, const PromptMetadata& meta,
 // The diffusers pipeline's prompt string: the duration sentence (videos) and the resolution sentence appended as
 // text to any prompt, JSON or not (trailing '.' stripped, ". " between, a sentence alone for an empty prompt); the
 // negative gets the inverse sentences. No metadata keys go into JSON prompts on this path.
-std::string format_prompt_diffusers(const std::string& prompt, const PromptMetadata& meta, const PromptTemplates& t, bool negative);
+std::string format_prompt_diffusers(const std::string& prompt, const PromptMetadata& meta, const PromptTemplates& t,
+                                    bool negative);
 // Its system prompts (the typo is the pipeline's own), for images and for videos.
 std::string diffusers_system_prompt(bool image);
 

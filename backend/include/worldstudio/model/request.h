@@ -15,7 +15,16 @@
 
 namespace ws {
 
-enum class Mode { Text2Image, Text2Video, Image2Video, Video2Video, Transfer, ForwardDynamics, InverseDynamics, Policy };
+enum class Mode {
+    Text2Image,
+    Text2Video,
+    Image2Video,
+    Video2Video,
+    Transfer,
+    ForwardDynamics,
+    InverseDynamics,
+    Policy
+};
 // The mode of a job that names none.
 constexpr Mode kDefaultMode = Mode::Text2Video;
 
@@ -80,7 +89,8 @@ struct GenerationRequest {
     std::optional<Continuation> continuation;
     // Pixel frames of the stitched video: the first chunk's, then each later chunk's past its overlap.
     int total_frames() const {
-        return continuation ? num_frames + (continuation->chunks - 1) * (num_frames - continuation->overlap_frames()) : num_frames;
+        return continuation ? num_frames + (continuation->chunks - 1) * (num_frames - continuation->overlap_frames())
+                            : num_frames;
     }
     bool enable_sound = false;
     std::string vision_path, action_path, control_path, control_type = "edge";
@@ -112,11 +122,11 @@ struct GenerationRequest {
     // little since the last full step reuses the generation stream's residual (extrapolated) instead of running it.
     // Off unless asked for: the output is close to the uncached one, not equal.
     struct StepCache {
-        double threshold = 0.35;   // accumulated relative L1 change before a full step is forced
-        int residual_order = 1;    // 0 reuses the last residual; 1 extrapolates linearly over step indices
-        int ret_steps = 1;         // the first steps always run in full
-        int cutoff_from_end = 1;   // and so do the last ones
-        double power_exp = 3.0;    // the 1/|f|^p prior of the SEA filter
+        double threshold = 0.35;  // accumulated relative L1 change before a full step is forced
+        int residual_order = 1;   // 0 reuses the last residual; 1 extrapolates linearly over step indices
+        int ret_steps = 1;        // the first steps always run in full
+        int cutoff_from_end = 1;  // and so do the last ones
+        double power_exp = 3.0;   // the 1/|f|^p prior of the SEA filter
     };
     std::optional<StepCache> step_cache;
     // Memory for the VAE's decode and encode, in MiB: frames are chunked and the picture tiled so the largest

@@ -16,8 +16,8 @@
 namespace ws {
 
 enum class FieldKind {
-    Integer,     // a whole number (numbers written as strings are accepted, as the reference's files hold them)
-    Number,      // a real number (likewise)
+    Integer,  // a whole number (numbers written as strings are accepted, as the reference's files hold them)
+    Number,   // a real number (likewise)
     Boolean,
     Text,        // any string
     Choice,      // one of `choices`
@@ -30,7 +30,8 @@ enum class FieldKind {
 using ModeSet = uint32_t;
 constexpr ModeSet mode_bit(Mode m) { return ModeSet(1) << static_cast<unsigned>(m); }
 constexpr ModeSet kAllModes = 0xff;
-constexpr ModeSet kActionModes = mode_bit(Mode::ForwardDynamics) | mode_bit(Mode::InverseDynamics) | mode_bit(Mode::Policy);
+constexpr ModeSet kActionModes =
+    mode_bit(Mode::ForwardDynamics) | mode_bit(Mode::InverseDynamics) | mode_bit(Mode::Policy);
 constexpr ModeSet kVideoModes = mode_bit(Mode::Text2Video) | mode_bit(Mode::Image2Video) | mode_bit(Mode::Video2Video);
 constexpr ModeSet kPromptedModes = kVideoModes | mode_bit(Mode::Text2Image);
 inline bool mode_in(ModeSet set, Mode m) { return (set & mode_bit(m)) != 0; }
@@ -41,27 +42,29 @@ struct FieldChoice {
 };
 
 // Where a plain field's value goes in the typed request.
-using FieldTarget = std::variant<std::monostate, int GenerationRequest::*, int64_t GenerationRequest::*, uint32_t GenerationRequest::*,
-                                 double GenerationRequest::*, bool GenerationRequest::*, std::string GenerationRequest::*>;
+using FieldTarget =
+    std::variant<std::monostate, int GenerationRequest::*, int64_t GenerationRequest::*, uint32_t GenerationRequest::*,
+                 double GenerationRequest::*, bool GenerationRequest::*, std::string GenerationRequest::*>;
 
 struct RequestField {
     std::string name;
     FieldKind kind = FieldKind::Text;
     std::string label;  // the settings form's label (English; the studio translates it in the "RequestSchema" context)
     std::string help;   // the form's tooltip and the CLI's description
-    ModeSet modes = kAllModes;  // where it means something: the form shows it there only, and the studio sends it there only
+    ModeSet modes =
+        kAllModes;  // where it means something: the form shows it there only, and the studio sends it there only
     bool read_everywhere = true;  // false: the engine reads it only in `modes` (elsewhere it is accepted and ignored)
     double min = 0, max = 0;      // Integer / Number: the accepted range, inclusive (min excluded when min_open)
     bool min_open = false;
-    double step = 1;              // the form's step
-    int decimals = 2;             // Number: the form's decimals
-    ojson fallback;               // when neither the job nor the mode's defaults give one (null: none)
+    double step = 1;   // the form's step
+    int decimals = 2;  // Number: the form's decimals
+    ojson fallback;    // when neither the job nor the mode's defaults give one (null: none)
     std::vector<FieldChoice> choices;
-    std::string must;             // the end of "NAME must be ..." for a refused value (empty: from the range or choices)
-    std::string unit;             // the form's suffix (" MiB")
-    std::string special_value;    // the form's text at the minimum ("the model's budget")
-    bool form = false;            // the settings form has a row for it
-    FieldTarget target;           // plain fields: where the parse puts the value
+    std::string must;           // the end of "NAME must be ..." for a refused value (empty: from the range or choices)
+    std::string unit;           // the form's suffix (" MiB")
+    std::string special_value;  // the form's text at the minimum ("the model's budget")
+    bool form = false;          // the settings form has a row for it
+    FieldTarget target;         // plain fields: where the parse puts the value
 };
 
 // The schema, in the order the settings form lists its generated rows.

@@ -19,7 +19,8 @@ constexpr int kTinyModelRevision = 2;
 // transformer/ (config.json and one safetensors file in diffusers names) with random weights for `config`, drawn
 // from `rng` in the order of expected_weights. for_training: unit norms and zero biases (a clean start for
 // training); otherwise those are perturbed too, so tests see every weight matter.
-void write_random_transformer(const std::string& out_dir, const ModelConfig& config, NumpyRandomState& rng, bool for_training);
+void write_random_transformer(const std::string& out_dir, const ModelConfig& config, NumpyRandomState& rng,
+                              bool for_training);
 // The tiny byte-level BPE tokenizer as tokenizer.json text.
 std::string tiny_tokenizer_json();
 
@@ -35,6 +36,7 @@ void write_distilled_schedule(const std::string& model_dir, const std::vector<do
 int quantize_transformer_fp8(const std::string& model_dir);
 // A random PEFT LoRA adapter for `config` on the generation tower's attention (q/k/v/o_proj_moe_gen, the
 // framework's LoRA targets), keys in the framework spelling under base_model.model.; B is not zero, so it matters.
-void write_random_lora(const std::string& out_dir, const ModelConfig& config, int64_t rank, double alpha, uint32_t seed);
+void write_random_lora(const std::string& out_dir, const ModelConfig& config, int64_t rank, double alpha,
+                       uint32_t seed);
 
 }  // namespace ws

@@ -12,17 +12,17 @@
 namespace ws::pico {
 
 struct BenchOptions {
-    int episodes = 8;            // held-out episodes for the generation sections
-    int upsampler_episodes = 50; // held-out prompts for the upsampler section
+    int episodes = 8;              // held-out episodes for the generation sections
+    int upsampler_episodes = 50;   // held-out prompts for the upsampler section
     bool json_constrained = true;  // upsample as the studio does (one JSON object); false: free text
-    uint64_t seed = 2000000;     // held out: training uses small seeds
-    int steps = 20;              // sampling steps per generation
+    uint64_t seed = 2000000;       // held out: training uses small seeds
+    int steps = 20;                // sampling steps per generation
     // Which parts to run: upsampler, text2video, image2video, forward_dynamics, inverse_dynamics, sound (empty: all).
     std::set<std::string> sections;
 };
 
-// Returns {"upsampler": {...}, "text2video": {...}, "image2video": {...}, "forward_dynamics": {...}, "inverse_dynamics": {...},
-// "sound": {...}, "speed": {...}} for the sections run.
+// Returns {"upsampler": {...}, "text2video": {...}, "image2video": {...}, "forward_dynamics": {...},
+// "inverse_dynamics": {...}, "sound": {...}, "speed": {...}} for the sections run.
 ojson run_bench(const std::string& model_dir, const BenchOptions& options, const RunCallbacks& callbacks = {});
 // The table as text, one row per figure with its baseline or bar where there is one.
 std::string bench_table(const ojson& results);

@@ -11,10 +11,10 @@
 namespace ws::pico {
 
 struct Detection {
-    int colour = 0;            // palette index
-    double x = 0, y = 0;       // centroid, pixels
+    int colour = 0;       // palette index
+    double x = 0, y = 0;  // centroid, pixels
     int pixels = 0;
-    bool round = false;        // a ball (fills ~79 % of its box) rather than a box
+    bool round = false;  // a ball (fills ~79 % of its box) rather than a box
 };
 
 // Objects in frame `index`: one per palette colour with at least `min_pixels` pixels nearest to it (nearest among

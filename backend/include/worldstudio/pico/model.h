@@ -26,13 +26,12 @@ ojson generation_defaults();
 std::vector<std::string> tokenizer_corpus(int episodes, uint64_t seed = 0);
 
 struct MakeOptions {
-    uint32_t seed = 0;            // initial weights
+    uint32_t seed = 0;             // initial weights
     int tokenizer_episodes = 300;  // episodes whose texts train the tokenizer
     int codec_episodes = 64;       // episodes the codecs are fitted on
 };
 // Writes an untrained Pico model folder at `out_dir`: random transformer weights, the trained tokenizer, fitted
 // codecs. Deterministic from the options.
 void make_model(const std::string& out_dir, const MakeOptions& options = {});
-
 
 }  // namespace ws::pico

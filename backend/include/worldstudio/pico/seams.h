@@ -19,7 +19,7 @@ struct SeamStats {
     int seam_pairs = 0, inside_pairs = 0, boundary_pairs = 0;
     double seam_flicker = 0, inside_flicker = 0, inside_flicker_p90 = 0;  // mean |a - b| over pixels, 0..255
     double boundary_flicker = 0;                                          // inside pairs across a latent-frame boundary
-    double seam_psnr = 0, inside_psnr = 0, boundary_psnr = 0;             // dB between consecutive frames (capped at 100)
+    double seam_psnr = 0, inside_psnr = 0, boundary_psnr = 0;  // dB between consecutive frames (capped at 100)
     ojson to_json() const;
 };
 
@@ -28,7 +28,7 @@ struct SeamStats {
 SeamStats measure_seams(const VideoFrames& video, const std::vector<int>& seams, int overlap_frames);
 
 struct SeamBenchOptions {
-    int episodes = 4;         // held-out Pico World prompts
+    int episodes = 4;  // held-out Pico World prompts
     int chunks = 3;
     int overlap_latent_frames = 2;
     int steps = 20;

@@ -15,7 +15,7 @@ namespace ws {
 // Options both stages share.
 struct TrainOptions {
     int steps = 100;
-    int episodes = 32;          // Pico World episodes (seeds seed .. seed + episodes - 1)
+    int episodes = 32;  // Pico World episodes (seeds seed .. seed + episodes - 1)
     uint64_t seed = 0;
     double learning_rate = 1e-3;
     double weight_decay = 0.0;
@@ -67,12 +67,14 @@ struct TrainReport {
 
 // on_progress(step, steps, seconds) per step; on_log gets a line with the loss every 10 steps; should_cancel stops
 // between steps (nothing is written then).
-TrainReport train_generator(const std::string& model_dir, const TrainOptions& options, const RunCallbacks& callbacks = {});
+TrainReport train_generator(const std::string& model_dir, const TrainOptions& options,
+                            const RunCallbacks& callbacks = {});
 
 // The reasoner tower (token embedding, text layers, final norm, LM head) learns to answer the upsampler's
 // instruction for an episode's short prompt with the episode's caption (as Python's json.dumps writes it), then
 // <|im_end|>. The generation tower is left untouched.
-TrainReport train_upsampler(const std::string& model_dir, const TrainOptions& options, const RunCallbacks& callbacks = {});
+TrainReport train_upsampler(const std::string& model_dir, const TrainOptions& options,
+                            const RunCallbacks& callbacks = {});
 
 // True for weights of the reasoner tower (what train_upsampler trains and a frozen-reasoner run keeps).
 bool is_reasoner_weight(const std::string& canonical_name);

@@ -29,11 +29,11 @@ const std::vector<Colour>& palette();
 struct Body {
     Shape shape = Shape::Ball;
     Material material = Material::Rubber;
-    int colour = 0;        // index into palette()
-    double size = 0.1;     // radius (ball) or half width (box), metres
-    double x = 0, y = 0;   // centre, metres; the table top is y = 0
+    int colour = 0;       // index into palette()
+    double size = 0.1;    // radius (ball) or half width (box), metres
+    double x = 0, y = 0;  // centre, metres; the table top is y = 0
     double vx = 0, vy = 0;
-    bool held = false;     // in the gripper
+    bool held = false;         // in the gripper
     std::string noun() const;  // "red rubber ball"
 };
 
@@ -50,7 +50,7 @@ struct Gripper {
     double x = 0, y = 0.5;  // fingertip centre
     double opening = 1;     // 1 open, 0 closed
     int holding = -1;
-    bool visible = true;    // scenes without a robot leave it out of the picture (and it grasps nothing)
+    bool visible = true;  // scenes without a robot leave it out of the picture (and it grasps nothing)
 };
 
 struct Camera {
@@ -88,13 +88,13 @@ struct Episode {
     std::vector<Impact> impacts;
     // Per transition t-1 -> t (frames - 1 rows): raw actions and the same scaled by action_scale() to about [-1, 1].
     std::vector<std::vector<float>> actions, actions_normalized;
-    std::vector<Gripper> gripper_states;  // per frame
-    std::vector<Camera> camera_states;    // per frame
+    std::vector<Gripper> gripper_states;         // per frame
+    std::vector<Camera> camera_states;           // per frame
     std::vector<std::vector<Body>> body_states;  // per frame
-    ojson caption;         // video schema
-    std::string prompt;    // "a red rubber ball rolls off a blue wooden box and bounces twice"
-    ojson questions;       // [{"question", "dimension", "answer": "yes"|"no"}]
-    ojson to_json() const;  // everything but the pixels and samples
+    ojson caption;                               // video schema
+    std::string prompt;                          // "a red rubber ball rolls off a blue wooden box and bounces twice"
+    ojson questions;                             // [{"question", "dimension", "answer": "yes"|"no"}]
+    ojson to_json() const;                       // everything but the pixels and samples
 };
 
 // Per-dimension scale that brings actions to about [-1, 1] (the paper's per-dimension normalization).

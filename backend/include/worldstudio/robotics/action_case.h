@@ -11,6 +11,7 @@ namespace ws::robotics {
 // `c` is the whole case ({"kind", "input", ...}); only kind and input are read.
 ojson run_action_case(const ojson& c);
 
-// Images in case files: {"dtype": "uint8"|"float32", "shape": [T, H, W, 3], "layout": "THWC", "b64": ...} (ws::base64_encode).
+// Images in case files: {"dtype": "uint8"|"float32", "shape": [T, H, W, 3], "layout": "THWC", "b64": ...}
+// (ws::base64_encode).
 
 }  // namespace ws::robotics

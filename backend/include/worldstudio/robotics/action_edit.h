@@ -20,10 +20,10 @@ struct CurveKey {
     double value = 0;
 };
 struct ChannelCurve {
-    int channel = 0;  // column of the raw action rows
+    int channel = 0;    // column of the raw action rows
     bool hold = false;  // step function (gripper tracks)
     std::vector<CurveKey> keys;
-    double value_at(int step) const;  // 0 when there are no keys
+    double value_at(int step) const;       // 0 when there are no keys
     void set_key(int step, double value);  // adds or replaces, sorted
     bool remove_key(int step);
 };
@@ -43,10 +43,11 @@ std::vector<bool> idle_steps(const ActionRows& rows, const Embodiment& e, double
 // several episodes may be passed one after another (episode_starts marks where each begins; each episode's mean is
 // removed on its own and lags never cross them). Lags are searched up to 4 * max_chunk (that + 1 when never below).
 struct ChunkSuggestion {
-    int chunk = 0;                  // 0 when nothing varies
-    std::vector<int> per_channel;   // -1 for channels that do not vary
+    int chunk = 0;                 // 0 when nothing varies
+    std::vector<int> per_channel;  // -1 for channels that do not vary
 };
-ChunkSuggestion suggest_chunk_length(const ActionRows& rows, const std::vector<size_t>& episode_starts = {}, int min_chunk = 4, int max_chunk = 64);
+ChunkSuggestion suggest_chunk_length(const ActionRows& rows, const std::vector<size_t>& episode_starts = {},
+                                     int min_chunk = 4, int max_chunk = 64);
 
 // Problems that would fail a run, found before it: each names the step and channel where it can (at most 20 a
 // field, then one that counts the rest).
@@ -59,7 +60,8 @@ struct ActionIssue {
 // stats' q01..q99 or min..max, widened by `range_margin` of the span) when the embodiment has one; when chunk_size
 // > 0, the chunk's video (chunk_size + 1 frames) of the form 4k + 1, as the video tokenizer needs (the engine would
 // round it). No rows at all is a "frames" issue.
-std::vector<ActionIssue> validate_actions(const ActionRows& rows, const Embodiment& e, int chunk_size, double range_margin = 0.05);
+std::vector<ActionIssue> validate_actions(const ActionRows& rows, const Embodiment& e, int chunk_size,
+                                          double range_margin = 0.05);
 
 // Interactive play: the keys held during one chunk. Each axis is -1, 0 or +1.
 struct ControlState {
@@ -67,8 +69,8 @@ struct ControlState {
     // Arrows right/left (+1 turns the optical axis towards +x, a rotation about the part's y), up/down (+1 turns it
     // towards -y, up, a rotation about its x).
     double yaw = 0, pitch = 0;
-    bool gripper_closed = false;              // Space toggles it
-    bool move_effector = false;               // Tab switches what the keys move: camera (false) or end effector
+    bool gripper_closed = false;  // Space toggles it
+    bool move_effector = false;   // Tab switches what the keys move: camera (false) or end effector
 };
 // Speeds the keys move at.
 struct ControlSpeeds {
@@ -80,7 +82,7 @@ struct ControlSpeeds {
 // (each row's delta is the same). The rows come from Trajectory::to_actions. Returns the trajectory extended by the
 // chunk's steps in `extended` when it is not null (an empty start gets its identity step first: chunk + 1 steps).
 // fps <= 0: the embodiment's default. ws::Error when the embodiment has no posed part.
-ActionRows control_chunk(const Embodiment& e, double fps, int chunk, const ControlState& keys, const ControlSpeeds& speeds,
-                         const Trajectory& start, Trajectory* extended = nullptr);
+ActionRows control_chunk(const Embodiment& e, double fps, int chunk, const ControlState& keys,
+                         const ControlSpeeds& speeds, const Trajectory& start, Trajectory* extended = nullptr);
 
 }  // namespace ws::robotics

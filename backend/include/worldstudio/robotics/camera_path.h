@@ -14,7 +14,7 @@
 namespace ws::robotics {
 
 enum class CameraMove { Orbit, Dolly, Truck, Pedestal, Pan, Tilt, Roll, Zoom };
-const std::vector<std::string>& camera_move_names();  // "orbit", "dolly", ... in enum order
+const std::vector<std::string>& camera_move_names();        // "orbit", "dolly", ... in enum order
 CameraMove camera_move_from_name(const std::string& name);  // ws::Error listing the names
 const char* camera_move_name(CameraMove m);
 
@@ -44,7 +44,7 @@ struct CameraKey {
     Easing easing = Easing::EaseInOut;
 };
 struct CameraPath {
-    int steps = 0;               // poses the path has (frames)
+    int steps = 0;                // poses the path has (frames)
     std::vector<CameraKey> keys;  // sorted by frame, frames unique, inside [0, steps)
 
     std::vector<Pose> poses() const;  // `steps` poses; identity everywhere when there are no keys
@@ -64,6 +64,7 @@ struct CameraPath {
 // The trajectory that carries the camera along `camera_poses` for an embodiment whose first posed part is the camera
 // (its first pos group): the other parts keep their poses of `base` (or identity) and the other channels their
 // values of `base` (or 0). The embodiment must have a posed part.
-Trajectory camera_trajectory(const Embodiment& e, double fps, const std::vector<Pose>& camera_poses, const Trajectory* base = nullptr);
+Trajectory camera_trajectory(const Embodiment& e, double fps, const std::vector<Pose>& camera_poses,
+                             const Trajectory* base = nullptr);
 
 }  // namespace ws::robotics

@@ -49,10 +49,10 @@ struct Column {
 
 struct Feature {
     std::string key;
-    std::string dtype;           // float32, float64, int64, bool, string, video, image
+    std::string dtype;  // float32, float64, int64, bool, string, video, image
     std::vector<int64_t> shape;
-    ojson names;                 // list, object or null, as info.json has it
-    ojson json;                  // the whole info.json entry
+    ojson names;  // list, object or null, as info.json has it
+    ojson json;   // the whole info.json entry
 };
 
 struct Task {
@@ -67,8 +67,8 @@ struct DatasetInfo {
     std::string robot_type;
     std::vector<Feature> features;  // info.json order
     std::vector<std::string> video_keys;
-    std::vector<Task> tasks;        // by task_index
-    ojson json;                     // meta/info.json as read (or as the Pico source describes itself)
+    std::vector<Task> tasks;  // by task_index
+    ojson json;               // meta/info.json as read (or as the Pico source describes itself)
     const Feature* feature(const std::string& key) const;
 };
 
@@ -84,7 +84,7 @@ struct EpisodeInfo {
     int64_t length = 0;
     std::vector<std::string> tasks;
     int64_t dataset_from_index = 0, dataset_to_index = 0;  // global rows [from, to)
-    std::string data_file;                                  // relative to the dataset folder
+    std::string data_file;                                 // relative to the dataset folder
     std::vector<CameraRef> cameras;
     int64_t seed = -1;  // the Pico source's simulator seed
     std::string scene;  // the Pico source's scene
@@ -108,8 +108,9 @@ public:
     // Frames [first, first + count) of one camera (count < 0: to the episode's end) as RGB24.
     VideoFrames frames(int64_t episode_index, const std::string& camera, int64_t first = 0, int64_t count = -1) const;
 
-    ojson stats() const;                           // meta/stats.json (null when absent)
-    ojson episode_stats(int64_t episode_index) const;  // v2.1 episodes_stats.jsonl, v3 stats/ columns (null when absent)
+    ojson stats() const;  // meta/stats.json (null when absent)
+    ojson episode_stats(
+        int64_t episode_index) const;  // v2.1 episodes_stats.jsonl, v3 stats/ columns (null when absent)
     // The data Parquet files, relative to dir(), each once.
     std::vector<std::string> data_files() const;
 

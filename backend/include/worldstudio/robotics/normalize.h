@@ -19,8 +19,8 @@ struct Normalizer {
     std::vector<float> offset, scale;
 
     // `stats` is a stats file's content; `stats_key` null picks the method's default block.
-    static Normalizer from_stats(const ojson& stats, const std::string& method, const std::optional<std::string>& stats_key,
-                                 bool forward_clamp);
+    static Normalizer from_stats(const ojson& stats, const std::string& method,
+                                 const std::optional<std::string>& stats_key, bool forward_clamp);
     std::vector<float> forward(const std::vector<float>& x) const;
     std::vector<float> inverse(const std::vector<float>& y) const;
 };

@@ -28,14 +28,14 @@ struct RolloutSpec {
     // compared with the recorded actions as action_mse).
     std::string mode = "forward_dynamics";
     int chunks = 1;
-    int chunk_size = 0;         // actions a chunk; 0: the embodiment's default (Pico: 16)
+    int chunk_size = 0;            // actions a chunk; 0: the embodiment's default (Pico: 16)
     std::string dataset = "pico";  // a LeRobot folder, or "pico"
-    int64_t episode = 0;        // episode index; for pico the simulator seed
-    int64_t from_frame = 0;     // in the source episode
-    std::string camera;         // "" = the first camera
-    std::string prompt;         // "" = the episode's task
-    std::string domain_name;    // "" = pico_world for Pico, else required
-    std::string actions_path;   // "" = the episode's recorded actions from from_frame
+    int64_t episode = 0;           // episode index; for pico the simulator seed
+    int64_t from_frame = 0;        // in the source episode
+    std::string camera;            // "" = the first camera
+    std::string prompt;            // "" = the episode's task
+    std::string domain_name;       // "" = pico_world for Pico, else required
+    std::string actions_path;      // "" = the episode's recorded actions from from_frame
     uint32_t seed = 0;
     bool closed_loop = false;   // Pico World only, with mode policy
     bool inverse_check = true;  // run inverse dynamics on the generated video (against the commanded actions)
@@ -47,7 +47,8 @@ struct RolloutSpec {
 
 // The Pico World command that executes one raw action row (ego [t, rot6d], effector [t, rot6d], gripper closed) from
 // the world's present state: what a closed loop drives the simulator with.
-pico::Command pico_command_for(const std::vector<double>& raw_action, const pico::World& world, double fps, bool was_closing);
+pico::Command pico_command_for(const std::vector<double>& raw_action, const pico::World& world, double fps,
+                               bool was_closing);
 
 // Parses a rollout job file ({"mode", "chunks", "dataset", "episode", "from_frame", ..., "request": {...}}).
 RolloutSpec rollout_spec_from_json(const ojson& j, const std::string& origin);
@@ -83,7 +84,8 @@ public:
         VideoFrames video;  // chunk_size + 1 frames, the first the model's rendering of current_frame() before the call
         double seconds = 0;  // wall time of the generation
     };
-    // Generates one chunk from raw actions (chunk_size rows of the embodiment's raw width, finite); ws::Error otherwise.
+    // Generates one chunk from raw actions (chunk_size rows of the embodiment's raw width, finite); ws::Error
+    // otherwise.
     Chunk step(const std::vector<std::vector<double>>& raw_actions, const RunCallbacks& cb);
     ojson finish();  // the node; throws when nothing was played
 

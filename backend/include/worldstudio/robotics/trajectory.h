@@ -44,17 +44,17 @@ struct IdleThresholds {
 };
 // `kinds` per column: pos, rot, gripper, joint, reserved.
 // Per step: whether it counts as idle (idle and inside a run of at least min_streak); idle_frames counts them.
-std::vector<bool> idle_mask(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds, RotationFormat rot_format,
-                            const IdleThresholds& t);
-int idle_frames(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds, RotationFormat rot_format,
-                const IdleThresholds& t);
+std::vector<bool> idle_mask(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds,
+                            RotationFormat rot_format, const IdleThresholds& t);
+int idle_frames(const std::vector<std::vector<double>>& action, const std::vector<std::string>& kinds,
+                RotationFormat rot_format, const IdleThresholds& t);
 
 struct Trajectory {
     std::string embodiment;  // a registry name
     double fps = 0;
     // Per step: the absolute poses of the posed parts, in the order of the embodiment's pos+rot groups.
-    std::vector<std::vector<Pose>> poses;     // [steps][parts]
-    std::vector<std::vector<double>> other;   // [steps][gripper, joint and reserved channels in layout order]
+    std::vector<std::vector<Pose>> poses;    // [steps][parts]
+    std::vector<std::vector<double>> other;  // [steps][gripper, joint and reserved channels in layout order]
     size_t steps() const { return poses.empty() ? other.size() : poses.size(); }
 
     // The model's action rows ([steps - 1][raw width]): framewise pose deltas in the embodiment's layout, the other
@@ -72,7 +72,8 @@ struct Trajectory {
 
 // Action files: the reference's [T, D] JSON, safetensors with an "actions" tensor, or a trajectory JSON (converted
 // with the embodiment's layout). Rows are in model space, as the reference reads them.
-std::vector<std::vector<double>> read_action_file(const std::string& path, const EmbodimentRegistry& registry = EmbodimentRegistry::shipped());
+std::vector<std::vector<double>> read_action_file(const std::string& path,
+                                                  const EmbodimentRegistry& registry = EmbodimentRegistry::shipped());
 void write_actions_json(const std::string& path, const std::vector<std::vector<double>>& rows);
 void write_actions_safetensors(const std::string& path, const std::vector<std::vector<double>>& rows);
 void write_trajectory(const std::string& path, const Trajectory& t);
