@@ -7,7 +7,7 @@
 # (Qt's translation tools, lupdate and lrelease, come with qt6-tools-dev and qt6-l10n-tools.)
 set -euo pipefail
 
-build=(cmake ninja-build g++ pkg-config ccache qt6-tools-dev qt6-l10n-tools python3-venv)
+build=(cmake ninja-build g++ pkg-config ccache qt6-tools-dev qt6-l10n-tools python3-venv clang-format)
 libs=(nlohmann-json3-dev libspdlog-dev libutf8proc-dev libssl-dev libcurl4-openssl-dev qt6-base-dev
       libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
       libopencv-core-dev libopencv-imgproc-dev portaudio19-dev libqt6sql6-sqlite libsqlite3-dev

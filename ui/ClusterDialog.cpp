@@ -209,7 +209,22 @@ ClusterDialog::ClusterDialog(QueueController* queue, QWidget* parent)
     auto* wl = new QVBoxLayout(where);
     wl->addLayout(form);
     wl->addLayout(sendRow);
-    // The batch followed: one row per shard.
+    QWidget* batch = buildShardsBox();
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(where);
+    layout->addWidget(batch, 1);
+    resize(720, 560);
+
+    timer_->setInterval(2000);
+    connect(timer_, &QTimer::timeout, this, &ClusterDialog::lookNow);
+    if (queue_) connect(queue_, &QueueController::jobsChanged, this, &ClusterDialog::updateButtons);
+    updateButtons();
+    const QString last = s.value("cluster/lastBatch").toString();
+    if (!last.isEmpty() && QFileInfo::exists(last + "/.slurm/job.json")) follow(last);
+}
+
+// The batch followed: one row per shard, its status, and what can be done to a shard or to the whole array.
+QWidget* ClusterDialog::buildShardsBox() {
     auto* batch = new QGroupBox(tr("Shards"), this);
     following_ = new QLabel(tr("No batch yet."), batch);
     following_->setObjectName("clusterFollowing");
@@ -267,17 +282,7 @@ ClusterDialog::ClusterDialog(QueueController* queue, QWidget* parent)
     bl->addWidget(table_, 1);
     bl->addWidget(status_);
     bl->addLayout(actions);
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(where);
-    layout->addWidget(batch, 1);
-    resize(720, 560);
-
-    timer_->setInterval(2000);
-    connect(timer_, &QTimer::timeout, this, &ClusterDialog::lookNow);
-    if (queue_) connect(queue_, &QueueController::jobsChanged, this, &ClusterDialog::updateButtons);
-    updateButtons();
-    const QString last = s.value("cluster/lastBatch").toString();
-    if (!last.isEmpty() && QFileInfo::exists(last + "/.slurm/job.json")) follow(last);
+    return batch;
 }
 
 ClusterDialog::~ClusterDialog() {

@@ -64,6 +64,7 @@ Q_SIGNALS:
     void sampleFinished(const QString& mediaFile, const QString& recordJson, const QImage& thumbnail);
 
 private:
+    QWidget* buildShardsBox();
     struct Look;
     ws::SlurmOptions options() const;
     // On the worker: the batch in DIR (queue.jsonl, or the folder's shards when resuming) to sbatch. `requeue`:

@@ -19,7 +19,6 @@
 #include <QSettings>
 #include <QSqlDatabase>
 #include <QSqlQuery>
-#include <QSemaphore>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -28,7 +27,6 @@
 
 #include "skip_support.h"
 #include "CaptionEditor.h"
-#include "EngineWorker.h"
 #include "EvaluationPanel.h"
 #include "GenerateView.h"
 #include "HistoryStore.h"
@@ -37,7 +35,6 @@
 #include "KeyValueView.h"
 #include "MainWindow.h"
 #include "worldstudio/jobs/batch.h"
-#include "worldstudio/jobs/device_scheduler.h"
 #include "PlayerPanel.h"
 #include "PreviewStrip.h"
 #include "QueueController.h"
@@ -219,73 +216,6 @@ private Q_SLOTS:
         shot(&w, "queue");
         w.showWorkspace(MainWindow::Workspace::Models);
         shot(&w, "model");
-    }
-
-    // Each use of the engine worker is a ticket of its kind with its own cancel. One shared flag, reset by every call,
-    // let Stop on an upsample waiting behind a model load cancel the load, and the upsample then ran.
-    void stopOnAWaitingUpsampleLeavesTheLoadAlone() {
-        EngineWorker worker;
-        QSignalSpy loaded(&worker, &EngineWorker::modelLoaded), failed(&worker, &EngineWorker::failed);
-        QSignalSpy upsampleFailed(&worker, &EngineWorker::upsampleFailed),
-            upsampled(&worker, &EngineWorker::upsampleDone);
-        QSemaphore gate;
-        QMetaObject::invokeMethod(
-            &worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);  // the worker is busy
-        worker.requestLoad(model_);
-        worker.requestUpsample("t2v", "a red ball rolls", "{}");
-        worker.cancel(EngineWorker::Task::Upsample);  // Stop, with the upsample still waiting
-        gate.release();
-        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
-        QTRY_COMPARE_WITH_TIMEOUT(upsampleFailed.count(), 1, 60000);
-        QVERIFY2(upsampleFailed[0][0].toString().contains("cancelled"), qPrintable(upsampleFailed[0][0].toString()));
-        QCOMPARE(failed.count(), 0);
-        QCOMPARE(upsampled.count(), 0);
-        // The Stop was for the tickets given before it: the next upsample runs.
-        worker.requestUpsample("t2v", "a red ball rolls", "{}");
-        QTRY_COMPARE_WITH_TIMEOUT(upsampled.count() + upsampleFailed.count(), 2, 120000);
-        QCOMPARE(upsampled.count(), 1);
-        // And Stop on a load cancels the load, not what waits behind it.
-        QMetaObject::invokeMethod(
-            &worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);
-        worker.requestLoad(model_);
-        worker.requestUpsample("t2v", "a red ball rolls", "{}");
-        worker.cancel(EngineWorker::Task::Load);
-        gate.release();
-        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
-        QVERIFY2(failed[0][0].toString().contains("cancelled"), qPrintable(failed[0][0].toString()));
-        QTRY_COMPARE_WITH_TIMEOUT(upsampled.count(), 2, 120000);
-        QCOMPARE(loaded.count(), 1);
-    }
-
-    // Every use of the model waits on the window's one device queue: an upsample asked for while a job generates
-    // waits behind it (it ran beside it, both on all the cores), and runs once the job is cancelled.
-    void theWindowsModelWorkSharesOneDeviceQueue() {
-        useDataDir("device");
-        MainWindow w;
-        w.show();
-        QSignalSpy ready(&w, &MainWindow::modelReady);
-        w.loadModel(model_);
-        QVERIFY(ready.wait(60000));
-        QVERIFY(w.device()->tickets().empty());
-        ws::ojson job = ws::ojson::parse(
-            R"({"model_mode": "text2video", "prompt": "a long run", "resolution": "256", "num_frames": 9,
-                                             "num_steps": 5000, "guidance": 1.0})");
-        const qint64 id = w.queue()->submit(job);
-        QTRY_VERIFY_WITH_TIMEOUT(w.queue()->queue().job(id)->step > 0, 60000);
-        QSignalSpy upsampled(&w, &MainWindow::upsampleFinished);
-        w.promptEdit()->setText("a red ball");
-        w.upsample();
-        QTRY_COMPARE_WITH_TIMEOUT(w.device()->tickets().size(), size_t(2), 10000);
-        const auto tickets = w.device()->tickets();
-        QVERIFY(tickets[0].running && tickets[0].kind == ws::DeviceWork::Generate);
-        QVERIFY(!tickets[1].running && tickets[1].kind == ws::DeviceWork::Upsample);
-        QTest::qWait(300);
-        QCOMPARE(upsampled.count(), 0);  // still waiting for the device
-        QVERIFY(w.queue()->queue().cancel(id));
-        QVERIFY(upsampled.wait(60000));
-        QCOMPARE(upsampled.first().at(0).toBool(), true);
-        QCOMPARE(w.queue()->queue().job(id)->state, ws::JobState::Cancelled);
-        QTRY_VERIFY_WITH_TIMEOUT(w.device()->tickets().empty(), 10000);
     }
 
     void queueEditsAndRestartKeepQueueAndHistory() {

@@ -167,39 +167,7 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent)
     cam->addRow(removeKeyButton);
     layout->addWidget(camBox);
 
-    // Action curves.
-    auto* actBox = new QGroupBox(tr("Robot actions"), this);
-    auto* act = new QFormLayout(actBox);
-    channelCombo_ = new QComboBox(actBox);
-    channelCombo_->setObjectName("editChannel");
-    channelCombo_->setToolTip(
-        tr("The channel whose keys you drag on the chart (double-click adds a key, right-click removes one)"));
-    act->addRow(tr("Channel"), channelCombo_);
-    auto* gripper = new QPushButton(tr("Open / close the gripper at the cursor"), actBox);
-    gripper->setObjectName("toggleGripper");
-    act->addRow(gripper);
-    chunkLabel_ = new QLabel(actBox);
-    chunkLabel_->setWordWrap(true);
-    act->addRow(chunkLabel_);
-    layout->addWidget(actBox);
-
-    problemsLabel_ = new QLabel(this);
-    problemsLabel_->setObjectName("editProblems");
-    problemsLabel_->setWordWrap(true);
-    layout->addWidget(problemsLabel_);
-    auto* files = new QHBoxLayout;
-    auto* save = new QPushButton(tr("Save trajectory…"), this);
-    save->setObjectName("saveTrajectory");
-    save->setToolTip(tr("The readable trajectory JSON (absolute poses and channels)"));
-    auto* exportButton = new QPushButton(tr("Export actions…"), this);
-    exportButton->setObjectName("exportActions");
-    exportButton->setToolTip(tr("The reference's action file: one row of model-space actions per step"));
-    files->addWidget(save);
-    files->addWidget(exportButton);
-    layout->addLayout(files);
-    connect(save, &QPushButton::clicked, this, &TrajectoryEditor::saveRequested);
-    connect(exportButton, &QPushButton::clicked, this, &TrajectoryEditor::exportRequested);
-    layout->addStretch(1);
+    addActionRows(layout);
 
     connect(fromRecorded, &QPushButton::clicked, this, &TrajectoryEditor::startFromRecorded);
     connect(fromNothing, &QPushButton::clicked, this, &TrajectoryEditor::startFromNothing);
@@ -222,11 +190,48 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent)
     });
     connect(channelCombo_, &QComboBox::activated, this,
             [this] { selectChannel(channelCombo_->currentData().toInt()); });
-    connect(gripper, &QPushButton::clicked, this, &TrajectoryEditor::toggleGripperAtCursor);
     refresh();
 }
 
 TrajectoryEditor::~TrajectoryEditor() = default;
+
+// The robot actions' rows (channel, gripper, chunk length), the problems line and the file buttons.
+void TrajectoryEditor::addActionRows(QVBoxLayout* layout) {
+    // Action curves.
+    auto* actBox = new QGroupBox(tr("Robot actions"), this);
+    auto* act = new QFormLayout(actBox);
+    channelCombo_ = new QComboBox(actBox);
+    channelCombo_->setObjectName("editChannel");
+    channelCombo_->setToolTip(
+        tr("The channel whose keys you drag on the chart (double-click adds a key, right-click removes one)"));
+    act->addRow(tr("Channel"), channelCombo_);
+    auto* gripper = new QPushButton(tr("Open / close the gripper at the cursor"), actBox);
+    gripper->setObjectName("toggleGripper");
+    act->addRow(gripper);
+    connect(gripper, &QPushButton::clicked, this, &TrajectoryEditor::toggleGripperAtCursor);
+    chunkLabel_ = new QLabel(actBox);
+    chunkLabel_->setWordWrap(true);
+    act->addRow(chunkLabel_);
+    layout->addWidget(actBox);
+
+    problemsLabel_ = new QLabel(this);
+    problemsLabel_->setObjectName("editProblems");
+    problemsLabel_->setWordWrap(true);
+    layout->addWidget(problemsLabel_);
+    auto* files = new QHBoxLayout;
+    auto* save = new QPushButton(tr("Save trajectory…"), this);
+    save->setObjectName("saveTrajectory");
+    save->setToolTip(tr("The readable trajectory JSON (absolute poses and channels)"));
+    auto* exportButton = new QPushButton(tr("Export actions…"), this);
+    exportButton->setObjectName("exportActions");
+    exportButton->setToolTip(tr("The reference's action file: one row of model-space actions per step"));
+    files->addWidget(save);
+    files->addWidget(exportButton);
+    layout->addLayout(files);
+    connect(save, &QPushButton::clicked, this, &TrajectoryEditor::saveRequested);
+    connect(exportButton, &QPushButton::clicked, this, &TrajectoryEditor::exportRequested);
+    layout->addStretch(1);
+}
 
 void TrajectoryEditor::setEpisode(const EpisodePtr& episode) {
     episode_ = episode;

@@ -15,6 +15,7 @@
 #include "RoboticsData.h"
 
 class QComboBox;
+class QVBoxLayout;
 class QDoubleSpinBox;
 class QLabel;
 class QListWidget;
@@ -82,6 +83,7 @@ Q_SIGNALS:
     void message(const QString& text);
 
 private:
+    void addActionRows(QVBoxLayout* layout);
     friend class EditStep;
     void setState(const State& s);
     void push(const State& after, const QString& text);

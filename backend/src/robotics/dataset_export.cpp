@@ -33,6 +33,48 @@ void write_json(const std::string& path, const ojson& j) {
     if (!f) throw Error(path + ": cannot write");
 }
 
+// meta/tasks.parquet, meta/stats.json over every exported row, and meta/info.json.
+void write_tasks_stats_and_info(const Dataset& src, const std::string& dir, const std::vector<Column>& joined,
+                                int64_t rows) {
+    const DatasetInfo& info = src.info();
+    const auto& episodes = src.episodes();
+    Column task_index = scalar_column("task_index", ValueKind::Int64), task = scalar_column("task", ValueKind::String);
+    for (const auto& t : info.tasks) task_index.ints.push_back(t.index), task.strings.push_back(t.text);
+    parquet::write_file((fs::path(dir) / "meta/tasks.parquet").string(),
+                        {{"task_index", ValueKind::Int64, 0, true}, {"task", ValueKind::String, 0, true}},
+                        {{task_index, task}});
+
+    ojson stats = ojson::object();
+    for (const Column& c : joined) {
+        ojson s = detail::column_stats(c);
+        if (!s.is_null()) stats[c.name] = s;
+    }
+    write_json((fs::path(dir) / "meta/stats.json").string(), stats);
+
+    ojson features = ojson::object();
+    for (const auto& f : info.features) {
+        ojson j = f.json;
+        if (f.dtype == "video" && j.contains("info") && j["info"].is_object())
+            j["info"]["video.codec"] = "h264", j["info"]["video.pix_fmt"] = "yuv420p";
+        features[f.key] = j;
+    }
+    const ojson fps = info.json.contains("fps") ? info.json["fps"] : ojson(info.fps);
+    const ojson out = {{"codebase_version", "v3.0"},
+                       {"fps", fps},
+                       {"features", features},
+                       {"total_episodes", static_cast<int64_t>(episodes.size())},
+                       {"total_frames", rows},
+                       {"total_tasks", static_cast<int64_t>(info.tasks.size())},
+                       {"chunks_size", 1000},
+                       {"data_files_size_in_mb", 100},
+                       {"video_files_size_in_mb", 200},
+                       {"data_path", "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"},
+                       {"video_path", "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4"},
+                       {"robot_type", info.robot_type.empty() ? ojson(nullptr) : ojson(info.robot_type)},
+                       {"splits", {{"train", "0:" + std::to_string(episodes.size())}}}};
+    write_json((fs::path(dir) / "meta/info.json").string(), out);
+}
+
 }  // namespace
 
 void export_lerobot_v3(const Dataset& src, const std::string& dir) {
@@ -160,41 +202,7 @@ void export_lerobot_v3(const Dataset& src, const std::string& dir) {
     }
     parquet::write_file((fs::path(dir) / "meta/episodes/chunk-000/file-000.parquet").string(), ep_schema, {ep});
 
-    Column task_index = scalar_column("task_index", ValueKind::Int64), task = scalar_column("task", ValueKind::String);
-    for (const auto& t : info.tasks) task_index.ints.push_back(t.index), task.strings.push_back(t.text);
-    parquet::write_file((fs::path(dir) / "meta/tasks.parquet").string(),
-                        {{"task_index", ValueKind::Int64, 0, true}, {"task", ValueKind::String, 0, true}},
-                        {{task_index, task}});
-
-    ojson stats = ojson::object();
-    for (const Column& c : joined) {
-        ojson s = detail::column_stats(c);
-        if (!s.is_null()) stats[c.name] = s;
-    }
-    write_json((fs::path(dir) / "meta/stats.json").string(), stats);
-
-    ojson features = ojson::object();
-    for (const auto& f : info.features) {
-        ojson j = f.json;
-        if (f.dtype == "video" && j.contains("info") && j["info"].is_object())
-            j["info"]["video.codec"] = "h264", j["info"]["video.pix_fmt"] = "yuv420p";
-        features[f.key] = j;
-    }
-    const ojson fps = info.json.contains("fps") ? info.json["fps"] : ojson(info.fps);
-    const ojson out = {{"codebase_version", "v3.0"},
-                       {"fps", fps},
-                       {"features", features},
-                       {"total_episodes", static_cast<int64_t>(episodes.size())},
-                       {"total_frames", row},
-                       {"total_tasks", static_cast<int64_t>(info.tasks.size())},
-                       {"chunks_size", 1000},
-                       {"data_files_size_in_mb", 100},
-                       {"video_files_size_in_mb", 200},
-                       {"data_path", "data/chunk-{chunk_index:03d}/file-{file_index:03d}.parquet"},
-                       {"video_path", "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.mp4"},
-                       {"robot_type", info.robot_type.empty() ? ojson(nullptr) : ojson(info.robot_type)},
-                       {"splits", {{"train", "0:" + std::to_string(episodes.size())}}}};
-    write_json((fs::path(dir) / "meta/info.json").string(), out);
+    write_tasks_stats_and_info(src, dir, joined, row);
 }
 
 }  // namespace ws::robotics
