@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "test_support.h"
+#include "tiny_job.h"
 #include "worldstudio/model/engine.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/core/bounded_queue.h"
@@ -22,12 +23,7 @@ class TestPipeline : public QObject {
     std::shared_ptr<const Model> model_;
     std::string dir(const std::string& rel) { return (tmp_.path() + "/").toStdString() + rel; }
 
-    ojson base(const char* mode) {
-        return {{"model_mode", mode},  {"prompt", "a red ball bounces twice"},
-                {"resolution", "256"}, {"aspect_ratio", "16,9"},
-                {"num_frames", 9},     {"num_steps", 3},
-                {"seed", 11},          {"negative_prompt", "blurry, distorted"}};
-    }
+    ojson base(const char* mode) { return wstest::tiny_job(mode); }
     GenerationResult run(const ojson& job, const std::string& name, const RunCallbacks& cb = {}) {
         Session s(model_, ffmpeg_media_files());
         return s.generate(job, dir("out/" + name), cb);

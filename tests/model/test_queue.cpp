@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "test_support.h"
+#include "tiny_job.h"
 #include "worldstudio/core/error.h"
 #include "worldstudio/jobs/device_scheduler.h"
 #include "worldstudio/jobs/job_queue.h"
@@ -28,12 +29,7 @@ class TestQueue : public QObject {
     std::shared_ptr<const Model> model_;
     std::string dir(const std::string& rel) { return (tmp_.path() + "/").toStdString() + rel; }
 
-    ojson base(const char* mode) {
-        return {{"model_mode", mode},  {"prompt", "a red ball bounces twice"},
-                {"resolution", "256"}, {"aspect_ratio", "16,9"},
-                {"num_frames", 9},     {"num_steps", 3},
-                {"seed", 11},          {"negative_prompt", "blurry, distorted"}};
-    }
+    ojson base(const char* mode) { return wstest::tiny_job(mode); }
 
 private Q_SLOTS:
     void initTestCase() {
