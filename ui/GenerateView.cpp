@@ -172,10 +172,7 @@ GenerateView::GenerateView(EngineWorker* worker, QueueController* queue, QWidget
     // A preset the user picks is one step: every setting it changes, and the negative prompt that follows the mode.
     connect(settings_, &SettingsPanel::aboutToApplyPreset, this, [this] { presetBefore_ = editorState(); });
     connect(settings_, &SettingsPanel::presetApplied, this, [this](const QString& name) {
-        ws::ojson after = editorState();
-        if (!presetBefore_.is_null() && after != presetBefore_)
-            undoStack()->push(
-                new GenerateStepCommand(this, presetBefore_, std::move(after), tr("Preset %1").arg(name)));
+        if (!presetBefore_.is_null()) pushStep(presetBefore_, tr("Preset %1").arg(name));
         presetBefore_ = nullptr;
     });
 
@@ -447,6 +444,10 @@ void GenerateView::recordStep(const QString& name, const std::function<void()>& 
     composing_ = true;
     change();
     composing_ = was;
+    pushStep(before, name);
+}
+
+void GenerateView::pushStep(const ws::ojson& before, const QString& name) {
     ws::ojson after = editorState();
     if (after != before) undoStack()->push(new GenerateStepCommand(this, before, std::move(after), name));
 }

@@ -78,6 +78,7 @@ private:
     void showEditorState(const ws::ojson& state);
     // Runs `change` with the editors' own recording off, then records what it changed as one step.
     void recordStep(const QString& name, const std::function<void()>& change);
+    void pushStep(const ws::ojson& before, const QString& name);     // one step from `before` to now, when they differ
     void setEditorText(CaptionEditor* editor, const QString& text);  // recorded unless a step is being composed
     void onModeChanged(const QString& mode);
     void updateStopButton();  // enabled while something runs that Stop can stop
