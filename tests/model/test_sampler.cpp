@@ -1,4 +1,5 @@
-// FlowUniPC against an independent numpy statement of the scheduler's algorithm, and Euler's basic property.
+// The samplers as pure functions: FlowUniPC against an independent numpy statement of the scheduler's algorithm,
+// Euler's basic property, and the hooks every sampler honours.
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -29,36 +30,78 @@ private Q_SLOTS:
             QVERIFY2(r.code == 0, r.err.constData());
             const QJsonArray states = QJsonDocument::fromJson(r.out).array();
             QCOMPARE(states.size(), steps);
-            auto sampler = Sampler::create("unipc", s);
-            at::Tensor x = x0.clone();
+            std::vector<at::Tensor> xs;  // the state after each step
+            SamplerHooks hooks;
+            hooks.after_step = [&](int, const at::Tensor& x, const at::Tensor&) { xs.push_back(x); };
+            int calls = 0;
+            const VelocityFn velocity = [&](const at::Tensor& x, double timestep, int step) {
+                ++calls;
+                if (timestep != double(s.timesteps[size_t(step)])) throw Error("wrong timestep");
+                return a * x + b * s.sigmas[size_t(step)];
+            };
+            const at::Tensor last = sample_unipc(velocity, x0.clone(), s, hooks);
+            QCOMPARE(calls, steps);
+            QCOMPARE(int(xs.size()), steps);
+            QVERIFY(at::equal(last, xs.back()));
             for (int i = 0; i < steps; ++i) {
-                at::Tensor v = a * x + b * s.sigmas[size_t(i)];
-                x = sampler->step(v, x);
                 std::vector<float> ref;
                 for (const auto& e : states[i].toArray()) ref.push_back(float(e.toDouble()));
-                const double err = wstest::rel_err(x, at::tensor(ref));
+                const double err = wstest::rel_err(xs[size_t(i)], at::tensor(ref));
                 QVERIFY2(
                     err < 1e-5,
                     qPrintable(QString("steps %1 shift %2: step %3 error %4").arg(steps).arg(shift).arg(i).arg(err)));
             }
-            QVERIFY_THROWS_EXCEPTION(Error, sampler->step(at::zeros({16}), x));  // past the schedule
         }
     }
     void eulerFollowsTheVelocity() {
         QVERIFY(recovers_exact_flow("euler", 10, 3.0));
-        QVERIFY_THROWS_EXCEPTION(Error, Sampler::create("ddim", make_sigma_schedule(10, 3.0)));
+        const VelocityFn zero = [](const at::Tensor& x, double, int) { return at::zeros_like(x); };
+        QVERIFY_THROWS_EXCEPTION(Error, sample("ddim", zero, at::zeros({4}), make_sigma_schedule(10, 3.0)));
     }
     void unipcRecoversExactFlow() { QVERIFY(recovers_exact_flow("unipc", 12, 5.0)); }
+
+    // The hooks: every new state goes through constrain before anything else sees it, and should_cancel stops the
+    // loop before the next network call.
+    void hooksConstrainEveryStateAndCancelBetweenSteps() {
+        for (const char* name : {"unipc", "euler"}) {
+            const SigmaSchedule s = make_sigma_schedule(6, 3.0);
+            std::vector<float> first_seen;  // x[0] as the velocity sees it
+            const VelocityFn velocity = [&](const at::Tensor& x, double, int) {
+                first_seen.push_back(x[0].item<float>());
+                return at::full_like(x, 0.5f);
+            };
+            SamplerHooks hooks;
+            hooks.constrain = [](const at::Tensor& x) {
+                at::Tensor y = x.clone();
+                y[0] = 7.0f;
+                return y;
+            };
+            const at::Tensor out = sample(name, velocity, at::zeros({3}), s, hooks);
+            QCOMPARE(out[0].item<float>(), 7.0f);
+            QCOMPARE(int(first_seen.size()), 6);
+            for (size_t i = 1; i < first_seen.size(); ++i) QCOMPARE(first_seen[i], 7.0f);
+            QVERIFY(out[1].item<float>() != 0.0f);  // the rest moved
+
+            int calls = 0;
+            SamplerHooks stop;
+            stop.should_cancel = [&] { return calls == 2; };
+            const VelocityFn counted = [&](const at::Tensor& x, double, int) {
+                ++calls;
+                return at::zeros_like(x);
+            };
+            QVERIFY_THROWS_EXCEPTION(Cancelled, sample(name, counted, at::zeros({3}), s, stop));
+            QCOMPARE(calls, 2);
+        }
+    }
 
 private:
     // With the exact rectified-flow velocity v = noise - x0 (constant along the path), sampling ends at x0.
     static bool recovers_exact_flow(const char* sampler, int steps, double shift) {
         SigmaSchedule s = make_sigma_schedule(steps, shift);
-        auto smp = Sampler::create(sampler, s);
         at::Tensor x0 = at::randn({8}), noise = at::randn({8});
-        at::Tensor x = s.sigmas[0] * noise + (1 - s.sigmas[0]) * x0;
-        for (int i = 0; i < steps; ++i) x = smp->step(noise - x0, x);
-        return wstest::rel_err(x, x0) < 1e-5;
+        const at::Tensor start = s.sigmas[0] * noise + (1 - s.sigmas[0]) * x0;
+        const VelocityFn velocity = [&](const at::Tensor&, double, int) { return noise - x0; };
+        return wstest::rel_err(sample(sampler, velocity, start, s), x0) < 1e-5;
     }
 };
 

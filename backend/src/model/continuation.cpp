@@ -1,4 +1,4 @@
-// Session::generate for a request with a continuation: a long video as chunks generated one after another.
+// Session::run for a request with a continuation: a long video as chunks generated one after another.
 //
 // Each chunk after the first is a video2video generation conditioned on the previous chunk's last frames. Those
 // frames are taken as pixels (decoded, rounded to 8 bits as they are shown) and encoded again, because a latent
@@ -9,39 +9,28 @@
 // Sound goes on in latent space: a chunk's first sound latents are pinned to the previous chunk's at the chunk's
 // start time, and the stitched latents are decoded once, so the waveform has no seam. A chunk's sound starts at
 // the nearest sound latent (1/25 s) to its first frame: at most 20 ms off its picture, never adding up.
-#include <c10/core/InferenceMode.h>
-
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 
 #include "core/torch_util.h"
+#include "model/generation_plan.h"
 #include "model/media_out.h"
 #include "model/model_impl.h"
 #include "worldstudio/core/error.h"
-#include "worldstudio/core/safetensors.h"
 #include "worldstudio/model/request.h"
-
-namespace fs = std::filesystem;
 
 namespace ws {
 
-GenerationResult Session::generate_continued(const ojson& job, const GenerationRequest& req,
-                                             const std::string& out_prefix, const RunCallbacks& cb) {
-    c10::InferenceMode guard;
+Generation run_continued(const Model& model, const MediaFiles& media, const ojson& job, const GenerationRequest& req,
+                         const RunCallbacks& cb) {
     const auto t_start = std::chrono::steady_clock::now();
-    const ModelImpl& M = model_impl(*model_);
+    const ModelImpl& M = model_impl(model);
     const ModelConfig& c = M.config;
     const GenerationRequest::Continuation& k = *req.continuation;
-    if (fs::path(out_prefix).extension() != ".mp4")
-        throw Error("a continued video is stitched from decoded chunks: name the output OUT.mp4");
     if (!M.vae) throw Error("continuation encodes each chunk's last frames again: the model folder needs its vae/");
-    if (!media_.can_write()) throw Error("this build writes no .mp4 files, which continuation makes");
     if (req.enable_sound && !M.sound)
         throw Error("continuation with sound decodes the stitched sound: the model folder needs its sound_tokenizer/");
-    const std::string base = (fs::path(out_prefix).parent_path() / fs::path(out_prefix).stem()).string();
-    const fs::path chunk_dir = base + ".chunks";
-    fs::create_directories(chunk_dir);
+    Generation result;
 
     const int P = k.overlap_frames(), N = k.chunks;
     const double sound_rate = c.sound_latent_fps;
@@ -70,13 +59,16 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
         const int start_frame = i == 0 ? 0 : frames_so_far - P;  // where this chunk's frame 0 sits in the whole video
         // Its sound starts at the sound latent nearest its first frame.
         const int64_t sound_start = static_cast<int64_t>(std::llround(start_frame / req.fps * sound_rate));
+        const std::string name = "chunk_" + std::to_string(i);
+        PlanInputs inputs;  // what this chunk is given in memory, written beside its record as the names it uses
+        std::vector<Generation::MadeInput> made;
         if (i > 0) {
             // The previous chunk's last P frames, as the viewer sees them, start this chunk.
             const at::Tensor tail = last_chunk.narrow(1, last_chunk.size(1) - P, P).to(at::kFloat) / 127.5 - 1;
-            const std::string cond = (chunk_dir / ("chunk_" + std::to_string(i) + "_condition.safetensors")).string();
-            save_tensors(cond, {{"latent", M.vae->encode(tail).to(at::kCPU, at::kFloat).contiguous()}}, {});
+            inputs.vision_latent = M.vae->encode(tail).to(at::kCPU, at::kFloat).contiguous();
+            made.push_back({name + "_condition.safetensors", "latent", to_host(inputs.vision_latent)});
             chunk["model_mode"] = "video2video";
-            chunk["vision_path"] = cond;
+            chunk["vision_path"] = made.back().file;
             std::vector<int64_t> idx(static_cast<size_t>(k.overlap_latent_frames));
             for (size_t j = 0; j < idx.size(); ++j) idx[j] = static_cast<int64_t>(j);
             chunk["condition_frame_indexes_vision"] = idx;
@@ -85,10 +77,9 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
                 const int64_t carried = std::min<int64_t>(sound.size(1) - sound_start,
                                                           static_cast<int64_t>(std::floor(P / req.fps * sound_rate)));
                 if (carried > 0) {
-                    const std::string pinned =
-                        (chunk_dir / ("chunk_" + std::to_string(i) + "_sound.safetensors")).string();
-                    save_tensors(pinned, {{"sound_latent", sound.narrow(1, sound_start, carried).contiguous()}}, {});
-                    chunk["sound_path"] = pinned;
+                    inputs.sound_latent = sound.narrow(1, sound_start, carried).contiguous();
+                    made.push_back({name + "_sound.safetensors", "sound_latent", to_host(inputs.sound_latent)});
+                    chunk["sound_path"] = made.back().file;
                 }
             }
         }
@@ -104,11 +95,13 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
             q.step = i * p.total + p.step, q.total = N * p.total;
             cb.on_preview(q);
         };
-        const std::string prefix = (chunk_dir / ("chunk_" + std::to_string(i))).string();
-        const GenerationResult r = generate(chunk, prefix, chunk_cb);
+        // A chunk is a generation of its own, with the model's defaults for its mode filled in as any job's are.
+        Generation r = run_generation(model, media, chunk, GenerationRequest::parse(job_with_defaults(model, chunk)),
+                                      chunk_cb, false, inputs);
+        r.made_inputs = std::move(made);
         if (i == 0) first_record = r.record;
-        const auto latents = load_tensors(prefix + ".safetensors");
-        const at::Tensor pixels = quantize_for_display(M.vae->decode(latents.at("video_latent")));
+        const GeneratedOutput& out = r.outputs.front();
+        const at::Tensor pixels = quantize_for_display(M.vae->decode(from_host(out.video_latent)));
         if (i == 0) {
             video = pixels.clone();
         } else {
@@ -124,45 +117,42 @@ GenerationResult Session::generate_continued(const ojson& job, const GenerationR
         }
         last_chunk = pixels;
         frames_so_far = static_cast<int>(video.size(1));
-        if (req.enable_sound && latents.count("sound_latent")) {
-            const at::Tensor s = latents.at("sound_latent");
+        if (req.enable_sound && !out.sound_latent.empty()) {
+            const at::Tensor s = from_host(out.sound_latent);
             sound = i == 0 ? s : at::cat({sound.narrow(1, 0, std::min<int64_t>(sound_start, sound.size(1))), s}, 1);
         }
         chunks.push_back({{"index", i},
                           {"seed", r.record["seed"]},
                           {"start_frame", start_frame},
                           {"sound_start_latent", sound_start},
-                          {"record", fs::path(prefix + ".json").filename().string()},
-                          {"latents", fs::path(prefix + ".safetensors").filename().string()}});
+                          {"record", name + ".json"},
+                          {"latents", name + ".safetensors"}});
+        result.chunks.push_back(std::move(r));
     }
 
     // One video: every chunk's frames, and the stitched sound decoded once.
-    const VideoFrames frames = to_video_frames(video, req.fps);
-    const AudioClip clip = sound.defined() ? decode_sound_clip(*M.sound, sound, frames.count / req.fps) : AudioClip{};
-    GenerationResult result;
+    GeneratedOutput stitched;
+    stitched.seed = req.seed;
+    stitched.frames = to_video_frames(video, req.fps);
+    if (sound.defined()) stitched.sound = decode_sound_clip(*M.sound, sound, stitched.frames.count / req.fps);
+    result.outputs.push_back(std::move(stitched));
+    result.video_crf = req.video_crf();
     result.record = first_record;
     result.record["request"] = req.to_json();
     result.record["continuation"] = {
         {"chunks", chunks},
         {"overlap_latent_frames", k.overlap_latent_frames},
         {"overlap_frames", P},
-        {"frames", frames.count},
+        {"frames", result.outputs.front().frames.count},
         {"seams", seams},
-        {"folder", chunk_dir.filename().string()},
         {"conditioning",
          "each later chunk: video2video on the previous chunk's last frames, decoded to 8 bits and "
          "encoded again; its sound latents pinned from the stitched sound at its start"},
         {"stitching",
          "the overlap frames crossfaded from the earlier chunk to the later one; the sound latents "
          "stitched and decoded once"}};
-    result.record["outputs"] =
-        ojson::array({{{"video", fs::path(base + ".mp4").filename().string()}, {"seed", req.seed}}});
+    result.record["outputs"] = ojson::array({{{"seed", req.seed}}});
     result.record["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    for (const auto& [name, version] : media_.versions.items()) result.record["versions"][name] = version;
-    const std::string record_text = result.record.dump(2);
-    media_.write_video(base + ".mp4", frames, clip.frames() > 0 ? &clip : nullptr, record_text, req.video_crf());
-    result.outputs.push_back(base + ".mp4");
-    write_record_file(base, record_text, result);
     return result;
 }
 

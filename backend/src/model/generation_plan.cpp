@@ -134,7 +134,7 @@ void plan_fixed_steps(GenerationPlan& p, const ModelImpl& M, const ojson& job_in
     GenerationRequest& req = p.req;
     const std::optional<FixedStepSchedule>& fixed = M.format.fixed_steps;
     if (!fixed) {
-        if (req.sampler == FixedStepSdeSampler::kName)
+        if (req.sampler == kFixedStepSamplerName)
             throw Error(
                 "sampler fixed_step_sde needs a distilled checkpoint (its scheduler/scheduler_config.json names the sigmas); this model has none");
         return;
@@ -144,11 +144,11 @@ void plan_fixed_steps(GenerationPlan& p, const ModelImpl& M, const ojson& job_in
     if (job_in.contains("num_steps") && req.num_steps != n) aside["num_steps"] = req.num_steps;
     if (job_in.contains("guidance") && req.guidance != 1.0) aside["guidance"] = req.guidance;
     if (job_in.contains("shift")) aside["shift"] = req.shift;
-    if (job_in.contains("sampler") && req.sampler != FixedStepSdeSampler::kName) aside["sampler"] = req.sampler;
+    if (job_in.contains("sampler") && req.sampler != kFixedStepSamplerName) aside["sampler"] = req.sampler;
     if (job_in.contains("guidance_interval") && req.guidance_interval)
         aside["guidance_interval"] = *req.guidance_interval;
     if (req.control_guidance > 0) aside["control_guidance"] = req.control_guidance;
-    req.num_steps = n, req.guidance = 1.0, req.sampler = FixedStepSdeSampler::kName, req.guidance_interval.reset(),
+    req.num_steps = n, req.guidance = 1.0, req.sampler = kFixedStepSamplerName, req.guidance_interval.reset(),
     req.control_guidance = 0;
     if (!aside.empty() && cb.on_log)
         cb.on_log("this distilled checkpoint samples its own " + std::to_string(n) +
@@ -214,7 +214,8 @@ void plan_prompts(GenerationPlan& p, const ModelImpl& M) {
 }
 
 // The vision conditioning: vision_path's latents padded in time, keyframes pinned, transfer's control maps.
-void plan_vision(GenerationPlan& p, const ModelImpl& M, const MediaFiles& media, const at::Tensor& action_pixels) {
+void plan_vision(GenerationPlan& p, const ModelImpl& M, const MediaFiles& media, const at::Tensor& action_pixels,
+                 const at::Tensor& given_latent) {
     const GenerationRequest& req = p.req;
     const ModelConfig& c = M.config;
     const PromptMetadata meta = req.metadata();
@@ -224,7 +225,8 @@ void plan_vision(GenerationPlan& p, const ModelImpl& M, const MediaFiles& media,
         for (auto k : req.condition_frame_indexes_vision) last_cond = std::max(last_cond, k);
         const int frames = static_cast<int>(1 + 4 * last_cond);
         at::Tensor z =
-            action_pixels.defined()
+            given_latent.defined() ? given_latent
+            : action_pixels.defined()
                 ? encode_pixels(
                       M,
                       action_pixels.narrow(1, 0, std::min<int64_t>(action_pixels.size(1), round_frames_to_4k1(frames))),
@@ -287,15 +289,19 @@ void plan_action_rows(GenerationPlan& p, const ModelConfig& c) {
 }
 
 // The sound latents a job pins (sound_path), checked against this clip's sound latents.
-void plan_sound(GenerationPlan& p, const ModelConfig& c) {
+void plan_sound(GenerationPlan& p, const ModelConfig& c, const at::Tensor& given_latent) {
     const GenerationRequest& req = p.req;
     p.n_sound = static_cast<int64_t>(
         std::ceil(static_cast<double>(static_cast<int64_t>(req.num_frames / req.fps * 48000)) / 1920.0));
     if (req.sound_path.empty()) return;
-    SafeTensorsFile f(req.sound_path);
-    if (!f.contains("sound_latent"))
-        throw Error("sound_path '" + req.sound_path + "' has no tensor named 'sound_latent'");
-    p.pinned_sound = to_tensor(f.at("sound_latent")).to(at::kFloat);
+    if (given_latent.defined()) {
+        p.pinned_sound = given_latent.to(at::kFloat);
+    } else {
+        SafeTensorsFile f(req.sound_path);
+        if (!f.contains("sound_latent"))
+            throw Error("sound_path '" + req.sound_path + "' has no tensor named 'sound_latent'");
+        p.pinned_sound = to_tensor(f.at("sound_latent")).to(at::kFloat);
+    }
     const at::Tensor& s = p.pinned_sound;
     if (s.dim() != 2 || s.size(0) != c.sound_dim || s.size(1) < 1 || s.size(1) > p.n_sound)
         throw Error("sound_path '" + req.sound_path + "': sound_latent must be [" + std::to_string(c.sound_dim) +
@@ -334,7 +340,7 @@ ojson job_with_defaults(const Model& model, const ojson& job_in) {
 }
 
 GenerationPlan plan_generation(const ModelImpl& M, const MediaFiles& media, const ojson& job_in, GenerationRequest req,
-                               const RunCallbacks& cb) {
+                               const RunCallbacks& cb, const PlanInputs& inputs) {
     const ModelConfig& c = M.config;
     GenerationPlan p;
     p.req = std::move(req);
@@ -368,9 +374,9 @@ GenerationPlan plan_generation(const ModelImpl& M, const MediaFiles& media, cons
     p.T = p.req.latent_frames(), p.H = meta.height / c.spatial_compression, p.W = meta.width / c.spatial_compression;
     p.clean.assign(static_cast<size_t>(p.T), false);
     for (auto k : p.req.condition_frame_indexes_vision) p.clean[static_cast<size_t>(k)] = true;
-    plan_vision(p, M, media, action_pixels);
+    plan_vision(p, M, media, action_pixels, inputs.vision_latent);
     plan_action_rows(p, c);
-    plan_sound(p, c);
+    plan_sound(p, c, inputs.sound_latent);
     p.use_cfg = p.req.guidance != 1.0;
     p.use_control_guidance = p.req.mode == Mode::Transfer && p.req.control_guidance > 0;
     // The diffusers path samples with the UniPC schedule the folder ships; the request's shift is then set aside.

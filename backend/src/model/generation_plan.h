@@ -5,8 +5,10 @@
 //                    file reading and every check of the job happen here, before any network runs;
 //   Denoiser         a latent state -> the velocity the sampler steps with: the text prefilled once, guidance,
 //                    control guidance, the FP8 step policy and the step cache behind one call;
-//   the loop         per output: initial noise with the clean parts pinned, the sampler over the denoiser,
-//                    previews and progress (pipeline.cpp).
+//   the loop         per output: initial noise with the clean parts pinned, a sampler (sampler.h: a pure function
+//                    of the denoiser, the state, the sigmas and hooks) over the denoiser, previews and progress, and
+//                    the decode when asked (pipeline.cpp). The outputs stay in memory: write_generation
+//                    (generation_files.cpp) is the caller's way to files.
 #include <ATen/ATen.h>
 
 #include <functional>
@@ -51,9 +53,23 @@ struct GenerationPlan {
 // say one thing two ways count as one).
 ojson job_with_defaults(const Model& model, const ojson& job);
 
+// Conditioning a run is handed in memory instead of reading the files its request names (a continuation's later
+// chunk: the previous chunk's frames encoded again, its sound carried on).
+struct PlanInputs {
+    at::Tensor vision_latent;  // in place of vision_path's latents (undefined: read the file)
+    at::Tensor sound_latent;   // in place of sound_path's sound_latent
+};
+
 // Everything a run needs before the network: throws ws::Error naming the field for anything wrong with the job.
 GenerationPlan plan_generation(const ModelImpl& M, const MediaFiles& media, const ojson& job_in, GenerationRequest req,
-                               const RunCallbacks& cb);
+                               const RunCallbacks& cb, const PlanInputs& inputs = {});
+
+// Session::run's two shapes: one generation (pipeline.cpp) and a continued one, chunk after chunk (continuation.cpp).
+// `job_in` is the job as given; `req` its request with the model's defaults filled in.
+Generation run_generation(const Model& model, const MediaFiles& media, const ojson& job_in, GenerationRequest req,
+                          const RunCallbacks& cb, bool decode, const PlanInputs& inputs = {});
+Generation run_continued(const Model& model, const MediaFiles& media, const ojson& job, const GenerationRequest& req,
+                         const RunCallbacks& cb);
 
 // The velocity of one denoising step, guided. Built once per run: it prefills the text of the conditional and (with
 // guidance) the unconditional prompt, then holds the generation network. Fills memory_record with what the towers

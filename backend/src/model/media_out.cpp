@@ -1,9 +1,5 @@
 #include "model/media_out.h"
 
-#include <fstream>
-
-#include "worldstudio/core/error.h"
-
 namespace ws {
 
 at::Tensor quantize_for_display(const at::Tensor& decoded) {
@@ -29,11 +25,14 @@ AudioClip decode_sound_clip(const SoundDecoder& sound, const at::Tensor& latent,
     return clip;
 }
 
-void write_record_file(const std::string& base, const std::string& record_text, GenerationResult& result) {
-    std::ofstream rec(base + ".json");
-    rec << record_text << "\n";
-    if (!rec) throw Error(base + ".json: cannot write the generation record");
-    result.outputs.push_back(base + ".json");
+HostTensor to_host(const at::Tensor& t) {
+    const at::Tensor c = t.to(at::kCPU, at::kFloat).contiguous();
+    HostTensor h;
+    h.shape = c.sizes().vec();
+    h.data.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    return h;
 }
+
+at::Tensor from_host(const HostTensor& t) { return at::tensor(t.data, at::kFloat).view(t.shape); }
 
 }  // namespace ws

@@ -17,7 +17,8 @@ at::Tensor quantize_for_display(const at::Tensor& decoded);
 VideoFrames to_video_frames(const at::Tensor& bytes, double fps);
 // Sound latents [C, n] decoded and clamped to [-1, 1], cut to `seconds`, interleaved stereo.
 AudioClip decode_sound_clip(const SoundDecoder& sound, const at::Tensor& latent, double seconds);
-// <base>.json with the record text; appended to result.outputs. Throws ws::Error naming the file.
-void write_record_file(const std::string& base, const std::string& record_text, GenerationResult& result);
+// A tensor copied to the host as float32, and back.
+HostTensor to_host(const at::Tensor& t);
+at::Tensor from_host(const HostTensor& t);
 
 }  // namespace ws

@@ -227,7 +227,7 @@ pico::Command pico_command_for(const std::vector<double>& raw, const pico::World
 
 namespace detail {
 
-Runner::Runner(std::shared_ptr<const Model> model) : session_(model, ffmpeg_media_files()) {}
+Runner::Runner(std::shared_ptr<const Model> model) : media_(ffmpeg_media_files()), session_(model, media_) {}
 
 ChunkOut Runner::chunk(const RolloutSpec& spec, const Source& src, const std::string& dir, int k,
                        const VideoFrames& start, const Rows& model_actions, int chunk_size, const RunCallbacks& cb) {
@@ -247,11 +247,13 @@ ChunkOut Runner::chunk(const RolloutSpec& spec, const Source& src, const std::st
         write_actions_json(base + "_actions.json", model_actions);
         job["action_path"] = base + "_actions.json";
     }
-    session_.generate(job, base + ".mp4", cb);
+    const Generation g = session_.run(job, cb, true);
+    write_generation(g, base + ".mp4", media_);
     ChunkOut out;
+    // The next chunk starts from the video as the bundle holds it (H.264), as a viewer of the bundle sees it.
     out.video = read_video(base + ".mp4");
     out.file = fs::path(base + ".mp4").filename().string();
-    out.actions = spec.mode == "forward_dynamics" ? model_actions : read_action_file(base + ".actions.json");
+    out.actions = spec.mode == "forward_dynamics" ? model_actions : g.outputs.front().action_rows;
     return out;
 }
 
@@ -266,8 +268,9 @@ Rows Runner::inverse(const RolloutSpec& spec, const Source& src, const std::stri
     job["domain_name"] = src.embodiment->name;
     job["seed"] = seed;
     const std::string base = (fs::path(video).parent_path() / (fs::path(video).stem().string() + "_inverse")).string();
-    session_.generate(job, base, cb);
-    return read_action_file(base + ".actions.json");
+    const Generation g = session_.run(job, cb, false);
+    write_generation(g, base, media_);  // the bundle keeps what the actions came from
+    return g.outputs.front().action_rows;
 }
 
 std::string Bundle::next_id() const { return "n" + std::to_string(manifest.is_null() ? 0 : manifest["nodes"].size()); }

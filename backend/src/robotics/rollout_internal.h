@@ -66,6 +66,7 @@ public:
                  const RunCallbacks& cb);
 
 private:
+    MediaFiles media_;
     Session session_;
 };
 

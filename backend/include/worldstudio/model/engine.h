@@ -126,7 +126,7 @@ public:
     const PreviewProjection& preview_projection() const;  // empty when the folder has none
     // The settings the model was made for, from model_index.json's "worldstudio_generation_defaults"
     // ({"*": {...}, MODE: {...}}, the mode's entries over "*"): Pico, trained at 64x64 with an empty negative
-    // prompt, names those. Session::generate fills a job's missing fields from them; the job's own fields win.
+    // prompt, names those. Session::run fills a job's missing fields from them; the job's own fields win.
     // An empty object when the folder names none.
     ojson generation_defaults(const std::string& mode) const;
     // Distilled fixed-step sampling and FP8 quantization, as the folder declares them.
@@ -144,6 +144,44 @@ private:
     friend const ModelImpl& model_impl(const Model& model);
     explicit Model(std::unique_ptr<ModelImpl> impl);
     std::unique_ptr<ModelImpl> impl_;
+};
+
+// A tensor copied off the device, torch-free: float32, row-major.
+struct HostTensor {
+    std::vector<int64_t> shape;
+    std::vector<float> data;
+    bool empty() const { return data.empty(); }
+};
+
+// One output of a run, in memory.
+struct GeneratedOutput {
+    uint32_t seed = 0;
+    HostTensor video_latent;  // [C, T, H, W], normalized VAE latents
+    HostTensor actions;       // [n, max_action_dim]: the generated chunk in model space (empty: no actions)
+    HostTensor sound_latent;  // [sound_dim, n] (empty: no sound)
+    // The generated actions at the domain's width, as the reference returns them (model space, no denormalization);
+    // empty for forward dynamics, whose actions were given.
+    std::vector<std::vector<double>> action_rows;
+    VideoFrames frames;  // decoded, 8 bits as a viewer sees them (count 0: not decoded)
+    AudioClip sound;     // decoded (no samples: none)
+};
+
+// What a run made: nothing is written. write_generation() turns it into files.
+struct Generation {
+    ojson record;  // the complete generation record; write_generation() adds the names of the files
+    std::vector<GeneratedOutput> outputs;
+    bool image = false;          // text2image: each output is one picture
+    int video_crf = 23;          // H.264 CRF the request asks its MP4s to be written at
+    std::string reference_mode;  // action modes: the reference's name of the mode, for its sample layout
+    // A continued video (one stitched output): each chunk's own generation, and the conditioning it was given, made
+    // by the run (the previous chunk's last frames encoded again, its pinned sound), under the names its request uses.
+    struct MadeInput {
+        std::string file;    // the name the request gives it, beside the record
+        std::string tensor;  // its tensor's name in that .safetensors file
+        HostTensor value;
+    };
+    std::vector<Generation> chunks;
+    std::vector<MadeInput> made_inputs;
 };
 
 struct GenerationResult {
@@ -179,8 +217,6 @@ struct ReasonerSampling {
 };
 
 // One run's state on a loaded model. Cheap to create; not shared between threads.
-struct GenerationRequest;
-
 class Session {
 public:
     // `media` reads conditioning pictures and videos and writes MP4 / PNG outputs; without it the session works
@@ -190,7 +226,12 @@ public:
 
     // Runs any generation mode from a request whose fields follow the reference sample JSON
     // (model_mode, prompt, negative_prompt, resolution, aspect_ratio, fps, num_frames, num_steps, guidance,
-    // shift, seed, ...). Writes `<out_prefix>.safetensors` (latents) and `<out_prefix>.json` (record).
+    // shift, seed, ...) and returns what it made, in memory. `decode` decodes each output's video and sound too (the
+    // model folder needs its vae/). Writes nothing.
+    Generation run(const ojson& request, const RunCallbacks& cb, bool decode);
+
+    // run() then write_generation(): OUT.mp4 / OUT.png decode and write the media too, any other name latents only.
+    // The media and codec checks come first, before any network runs.
     GenerationResult generate(const ojson& request, const std::string& out_prefix, const RunCallbacks& cb);
 
     // Rewrites a short prompt into a structured JSON caption with the reasoner (template per mode).
@@ -208,12 +249,15 @@ public:
                                        const RunCallbacks& cb);
 
 private:
-    // A request with a continuation: its chunks one after another, stitched (continuation.cpp).
-    GenerationResult generate_continued(const ojson& job, const GenerationRequest& request,
-                                        const std::string& out_prefix, const RunCallbacks& cb);
     std::shared_ptr<const Model> model_;
     MediaFiles media_;
 };
+
+// Writes a run's outputs at `out_prefix` (OUT or OUT.mp4 / OUT.png, numbered OUT_K with more than one output):
+// OUT.safetensors (latents), OUT.actions.json and .safetensors (generated actions), the decoded picture or MP4 with
+// the record embedded (when the run decoded and the name asks for it), the reference's sample layout for action modes,
+// OUT.json (the record, naming these files), and a continued video's chunk folder. Throws ws::Error naming the file.
+GenerationResult write_generation(const Generation& generation, const std::string& out_prefix, const MediaFiles& media);
 
 // Fits the preview projection of a model folder by least squares on `samples` random latents decoded by its VAE,
 // writes it to MODEL_DIR/worldstudio_preview.json and returns the fit's RMS error in [0, 1] units.
