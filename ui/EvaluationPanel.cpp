@@ -46,9 +46,9 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
     top->addWidget(new QLabel(tr("Annotator:"), this));
     top->addWidget(annotator_);
     connect(annotator_, &QLineEdit::editingFinished, this, [this] {
-        refresh();
-        goToFirstOpen();  // another annotator: their first open item
-        setFocus();       // back to the keys
+        firstOpenOnLoad_ = true;  // another annotator: their first open item
+        reload();
+        setFocus();  // back to the keys
     });
 
     player_ = new PlayerPanel(this);
@@ -258,59 +258,79 @@ QWidget* EvaluationPanel::buildScoresPage() {
     return page;
 }
 
-bool EvaluationPanel::openProject(const QString& path) {
-    try {
-        project_ = ws::hue::Project::open(path.toStdString());
-        writer_ = std::make_shared<WriterConnection>(path.toStdString());
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(ws::user_message(e)));
-        return false;
-    }
-    projectLabel_->setText(tr("Evaluation project: %1").arg(QFileInfo(path).fileName()));
-    projectLabel_->setToolTip(path);
-    current_ = currentDispute_ = 0;
-    shownVideo_.clear();
-    refresh();
-    goToFirstOpen();
-    Q_EMIT projectChanged(path);
-    return true;
+void EvaluationPanel::openProject(const QString& path) {
+    // Writes given from now on go to this project, after its open (the connection opens at its first use, on the
+    // writer's thread).
+    const std::shared_ptr<WriterConnection> previous = writer_,
+                                            writer = std::make_shared<WriterConnection>(path.toStdString());
+    writer_ = writer;
+    ++opening_;
+    struct Opened {
+        std::shared_ptr<ws::hue::Project> window;
+        Snapshot snapshot;
+        QString error;
+    };
+    runInBackground(
+        this,
+        [writer, who = annotator().toStdString()] {
+            Opened o;
+            try {
+                o.snapshot = readSnapshot(writer->get(), who);
+                o.window = ws::hue::Project::open(writer->path);  // the window's own connection, for reading
+            } catch (const std::exception& e) {
+                o.error = QString::fromStdString(ws::user_message(e));
+            }
+            return o;
+        },
+        [this, path, previous, writer](Opened o) {
+            --opening_;
+            if (writer_ != writer) return;  // another open was asked for since
+            if (o.error.isEmpty() && o.snapshot.error.isEmpty()) {
+                project_ = std::move(o.window);
+                projectLabel_->setText(tr("Evaluation project: %1").arg(QFileInfo(path).fileName()));
+                projectLabel_->setToolTip(path);
+                current_ = currentDispute_ = 0;
+                shownVideo_.clear();
+                applySnapshot(o.snapshot);
+                goToFirstOpen();
+                Q_EMIT projectChanged(path);
+                return;
+            }
+            writer_ = previous;
+            fail(o.error.isEmpty() ? o.snapshot.error : o.error);
+        },
+        &writerPool_);
 }
 
 bool EvaluationPanel::importJsonl(const QString& path) {
-    if (!project_) {
+    if (!writer_) {
         fail(tr("Open an evaluation project first"));
         return false;
     }
-    try {
-        project_->import_jsonl(path.toStdString());
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(ws::user_message(e)));
-        return false;
-    }
-    refresh();
+    write([file = path.toStdString()](ws::hue::Project& p) { p.import_jsonl(file); },
+          [this, path] {
+              reload();
+              Q_EMIT imported(path);
+          });
     return true;
 }
 
 bool EvaluationPanel::addStudioOutput(const QString& file, const QString& recordJson, const QString& prompt) {
-    if (!project_) {
+    if (!writer_) {
         fail(tr("Open an evaluation project first (File ▸ Open evaluation project…)"));
         return false;
     }
-    try {
-        const std::string text = prompt.trimmed().toStdString();
-        project_->add_output(file.toStdString(), recordJson.toStdString(), text, ws::hue::domain_by_keywords(text));
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(ws::user_message(e)));
-        return false;
-    }
-    refresh();
+    writeAndReload([file = file.toStdString(), record = recordJson.toStdString(),
+                    text = prompt.trimmed().toStdString()](ws::hue::Project& p) {
+        p.add_output(file, record, text, ws::hue::domain_by_keywords(text));
+    });
     return true;
 }
 
 void EvaluationPanel::setAnnotator(const QString& name) {
     annotator_->setText(name);
-    refresh();
-    goToFirstOpen();
+    firstOpenOnLoad_ = true;
+    reload();
 }
 
 void EvaluationPanel::goToFirstOpen() {
@@ -354,6 +374,7 @@ EvaluationPanel::Snapshot EvaluationPanel::readSnapshot(const ws::hue::Project& 
         s.disagreements = project.disagreements();
         s.prompts = project.prompts();
         s.questions = project.questions("", true);
+        s.videos = project.videos();
     } catch (const std::exception& e) {
         s.error = QString::fromStdString(ws::user_message(e));
     }
@@ -366,7 +387,7 @@ void EvaluationPanel::refresh() {
 }
 
 void EvaluationPanel::reload() {
-    if (!project_) return;
+    if (!writer_) return;
     reloadLane_.run(
         this,
         [writer = writer_, who = annotator().toStdString()] {
@@ -393,6 +414,8 @@ void EvaluationPanel::applySnapshot(const Snapshot& s) {
     }
     tasks_ = s.tasks;
     disagreements_ = s.disagreements;
+    prompts_ = s.prompts;
+    videos_ = s.videos;
     current_ = std::clamp(current_, 0, std::max(0, taskCount() - 1));
     currentDispute_ = std::clamp(currentDispute_, 0, std::max(0, disagreementCount() - 1));
 
@@ -419,6 +442,7 @@ void EvaluationPanel::applySnapshot(const Snapshot& s) {
     if (int i = questionPrompt_->findData(keepPrompt); i >= 0) questionPrompt_->setCurrentIndex(i);
     questionPrompt_->blockSignals(false);
     if (questionPrompt_->currentData().toString() != keepPrompt) showPromptVideo();
+    const int questionRow = questionList_->currentRow();  // the same row stays chosen after a re-read
     questionList_->blockSignals(true);
     questionList_->clear();
     questions_ = s.questions;  // row i of the list is questions_[i]
@@ -427,12 +451,22 @@ void EvaluationPanel::applySnapshot(const Snapshot& s) {
                                    .arg(q.approved ? QString() : tr("DRAFT "), QString::fromStdString(q.prompt_key),
                                         QString::fromStdString(q.text),
                                         QString::fromUtf8(ws::hue::dimension_name(q.dimension))));
+    if (questionRow >= 0 && questionList_->count() > 0)
+        questionList_->setCurrentRow(std::min(questionRow, questionList_->count() - 1));
     questionList_->blockSignals(false);
     refreshScores();
-    showCurrent();
+    if (std::exchange(firstOpenOnLoad_, false))
+        goToFirstOpen();
+    else
+        showCurrent();
+}
+
+void EvaluationPanel::writeAndReload(std::function<void(ws::hue::Project&)> change) {
+    write(std::move(change), [this] { reload(); });
 }
 
 void EvaluationPanel::write(std::function<void(ws::hue::Project&)> change, std::function<void()> committed) {
+    if (!writer_) return fail(tr("Open an evaluation project first"));
     ++writesPending_;
     runInBackground(
         this,
@@ -458,7 +492,7 @@ void EvaluationPanel::refreshScores() {
     // would otherwise stall the window.
     scoresLane_.run(
         this,
-        [path = project_->path()]() -> QString {
+        [path = writer_->path]() -> QString {
             try {
                 const auto project = ws::hue::Project::open(path);
                 int64_t items = 0;
@@ -480,8 +514,8 @@ bool EvaluationPanel::scoring() const { return scoresLane_.pending(); }
 void EvaluationPanel::showVideo(const std::string& file) {
     QString path = QString::fromStdString(file);
     // Relative video paths are relative to the project file, so a project folder can move as a whole.
-    if (QFileInfo(path).isRelative() && project_)
-        path = QFileInfo(QString::fromStdString(project_->path())).dir().filePath(path);
+    if (QFileInfo(path).isRelative() && writer_)
+        path = QFileInfo(QString::fromStdString(writer_->path)).dir().filePath(path);
     if (path == shownVideo_) return;
     shownVideo_ = path;
     if (QFileInfo::exists(path)) {
@@ -493,15 +527,15 @@ void EvaluationPanel::showVideo(const std::string& file) {
 }
 
 void EvaluationPanel::showPromptVideo() {
-    if (!project_ || page() != QuestionsPage) return;
+    if (!writer_ || page() != QuestionsPage) return;
     const std::string key = questionPrompt_->currentData().toString().toStdString();
-    for (const auto& v : project_->videos())
+    for (const auto& v : videos_)
         if (v.prompt_key == key) return showVideo(v.file);
 }
 
 void EvaluationPanel::showCurrent() {
-    for (QPushButton* b : labelButtons_) b->setEnabled(project_ && !tasks_.empty());
-    if (!project_) return;
+    for (QPushButton* b : labelButtons_) b->setEnabled(writer_ && !tasks_.empty());
+    if (!writer_) return;
     if (page() == AdjudicatePage) {
         if (disagreements_.empty()) {
             disputeDetail_->setText(tr("No open disagreements."));
@@ -548,7 +582,7 @@ void EvaluationPanel::showCurrent() {
 }
 
 void EvaluationPanel::answer(Answer a) {
-    if (!project_) return;
+    if (!writer_) return;
     if (page() == AdjudicatePage) return settle(a);
     if (tasks_.empty() || annotator().isEmpty()) return;
     auto& t = tasks_[static_cast<size_t>(current_)];
@@ -604,56 +638,69 @@ void EvaluationPanel::move(int delta) {
 }
 
 bool EvaluationPanel::addQuestion(const QString& promptKey, const QString& text, ws::hue::Dimension d, bool approved) {
-    if (!project_ || promptKey.isEmpty() || text.trimmed().isEmpty()) return false;
-    try {
-        project_->add_new_question(promptKey.toStdString(), text.trimmed().toStdString(), d, approved, "u");
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(ws::user_message(e)));
-        return false;
-    }
-    refresh();
+    if (!writer_ || promptKey.isEmpty() || text.trimmed().isEmpty()) return false;
+    writeAndReload([key = promptKey.toStdString(), t = text.trimmed().toStdString(), d, approved](ws::hue::Project& p) {
+        p.add_new_question(key, t, d, approved, "u");
+    });
     return true;
 }
 
 void EvaluationPanel::requestDrafts() {
-    if (!project_) return;
+    if (!writer_) return;
     const QString key = questionPrompt_->currentData().toString();
-    for (const auto& p : project_->prompts())
+    for (const auto& p : prompts_)
         if (QString::fromStdString(p.key) == key) {
             if (p.text.empty()) {
                 draftsFailed(tr("Prompt %1 has no text to draft questions from.").arg(key));
                 return;
             }
             // The structured caption the prompt's videos were generated from, where the studio made them: the
-            // questions then start from it (repaired against the prompt) rather than from a new upsampling.
-            const QString caption = QString::fromStdString(ws::hue::videos_caption(*project_, p.key));
-            draftStatus_->setText(
-                caption.isEmpty()
-                    ? tr("Drafting questions for %1 (Domain Strategist → Scene Parser → Auditor)…").arg(key)
-                    : tr("Drafting questions for %1 from its videos' caption and the prompt…").arg(key));
-            Q_EMIT draftRequested(key, QString::fromStdString(p.text), QString::fromStdString(p.mode), caption);
+            // questions then start from it (repaired against the prompt) rather than from a new upsampling. Read in
+            // turn with the writes, so a video just added counts.
+            ++preparing_;
+            runInBackground(
+                this,
+                [writer = writer_, k = p.key]() -> QString {
+                    try {
+                        return QString::fromStdString(ws::hue::videos_caption(writer->get(), k));
+                    } catch (const std::exception&) {
+                        return {};  // no caption to start from: the drafting upsamples the prompt instead
+                    }
+                },
+                [this, key, text = QString::fromStdString(p.text),
+                 mode = QString::fromStdString(p.mode)](const QString& caption) {
+                    --preparing_;
+                    draftStatus_->setText(
+                        caption.isEmpty()
+                            ? tr("Drafting questions for %1 (Domain Strategist → Scene Parser → Auditor)…").arg(key)
+                            : tr("Drafting questions for %1 from its videos' caption and the prompt…").arg(key));
+                    Q_EMIT draftRequested(key, text, mode, caption);
+                },
+                &writerPool_);
             return;
         }
 }
 
 int EvaluationPanel::addDrafts(const QString& promptKey, const QString& questionsJson) {
-    if (!project_) return 0;
-    int added = 0;
+    if (!writer_) return 0;
+    std::vector<std::pair<std::string, ws::hue::Dimension>> drafts;
     try {
         const ws::ojson list = ws::ojson::parse(questionsJson.toStdString());
         for (const auto& q : list) {
             const auto d = ws::hue::parse_dimension(q.value("dimension", ""));
-            if (!d) continue;
-            project_->add_new_question(promptKey.toStdString(), q.value("question", ""), *d, false, "d");
-            ++added;
+            if (d) drafts.emplace_back(q.value("question", ""), *d);
         }
     } catch (const std::exception& e) {
         draftsFailed(QString::fromStdString(ws::user_message(e)));
+        return 0;
     }
+    const int added = static_cast<int>(drafts.size());
+    writeAndReload([key = promptKey.toStdString(), drafts](ws::hue::Project& p) {
+        for (const auto& [text, d] : drafts) p.add_new_question(key, text, d, false, "d");
+    });
     draftStatus_->setText(
         tr("%n draft question(s) added for %1: edit, approve or remove them before labeling.", nullptr, added)
             .arg(promptKey));
-    refresh();
     return added;
 }
 
@@ -669,16 +716,10 @@ const ws::hue::Question* EvaluationPanel::selectedQuestion() const {
 
 bool EvaluationPanel::editSelectedQuestion(const QString& text, ws::hue::Dimension d) {
     const ws::hue::Question* q = selectedQuestion();
-    if (!project_ || !q || text.trimmed().isEmpty()) return false;
-    try {
-        project_->update_question(q->id, text.trimmed().toStdString(), d, q->approved);
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(ws::user_message(e)));
-        return false;
-    }
-    const int row = questionList_->currentRow();
-    refresh();
-    questionList_->setCurrentRow(row);
+    if (!writer_ || !q || text.trimmed().isEmpty()) return false;
+    writeAndReload([id = q->id, t = text.trimmed().toStdString(), d, approved = q->approved](ws::hue::Project& p) {
+        p.update_question(id, t, d, approved);
+    });
     return true;
 }
 
@@ -692,24 +733,17 @@ std::vector<ws::hue::Question> EvaluationPanel::selectedQuestions() const {
 }
 
 void EvaluationPanel::approveSelectedQuestion() {
-    if (!project_) return;
-    try {
-        for (const ws::hue::Question& q : selectedQuestions())
-            project_->update_question(q.id, q.text, q.dimension, true);
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(ws::user_message(e)));
-    }
-    refresh();
+    if (!writer_) return;
+    writeAndReload([picked = selectedQuestions()](ws::hue::Project& p) {
+        for (const ws::hue::Question& q : picked) p.update_question(q.id, q.text, q.dimension, true);
+    });
 }
 
 void EvaluationPanel::removeSelectedQuestion() {
-    if (!project_) return;
-    try {
-        for (const ws::hue::Question& q : selectedQuestions()) project_->remove_question(q.id);
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(ws::user_message(e)));
-    }
-    refresh();
+    if (!writer_) return;
+    writeAndReload([picked = selectedQuestions()](ws::hue::Project& p) {
+        for (const ws::hue::Question& q : picked) p.remove_question(q.id);
+    });
 }
 
 void EvaluationPanel::fail(const QString& message) {

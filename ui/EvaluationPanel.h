@@ -7,8 +7,11 @@
 //   Adjudicate: only the items the annotators disagree on, with every answer shown; the reviewer's Y / N / U is
 //               the final answer.
 //   Questions:  question drafts per prompt (from the reasoner or typed), edited and approved before they are asked.
+//               Adding, editing, approving and removing questions are writes like the answers.
 //   Scores:     HUE per model, dimension and domain with intervals, leaderboards, agreement, pending items.
 // The keys act whenever the focus is not in a text field, so labeling never needs the mouse.
+// The window's thread touches no file: opening or importing a project, every write and every re-read of the lists run
+// in order on the panel's writer thread, and the results come back to be shown.
 #include <QThreadPool>
 #include <QWidget>
 #include <functional>
@@ -34,12 +37,18 @@ public:
     explicit EvaluationPanel(QWidget* parent = nullptr);
     ~EvaluationPanel() override;
 
-    // Opens (creating when absent) an evaluation project; false with the reason in lastError() when it cannot.
-    bool openProject(const QString& path);
-    bool importJsonl(const QString& path);  // all or nothing; the reason in lastError()
-    // A studio output (hue::Project::add_output, its domain guessed from the prompt's words); the reason in
-    // lastError().
+    // Opens (creating when absent) an evaluation project off the UI thread: projectChanged once it is open and shown,
+    // failed with the reason when it cannot (the project open before stays). Writes given meanwhile go to it, after
+    // the open.
+    void openProject(const QString& path);
+    bool opening() const { return opening_ > 0; }
+    // Answers from a JSONL file, all or nothing, written in turn with the other writes: imported(path) once they are
+    // in, failed with the reason when not. False at once when no project is open.
+    bool importJsonl(const QString& path);
+    // A studio output (hue::Project::add_output, its domain guessed from the prompt's words), written in turn; false
+    // at once when no project is open, failed later when the project refuses it.
     bool addStudioOutput(const QString& file, const QString& recordJson, const QString& prompt);
+    bool hasProject() const { return writer_ != nullptr; }
     void setAnnotator(const QString& name);
     QString annotator() const;
     void showPage(Page p);
@@ -59,7 +68,10 @@ public:
     bool writing() const { return writesPending_ > 0; }
     // The lists are re-read off the UI thread after a page change or a final answer: true until the newest is shown.
     bool loading() const { return reloadLane_.pending(); }
+    // Nothing given to the writer thread is still to come back (an open, a write, a re-read, a draft request).
+    bool busy() const { return opening() || writing() || loading() || preparing_ > 0; }
     QString lastError() const { return error_; }
+    // The window's own connection to the open project (for reading; null until an open has finished).
     ws::hue::Project* project() const { return project_.get(); }
     PlayerPanel* player() const { return player_; }
     QListWidget* questionList() const { return questionList_; }
@@ -69,22 +81,26 @@ public:
     void answer(ws::hue::Answer a);
     void move(int delta);
     // Approve and Remove take every selected question (the current one when none is selected); Save edit the current.
+    // Each is a write (above); the bool ones are false at once for what is refused before writing (no project, no
+    // question chosen, empty text).
     void approveSelectedQuestion();
     bool editSelectedQuestion(const QString& text, ws::hue::Dimension d);  // keeps its approval state
     void removeSelectedQuestion();
     bool addQuestion(const QString& promptKey, const QString& text, ws::hue::Dimension d, bool approved);
-    // Asks for drafts for the prompt chosen on the Questions page (draftRequested), and takes them back as
-    // unapproved questions (a JSON array of {"question", "dimension"}); returns how many were added.
+    // Asks for drafts for the prompt chosen on the Questions page (draftRequested, once its videos' caption is read),
+    // and takes them back as unapproved questions (a JSON array of {"question", "dimension"}); returns how many are
+    // being added.
     void requestDrafts();
     int addDrafts(const QString& promptKey, const QString& questionsJson);
     void draftsFailed(const QString& message);
 
-    void refresh();  // re-reads tasks, disagreements, questions and scores now (others may have written)
+    void refresh();  // re-reads tasks, disagreements, questions and scores now, on this thread (a test's check)
     void reload();   // the same off the UI thread, after the writes given before it
 
 Q_SIGNALS:
     void answered(qint64 videoId, qint64 questionId, const QString& value);
     void projectChanged(const QString& path);
+    void imported(const QString& path);
     void failed(const QString& message);
     void draftRequested(const QString& promptKey, const QString& promptText, const QString& mode,
                         const QString& caption);
@@ -114,6 +130,7 @@ private:
         std::vector<ws::hue::Disagreement> disagreements;
         std::vector<ws::hue::Prompt> prompts;
         std::vector<ws::hue::Question> questions;
+        std::vector<ws::hue::Video> videos;
         QString error;
     };
     static Snapshot readSnapshot(const ws::hue::Project& project, const std::string& annotator);
@@ -121,12 +138,19 @@ private:
     // Runs `change` on the writer's own connection, after every write given before it; then committed() on the UI
     // thread, or the error reported and the lists re-read.
     void write(std::function<void(ws::hue::Project&)> change, std::function<void()> committed);
+    // A write whose commit re-reads the lists.
+    void writeAndReload(std::function<void(ws::hue::Project&)> change);
     struct WriterConnection;
 
-    std::unique_ptr<ws::hue::Project> project_;
+    std::shared_ptr<ws::hue::Project> project_;
     std::shared_ptr<WriterConnection> writer_;  // used on writerPool_'s thread only
     QThreadPool writerPool_;                    // one thread: the project's writes and re-reads, in order
     int writesPending_ = 0;
+    int opening_ = 0;
+    int preparing_ = 0;             // draft requests reading their prompt's caption
+    bool firstOpenOnLoad_ = false;  // the next re-read goes to the annotator's first open item
+    std::vector<ws::hue::Prompt> prompts_;
+    std::vector<ws::hue::Video> videos_;
     BackgroundLane reloadLane_;
     std::vector<ws::hue::Task> tasks_;
     std::vector<ws::hue::Disagreement> disagreements_;

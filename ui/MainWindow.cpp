@@ -227,6 +227,8 @@ void MainWindow::connectViews() {
     connect(model_, &ModelView::builtinRequested, this, &MainWindow::loadDefaultModel);
     connect(model_, &ModelView::cancelRequested, this, &MainWindow::cancelModelLoad);
     connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { setStatus(m); });
+    connect(evaluation_, &EvaluationPanel::imported, this,
+            [this](const QString& f) { setStatus(tr("Imported %1").arg(f)); });
     connect(robotics_, &RoboticsView::message, this, [this](const QString& m) { setStatus(m); });
     connect(evaluation_, &EvaluationPanel::draftRequested, this,
             [this](const QString& key, const QString& text, const QString& mode, const QString& caption) {
@@ -775,7 +777,8 @@ void MainWindow::restoreSession() {
     if (!annotator.isEmpty()) evaluation_->setAnnotator(annotator);
     robotics_->restoreSession(s.value("session/robotics").toString());
     const QString project = s.value("session/evaluationProject").toString();
-    if (!project.isEmpty() && QFileInfo::exists(project) && !evaluation_->project()) evaluation_->openProject(project);
+    if (!project.isEmpty() && QFileInfo::exists(project) && !evaluation_->hasProject())
+        evaluation_->openProject(project);
     const QString ws = s.value("session/workspace", "generate").toString();
     Workspace w = Workspace::Generate;
     for (int i = 0; i <= static_cast<int>(Workspace::Models); ++i)

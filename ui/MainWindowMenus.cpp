@@ -71,17 +71,20 @@ void MainWindow::buildMenus() {
         if (QFileInfo(f).suffix().isEmpty()) f += ".db";
         if (QFileInfo::exists(f) && !QFile::remove(f))
             return setStatus(tr("Cannot replace %1").arg(f));  // the dialog asked first
-        if (evaluation_->openProject(f)) showWorkspace(Workspace::Evaluate);
+        evaluation_->openProject(f);                           // failed() says why when it cannot
+        showWorkspace(Workspace::Evaluate);
     });
     action(file, tr("&Open evaluation project…"), QKeySequence(), [this] {
         const QString f = QFileDialog::getOpenFileName(this, tr("Open evaluation project"), StudioPaths::outputsDir(),
                                                        tr("Evaluation projects (*.db)"));
-        if (!f.isEmpty() && evaluation_->openProject(f)) showWorkspace(Workspace::Evaluate);
+        if (f.isEmpty()) return;
+        evaluation_->openProject(f);
+        showWorkspace(Workspace::Evaluate);
     });
     action(file, tr("&Import answers (JSONL)…"), QKeySequence(), [this] {
         const QString f =
             QFileDialog::getOpenFileName(this, tr("Answers"), StudioPaths::outputsDir(), tr("Answers (*.jsonl)"));
-        if (!f.isEmpty() && evaluation_->importJsonl(f)) setStatus(tr("Imported %1").arg(f));
+        if (!f.isEmpty() && evaluation_->importJsonl(f)) setStatus(tr("Importing %1…").arg(f));
     });
     file->addSeparator();
     action(file, tr("&Export video (MP4)…"), QKeySequence(tr("Ctrl+E")), [this] { exportCurrent("mp4"); });

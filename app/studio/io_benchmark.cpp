@@ -157,13 +157,24 @@ int runInteractionBenchmark(int items) {
     const int videos = 40, questions = 15;
     const QString project = scratch.filePath("evaluation.db");
     fillProject(project, videos, questions);
+    const QString answers = scratch.filePath("answers.jsonl");
+    ws::hue::Project::open(project.toStdString())->export_jsonl(answers.toStdString());
     EvaluationPanel* e = w.evaluation();
     w.showWorkspace(MainWindow::Workspace::Evaluate);
     e->setAnnotator("ann3");
-    if (!e->openProject(project)) return std::fprintf(stderr, "benchmark: the evaluation project did not open\n"), 1;
-    const auto settled = [e] { return !e->writing() && !e->loading() && !e->scoring(); };
-    // Labeling first: ten answers from the keyboard, each written off the UI thread and the scores recomputed.
-    longestStallMs(settled, 60000);
+    const auto settled = [e] { return !e->busy() && !e->scoring(); };
+    // A new project, the answers imported into it; then the full project opened.
+    double openStall = stallDuring([&] { e->openProject(scratch.filePath("imported.db")); }, settled, 60000);
+    const double importStall = stallDuring([&] { ok = e->importJsonl(answers) && ok; }, settled, 60000);
+    if (!e->project() || e->project()->labels().empty()) ok = false;
+    openStall = std::max(openStall, stallDuring([&] { e->openProject(project); }, settled, 60000));
+    if (!e->project() || e->project()->path() != project.toStdString())
+        return std::fprintf(stderr, "benchmark: the evaluation project did not open\n"), 1;
+    std::fprintf(stderr, "benchmark: opened projects and imported %d answers, longest UI stall %.0f / %.0f ms\n",
+                 videos * questions * 2, openStall, importStall);
+    out["longest_ui_stall_ms_opening_a_project"] = openStall;
+    out["longest_ui_stall_ms_importing"] = importStall;
+    // Labeling: ten answers from the keyboard, each written off the UI thread and the scores recomputed.
     double labelStall = 0;
     for (int i = 0; i < 10; ++i) {
         const int before = e->answeredCount();
@@ -193,7 +204,24 @@ int runInteractionBenchmark(int items) {
                  disputes, videos, questions, adjudicateStall);
     out["evaluation_items"] = videos * questions;
     out["longest_ui_stall_ms_adjudicating"] = adjudicateStall;
+    // The Questions page: questions added, then all approved at once.
+    e->showPage(EvaluationPanel::QuestionsPage);
+    const int questionsBefore = e->questionList()->count();
+    double questionStall = 0;
+    for (int i = 0; i < 5; ++i)
+        questionStall =
+            std::max(questionStall, stallDuring(
+                                        [&] {
+                                            e->addQuestion("p", QStringLiteral("Does the ball stop (%1)?").arg(i),
+                                                           ws::hue::Dimension::PhysicalLaws, false);
+                                        },
+                                        settled, 60000));
+    e->questionList()->selectAll();
+    questionStall = std::max(questionStall, stallDuring([&] { e->approveSelectedQuestion(); }, settled, 60000));
+    if (e->questionList()->count() != questionsBefore + 5 || e->taskCount() == 0) ok = false;
+    std::fprintf(stderr, "benchmark: added and approved 5 questions, longest UI stall %.0f ms\n", questionStall);
+    out["longest_ui_stall_ms_editing_questions"] = questionStall;
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
-    if (!ok) std::fprintf(stderr, "benchmark: an export or an adjudication did not complete\n");
+    if (!ok) std::fprintf(stderr, "benchmark: an export, an import, an answer or a question edit did not complete\n");
     return ok ? 0 : 1;
 }

@@ -82,15 +82,18 @@ int main(int argc, char** argv) {
     MainWindow w;
     if (cli.isSet(noAudio)) w.player()->setUseAudioDevice(false), w.evaluation()->player()->setUseAudioDevice(false);
     if (cli.isSet(annotator)) w.evaluation()->setAnnotator(cli.value(annotator));
-    if (cli.isSet(evaluate) && w.evaluation()->openProject(cli.value(evaluate)))
+    if (cli.isSet(evaluate)) {
+        w.evaluation()->openProject(cli.value(evaluate));
         w.showWorkspace(MainWindow::Workspace::Evaluate);
+    }
     if (cli.isSet(screenshots)) startScreenshotTour(&w, cli.value(screenshots));
     w.show();
     QString dir = cli.value(model);
     if (!cli.positionalArguments().isEmpty()) {
         const QString arg = cli.positionalArguments().first();
         if (QFileInfo(arg).isFile()) {
-            if (w.evaluation()->openProject(arg)) w.showWorkspace(MainWindow::Workspace::Evaluate);
+            w.evaluation()->openProject(arg);
+            w.showWorkspace(MainWindow::Workspace::Evaluate);
         } else if (dir.isEmpty()) {
             dir = arg;
         }

@@ -43,6 +43,12 @@ void save(MainWindow* w, const QString& dir, const QString& name) {
 // Runs `step` after `ms` of event processing (so repaints and queued signals land first).
 void after(int ms, MainWindow* w, std::function<void()> step) { QTimer::singleShot(ms, w, std::move(step)); }
 
+// Runs `step` once the evaluation panel has nothing on its writer thread (opens, writes, re-reads).
+void whenSettled(MainWindow* w, std::function<void()> step) {
+    if (!w->evaluation()->busy()) return after(50, w, std::move(step));
+    after(50, w, [w, step = std::move(step)]() mutable { whenSettled(w, std::move(step)); });
+}
+
 // Runs `fn` once, the next time `sender` emits `signal`.
 template <typename Sender, typename Signal, typename Fn>
 void once(Sender* sender, Signal signal, MainWindow* w, Fn fn) {
@@ -174,30 +180,39 @@ void startScreenshotTour(MainWindow* w, const QString& dir) {
                     const QString project = scratch.filePath("evaluation.db");
                     EvaluationPanel* e = w->evaluation();
                     e->openProject(project);
-                    w->addToEvaluation(historyId);
+                    w->addToEvaluation(historyId);  // written after the open, in turn
                     // Two questions on its prompt, answered by two annotators (they disagree on one), so each page
-                    // has something to show.
-                    for (const auto& p : e->project()->prompts()) {
-                        const QString key = QString::fromStdString(p.key);
-                        e->addQuestion(key, QStringLiteral("Does the ball bounce on the table?"),
-                                       ws::hue::Dimension::SemanticAlignment, true);
-                        e->addQuestion(key, QStringLiteral("Does the ball keep its shape while it bounces?"),
-                                       ws::hue::Dimension::PhysicalLaws, true);
-                    }
-                    e->setAnnotator("ben");
-                    e->answer(ws::hue::Answer::Yes);
-                    e->answer(ws::hue::Answer::No);
-                    e->setAnnotator("ada");
-                    e->answer(ws::hue::Answer::Yes);
-                    e->move(-1);
-                    w->showWorkspace(MainWindow::Workspace::Evaluate);
-                    after(800, w, [w, dir, project] {
-                        save(w, dir, "evaluate");
-                        w->evaluation()->showPage(EvaluationPanel::ScoresPage);
-                        after(300, w, [w, dir, project] {
-                            save(w, dir, "evaluate-scores");
-                            w->showWorkspace(MainWindow::Workspace::Generate);
-                            QApplication::quit();
+                    // has something to show. Each step waits for the panel's writes and re-reads.
+                    whenSettled(w, [w, dir, project] {
+                        EvaluationPanel* e = w->evaluation();
+                        for (const auto& p : e->project()->prompts()) {
+                            const QString key = QString::fromStdString(p.key);
+                            e->addQuestion(key, QStringLiteral("Does the ball bounce on the table?"),
+                                           ws::hue::Dimension::SemanticAlignment, true);
+                            e->addQuestion(key, QStringLiteral("Does the ball keep its shape while it bounces?"),
+                                           ws::hue::Dimension::PhysicalLaws, true);
+                        }
+                        e->setAnnotator("ben");
+                        whenSettled(w, [w, dir, project] {
+                            EvaluationPanel* e = w->evaluation();
+                            e->answer(ws::hue::Answer::Yes);
+                            e->answer(ws::hue::Answer::No);
+                            e->setAnnotator("ada");
+                            whenSettled(w, [w, dir, project] {
+                                EvaluationPanel* e = w->evaluation();
+                                e->answer(ws::hue::Answer::Yes);
+                                e->move(-1);
+                                w->showWorkspace(MainWindow::Workspace::Evaluate);
+                                after(800, w, [w, dir, project] {
+                                    save(w, dir, "evaluate");
+                                    w->evaluation()->showPage(EvaluationPanel::ScoresPage);
+                                    after(300, w, [w, dir, project] {
+                                        save(w, dir, "evaluate-scores");
+                                        w->showWorkspace(MainWindow::Workspace::Generate);
+                                        QApplication::quit();
+                                    });
+                                });
+                            });
                         });
                     });
                 });

@@ -61,6 +61,7 @@ std::unique_ptr<EvaluationPanel> openPanel(const QString& db, const QString& ann
     panel->activateWindow();
     if (!QTest::qWaitForWindowActive(panel.get())) qWarning("the window did not become active");
     panel->openProject(db);
+    if (!QTest::qWaitFor([&] { return !panel->busy(); }, 10000)) qWarning("the project did not open in 10 s");
     panel->setFocus();
     return panel;
 }
@@ -80,7 +81,8 @@ int labeling_window(int argc, char** argv) {
     panel.player()->setUseAudioDevice(false);
     panel.setAnnotator(argv[3]);
     panel.show();
-    if (!panel.openProject(argv[2])) return 1;
+    panel.openProject(argv[2]);
+    if (!QTest::qWaitFor([&] { return !panel.busy(); }, 10000) || !panel.project()) return 1;
     panel.setFocus();
     QObject::connect(&panel, &EvaluationPanel::answered, [](qint64 v, qint64 q, const QString& value) {
         std::printf("%lld %lld %s\n", static_cast<long long>(v), static_cast<long long>(q), qPrintable(value));
@@ -145,6 +147,7 @@ private Q_SLOTS:
         // Blinded: the next annotator starts from nothing.
         panel->setAnnotator("ann2");
         panel->setFocus();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         QCOMPARE(panel->answeredCount(), 0);
         for (int i = 0; i < 6; ++i) key(panel.get(), i == 1 ? Qt::Key_Y : Qt::Key_N);
         QCOMPARE(panel->answeredCount(), 6);
@@ -285,6 +288,7 @@ private Q_SLOTS:
         QCOMPARE(panel->disagreementCount(), before);  // ann1 answered it: not theirs to settle
         QVERIFY2(panel->lastError().contains("another reviewer"), qPrintable(panel->lastError()));
         panel->setAnnotator("reviewer");
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         panel->showPage(EvaluationPanel::AdjudicatePage);
         panel->findChild<QPushButton*>("adjudicate-no")->click();
         QCOMPARE(panel->disagreementCount(), before - 1);
@@ -314,6 +318,7 @@ private Q_SLOTS:
         const QString db = makeProject(dir);
         auto panel = openPanel(db, "ann1");
         QVERIFY(panel->addQuestion("p", "Does the ball bounce twice?", ws::hue::Dimension::PhysicalLaws, false));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         QCOMPARE(panel->taskCount(), 6);  // a draft is not asked
         panel->showPage(EvaluationPanel::QuestionsPage);
         QListWidget* list = panel->questionList();
@@ -322,17 +327,24 @@ private Q_SLOTS:
         list->setCurrentRow(3);
         QVERIFY(
             panel->editSelectedQuestion("Does the ball bounce exactly twice?", ws::hue::Dimension::SemanticAlignment));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        QCOMPARE(panel->questionList()->currentRow(), 3);  // the edited question stays chosen
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         QVERIFY(panel->questionList()->item(3)->text().contains("bounce exactly twice? (Semantic Alignment)"));
         QVERIFY(panel->questionList()->item(3)->text().startsWith("DRAFT"));  // still a draft
         QVERIFY(!panel->editSelectedQuestion("  ", ws::hue::Dimension::SemanticAlignment));
         panel->approveSelectedQuestion();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         QVERIFY(!panel->questionList()->item(3)->text().startsWith("DRAFT"));
         panel->showPage(EvaluationPanel::LabelPage);
         QCOMPARE(panel->taskCount(), 8);
         // Drafts approved and removed many at a time: select two, approve both; select one more, remove it.
         QVERIFY(panel->addQuestion("p", "Does the ball stop?", ws::hue::Dimension::PhysicalLaws, false));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         QVERIFY(panel->addQuestion("p", "Does the ball stay red?", ws::hue::Dimension::VisualIntegrity, false));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         QVERIFY(panel->addQuestion("p", "Does the ball roll?", ws::hue::Dimension::PhysicalLaws, false));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         panel->showPage(EvaluationPanel::QuestionsPage);
         list = panel->questionList();
         QCOMPARE(list->count(), 7);
@@ -341,11 +353,13 @@ private Q_SLOTS:
         list->item(4)->setSelected(true);
         list->item(5)->setSelected(true);
         panel->approveSelectedQuestion();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         QVERIFY(!list->item(4)->text().startsWith("DRAFT") && !list->item(5)->text().startsWith("DRAFT"));
         QVERIFY(list->item(6)->text().startsWith("DRAFT"));
         list->clearSelection();
         list->item(6)->setSelected(true);
         panel->removeSelectedQuestion();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         QCOMPARE(list->count(), 6);
         panel->showPage(EvaluationPanel::LabelPage);
         QCOMPARE(panel->taskCount(), 12);
@@ -364,24 +378,31 @@ private Q_SLOTS:
         QVERIFY(junk.open(QIODevice::WriteOnly));
         junk.write(QByteArray(2048, 'x'));
         junk.close();
-        QVERIFY(!panel.openProject(dir.filePath("junk.db")));
+        panel.openProject(dir.filePath("junk.db"));  // opened off the UI thread: refused when it comes back
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), 10000);
         QVERIFY(panel.lastError().contains("not an evaluation project"));
         QCOMPARE(failed.count(), 1);
+        QVERIFY(!panel.hasProject() && !panel.project());
         QVERIFY(!panel.importJsonl(dir.filePath("a.jsonl")));  // no project open
-        QVERIFY(panel.openProject(dir.filePath("new.db")));
+        panel.openProject(dir.filePath("new.db"));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), 10000);
+        QVERIFY(panel.project());
         QFile bad(dir.filePath("bad.jsonl"));
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write("{\"model\": \"M\"}\n");
         bad.close();
-        QVERIFY(!panel.importJsonl(dir.filePath("bad.jsonl")));
+        QSignalSpy imported(&panel, &EvaluationPanel::imported);
+        QVERIFY(panel.importJsonl(dir.filePath("bad.jsonl")));  // taken, then refused by the project
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.busy(), 10000);
         QVERIFY(panel.lastError().contains("bad.jsonl:1:"));
+        QCOMPARE(imported.count(), 0);
         QVERIFY(panel.project()->videos().empty());
         // A video that is not there: the player shows nothing (never the previous clip) and the panel says why.
         const QString db = makeProject(dir);
         QFile::remove(dir.filePath("episode_8.mp4"));
         panel.player()->setUseAudioDevice(false);
         panel.setAnnotator("ann1");
-        QVERIFY(panel.openProject(db));
+        panel.openProject(db);
         QTRY_VERIFY_WITH_TIMEOUT(panel.player()->hasMedia(), 10000);
         for (int i = 0; i < 3; ++i) panel.answer(Answer::Yes);  // on to video 8
         QVERIFY(!panel.player()->hasMedia());

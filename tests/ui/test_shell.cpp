@@ -615,8 +615,9 @@ private Q_SLOTS:
             w.settings()->setMode("image2video");
             w.settings()->stepsBox()->setValue(7);
             w.settings()->setSeedPolicy("increment");
-            QVERIFY(w.evaluation()->openProject(project));
+            w.evaluation()->openProject(project);
             w.evaluation()->setAnnotator("ada");
+            QTRY_VERIFY_WITH_TIMEOUT(w.evaluation()->project() && !w.evaluation()->busy(), 10000);
             w.showWorkspace(MainWindow::Workspace::Evaluate);
             w.close();
         }
