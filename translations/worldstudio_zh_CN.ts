@@ -867,10 +867,6 @@
         <translation>尚未回答</translation>
     </message>
     <message>
-        <source>%1 of %2 answered by %3 · item %4</source>
-        <translation>%3 已回答 %1 / %2 · 第 %4 项</translation>
-    </message>
-    <message>
         <source>Prompt %1 has no text to draft questions from.</source>
         <translation>提示词 %1 没有可用于起草问题的文本。</translation>
     </message>
@@ -901,20 +897,12 @@
         <translation>条目 %1</translation>
     </message>
     <message>
-        <source>Item %1 · %2 · prompt: %3</source>
-        <translation>条目 %1 · %2 · 提示词：%3</translation>
-    </message>
-    <message>
         <source>Approves the selected questions (Ctrl+A selects them all)</source>
         <translation>批准选中的问题（Ctrl+A 全选）</translation>
     </message>
     <message>
         <source>Removes the selected questions</source>
         <translation>删除选中的问题</translation>
-    </message>
-    <message>
-        <source>No questions to answer in this project. Add videos from the Library (Add to evaluation), then write or draft questions on the Questions page.</source>
-        <translation>此项目中没有要回答的问题。请先在素材库中添加视频（“加入评测”），再在“问题”页编写或起草问题。</translation>
     </message>
     <message>
         <source>Drafting questions for %1 from its videos&apos; caption and the prompt…</source>
@@ -931,6 +919,30 @@
     <message>
         <source>%1 answered this item; its final answer must come from another reviewer</source>
         <translation>%1 已回答过此项；其最终答案必须由另一位审核者给出</translation>
+    </message>
+    <message>
+        <source>Choose a dimension…</source>
+        <translation>选择维度…</translation>
+    </message>
+    <message>
+        <source>Choose the question&apos;s dimension first: what it judges (semantic alignment, physical laws, …)</source>
+        <translation>请先选择问题的维度：它评判的方面（语义对齐、物理规律……）</translation>
+    </message>
+    <message>
+        <source>This project has no videos yet. Add outputs from the Library (select one, then Add to evaluation), or import answers with File ▸ Import answers (JSONL)…; then write or draft questions on the Questions page.</source>
+        <translation>此项目还没有视频。请从素材库添加输出（选中一个，然后点“加入评测”），或用 文件 ▸ 导入答案 (JSONL)… 导入答案；然后在“问题”页编写或起草问题。</translation>
+    </message>
+    <message>
+        <source>No approved questions to answer yet: write or draft them on the Questions page, then approve them.</source>
+        <translation>还没有已批准的问题可回答：请在“问题”页编写或起草问题，然后批准它们。</translation>
+    </message>
+    <message>
+        <source>%1 · prompt: %2</source>
+        <translation>%1 · 提示词：%2</translation>
+    </message>
+    <message>
+        <source>Item %1 of %2 · %3 answered by %4</source>
+        <translation>第 %1 / %2 项 · %4 已回答 %3 项</translation>
     </message>
 </context>
 <context>
@@ -1764,6 +1776,14 @@
     <message>
         <source>Recall %1</source>
         <translation>调回 %1</translation>
+    </message>
+    <message>
+        <source>Job #%1 running · its progress is on the stage and its card</source>
+        <translation>任务 #%1 运行中 · 进度显示在舞台和它的卡片上</translation>
+    </message>
+    <message>
+        <source>Importing %1…</source>
+        <translation>正在导入 %1…</translation>
     </message>
 </context>
 <context>
@@ -3554,6 +3574,20 @@
     <message>
         <source>Generating job #%1 · encoding the prompt, then the first step…</source>
         <translation>正在生成任务 #%1 · 编码提示词，随后是第一步…</translation>
+    </message>
+    <message>
+        <source>The recalled output is no longer there:
+%1</source>
+        <translation>召回的输出已不存在：
+%1</translation>
+    </message>
+    <message>
+        <source>Recalled %1 · seed %2 · its file is gone</source>
+        <translation>已召回 %1 · 种子 %2 · 文件已不存在</translation>
+    </message>
+    <message>
+        <source>Recalled %1 · seed %2</source>
+        <translation>已召回 %1 · 种子 %2</translation>
     </message>
 </context>
 <context>

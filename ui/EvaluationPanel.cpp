@@ -192,7 +192,11 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     newQuestion_ = new QLineEdit(page);
     newQuestion_->setPlaceholderText(tr("Does …? (worded so that Yes is the desired outcome)"));
     newDimension_ = new QComboBox(page);
+    newDimension_->setObjectName("newDimension");
     for (auto d : ws::hue::all_dimensions()) newDimension_->addItem(QString::fromUtf8(ws::hue::dimension_name(d)));
+    // A new question's dimension is chosen each time, never carried over from the last one.
+    newDimension_->setPlaceholderText(tr("Choose a dimension…"));
+    newDimension_->setCurrentIndex(-1);
     QPushButton* add = new QPushButton(tr("Add question"), page);
     QPushButton* approve = new QPushButton(tr("Approve"), page);
     approve->setToolTip(tr("Approves the selected questions (Ctrl+A selects them all)"));
@@ -200,8 +204,7 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     remove->setToolTip(tr("Removes the selected questions"));
     QPushButton* save = new QPushButton(tr("Save edit"), page);
     connect(save, &QPushButton::clicked, this, [this] {
-        editSelectedQuestion(newQuestion_->text(),
-                             ws::hue::all_dimensions()[static_cast<size_t>(newDimension_->currentIndex())]);
+        if (const auto d = chosenDimension()) editSelectedQuestion(newQuestion_->text(), *d);
     });
     // Selecting a question puts it in the form, to edit and save.
     connect(questionList_, &QListWidget::currentRowChanged, this, [this](int row) {
@@ -216,10 +219,15 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     draftStatus_ = new QLabel(page);
     draftStatus_->setWordWrap(true);
     connect(draft, &QPushButton::clicked, this, [this] { requestDrafts(); });
+    add->setObjectName("addQuestion");
     connect(add, &QPushButton::clicked, this, [this] {
-        if (addQuestion(questionPrompt_->currentData().toString(), newQuestion_->text(),
-                        ws::hue::all_dimensions()[static_cast<size_t>(newDimension_->currentIndex())], true))
+        const auto d = chosenDimension();
+        if (!d) return;
+        if (addQuestion(questionPrompt_->currentData().toString(), newQuestion_->text(), *d, true)) {
             newQuestion_->clear();
+            questionList_->setCurrentRow(-1);  // the form is for the next new question
+            newDimension_->setCurrentIndex(-1);
+        }
     });
     connect(approve, &QPushButton::clicked, this, [this] { approveSelectedQuestion(); });
     connect(remove, &QPushButton::clicked, this, [this] { removeSelectedQuestion(); });
@@ -244,6 +252,16 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     l->addWidget(draft);
     l->addWidget(draftStatus_);
     return page;
+}
+
+std::optional<ws::hue::Dimension> EvaluationPanel::chosenDimension() {
+    const int i = newDimension_->currentIndex();
+    if (i < 0 || i >= static_cast<int>(ws::hue::all_dimensions().size())) {
+        fail(tr("Choose the question's dimension first: what it judges (semantic alignment, physical laws, …)"));
+        newDimension_->setFocus();
+        return std::nullopt;
+    }
+    return ws::hue::all_dimensions()[static_cast<size_t>(i)];
 }
 
 QWidget* EvaluationPanel::buildScoresPage() {
@@ -557,10 +575,14 @@ void EvaluationPanel::showCurrent() {
         return;
     }
     if (tasks_.empty()) {
-        question_->setText(annotator().isEmpty()
-                               ? tr("Type your annotator name above.")
-                               : tr("No questions to answer in this project. Add videos from the Library (Add to "
-                                    "evaluation), then write or draft questions on the Questions page."));
+        question_->setText(
+            annotator().isEmpty() ? tr("Type your annotator name above.")
+            : videos_.empty()
+                ? tr("This project has no videos yet. Add outputs from the Library (select one, then Add to "
+                     "evaluation), or import answers with File ▸ Import answers (JSONL)…; then write or draft "
+                     "questions on the Questions page.")
+                : tr("No approved questions to answer yet: write or draft them on the Questions page, then approve "
+                     "them."));
         context_->clear();
         mine_->clear();
         progress_->clear();
@@ -568,16 +590,16 @@ void EvaluationPanel::showCurrent() {
     }
     const auto& t = tasks_[static_cast<size_t>(current_)];
     question_->setText(QString::fromStdString(t.question));
+    // One numbering on this page: the item's place in the annotator's list (the context names no other number).
     context_->setText(
-        tr("Item %1 · %2 · prompt: %3")
-            .arg(t.video_id)
+        tr("%1 · prompt: %2")
             .arg(QString::fromUtf8(ws::hue::dimension_name(t.dimension)), QString::fromStdString(t.prompt_text)));
     mine_->setText(t.mine ? tr("Your answer: %1").arg(answerText(*t.mine)) : tr("Not answered yet"));
-    progress_->setText(tr("%1 of %2 answered by %3 · item %4")
-                           .arg(answeredCount())
+    progress_->setText(tr("Item %1 of %2 · %3 answered by %4")
+                           .arg(current_ + 1)
                            .arg(taskCount())
-                           .arg(annotator())
-                           .arg(current_ + 1));
+                           .arg(answeredCount())
+                           .arg(annotator()));
     if (page() == LabelPage) showVideo(t.video_file);
 }
 

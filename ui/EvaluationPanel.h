@@ -16,6 +16,7 @@
 #include <QWidget>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "Background.h"
@@ -123,6 +124,8 @@ private:
     std::vector<ws::hue::Question> selectedQuestions() const;  // its selected ones, or the current one
     void showVideo(const std::string& file);
     void fail(const QString& message);
+    // The Questions page's chosen dimension; none chosen: the user is told, and nothing is written.
+    std::optional<ws::hue::Dimension> chosenDimension();
 
     // What the lists show, read in one go (on the UI thread by refresh(), on the writer's thread by reload()).
     struct Snapshot {

@@ -226,10 +226,10 @@ void MainWindow::connectViews() {
     });
     connect(model_, &ModelView::builtinRequested, this, &MainWindow::loadDefaultModel);
     connect(model_, &ModelView::cancelRequested, this, &MainWindow::cancelModelLoad);
-    connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { setStatus(m); });
+    connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { sayIn(Workspace::Evaluate, m); });
     connect(evaluation_, &EvaluationPanel::imported, this,
-            [this](const QString& f) { setStatus(tr("Imported %1").arg(f)); });
-    connect(robotics_, &RoboticsView::message, this, [this](const QString& m) { setStatus(m); });
+            [this](const QString& f) { sayIn(Workspace::Evaluate, tr("Imported %1").arg(f)); });
+    connect(robotics_, &RoboticsView::message, this, [this](const QString& m) { sayIn(Workspace::Robotics, m); });
     connect(evaluation_, &EvaluationPanel::draftRequested, this,
             [this](const QString& key, const QString& text, const QString& mode, const QString& caption) {
                 worker_->requestDrafts(key, text, mode, caption);
@@ -259,6 +259,10 @@ void MainWindow::connectViews() {
         queueView_->showProgress(id, step, total);
     });
     connect(queue_.get(), &QueueController::jobStarted, stage_, &StageView::showStarted);
+    // "Job #N queued" does not stay up while it runs.
+    connect(queue_.get(), &QueueController::jobStarted, this, [this](qint64 id) {
+        setStatus(tr("Job #%1 running · its progress is on the stage and its card").arg(id));
+    });
     connect(queue_.get(), &QueueController::preview, stage_, &StageView::showPreview);
     connect(queue_.get(), &QueueController::jobFinished, this, &MainWindow::onJobFinished);
     connect(player(), &PlayerPanel::clockChanged, this, [this](const QString& d, bool device) {
@@ -368,6 +372,7 @@ void MainWindow::applyDefaultLayout(Workspace w) {
 
 void MainWindow::showWorkspace(Workspace w) {
     if (workspaceShown_ && w == current_) return;
+    if (statusScope_ && *statusScope_ != w) setStatus(QString());  // that workspace's message stays behind
     if (workspaceShown_) layouts_[static_cast<int>(current_)] = saveState(kLayoutVersion);
     current_ = w;
     workspaceShown_ = true;
@@ -519,80 +524,9 @@ void MainWindow::recall(qint64 historyId) {
     if (record.is_discarded() || !record.contains("request"))
         return setStatus(tr("This entry has no request to recall"));
     generate_->applyRequest(record["request"], tr("Recall %1").arg(QFileInfo(e.file).fileName()));
+    stage_->showOutput(e.file, e.seed);  // the recalled job on the stage, not the last one
     showWorkspace(Workspace::Generate);
     setStatus(tr("Recalled the caption and settings of %1 (seed %2)").arg(QFileInfo(e.file).fileName()).arg(e.seed));
-}
-
-int MainWindow::importBatchFile(const QString& path) {
-    try {
-        const ws::BatchInput in = ws::read_batch_files({path.toStdString()});
-        for (const ws::BatchSample& sample : in.samples) queue_->submit(sample.args);
-        QString text = tr("%n job(s) queued from %1", nullptr, static_cast<int>(in.samples.size())).arg(path);
-        if (!in.problems.empty())
-            text += tr("; %n line(s) refused, the first: %1", nullptr, static_cast<int>(in.problems.size()))
-                        .arg(QString::fromStdString(in.problems.front()));
-        setStatus(text);
-        return static_cast<int>(in.samples.size());
-    } catch (const std::exception& e) {
-        setStatus(QString::fromStdString(ws::user_message(e)));
-        return 0;
-    }
-}
-
-ClusterDialog* MainWindow::showCluster() {
-    if (!cluster_) {
-        cluster_ = new ClusterDialog(queue_.get(), this);
-        // A sample the cluster finished joins the Library as a local job's result does.
-        connect(cluster_, &ClusterDialog::sampleFinished, this,
-                [this](const QString& file, const QString& recordJson, const QImage& thumbnail) {
-                    if (!history_) return;
-                    try {
-                        history_->add(file, recordJson, thumbnail);
-                    } catch (const std::exception& e) {
-                        setStatus(tr("Could not add to history: %1").arg(QString::fromStdString(ws::user_message(e))));
-                    }
-                    if (current_ == Workspace::Library) historyView_->refresh();
-                    Q_EMIT historyChanged();
-                });
-    }
-    cluster_->setModelDir(QSettings().value("model/last").toString());
-    cluster_->show();
-    cluster_->raise();
-    cluster_->activateWindow();
-    return cluster_;
-}
-
-bool MainWindow::exportQueueBatch(const QString& path) {
-    std::vector<ws::ojson> samples;
-    for (const ws::Job& j : queue_->jobs())
-        if (j.state == ws::JobState::Queued) samples.push_back(j.request);
-    try {
-        ws::write_batch_file(path.toStdString(), samples);
-        setStatus(tr("%n queued job(s) written to %1; run them with worldstudio-cli batch", nullptr,
-                     static_cast<int>(samples.size()))
-                      .arg(path));
-        return true;
-    } catch (const std::exception& e) {
-        setStatus(QString::fromStdString(ws::user_message(e)));
-        return false;
-    }
-}
-
-bool MainWindow::enqueueRequestFile(const QString& path) {
-    QFile f(path);
-    try {
-        if (!f.open(QIODevice::ReadOnly)) throw ws::Error("cannot be read");
-        const QByteArray text = f.readAll();
-        ws::ojson r = ws::ojson::parse(text.constData(), text.constData() + text.size());
-        ws::resolve_job_paths(r, QFileInfo(path).absolutePath().toStdString());
-        ws::GenerationRequest::parse(r);
-        const qint64 id = queue_->submit(r);
-        setStatus(tr("Job #%1 queued from %2").arg(id).arg(path));
-        return true;
-    } catch (const std::exception& e) {
-        setStatus(tr("%1: %2").arg(path, QString::fromStdString(ws::user_message(e))));
-        return false;
-    }
 }
 
 void MainWindow::play(const QString& file, int slot) {
@@ -789,6 +723,12 @@ void MainWindow::restoreSession() {
 void MainWindow::setStatus(const QString& text, const QString& detail) {
     status_->setText(text);
     status_->setToolTip(detail);
+    statusScope_.reset();
+}
+
+void MainWindow::sayIn(Workspace w, const QString& text) {
+    setStatus(text);
+    statusScope_ = w;
 }
 
 QString MainWindow::statusMessage() const { return status_->text(); }

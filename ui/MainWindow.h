@@ -9,6 +9,7 @@
 #include <QHash>
 #include <QMainWindow>
 #include <memory>
+#include <optional>
 
 #include "worldstudio/core/pyjson.h"
 
@@ -159,6 +160,9 @@ private:
     QToolBar *rail_, *promptBar_;
     QActionGroup* railGroup_;
     Workspace current_ = Workspace::Generate;
+    // A message about one workspace's work (the evaluation project, robotics) is cleared when the user leaves it.
+    void sayIn(Workspace w, const QString& text);
+    std::optional<Workspace> statusScope_;
     bool workspaceShown_ = false;
     QHash<int, QByteArray> layouts_;  // saveState() per workspace
     QString modelSummary_;            // the loaded model's summary JSON (About, model card)

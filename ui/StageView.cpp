@@ -68,13 +68,14 @@ void StageView::showStarted(qint64 job) {
 }
 
 void StageView::showProgress(qint64 job, int step, int total, double seconds) {
+    if (job != 0 && job == heldJob_) return;
     if (job != previewJob_) showStarted(job);
     preview_->setProgress(step, total, seconds);
     setBanner(tr("Generating job #%1 · step %2 / %3 · %4 s").arg(job).arg(step).arg(total).arg(seconds, 0, 'f', 1));
 }
 
 void StageView::showPreview(qint64 job, int step, int total, const QVector<QImage>& frames) {
-    if (job == previewJob_ && !frames.isEmpty()) preview_->setFrames(frames, step, total);
+    if (job == previewJob_ && job != heldJob_ && !frames.isEmpty()) preview_->setFrames(frames, step, total);
 }
 
 void StageView::showFinished(qint64 job, const QString& state, const QString& file, const QString& recordJson,
@@ -101,6 +102,21 @@ void StageView::showFinished(qint64 job, const QString& state, const QString& fi
         if (job == previewJob_) pages_->setCurrentWidget(player_);
     }
     if (job == previewJob_) previewJob_ = 0;
+    if (job == heldJob_) heldJob_ = 0;
+}
+
+void StageView::showOutput(const QString& file, qint64 seed) {
+    heldJob_ = previewJob_;
+    pages_->setCurrentWidget(player_);
+    const QString name = QFileInfo(file).fileName();
+    if (!QFileInfo::exists(file)) {
+        player_->clear(tr("The recalled output is no longer there:\n%1").arg(file));
+        setBanner(tr("Recalled %1 · seed %2 · its file is gone").arg(name).arg(seed), seed);
+        return;
+    }
+    setBanner(tr("Recalled %1 · seed %2").arg(name).arg(seed), seed);
+    playWhenLoaded_ = file;
+    player_->open(file, 0);
 }
 
 void StageView::play(const QString& file, int slot) {

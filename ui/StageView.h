@@ -28,6 +28,9 @@ public:
                       const QString& error);
     // Plays a file (slot 0) or compares with it (slot 1) here.
     void play(const QString& file, int slot = 0);
+    // A past output put back on the stage (Recall): its video, playing, and a banner naming it with its seed
+    // (reusable). A job running meanwhile leaves it there (its progress stays on its queue card) until it finishes.
+    void showOutput(const QString& file, qint64 seed);
 
     PlayerPanel* player() const { return player_; }
     PreviewStrip* preview() const { return preview_; }
@@ -46,6 +49,7 @@ private:
     PreviewStrip* preview_;
     PlayerPanel* player_;
     qint64 previewJob_ = 0;
+    qint64 heldJob_ = 0;      // the running job whose progress gave the stage up to a recalled output
     QString playWhenLoaded_;  // the finished job's file, played once it is decoded
     qint64 seed_ = -1;
 };

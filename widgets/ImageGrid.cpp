@@ -20,11 +20,11 @@ ImageGrid::ImageGrid(QWidget* parent) : QWidget(parent) {
     showHidden_->setMenu(new QMenu(showHidden_));
     showHidden_->hide();
     outer->addWidget(showHidden_, 0, Qt::AlignLeft);
-    auto* body = new QWidget(this);
-    grid_ = new QGridLayout(body);
+    body_ = new QWidget(this);
+    grid_ = new QGridLayout(body_);
     grid_->setContentsMargins(0, 0, 0, 0);
     grid_->setSpacing(4);
-    outer->addWidget(body, 1);
+    outer->addWidget(body_, 1);
     placeholder_ = new QLabel(this);
     placeholder_->setObjectName("gridPlaceholder");
     placeholder_->setAlignment(Qt::AlignCenter);
@@ -159,6 +159,8 @@ void ImageGrid::relayout() {
     }
     const int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(double(shown.size())))));
     for (int n = 0; n < shown.size(); ++n) grid_->addWidget(tiles_[shown[n]].box, n / cols, n % cols);
+    // A wipe or a difference takes the whole grid, not a strip under the empty tiles' place.
+    body_->setVisible(mode_ == Mode::Grid);
     overlayBox_->setVisible(mode_ != Mode::Grid && !keys_.isEmpty());
     placeholder_->setVisible(keys_.isEmpty() && !placeholder_->text().isEmpty());
     // Hidden tiles come back from a menu.

@@ -55,6 +55,7 @@ private:
     VideoView* overlay_;
     QLabel* overlayCaption_;
     QWidget* overlayBox_;
+    QWidget* body_;  // the tiles: hidden while a wipe or a difference fills the whole grid
     QToolButton* showHidden_;
     QLabel* placeholder_;
     Mode mode_ = Mode::Grid;

@@ -4,6 +4,7 @@
 // saves pictures of the label and adjudicate pages.
 #include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QElapsedTimer>
@@ -125,7 +126,12 @@ private Q_SLOTS:
         key(panel.get(), Qt::Key_N);
         key(panel.get(), Qt::Key_U);
         QCOMPARE(panel->answeredCount(), 3);
-        QVERIFY(panel->progressText().startsWith("3 of 6 answered by ann1"));
+        // One numbering: the item's place in this annotator's list, and no other number beside it.
+        QVERIFY2(panel->progressText().startsWith("Item 4 of 6 · 3 answered by ann1"),
+                 qPrintable(panel->progressText()));
+        for (QLabel* l : panel->findChildren<QLabel*>())
+            if (l != nullptr && l->isVisible() && l->text() != panel->progressText())
+                QVERIFY2(!l->text().contains("Item "), qPrintable(l->text()));
         shot(panel.get(), "evaluation-label");
         key(panel.get(), Qt::Key_K);  // back to q3 of video 7
         QCOMPARE(panel->currentQuestion(), QString("Does the box keep its shape?"));
@@ -365,6 +371,61 @@ private Q_SLOTS:
         QCOMPARE(panel->taskCount(), 12);
         QVERIFY(!panel->addQuestion("p", "   ", ws::hue::Dimension::PhysicalLaws, true));  // empty: refused
         QVERIFY(!panel->addQuestion("", "Does it?", ws::hue::Dimension::PhysicalLaws, true));
+    }
+
+    // A question typed on the Questions page is added only once its dimension is chosen, and the next one starts with
+    // none chosen again.
+    void aNewQuestionAsksForItsDimension() {
+        QTemporaryDir dir;
+        const QString db = makeProject(dir);
+        auto panel = openPanel(db, "ann1");
+        panel->showPage(EvaluationPanel::QuestionsPage);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);  // the page's lists re-read
+        auto* dimension = panel->findChild<QComboBox*>("newDimension");
+        auto* add = panel->findChild<QPushButton*>("addQuestion");
+        QVERIFY(dimension && add);
+        QCOMPARE(dimension->currentIndex(), -1);
+        QVERIFY(dimension->placeholderText().contains("dimension"));
+        QLineEdit* question = nullptr;
+        for (QLineEdit* e : panel->findChildren<QLineEdit*>())
+            if (e->placeholderText().startsWith("Does")) question = e;
+        QVERIFY(question);
+        QTest::keyClicks(question, "Does the ball leave a trail?");
+        add->click();
+        QVERIFY2(panel->lastError().contains("dimension"), qPrintable(panel->lastError()));
+        QVERIFY(!panel->writing());
+        QCOMPARE(panel->questionList()->count(), 3);                          // nothing written
+        QCOMPARE(question->text(), QString("Does the ball leave a trail?"));  // nothing lost
+        dimension->setCurrentIndex(static_cast<int>(ws::hue::Dimension::VisualIntegrity));
+        add->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        QCOMPARE(panel->questionList()->count(), 4);
+        QVERIFY2(panel->questionList()->item(3)->text().contains("leave a trail? (Visual Integrity)"),
+                 qPrintable(panel->questionList()->item(3)->text()));
+        QCOMPARE(dimension->currentIndex(), -1);  // the next question's is chosen again
+        QVERIFY(question->text().isEmpty());
+    }
+
+    // An empty project says how to fill it; one with videos but no approved questions says where questions come from.
+    void anEmptyProjectSaysHowToAddVideos() {
+        QTemporaryDir dir;
+        auto panel = openPanel(dir.filePath("empty.db"), "ann1");
+        QVERIFY(panel->project());
+        QCOMPARE(panel->taskCount(), 0);
+        const auto shownText = [&] {
+            QStringList shown;
+            for (QLabel* l : panel->findChildren<QLabel*>())
+                if (l->isVisible()) shown << l->text();
+            return shown.join(" | ");
+        };
+        QVERIFY2(shownText().contains("Add to evaluation") && shownText().contains("File ▸ Import answers"),
+                 qPrintable(shownText()));
+        panel->project()->add_prompt({0, "p", "a red ball", "common", "T2V"});
+        panel->project()->add_video({0, "v.mp4", "M", "p", 0, "{}"});
+        panel->reload();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        QVERIFY2(!shownText().contains("File ▸ Import answers") && shownText().contains("Questions page"),
+                 qPrintable(shownText()));
     }
 
     void badProjectsAreRefusedWithAMessage() {

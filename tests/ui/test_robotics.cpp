@@ -208,8 +208,12 @@ private Q_SLOTS:
         const EpisodePtr ep = view_->episode();
         QVERIFY(ed->isEnabled());  // an episode is open
         view_->sideTabs()->setCurrentIndex(0);
+        // Each move starts from an amount that visibly moves the camera.
+        ed->moveCombo()->setCurrentIndex(ed->moveCombo()->findData("orbit"));
+        QVERIFY2(ed->amountSpin()->value() >= 15, qPrintable(QString::number(ed->amountSpin()->value())));
         // A dolly of 0.4 m over 24 steps from nothing: the engine's deltas move the camera along z only.
         ed->moveCombo()->setCurrentIndex(ed->moveCombo()->findData("dolly"));
+        QCOMPARE(ed->amountSpin()->value(), 1.0);
         ed->amountSpin()->setValue(0.4);
         ed->moveFramesSpin()->setValue(24);
         QTest::mouseClick(ed->addMoveButton(), Qt::LeftButton);
@@ -310,9 +314,10 @@ private Q_SLOTS:
         RolloutPanel* r = view_->rollouts();
         r->selectNode("n0");
         view_->setCursor(10);
+        QCOMPARE(r->seedSpin()->value(), 1);  // n0's
         r->branchCheck()->setChecked(true);
+        QCOMPARE(r->seedSpin()->value(), 2);  // a branch starts from a seed no rollout has used
         r->chunksSpin()->setValue(1);
-        r->seedSpin()->setValue(2);
         QVERIFY(runAndWait());
         const NodeData* n1 = node("n1");
         QVERIFY(n1);
@@ -370,8 +375,14 @@ private Q_SLOTS:
         r->selectNode("n0");
         view_->compareMode()->setCurrentIndex(1);
         QVERIFY(view_->grid()->overlay()->wiping());
+        // The overlay fills the comparison pane.
+        QTRY_VERIFY(view_->grid()->overlay()->height() >= view_->grid()->height() * 0.8);
+        QVERIFY2(view_->grid()->overlay()->width() >= view_->grid()->width() * 0.9,
+                 qPrintable(QString("%1 of %2").arg(view_->grid()->overlay()->width()).arg(view_->grid()->width())));
+        shot("robotics-wipe");
         view_->compareMode()->setCurrentIndex(2);
         QVERIFY(!view_->grid()->overlay()->frame().isNull());
+        QTRY_VERIFY(view_->grid()->overlay()->height() >= view_->grid()->height() * 0.8);
         view_->compareMode()->setCurrentIndex(0);
         view_->setCursor(12);
         // Their trails in 3D start where the recording is at their first frame.

@@ -1,5 +1,7 @@
 #include "RolloutPanel.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -103,7 +105,19 @@ RolloutPanel::RolloutPanel(QWidget* parent) : QWidget(parent) {
     connect(run_, &QPushButton::clicked, this, &RolloutPanel::runRequested);
     connect(stop_, &QPushButton::clicked, this, &RolloutPanel::stopRequested);
     connect(mode_, &QComboBox::currentIndexChanged, this, &RolloutPanel::updateForm);
-    connect(branch_, &QCheckBox::toggled, this, &RolloutPanel::updateForm);
+    connect(branch_, &QCheckBox::toggled, this, [this](bool on) {
+        // A branch explores another outcome: it starts from a seed no rollout of the bundle has used.
+        if (on && bundle_) {
+            int used = -1;
+            bool taken = false;
+            for (const auto& n : bundle_->nodes) {
+                used = std::max(used, static_cast<int>(n.seed));
+                taken |= static_cast<int>(n.seed) == seed_->value();
+            }
+            if (taken) seed_->setValue(used + 1);
+        }
+        updateForm();
+    });
     connect(tree_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
         updateForm();
         Q_EMIT selectionChanged(it ? it->data(0, Qt::UserRole).toString() : QString());

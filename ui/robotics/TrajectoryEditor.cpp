@@ -112,8 +112,16 @@ TrajectoryEditor::TrajectoryEditor(QWidget* parent)
     amount_->setObjectName("cameraAmount");
     amount_->setRange(-360, 360);
     amount_->setDecimals(2);
-    amount_->setValue(0.5);
     amount_->setToolTip(tr("Metres for dolly, truck, pedestal and zoom; degrees for orbit, pan, tilt and roll"));
+    // Each move starts from an amount that visibly moves the camera (half a degree of orbit would not).
+    const auto startAmount = [this] {
+        static const QHash<QString, double> amounts = {{"orbit", 30},     {"pan", 20},    {"tilt", 10},
+                                                       {"roll", 10},      {"dolly", 1.0}, {"truck", 0.5},
+                                                       {"pedestal", 0.5}, {"zoom", 0.5}};
+        amount_->setValue(amounts.value(moveCombo_->currentData().toString(), 1.0));
+    };
+    startAmount();
+    connect(moveCombo_, &QComboBox::currentIndexChanged, this, startAmount);
     easingCombo_ = new QComboBox(camBox);
     easingCombo_->setObjectName("cameraEasing");
     const QHash<QString, QString> easingNames = {{"linear", tr("Linear")},
