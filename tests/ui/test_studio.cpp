@@ -149,7 +149,8 @@ private Q_SLOTS:
         const double stall = longestStallMs([&] { return completed.count() > 0; }, 120000);
         QCOMPARE(completed.count(), 1);
         QCOMPARE(completed.first().at(1).toString(), QString("done"));
-        // Reported, not asserted: a timing on a shared machine is a benchmark's (worldstudio --benchmark), not a test's.
+        // Reported, not asserted: a timing on a shared machine is a benchmark's (worldstudio --benchmark), not a
+        // test's.
         qInfo("longest UI-thread stall during the generation: %.0f ms", stall);
         QVERIFY(w.preview()->previewsReceived() >= 1);
         QVERIFY(w.preview()->frameCount() == 4);  // 13 frames -> 4 latent frames
