@@ -422,6 +422,13 @@
     </message>
 </context>
 <context>
+    <name>ChannelChart</name>
+    <message>
+        <source>%1 · frame %2 · %3</source>
+        <translation>%1 · 第 %2 帧 · %3</translation>
+    </message>
+</context>
+<context>
     <name>ClockTimeline</name>
     <message>
         <source>step %1</source>
@@ -1784,6 +1791,30 @@
     <message>
         <source>Importing %1…</source>
         <translation>正在导入 %1…</translation>
+    </message>
+    <message>
+        <source>Export ans&amp;wers (JSONL)…</source>
+        <translation>导出答案 (JSONL)(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Export answers</source>
+        <translation>导出答案</translation>
+    </message>
+    <message>
+        <source>Exporting %1…</source>
+        <translation>正在导出 %1…</translation>
+    </message>
+    <message>
+        <source>Export sco&amp;res (CSV or JSON)…</source>
+        <translation>导出得分 (CSV 或 JSON)(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Export scores</source>
+        <translation>导出得分</translation>
+    </message>
+    <message>
+        <source>Scores (*.csv *.json)</source>
+        <translation>得分 (*.csv *.json)</translation>
     </message>
 </context>
 <context>

@@ -12,6 +12,7 @@
 // The keys act whenever the focus is not in a text field, so labeling never needs the mouse.
 // The window's thread touches no file: opening or importing a project, every write and every re-read of the lists run
 // in order on the panel's writer thread, and the results come back to be shown.
+#include <QElapsedTimer>
 #include <QThreadPool>
 #include <QWidget>
 #include <functional>
@@ -50,6 +51,11 @@ public:
     // at once when no project is open, failed later when the project refuses it.
     bool addStudioOutput(const QString& file, const QString& recordJson, const QString& prompt);
     bool hasProject() const { return writer_ != nullptr; }
+    // The project's answers (the JSONL interchange, each answer with its annotator and lead_time, then the final
+    // answers) or its scores (CSV, or JSON for a .json name), written in turn with the other writes: exported(path)
+    // once written, failed with the reason when not. False at once when no project is open.
+    bool exportAnswers(const QString& path);
+    bool exportScores(const QString& path);
     void setAnnotator(const QString& name);
     QString annotator() const;
     void showPage(Page p);
@@ -102,6 +108,7 @@ Q_SIGNALS:
     void answered(qint64 videoId, qint64 questionId, const QString& value);
     void projectChanged(const QString& path);
     void imported(const QString& path);
+    void exported(const QString& path);
     void failed(const QString& message);
     void draftRequested(const QString& promptKey, const QString& promptText, const QString& mode,
                         const QString& caption);
@@ -143,7 +150,16 @@ private:
     void write(std::function<void(ws::hue::Project&)> change, std::function<void()> committed);
     // A write whose commit re-reads the lists.
     void writeAndReload(std::function<void(ws::hue::Project&)> change);
-    struct WriterConnection;
+    // The project's connection on the writer's thread, opened there at its first use.
+    struct WriterConnection {
+        explicit WriterConnection(std::string p) : path(std::move(p)) {}
+        ws::hue::Project& get() {
+            if (!db) db = ws::hue::Project::open(path);
+            return *db;
+        }
+        std::string path;
+        std::unique_ptr<ws::hue::Project> db;
+    };
 
     std::shared_ptr<ws::hue::Project> project_;
     std::shared_ptr<WriterConnection> writer_;  // used on writerPool_'s thread only
@@ -161,6 +177,9 @@ private:
     int current_ = 0;                           // label page: index into tasks_
     int currentDispute_ = 0;                    // adjudicate page: index into disagreements_
     QString error_, shownVideo_;
+    // How long the annotator has had the shown item (an answer's lead_time).
+    QElapsedTimer itemShown_;
+    std::pair<qint64, qint64> shownItem_{-1, -1};
 
     QTabWidget* pages_;
     PlayerPanel* player_;

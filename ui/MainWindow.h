@@ -37,6 +37,7 @@ class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QMenu;
 class QStackedWidget;
 class QTabWidget;
 class QTableWidget;
@@ -130,6 +131,7 @@ protected:
 private:
     void connectViews();
     void buildMenus();
+    void addEvaluationFileActions(QMenu* file);
     void buildRail();
     void applyDefaultLayout(Workspace w);
     void showModel(const QString& summaryJson);

@@ -63,29 +63,7 @@ void MainWindow::buildMenus() {
     });
     action(file, tr("Send the queue to the &cluster (Slurm)…"), QKeySequence(), [this] { showCluster(); });
     // New and Open apart, as labeling tools have them: a Save dialog that also opens existing files surprised people.
-    action(file, tr("New e&valuation project…"), QKeySequence(), [this] {
-        QString f = QFileDialog::getSaveFileName(this, tr("New evaluation project"),
-                                                 StudioPaths::outputsDir() + "/evaluation.db",
-                                                 tr("Evaluation projects (*.db)"));
-        if (f.isEmpty()) return;
-        if (QFileInfo(f).suffix().isEmpty()) f += ".db";
-        if (QFileInfo::exists(f) && !QFile::remove(f))
-            return setStatus(tr("Cannot replace %1").arg(f));  // the dialog asked first
-        evaluation_->openProject(f);                           // failed() says why when it cannot
-        showWorkspace(Workspace::Evaluate);
-    });
-    action(file, tr("&Open evaluation project…"), QKeySequence(), [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("Open evaluation project"), StudioPaths::outputsDir(),
-                                                       tr("Evaluation projects (*.db)"));
-        if (f.isEmpty()) return;
-        evaluation_->openProject(f);
-        showWorkspace(Workspace::Evaluate);
-    });
-    action(file, tr("&Import answers (JSONL)…"), QKeySequence(), [this] {
-        const QString f =
-            QFileDialog::getOpenFileName(this, tr("Answers"), StudioPaths::outputsDir(), tr("Answers (*.jsonl)"));
-        if (!f.isEmpty() && evaluation_->importJsonl(f)) setStatus(tr("Importing %1…").arg(f));
-    });
+    addEvaluationFileActions(file);
     file->addSeparator();
     action(file, tr("&Export video (MP4)…"), QKeySequence(tr("Ctrl+E")), [this] { exportCurrent("mp4"); });
     action(file, tr("Export &frames (PNG)…"), QKeySequence(), [this] { exportCurrent("png"); });
@@ -163,4 +141,45 @@ void MainWindow::buildMenus() {
     action(help, tr("&Keyboard shortcuts"), QKeySequence(tr("Ctrl+/")), [this] { StudioHelp::showShortcuts(this); });
     action(help, tr("&User guide"), QKeySequence(Qt::Key_F1), [this] { StudioHelp::showGuide(this); });
     action(help, tr("&About WorldStudio"), QKeySequence(), [this] { StudioHelp::showAbout(this, modelSummary_); });
+}
+
+// The evaluation project's File actions: new, open, import answers, export answers and scores.
+void MainWindow::addEvaluationFileActions(QMenu* file) {
+    const auto action = [this, file](const QString& text, auto fn) {
+        connect(file->addAction(text), &QAction::triggered, this, fn);
+    };
+    action(tr("New e&valuation project…"), [this] {
+        QString f = QFileDialog::getSaveFileName(this, tr("New evaluation project"),
+                                                 StudioPaths::outputsDir() + "/evaluation.db",
+                                                 tr("Evaluation projects (*.db)"));
+        if (f.isEmpty()) return;
+        if (QFileInfo(f).suffix().isEmpty()) f += ".db";
+        if (QFileInfo::exists(f) && !QFile::remove(f))
+            return setStatus(tr("Cannot replace %1").arg(f));  // the dialog asked first
+        evaluation_->openProject(f);                           // failed() says why when it cannot
+        showWorkspace(Workspace::Evaluate);
+    });
+    action(tr("&Open evaluation project…"), [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open evaluation project"), StudioPaths::outputsDir(),
+                                                       tr("Evaluation projects (*.db)"));
+        if (f.isEmpty()) return;
+        evaluation_->openProject(f);
+        showWorkspace(Workspace::Evaluate);
+    });
+    action(tr("&Import answers (JSONL)…"), [this] {
+        const QString f =
+            QFileDialog::getOpenFileName(this, tr("Answers"), StudioPaths::outputsDir(), tr("Answers (*.jsonl)"));
+        if (!f.isEmpty() && evaluation_->importJsonl(f)) setStatus(tr("Importing %1…").arg(f));
+    });
+    // What the CLI's hue export and hue score write, from the window.
+    action(tr("Export ans&wers (JSONL)…"), [this] {
+        const QString f = QFileDialog::getSaveFileName(
+            this, tr("Export answers"), StudioPaths::outputsDir() + "/answers.jsonl", tr("Answers (*.jsonl)"));
+        if (!f.isEmpty() && evaluation_->exportAnswers(f)) setStatus(tr("Exporting %1…").arg(f));
+    });
+    action(tr("Export sco&res (CSV or JSON)…"), [this] {
+        const QString f = QFileDialog::getSaveFileName(
+            this, tr("Export scores"), StudioPaths::outputsDir() + "/scores.csv", tr("Scores (*.csv *.json)"));
+        if (!f.isEmpty() && evaluation_->exportScores(f)) setStatus(tr("Exporting %1…").arg(f));
+    });
 }

@@ -11,7 +11,7 @@ constexpr double kLabelWidth = 90, kHandle = 5;  // the clock (ClockTimeline) us
 }
 
 ChannelChart::ChannelChart(QWidget* parent) : QWidget(parent) {
-    setMouseTracking(false);
+    setMouseTracking(true);  // the hover readout
     setFocusPolicy(Qt::ClickFocus);
 }
 
@@ -128,12 +128,23 @@ void ChannelChart::paintEvent(QPaintEvent*) {
         shade.setAlpha(40);
         p.fillRect(QRectF(QPointF(xOf(h.first), plot.top()), QPointF(xOf(h.second), plot.bottom())), shade);
     }
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
     for (const Lane& l : ls) {
         p.setPen(grid);
         p.drawLine(l.rect.bottomLeft(), l.rect.bottomRight());
         p.setPen(text);
         p.drawText(QRectF(2, l.rect.top(), kLabelWidth - 6, l.rect.height()),
                    Qt::AlignRight | Qt::AlignVCenter | Qt::TextWordWrap, l.group);
+        // The lane's axis: its top and bottom values, inside the plot's left edge.
+        p.save();
+        p.setFont(small);
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(QRectF(l.rect.left() + 2, l.rect.top(), 80, l.rect.height()), Qt::AlignLeft | Qt::AlignTop,
+                   QString::number(l.hi, 'g', 3));
+        p.drawText(QRectF(l.rect.left() + 2, l.rect.top(), 80, l.rect.height()), Qt::AlignLeft | Qt::AlignBottom,
+                   QString::number(l.lo, 'g', 3));
+        p.restore();
     }
     for (int s = 0; s < series_.size(); ++s) {
         const Series& se = series_[s];
@@ -180,6 +191,48 @@ void ChannelChart::paintEvent(QPaintEvent*) {
     const QRectF plot = plotRect();
     p.setPen(QPen(palette().color(QPalette::Highlight), 1.5));
     p.drawLine(QPointF(xOf(cursor_), plot.top()), QPointF(xOf(cursor_), plot.bottom()));
+    if (!hover_.isEmpty()) {  // the readout, in a box beside the pointer (kept inside the chart)
+        const QRectF box = fontMetrics().boundingRect(hover_).adjusted(-4, -2, 4, 2);
+        QPointF at = hoverAt_ + QPointF(12, -box.height() - 4);
+        at.setX(std::min(at.x(), width() - box.width() - 2));
+        at.setY(std::max(at.y(), 2.0));
+        const QRectF r(at, box.size());
+        p.setPen(grid);
+        p.setBrush(palette().color(QPalette::ToolTipBase));
+        p.drawRect(r);
+        p.setPen(palette().color(QPalette::ToolTipText));
+        p.drawText(r, Qt::AlignCenter, hover_);
+    }
+}
+
+QString ChannelChart::axisText(const QString& group) const {
+    for (const Lane& l : lanes())
+        if (l.group == group) return QString::number(l.lo, 'g', 3) + " … " + QString::number(l.hi, 'g', 3);
+    return {};
+}
+
+QString ChannelChart::readoutAt(const QPointF& at) const {
+    const QVector<Lane> ls = lanes();
+    const int frame = static_cast<int>(std::lround(frameAt(at.x())));
+    QString best;
+    double bestDistance = 1e9;
+    for (int s = 0; s < series_.size(); ++s) {
+        const Series& se = series_[s];
+        const int i = frame - se.offset;
+        if (!se.visible || i < 0 || i >= se.values.size() || !std::isfinite(se.values[i])) continue;
+        const int li = laneOf(se.group);
+        if (li < 0 || !ls[li].rect.adjusted(0, -2, 0, 2).contains(at)) continue;
+        const double d = std::abs(pointFor(s, frame, se.values[i]).y() - at.y());
+        if (d < bestDistance)
+            bestDistance = d, best = tr("%1 · frame %2 · %3").arg(se.name).arg(frame).arg(se.values[i], 0, 'g', 4);
+    }
+    return best;
+}
+
+void ChannelChart::leaveEvent(QEvent*) {
+    if (hover_.isEmpty()) return;
+    hover_.clear();
+    update();
 }
 
 void ChannelChart::mousePressEvent(QMouseEvent* e) {
@@ -212,6 +265,12 @@ void ChannelChart::mouseMoveEvent(QMouseEvent* e) {
         return;
     }
     if (scrubbing_) Q_EMIT scrubbed(static_cast<int>(std::lround(frameAt(e->position().x()))));
+    const QString text = readoutAt(e->position());
+    if (text != hover_ || (!text.isEmpty() && e->position() != hoverAt_)) {
+        hover_ = text;
+        hoverAt_ = e->position();
+        update();
+    }
 }
 
 void ChannelChart::mouseReleaseEvent(QMouseEvent*) {

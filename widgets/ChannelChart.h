@@ -2,8 +2,9 @@
 // Curves of per-frame channels under a shared time cursor, in lanes (one per group: position, rotation, gripper,
 // joints, ...), each lane scaled to its own range. A drag in a lane scrubs the cursor; one series can be made
 // editable: its keyframes are drawn as handles the user drags (frame and value), double-click adds a key and
-// right-click removes one. Highlighted ranges (idle stretches) shade the background. It knows numbers and frames
-// only, nothing of robots or engines.
+// right-click removes one. Highlighted ranges (idle stretches) shade the background. Each lane's range is written at
+// its left edge, and the pointer's hover reads out the nearest curve there (channel, frame, value), as Rerun's plots
+// do. It knows numbers and frames only, nothing of robots or engines.
 #include <QColor>
 #include <QPair>
 #include <QPointF>
@@ -40,6 +41,11 @@ public:
     void setPlaceholder(const QString& text);  // shown while there is no series
     // Where a frame and value are drawn (for tests that drag handles).
     QPointF pointFor(int seriesIndex, double frame, double value) const;
+    // What the hover reads out at a point: "channel · frame F · value V" of the curve nearest to it in its lane (""
+    // when none), and the range a lane's axis shows ("" for no such lane).
+    QString readoutAt(const QPointF& at) const;
+    QString hoverText() const { return hover_; }
+    QString axisText(const QString& group) const;
     QSize sizeHint() const override { return {560, 200}; }
     QSize minimumSizeHint() const override { return {200, 90}; }
 
@@ -57,6 +63,7 @@ protected:
     void mouseMoveEvent(QMouseEvent*) override;
     void mouseReleaseEvent(QMouseEvent*) override;
     void mouseDoubleClickEvent(QMouseEvent*) override;
+    void leaveEvent(QEvent*) override;
 
 private:
     struct Lane {
@@ -78,4 +85,6 @@ private:
     QVector<Lane> dragLanes_;
     bool legend_ = false;
     QString placeholder_;
+    QString hover_;
+    QPointF hoverAt_;
 };

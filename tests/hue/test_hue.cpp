@@ -206,6 +206,10 @@ private Q_SLOTS:
              "mode"},
             {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "a", "answer": "yes", "seed": "x"})",
              "seed"},
+            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "a", "answer": "yes", "lead_time": "slow"})",
+             "lead_time"},
+            {R"({"model": "C", "prompt_id": "p9", "domain": "Human", "video": "c2.mp4", "question_id": "q9", "question": "Does the person wave?", "dimension": "Semantic Alignment", "annotator": "a", "answer": "yes", "lead_time": -2})",
+             "lead_time"},
             {R"({"model": "C", "prompt_id": "p9", "domain": )", "not valid JSON"},
             {R"([1, 2, 3])", "one JSON object"},
         };
@@ -246,6 +250,33 @@ private Q_SLOTS:
         q->import_jsonl(exported);
         QCOMPARE(scores_json(score(q->labels())), scores_json(score(p->labels())));
         QCOMPARE(export_text(*q, dir), export_text(*p, dir));
+    }
+
+    // Each answer keeps the seconds the annotator took over it (Label Studio's lead_time), through export and import;
+    // an answer without one has none, and answering again replaces it.
+    void answersKeepTheirLeadTime() {
+        QTemporaryDir dir;
+        auto p = Project::open(fresh_db(dir, "a.db"));
+        p->add_prompt({0, "p", "a ball rolls", "Physics", "T2V"});
+        const int64_t v = p->add_video({0, "v.mp4", "M", "p", 1, ""});
+        const int64_t q = p->add_question({0, "q", "p", "Does the ball roll?", Dimension::PhysicalLaws, true});
+        p->answer(v, q, "ann1", Answer::Yes, 2.5);
+        p->answer(v, q, "ann2", Answer::No);
+        QVERIFY_THROWS_EXCEPTION(ws::Error, p->answer(v, q, "ann3", Answer::No, -1.0));
+        const std::string exported = dir.filePath("out.jsonl").toStdString();
+        p->export_jsonl(exported);
+        std::vector<ojson> lines;
+        std::ifstream in(exported);
+        for (std::string line; std::getline(in, line);) lines.push_back(ojson::parse(line));
+        QCOMPARE(lines.size(), size_t(2));
+        QCOMPARE(lines[0]["annotator"].get<std::string>(), std::string("ann1"));
+        QCOMPARE(lines[0]["lead_time"].get<double>(), 2.5);
+        QVERIFY(!lines[1].contains("lead_time"));
+        auto b = Project::open(fresh_db(dir, "b.db"));
+        b->import_jsonl(exported);
+        QCOMPARE(export_text(*b, dir), read_file(exported));
+        p->answer(v, q, "ann1", Answer::No, 0.75);
+        QVERIFY(export_text(*p, dir).find("\"lead_time\":0.75") != std::string::npos);
     }
 
     void annotatorsAreBlindedAndDisagreementsListed() {

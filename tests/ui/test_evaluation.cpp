@@ -3,6 +3,7 @@
 // window killed mid-session (this executable run as that window) loses no answer it gave. WS_SCREENSHOT_DIR=DIR
 // saves pictures of the label and adjudicate pages.
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -426,6 +427,50 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         QVERIFY2(!shownText().contains("File ▸ Import answers") && shownText().contains("Questions page"),
                  qPrintable(shownText()));
+    }
+
+    // The window exports what the CLI's hue export and hue score write: each answer with its annotator and the
+    // seconds it took (lead_time), and the scores as CSV or JSON.
+    void exportsAnswersWithTheirLeadTimeAndScores() {
+        QTemporaryDir dir;
+        const QString db = makeProject(dir);
+        auto panel = openPanel(db, "ann1");
+        QVERIFY(panel->project());
+        QTest::qWait(400);  // the annotator looks at the first item a while
+        key(panel.get(), Qt::Key_Y);
+        key(panel.get(), Qt::Key_N);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        QSignalSpy exported(panel.get(), &EvaluationPanel::exported);
+        const QString answers = dir.filePath("answers.jsonl");
+        QVERIFY(panel->exportAnswers(answers));
+        QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, 10000);
+        QCOMPARE(exported.first().first().toString(), answers);
+        QFile f(answers);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        const ws::ojson first = ws::ojson::parse(lines[0].toStdString());
+        QCOMPARE(first["annotator"].get<std::string>(), std::string("ann1"));
+        QCOMPARE(first["answer"].get<std::string>(), std::string("yes"));
+        QVERIFY2(first["lead_time"].get<double>() >= 0.35, first.dump().c_str());
+        QVERIFY(ws::ojson::parse(lines[1].toStdString())["lead_time"].get<double>() >= 0);
+        for (const QString name : {QStringLiteral("scores.csv"), QStringLiteral("scores.json")}) {
+            QVERIFY(panel->exportScores(dir.filePath(name)));
+            QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+            QFile scores(dir.filePath(name));
+            QVERIFY(scores.open(QIODevice::ReadOnly));
+            const QByteArray text = scores.readAll();
+            if (name.endsWith(".json"))
+                QVERIFY2(ws::ojson::parse(text.toStdString()).contains("models"), text.constData());
+            else
+                QVERIFY2(text.startsWith("scope,"), text.constData());
+        }
+        QCOMPARE(exported.count(), 3);
+        // Nowhere to write: said, and nothing else changes.
+        QVERIFY(panel->exportScores(dir.filePath("no/such/folder/scores.csv")));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        QVERIFY2(panel->lastError().contains("no/such/folder/scores.csv"), qPrintable(panel->lastError()));
+        QCOMPARE(exported.count(), 3);
     }
 
     void badProjectsAreRefusedWithAMessage() {

@@ -125,6 +125,21 @@ private Q_SLOTS:
         QVERIFY(view_->cursor() < at);
         QCOMPARE(view_->grid()->frame(cam), ep->frames[0][view_->cursor()]);
         QCOMPARE(clock->cursor(), view_->cursor());
+        // Each lane shows its range, and the hover reads out the curve under the pointer (channel, frame, value).
+        QVERIFY2(chart->axisText("position").contains(" … "), qPrintable(chart->axisText("position")));
+        QVERIFY(chart->axisText("no such lane").isEmpty());
+        const auto hasFrame5 = [&](const ChannelChart::Series& c) {
+            return c.visible && 5 - c.offset >= 0 && 5 - c.offset < c.values.size();
+        };
+        int s0 = 0;
+        while (s0 < chart->series().size() && !hasFrame5(chart->series()[s0])) ++s0;
+        QVERIFY(s0 < chart->series().size());
+        const ChannelChart::Series& se = chart->series()[s0];
+        const QPointF on = chart->pointFor(s0, 5, se.values[5 - se.offset]);
+        QTest::mouseMove(chart, on.toPoint());
+        QTRY_VERIFY(!chart->hoverText().isEmpty());
+        QVERIFY2(chart->hoverText().startsWith(se.name + " · frame 5 · "), qPrintable(chart->hoverText()));
+        QVERIFY(chart->readoutAt(QPointF(chart->width() + 50, -50)).isEmpty());  // outside every lane
         // A channel toggled off leaves the chart; its whole group off takes the lane away.
         QTreeWidgetItem* state = nullptr;
         for (int i = 0; i < view_->channelToggles()->topLevelItemCount(); ++i)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -62,6 +63,10 @@ const char* const kMigrations[] = {
     R"sql(
     ALTER TABLE questions ADD COLUMN approved INTEGER NOT NULL DEFAULT 1;
     )sql",
+    // 2 -> 3: the seconds an annotator took over an answer (Label Studio's lead_time); NULL where not measured.
+    R"sql(
+    ALTER TABLE answers ADD COLUMN lead_time REAL;
+    )sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Project::kSchemaVersion,
               "one migration per schema version");
@@ -104,6 +109,13 @@ public:
         sqlite3_bind_int64(s_, i, v);
         return *this;
     }
+    Stmt& bind(int i, std::optional<double> v) {
+        if (v)
+            sqlite3_bind_double(s_, i, *v);
+        else
+            sqlite3_bind_null(s_, i);
+        return *this;
+    }
     Stmt& bind_null(int i) {
         sqlite3_bind_null(s_, i);
         return *this;
@@ -119,6 +131,7 @@ public:
         }
     }
     int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
+    double f64(int c) const { return sqlite3_column_double(s_, c); }
     bool is_null(int c) const { return sqlite3_column_type(s_, c) == SQLITE_NULL; }
     std::string text(int c) const {
         const unsigned char* t = sqlite3_column_text(s_, c);
@@ -469,17 +482,21 @@ std::vector<std::string> Project::annotators() const {
     return out;
 }
 
-void Project::answer(int64_t video_id, int64_t question_id, const std::string& annotator, Answer a) {
+void Project::answer(int64_t video_id, int64_t question_id, const std::string& annotator, Answer a,
+                     std::optional<double> lead_time) {
+    if (lead_time && !(*lead_time >= 0 && *lead_time < 1e9))
+        throw Error("lead_time must be a number of seconds, 0 or more");
     const int64_t who = add_annotator(annotator);
-    Stmt(
-        *db_,
-        "INSERT INTO answers(video_id, question_id, annotator_id, value, answered_at) VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT(video_id, question_id, annotator_id) DO UPDATE SET value = excluded.value, answered_at = excluded.answered_at")
+    Stmt(*db_,
+         "INSERT INTO answers(video_id, question_id, annotator_id, value, answered_at, lead_time) "
+         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(video_id, question_id, annotator_id) DO UPDATE SET "
+         "value = excluded.value, answered_at = excluded.answered_at, lead_time = excluded.lead_time")
         .bind(1, video_id)
         .bind(2, question_id)
         .bind(3, who)
         .bind(4, answer_name(a))
         .bind(5, now_utc())
+        .bind(6, lead_time)
         .run();
 }
 
@@ -604,7 +621,7 @@ namespace {
 
 const std::set<std::string> kRequiredKeys = {"model",    "prompt_id", "domain",    "video", "question_id",
                                              "question", "dimension", "annotator", "answer"};
-const std::set<std::string> kOptionalKeys = {"adjudicated_by", "prompt", "mode", "seed", "note"};
+const std::set<std::string> kOptionalKeys = {"adjudicated_by", "prompt", "mode", "seed", "note", "lead_time"};
 
 std::string text_field(const ojson& j, const std::string& key) {
     const ojson& v = j.at(key);
@@ -688,7 +705,12 @@ ImportReport Project::import_jsonl(const std::string& file) {
                 adjudicate(video, question, reviewer, *a, j.contains("note") ? text_field(j, "note") : "");
                 ++report.adjudications;
             } else {
-                answer(video, question, annotator, *a);
+                std::optional<double> lead;
+                if (j.contains("lead_time")) {
+                    if (!j.at("lead_time").is_number()) throw Error("\"lead_time\" must be a number of seconds");
+                    lead = j.at("lead_time").get<double>();
+                }
+                answer(video, question, annotator, *a, lead);
                 ++report.answers;
             }
             ++report.lines;
@@ -721,6 +743,7 @@ void Project::export_jsonl(const std::string& file) const {
         if (!s.text(9).empty()) j["prompt"] = s.text(9);
         j["mode"] = s.text(10);
         if (!s.is_null(11)) j["seed"] = s.i64(11);
+        if (!adjudication && !s.is_null(13)) j["lead_time"] = std::round(s.f64(13) * 1000) / 1000;  // ms
         out << j.dump() << '\n';
     };
     const std::string common =
@@ -729,13 +752,13 @@ void Project::export_jsonl(const std::string& file) const {
         " JOIN videos v ON v.id = x.video_id JOIN models m ON m.id = v.model_id JOIN prompts p ON p.id = v.prompt_id "
         "JOIN questions q ON q.id = x.question_id ";
     {
-        Stmt s(*db_, (common + ", '' FROM answers x" + joins +
+        Stmt s(*db_, (common + ", '', x.lead_time FROM answers x" + joins +
                       "JOIN annotators n ON n.id = x.annotator_id ORDER BY v.id, q.id, n.id")
                          .c_str());
         while (s.row()) line(s, false);
     }
     {
-        Stmt s(*db_, (common + ", x.note FROM adjudications x" + joins +
+        Stmt s(*db_, (common + ", x.note, NULL FROM adjudications x" + joins +
                       "JOIN annotators n ON n.id = x.reviewer_id ORDER BY v.id, q.id")
                          .c_str());
         while (s.row()) line(s, true);

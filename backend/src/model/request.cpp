@@ -463,7 +463,6 @@ ojson GenerationRequest::to_json() const {
                            {"cutoff_from_end", step_cache->cutoff_from_end},
                            {"power_exp", step_cache->power_exp}};
     if (vae_budget_mb > 0) j["vae_budget_mb"] = vae_budget_mb;
-    if (mode != Mode::Text2Image) j["video_save_quality"] = video_save_quality;
     if (continuation)
         j["continuation"] = {{"chunks", continuation->chunks},
                              {"overlap_latent_frames", continuation->overlap_latent_frames}};
@@ -486,6 +485,20 @@ ojson GenerationRequest::to_json() const {
     if (mode == Mode::Transfer)
         j["control_path"] = control_path, j["control_type"] = control_type, j["control_weight"] = control_weight,
         j["control_guidance"] = control_guidance;
+    // Every other plain field of the schema where it means something, as the run used it: a field declared in the
+    // schema (request_schema.cpp) is in the record without a line here. Empty paths say nothing and are left out.
+    for (const RequestField& f : request_fields()) {
+        if (std::holds_alternative<std::monostate>(f.target) || j.contains(f.name) || !mode_in(f.modes, mode)) continue;
+        std::visit(
+            [&](auto member) {
+                if constexpr (std::is_same_v<decltype(member), std::string GenerationRequest::*>) {
+                    if (!(this->*member).empty()) j[f.name] = this->*member;
+                } else if constexpr (!std::is_same_v<decltype(member), std::monostate>) {
+                    j[f.name] = this->*member;
+                }
+            },
+            f.target);
+    }
     return j;
 }
 

@@ -88,7 +88,7 @@ struct ImportReport {
 
 class Project {
 public:
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
     // Opens (creating when absent) and migrates an evaluation project. Throws ws::Error naming the file when it is
     // not an SQLite database, is newer than this build understands, or cannot be written.
     static std::unique_ptr<Project> open(const std::string& path);
@@ -121,8 +121,10 @@ public:
     std::vector<Question> questions(const std::string& prompt_key = "", bool drafts_too = false) const;
     std::vector<std::string> annotators() const;
 
-    // Committed when it returns. Answering again replaces this annotator's earlier answer.
-    void answer(int64_t video_id, int64_t question_id, const std::string& annotator, Answer a);
+    // Committed when it returns. Answering again replaces this annotator's earlier answer. `lead_time`: the seconds
+    // the annotator took over it (Label Studio's lead_time), when measured.
+    void answer(int64_t video_id, int64_t question_id, const std::string& annotator, Answer a,
+                std::optional<double> lead_time = std::nullopt);
     void adjudicate(int64_t video_id, int64_t question_id, const std::string& reviewer, Answer a,
                     const std::string& note = "");
 
