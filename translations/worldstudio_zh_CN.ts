@@ -3183,6 +3183,10 @@
         <source>failed</source>
         <translation>失败</translation>
     </message>
+    <message>
+        <source>other columns</source>
+        <translation>其他列</translation>
+    </message>
 </context>
 <context>
     <name>RolloutPanel</name>

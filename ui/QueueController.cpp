@@ -17,7 +17,12 @@ namespace {
 QVector<QImage> previewImages(const ws::LatentPreview& p) {
     QVector<QImage> frames;
     if (p.rgb.empty() || p.shape.size() != 4) return frames;
-    const int t = static_cast<int>(p.shape[1]), h = static_cast<int>(p.shape[2]), w = static_cast<int>(p.shape[3]);
+    // Decoded by the model's VAE (a coarse latent) at pixel resolution, or projected at latent resolution.
+    const bool decoded = p.rgb_width > 0;
+    const int t = decoded ? p.rgb_frames : static_cast<int>(p.shape[1]);
+    const int h = decoded ? p.rgb_height : static_cast<int>(p.shape[2]);
+    const int w = decoded ? p.rgb_width : static_cast<int>(p.shape[3]);
+    if (p.rgb.size() != static_cast<size_t>(t) * h * w * 3) return frames;
     for (int i = 0; i < t; ++i)
         frames.push_back(
             QImage(p.rgb.data() + static_cast<size_t>(i) * h * w * 3, w, h, w * 3, QImage::Format_RGB888).copy());

@@ -19,6 +19,7 @@ public:
     void setProgress(int step, int total, double seconds);
     void clear(const QString& message = {});
     int frameCount() const { return frames_.size(); }
+    QSize frameSize() const { return frames_.isEmpty() ? QSize() : frames_.front().size(); }
     int currentFrame() const;
     void setCurrentFrame(int index);
     int previewsReceived() const { return received_; }

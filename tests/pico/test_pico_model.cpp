@@ -130,9 +130,22 @@ private Q_SLOTS:
         QCOMPARE(model->generation_defaults("inverse_dynamics")["guidance"].get<double>(), 1.0);
         ws::Session session(model, ws::ffmpeg_media_files());
         // A job without size or negative prompt gets Pico's; a job naming them keeps its own.
+        // Its 4x4 latent previews through its own decoder, at the video's size (a linear projection would be 16
+        // coloured blocks).
+        std::vector<ws::LatentPreview> previews;
+        ws::RunCallbacks cb;
+        cb.preview_every = 1;
+        cb.on_preview = [&](const ws::LatentPreview& p) { previews.push_back(p); };
         ws::GenerationResult r =
             session.generate(ws::ojson{{"model_mode", "text2video"}, {"prompt", "a red ball"}, {"num_steps", 1}},
-                             tmp.filePath("a").toStdString(), {});
+                             tmp.filePath("a").toStdString(), cb);
+        QCOMPARE(previews.size(), size_t(1));
+        QCOMPARE(previews[0].shape, std::vector<int64_t>({48, 9, 4, 4}));
+        QCOMPARE(previews[0].rgb_width, 64);
+        QCOMPARE(previews[0].rgb_height, 64);
+        QCOMPARE(previews[0].rgb_frames, 33);
+        QCOMPARE(previews[0].rgb.size(), size_t(33 * 64 * 64 * 3));
+        QCOMPARE(r.record["preview_decodes"].get<int>(), 1);
         const ws::ojson& req = r.record["request"];
         QCOMPARE(req["width"].get<int>(), 64);
         QCOMPARE(req["num_frames"].get<int>(), 33);

@@ -15,9 +15,14 @@
 #include <QTreeWidget>
 #include <QUndoStack>
 #include <QtTest>
+#include <QDir>
+#include <QFileInfo>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "skip_support.h"
+#include "robotics/parquet.h"
 #include "ChannelChart.h"
 #include "ClockTimeline.h"
 #include "ImageGrid.h"
@@ -33,6 +38,8 @@
 #include "worldstudio/robotics/rollout.h"
 
 using namespace robotics_ui;
+namespace fs = std::filesystem;
+namespace wr = ws::robotics;
 
 class TestRobotics : public QObject {
     Q_OBJECT
@@ -526,6 +533,42 @@ private Q_SLOTS:
         // Its bundle opens with it.
         QTRY_VERIFY_WITH_TIMEOUT(view_->bundle() != nullptr || view_->bundleDir().endsWith("pico-seed-9"), 30000);
         QVERIFY(view_->bundleDir().endsWith("pico-seed-9"));
+    }
+
+    // Every numeric column of a LeRobot episode can be charted, not only the embodiment's: a reward column added to a
+    // copy of the fixture gets a lane of its own, with its values.
+    void chartsEveryNumericColumnOfAnEpisode() {
+        const QString fixture = QStringLiteral(WS_SOURCE_DIR "/../shared/reference/golden/lerobot/v3_small");
+        if (!QFileInfo::exists(fixture + "/meta/info.json")) WS_SKIP_MISSING("the shared LeRobot fixture is not here");
+        const QString copy = tmp_.filePath("with-reward");
+        QVERIFY(QDir().mkpath(copy));
+        fs::copy(fixture.toStdString(), copy.toStdString(), fs::copy_options::recursive);
+        const std::string data = (copy + "/data/chunk-000/file-000.parquet").toStdString();
+        std::vector<wr::Column> columns = wr::parquet::File::open(data).read_all();
+        std::vector<wr::parquet::WriteColumn> schema;
+        for (const wr::Column& c : columns) schema.push_back({c.name, c.kind, c.depth, true});
+        wr::Column reward;
+        reward.name = "next.reward", reward.kind = wr::ValueKind::Float32;
+        for (int64_t r = 0; r < columns.front().rows(); ++r) reward.reals.push_back(0.25 * static_cast<double>(r % 4));
+        columns.push_back(reward);
+        schema.push_back({reward.name, reward.kind, 0, true});
+        fs::remove(data);
+        wr::parquet::write_file(data, schema, {columns});
+        ws::ojson info = ws::ojson::parse(std::ifstream((copy + "/meta/info.json").toStdString()));
+        info["features"]["next.reward"] = {{"dtype", "float32"}, {"shape", {1}}};
+        std::ofstream((copy + "/meta/info.json").toStdString()) << info.dump(2);
+        QSignalSpy episode(view_, &RoboticsView::episodeReady);
+        view_->openDataset(copy);
+        QVERIFY(episode.wait(60000));
+        const Channel* rewards = nullptr;
+        for (const Channel& c : view_->episode()->channels)
+            if (c.column == "next.reward") rewards = &c;
+        QVERIFY(rewards);
+        QVERIFY(rewards->values.size() > 3);
+        QCOMPARE(rewards->values[1], 0.25);
+        QVERIFY(view_->channels()->groups().contains(rewards->group));
+        for (const Channel& c : view_->episode()->channels)
+            QVERIFY2(c.column != "frame_index" && c.column != "timestamp", qPrintable(c.column));  // bookkeeping
     }
 
     void cleanupTestCase() { window_.reset(); }

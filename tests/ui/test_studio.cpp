@@ -153,7 +153,9 @@ private Q_SLOTS:
         // test's.
         qInfo("longest UI-thread stall during the generation: %.0f ms", stall);
         QVERIFY(w.preview()->previewsReceived() >= 1);
-        QVERIFY(w.preview()->frameCount() == 4);  // 13 frames -> 4 latent frames
+        // The tiny model's 12x20 latent previews by its linear projection, a picture per latent frame.
+        QCOMPARE(w.preview()->frameCount(), 4);  // 13 frames -> 4 latent frames
+        QCOMPARE(w.preview()->frameSize(), QSize(20, 12));
         QVERIFY(w.preview()->statusText().contains("step 10 / 10"));
         shot(&w, "generate_after_run");
 
@@ -582,6 +584,17 @@ private Q_SLOTS:
         QSignalSpy ready(&w, &MainWindow::modelReady);
         w.loadModel(QString::fromStdString(pico));
         QVERIFY(ready.wait(60000));
+        // Pico's 4x4 latent previews through its own decoder: the stage shows the clip's frames at 64x64, not a
+        // picture of sixteen coloured blocks per latent frame.
+        w.promptEdit()->setText("a green ball bounces on the table");
+        w.settings()->stepsBox()->setValue(2);
+        w.settings()->framesBox()->setValue(9);
+        QSignalSpy completed(&w, &MainWindow::jobCompleted);
+        QVERIFY(w.addToQueue() > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(completed.count() == 1, 120000);
+        QVERIFY(w.preview()->previewsReceived() >= 1);
+        QCOMPARE(w.preview()->frameSize(), QSize(64, 64));
+        QCOMPARE(w.preview()->frameCount(), 9);
         w.evaluation()->setAnnotator("ann1");
         w.evaluation()->openProject(db);
         QTRY_VERIFY_WITH_TIMEOUT(w.evaluation()->project() && !w.evaluation()->busy(), 10000);

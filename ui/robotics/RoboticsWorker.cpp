@@ -8,6 +8,7 @@
 
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QSet>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -56,7 +57,31 @@ QString groupOfKind(const QString& kind) {
     if (kind == QLatin1String("gripper")) return QCoreApplication::translate("RoboticsWorker", "gripper");
     if (kind == QLatin1String("joint")) return QCoreApplication::translate("RoboticsWorker", "joints");
     if (kind == QLatin1String("state")) return QCoreApplication::translate("RoboticsWorker", "state");
+    if (kind == QLatin1String("column")) return QCoreApplication::translate("RoboticsWorker", "other columns");
     return QCoreApplication::translate("RoboticsWorker", "other");
+}
+
+// Every other numeric column of an episode (rewards, success and done flags, task progress, velocities…) as channels
+// in a lane of their own; the bookkeeping columns (indexes, timestamps) and the strings are left out.
+void addColumnChannels(EpisodeData& ep, const wr::Column& c) {
+    static const QSet<QString> bookkeeping = {QStringLiteral("index"), QStringLiteral("frame_index"),
+                                              QStringLiteral("episode_index"), QStringLiteral("task_index"),
+                                              QStringLiteral("timestamp")};
+    const QString name = QString::fromStdString(c.name);
+    if (bookkeeping.contains(name) || !(c.is_real() || c.is_int()) || c.depth > 1 || c.rows() == 0) return;
+    std::vector<std::vector<double>> rows;
+    for (int64_t r = 0; r < c.rows(); ++r) rows.push_back(c.row_reals(r));
+    const size_t width = rows.front().size();
+    for (size_t k = 0; k < width; ++k) {
+        Channel ch;
+        ch.column = name;
+        ch.index = static_cast<int>(k);
+        ch.name = width == 1 ? name : QStringLiteral("%1[%2]").arg(name).arg(k);
+        ch.kind = QStringLiteral("column");
+        ch.group = groupOfKind(ch.kind);
+        for (const auto& row : rows) ch.values << (k < row.size() ? row[k] : std::nan(""));
+        ep.channels << ch;
+    }
 }
 
 // The embodiment of a dataset's actions: a registry name matching its robot type, or Pico World's 19-wide layout.
@@ -222,7 +247,11 @@ void RoboticsWorker::loadEpisode(qint64 index) {
                 ep->success = any ? tr("succeeded") : tr("failed");
             }
             const bool action = c.name == "action", state = c.name == "observation.state";
-            if (!(action || state) || !c.is_real()) continue;
+            if (!action && !state) {
+                addColumnChannels(*ep, c);
+                continue;
+            }
+            if (!c.is_real()) continue;
             const wr::Feature* f = ds.info().feature(c.name);
             std::vector<std::vector<double>> rows;
             for (int64_t r = 0; r < c.rows(); ++r) rows.push_back(c.row_reals(r));

@@ -79,6 +79,31 @@ struct StepReporter {
     int total_steps = 0, global_step = 0;
     double preview_seconds = 0;  // spent making live previews (in the record: what they cost this run)
     double last_preview_at = -1e9;
+    // Decoded previews of a coarse latent: how many, what they cost, and the last one's cost.
+    int decodes = 0;
+    double decode_seconds = 0, last_decode_cost = 0;
+    static constexpr int64_t kCoarseCells = 64;   // latent cells a frame at or under which the VAE previews
+    static constexpr double kDecodeShare = 0.03;  // of the run's time so far, at most
+
+    // A coarse latent's previews are x0 through the model's VAE, never the projection's few coloured blocks: the first
+    // always, later ones only while the decodes stay within their share of the run (the others are skipped).
+    bool coarse(const LatentState& state) const {
+        const at::Tensor& x = state.vision.back().x;
+        return M.vae && x.size(2) * x.size(3) <= kCoarseCells;
+    }
+    bool decode_due(double elapsed) const {
+        return decodes == 0 || decode_seconds + last_decode_cost <= kDecodeShare * elapsed;
+    }
+    void decode_into(LatentPreview& p, const at::Tensor& pv) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const at::Tensor px = quantize_for_display(M.vae->decode(pv)).permute({1, 2, 3, 0}).contiguous();
+        p.rgb.assign(px.data_ptr<uint8_t>(), px.data_ptr<uint8_t>() + px.numel());
+        p.rgb_frames = static_cast<int>(px.size(0)), p.rgb_height = static_cast<int>(px.size(1)),
+        p.rgb_width = static_cast<int>(px.size(2));
+        last_decode_cost = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        decode_seconds += last_decode_cost;
+        ++decodes;
+    }
 
     // After step i, with that step's x0 estimate (flat, the clean latents in place).
     void after_step(int i, const LatentState& state, const at::Tensor& x0) {
@@ -90,12 +115,17 @@ struct StepReporter {
         if (!cb.on_preview || every <= 0 ||
             !(last_step || ((i + 1) % every == 0 && elapsed - last_preview_at >= cb.preview_min_seconds)))
             return;
+        const bool decoded = coarse(state);
+        if (decoded && !decode_due(elapsed)) return;
         last_preview_at = elapsed;
         const auto preview_start = std::chrono::steady_clock::now();
         const at::Tensor pv = state.with_flat(x0).vision.back().x.to(at::kCPU, at::kFloat).contiguous();
         LatentPreview p{global_step, total_steps, pv.sizes().vec(), {}, {}};
         p.data.assign(pv.data_ptr<float>(), pv.data_ptr<float>() + pv.numel());
-        if (!M.preview.empty()) p.rgb = project_preview(M.preview, pv);
+        if (decoded)
+            decode_into(p, pv);
+        else if (!M.preview.empty())
+            p.rgb = project_preview(M.preview, pv);
         cb.on_preview(p);
         preview_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - preview_start).count();
     }
@@ -326,6 +356,7 @@ Generation run_generation(const Model& model, const MediaFiles& media, const ojs
     }
     g.record["memory"] = memory_record;
     g.record["step_cache"] = denoise.step_cache_record();
+    if (report.decodes > 0) g.record["preview_decodes"] = report.decodes;  // of preview_seconds
     return g;
 }
 

@@ -39,8 +39,12 @@ struct LatentPreview {
     std::vector<int64_t> shape;  // [C, T, H, W]
     std::vector<float> data;
     // Tier-1 preview: the model's linear latent -> RGB projection applied to x0 (empty when the model has none):
-    // [T, H, W, 3] bytes at latent resolution.
+    // [T, H, W, 3] bytes at latent resolution. A coarse latent (at most 64 cells a frame, where that projection is a
+    // few coloured blocks) is decoded by the model's own VAE instead, at a cadence that keeps the decodes under 3 % of
+    // the run (the previews in between are not sent): then rgb is [rgb_frames, rgb_height, rgb_width, 3] at pixel
+    // resolution.
     std::vector<uint8_t> rgb;
+    int rgb_frames = 0, rgb_height = 0, rgb_width = 0;  // 0: rgb is at latent resolution
 };
 
 // The linear latent -> RGB projection used for cheap previews: rgb = W z + b per latent pixel, in [0, 1].
