@@ -25,6 +25,9 @@ public:
     virtual ~VideoCodec() = default;
     virtual at::Tensor encode(const at::Tensor& video) const = 0;
     virtual at::Tensor decode(const at::Tensor& latent) const = 0;
+    // A picture good enough for a live preview, as cheaply as the codec can make one (the full decode unless the codec
+    // has a cheaper one).
+    virtual at::Tensor decode_preview(const at::Tensor& latent) const { return decode(latent); }
     // The same under a plan; a codec too small to need one ignores it.
     virtual at::Tensor decode(const at::Tensor& latent, const CodecPlan&) const { return decode(latent); }
     virtual at::Tensor encode(const at::Tensor& video, const CodecPlan&) const { return encode(video); }
@@ -49,6 +52,9 @@ class SoundDecoder {
 public:
     virtual ~SoundDecoder() = default;
     virtual at::Tensor decode(const at::Tensor& latent) const = 0;
+    // A picture good enough for a live preview, as cheaply as the codec can make one (the full decode unless the codec
+    // has a cheaper one).
+    virtual at::Tensor decode_preview(const at::Tensor& latent) const { return decode(latent); }
 };
 
 }  // namespace ws

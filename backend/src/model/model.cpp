@@ -54,11 +54,14 @@ struct PicoVideoCodec : VideoCodec {
                                                    static_cast<int>(x.size(2)), static_cast<int>(x.size(3)));
         return at::tensor(z.data).reshape(z.shape).to(video.device());
     }
-    at::Tensor decode(const at::Tensor& latent) const override {
+    at::Tensor decode(const at::Tensor& latent) const override { return decode_with(latent, true); }
+    // The linear decode without the learned stage: the live preview's picture at a small fraction of the cost.
+    at::Tensor decode_preview(const at::Tensor& latent) const override { return decode_with(latent, false); }
+    at::Tensor decode_with(const at::Tensor& latent, bool refine) const {
         const at::Tensor z = latent.to(at::kCPU, at::kFloat).contiguous();
         pico::Latent in{z.sizes().vec(), std::vector<float>(z.data_ptr<float>(), z.data_ptr<float>() + z.numel())};
         int t = 0, h = 0, w = 0;
-        const std::vector<float> x = codec.decode_pixels(in, &t, &h, &w);
+        const std::vector<float> x = codec.decode_pixels(in, &t, &h, &w, refine);
         return at::tensor(x).reshape({3, t, h, w}).to(latent.device());
     }
     pico::LinearVideoCodec codec;

@@ -187,7 +187,8 @@ at::Tensor run_refiner(const std::vector<at::Tensor>& weights, const std::vector
 
 }  // namespace
 
-std::vector<float> LinearVideoCodec::decode_pixels(const Latent& latent, int* frames, int* height, int* width) const {
+std::vector<float> LinearVideoCodec::decode_pixels(const Latent& latent, int* frames, int* height, int* width,
+                                                   bool refine) const {
     if (latent.shape.size() != 4 || latent.shape[0] != channels_ || latent.shape[1] < 1)
         throw Error("Pico video codec: latent must be [" + std::to_string(channels_) + ", T, H, W]");
     const int64_t C = channels_, t = latent.shape[1], h = latent.shape[2], w = latent.shape[3];
@@ -195,7 +196,7 @@ std::vector<float> LinearVideoCodec::decode_pixels(const Latent& latent, int* fr
         throw Error("Pico video codec: latent data has the wrong size");
     at::NoGradGuard no_grad;
     at::Tensor x = decode_linear(view(latent.data, {C, t, h, w}), mean_, basis_, std_);  // [3, T, H, W]
-    if (!refiner_.empty()) {
+    if (refine && !refiner_.empty()) {
         std::vector<at::Tensor> weights, biases;
         std::vector<int> dilations;
         for (const Conv& c : refiner_)

@@ -79,9 +79,9 @@ struct StepReporter {
     int total_steps = 0, global_step = 0;
     double preview_seconds = 0;  // spent making live previews (in the record: what they cost this run)
     double last_preview_at = -1e9;
-    // Decoded previews of a coarse latent: how many, what they cost, and the last one's cost.
+    // Decoded previews of a coarse latent: how many, and the last one's cost.
     int decodes = 0;
-    double decode_seconds = 0, last_decode_cost = 0;
+    double last_decode_cost = 0;
     static constexpr int64_t kCoarseCells = 64;   // latent cells a frame at or under which the VAE previews
     static constexpr double kDecodeShare = 0.03;  // of the run's time so far, at most
 
@@ -92,16 +92,16 @@ struct StepReporter {
         return M.vae && x.size(2) * x.size(3) <= kCoarseCells;
     }
     bool decode_due(double elapsed) const {
-        return decodes == 0 || decode_seconds + last_decode_cost <= kDecodeShare * elapsed;
+        // Every preview's cost counts (the x0 copy and the hand-over too), not only the decode's.
+        return decodes == 0 || preview_seconds + last_decode_cost <= kDecodeShare * elapsed;
     }
     void decode_into(LatentPreview& p, const at::Tensor& pv) {
         const auto t0 = std::chrono::steady_clock::now();
-        const at::Tensor px = quantize_for_display(M.vae->decode(pv)).permute({1, 2, 3, 0}).contiguous();
+        const at::Tensor px = quantize_for_display(M.vae->decode_preview(pv)).permute({1, 2, 3, 0}).contiguous();
         p.rgb.assign(px.data_ptr<uint8_t>(), px.data_ptr<uint8_t>() + px.numel());
         p.rgb_frames = static_cast<int>(px.size(0)), p.rgb_height = static_cast<int>(px.size(1)),
         p.rgb_width = static_cast<int>(px.size(2));
         last_decode_cost = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        decode_seconds += last_decode_cost;
         ++decodes;
     }
 

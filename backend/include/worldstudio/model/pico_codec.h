@@ -36,7 +36,9 @@ public:
     VideoFrames decode(const Latent& latent, double fps) const;
     // The same on float pixels [3, T, H, W] in [-1, 1], as the pipeline holds them.
     Latent encode_pixels(const float* pixels, int frames, int height, int width) const;
-    std::vector<float> decode_pixels(const Latent& latent, int* frames, int* height, int* width) const;
+    // `refine` false: the linear decode alone (blurrier, a small fraction of the cost: what a live preview needs).
+    std::vector<float> decode_pixels(const Latent& latent, int* frames, int* height, int* width,
+                                     bool refine = true) const;
 
     // The decoder stage: a linear decode blurs what 48 channels per patch cannot hold (a small ball in motion
     // fades into the wall and changes colour), so a convolutional network learns, on simulator episodes, to redraw
