@@ -79,21 +79,23 @@ struct StepReporter {
     int total_steps = 0, global_step = 0;
     double preview_seconds = 0;  // spent making live previews (in the record: what they cost this run)
     double last_preview_at = -1e9;
-    // Decoded previews of a coarse latent: how many, and the last one's cost.
+    // Decoded previews of a coarse latent: how many, what they cost, and the last one's cost.
     int decodes = 0;
-    double last_decode_cost = 0;
+    double decode_seconds = 0, last_decode_cost = 0;
     static constexpr int64_t kCoarseCells = 64;   // latent cells a frame at or under which the VAE previews
     static constexpr double kDecodeShare = 0.03;  // of the run's time so far, at most
 
-    // A coarse latent's previews are x0 through the model's VAE, never the projection's few coloured blocks: the first
-    // always, later ones only while the decodes stay within their share of the run (the others are skipped).
+    // A coarse latent's previews are x0 through the model's VAE, never the projection's few coloured blocks, each
+    // only while the decodes stay within their share of the run (the previews in between carry the latent alone).
     bool coarse(const LatentState& state) const {
         const at::Tensor& x = state.vision.back().x;
         return M.vae && x.size(2) * x.size(3) <= kCoarseCells;
     }
     bool decode_due(double elapsed) const {
-        // Every preview's cost counts (the x0 copy and the hand-over too), not only the decode's.
-        return decodes == 0 || preview_seconds + last_decode_cost <= kDecodeShare * elapsed;
+        // A run's first decode is expected to cost what the model's last one did; only the model's very first is made
+        // unmeasured.
+        const double next = decodes > 0 ? last_decode_cost : M.preview_decode_cost->load();
+        return next < 0 || decode_seconds + next <= kDecodeShare * elapsed;
     }
     void decode_into(LatentPreview& p, const at::Tensor& pv) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -102,6 +104,8 @@ struct StepReporter {
         p.rgb_frames = static_cast<int>(px.size(0)), p.rgb_height = static_cast<int>(px.size(1)),
         p.rgb_width = static_cast<int>(px.size(2));
         last_decode_cost = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        M.preview_decode_cost->store(last_decode_cost);
+        decode_seconds += last_decode_cost;
         ++decodes;
     }
 
@@ -115,17 +119,16 @@ struct StepReporter {
         if (!cb.on_preview || every <= 0 ||
             !(last_step || ((i + 1) % every == 0 && elapsed - last_preview_at >= cb.preview_min_seconds)))
             return;
-        const bool decoded = coarse(state);
-        if (decoded && !decode_due(elapsed)) return;
         last_preview_at = elapsed;
         const auto preview_start = std::chrono::steady_clock::now();
         const at::Tensor pv = state.with_flat(x0).vision.back().x.to(at::kCPU, at::kFloat).contiguous();
         LatentPreview p{global_step, total_steps, pv.sizes().vec(), {}, {}};
         p.data.assign(pv.data_ptr<float>(), pv.data_ptr<float>() + pv.numel());
-        if (decoded)
-            decode_into(p, pv);
-        else if (!M.preview.empty())
+        if (coarse(state)) {
+            if (decode_due(elapsed)) decode_into(p, pv);
+        } else if (!M.preview.empty()) {
             p.rgb = project_preview(M.preview, pv);
+        }
         cb.on_preview(p);
         preview_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - preview_start).count();
     }

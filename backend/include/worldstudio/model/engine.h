@@ -41,8 +41,8 @@ struct LatentPreview {
     // Tier-1 preview: the model's linear latent -> RGB projection applied to x0 (empty when the model has none):
     // [T, H, W, 3] bytes at latent resolution. A coarse latent (at most 64 cells a frame, where that projection is a
     // few coloured blocks) is decoded by the model's own VAE instead, at a cadence that keeps the decodes under 3 % of
-    // the run (the previews in between are not sent): then rgb is [rgb_frames, rgb_height, rgb_width, 3] at pixel
-    // resolution.
+    // the run (the previews in between carry the latent alone, rgb empty): then rgb is [rgb_frames, rgb_height,
+    // rgb_width, 3] at pixel resolution.
     std::vector<uint8_t> rgb;
     int rgb_frames = 0, rgb_height = 0, rgb_width = 0;  // 0: rgb is at latent resolution
 };
