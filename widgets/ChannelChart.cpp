@@ -102,8 +102,11 @@ double ChannelChart::frameAt(double x) const {
 }
 
 QPointF ChannelChart::pointFor(int seriesIndex, double frame, double value) const {
+    return pointIn(lanes(), seriesIndex, frame, value);
+}
+
+QPointF ChannelChart::pointIn(const QVector<Lane>& ls, int seriesIndex, double frame, double value) const {
     if (seriesIndex < 0 || seriesIndex >= series_.size()) return {};
-    const QVector<Lane> ls = lanes();
     const int li = laneOf(series_[seriesIndex].group);
     if (li < 0) return {};
     const Lane& l = ls[li];
@@ -156,7 +159,7 @@ void ChannelChart::paintEvent(QPaintEvent*) {
                 open = false;
                 continue;
             }
-            const QPointF pt = pointFor(s, se.offset + i, se.values[i]);
+            const QPointF pt = pointIn(ls, s, se.offset + i, se.values[i]);
             if (open)
                 path.lineTo(pt);
             else
@@ -170,7 +173,7 @@ void ChannelChart::paintEvent(QPaintEvent*) {
     if (editable_ >= 0) {
         p.setPen(QPen(text, 1));
         p.setBrush(series_[editable_].color);
-        for (const QPointF& k : keys_) p.drawEllipse(pointFor(editable_, k.x(), k.y()), kHandle, kHandle);
+        for (const QPointF& k : keys_) p.drawEllipse(pointIn(ls, editable_, k.x(), k.y()), kHandle, kHandle);
     }
     if (groups().isEmpty() && !placeholder_.isEmpty()) {
         p.setPen(palette().color(QPalette::PlaceholderText));
@@ -222,7 +225,7 @@ QString ChannelChart::readoutAt(const QPointF& at) const {
         if (!se.visible || i < 0 || i >= se.values.size() || !std::isfinite(se.values[i])) continue;
         const int li = laneOf(se.group);
         if (li < 0 || !ls[li].rect.adjusted(0, -2, 0, 2).contains(at)) continue;
-        const double d = std::abs(pointFor(s, frame, se.values[i]).y() - at.y());
+        const double d = std::abs(pointIn(ls, s, frame, se.values[i]).y() - at.y());
         if (d < bestDistance)
             bestDistance = d, best = tr("%1 · frame %2 · %3").arg(se.name).arg(frame).arg(se.values[i], 0, 'g', 4);
     }

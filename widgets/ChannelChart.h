@@ -72,6 +72,8 @@ private:
         QRectF rect;
     };
     QVector<Lane> lanes() const;
+    // pointFor with the lanes already laid out (each lanes() call reads every value).
+    QPointF pointIn(const QVector<Lane>& lanes, int seriesIndex, double frame, double value) const;
     int laneOf(const QString& group) const;
     double frameAt(double x) const;
     double xOf(double frame) const;

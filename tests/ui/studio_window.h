@@ -1,11 +1,13 @@
 #pragma once
 // What the studio's window tests share: screenshots for looking at, a data folder of its own per test, and a
 // window with a model loaded.
+#include <QListWidget>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "HistoryView.h"
 #include "MainWindow.h"
 #include "PlayerPanel.h"
 
@@ -27,6 +29,13 @@ inline void useDataDir(const QTemporaryDir& tmp, const QString& name) {
     qputenv("XDG_CONFIG_HOME", tmp.filePath(name + "-config").toUtf8());
     QSettings().clear();
     QSettings().sync();
+}
+
+// The Library's list once its search (off the UI thread, after a typing pause) has finished; -1 if it never does.
+inline int listed(MainWindow& w) {
+    HistoryView* view = w.library();
+    if (!QTest::qWaitFor([view] { return !view->searching(); }, 10000)) return -1;
+    return w.historyList()->count();
 }
 
 // Shows `w` without an audio device and loads the model folder `dir`; false when it did not load in a minute.

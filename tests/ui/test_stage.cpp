@@ -19,32 +19,20 @@
 #include "QueueView.h"
 #include "SettingsPanel.h"
 #include "StageView.h"
+#include "studio_window.h"
 
-namespace {
-
-// The Library's list once its search (off the UI thread, after a typing pause) has finished; -1 if it never does.
-int listed(MainWindow& w) {
-    HistoryView* view = w.library();
-    if (!QTest::qWaitFor([view] { return !view->searching(); }, 10000)) return -1;
-    return w.historyList()->count();
-}
-}  // namespace
+using studio_test::listed;
 
 class TestStage : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
 
-    void freshSettings(const QString& name) {
-        qputenv("XDG_DATA_HOME", tmp_.filePath(name).toUtf8());
-        QSettings().clear();
-        QSettings().sync();
-    }
+    void freshSettings(const QString& name) { studio_test::useDataDir(tmp_, name); }
 
 private Q_SLOTS:
     void initTestCase() {
         QCoreApplication::setApplicationName("WorldStudio");
         QCoreApplication::setOrganizationName("WorldStudioTest");
-        qputenv("XDG_CONFIG_HOME", tmp_.filePath("config").toUtf8());
     }
 
     // Defect 5: the seed was a fixed 0, so Generate twice gave the same video with no hint.

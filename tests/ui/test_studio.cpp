@@ -53,6 +53,7 @@
 
 namespace {
 
+using studio_test::listed;
 using studio_test::shot;
 
 QString readFile(const QString& path) {
@@ -60,12 +61,6 @@ QString readFile(const QString& path) {
     return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
 }
 
-// The Library's list once its search (off the UI thread, after a typing pause) has finished; -1 if it never does.
-int listed(MainWindow& w) {
-    HistoryView* view = w.library();
-    if (!QTest::qWaitFor([view] { return !view->searching(); }, 10000)) return -1;
-    return w.historyList()->count();
-}
 }  // namespace
 
 class TestStudio : public QObject {

@@ -369,22 +369,33 @@ Session::Session(std::shared_ptr<const Model> model, MediaFiles media)
 }
 Session::~Session() = default;
 
+namespace {
+
+// One request, parsed once: its chunks one after another for a continuation, else one generation.
+Generation run_request(const Model& model, const MediaFiles& media, const ojson& job_in, const ojson& job,
+                       GenerationRequest req, const RunCallbacks& cb, bool decode) {
+    if (req.continuation) return run_continued(model, media, job, req, cb);
+    return run_generation(model, media, job_in, std::move(req), cb, decode);
+}
+
+}  // namespace
+
 Generation Session::run(const ojson& job_in, const RunCallbacks& cb, bool decode) {
     c10::InferenceMode guard;
     // The model's own defaults fill what the job leaves out.
     const ojson job = job_with_defaults(*model_, job_in);
-    GenerationRequest req = GenerationRequest::parse(job);
-    if (req.continuation) return run_continued(*model_, media_, job, req, cb);
-    return run_generation(*model_, media_, job_in, std::move(req), cb, decode);
+    return run_request(*model_, media_, job_in, job, GenerationRequest::parse(job), cb, decode);
 }
 
 GenerationResult Session::generate(const ojson& job_in, const std::string& out_prefix, const RunCallbacks& cb) {
+    c10::InferenceMode guard;
+    const ojson job = job_with_defaults(*model_, job_in);
+    GenerationRequest req = GenerationRequest::parse(job);
     // The checks of what can be written come first: a run that cannot be saved does not start.
     const ModelImpl& M = model_impl(*model_);
     const std::string ext = fs::path(out_prefix).extension().string();
     const bool want_media = ext == ".mp4" || ext == ".png";
-    const bool continued = GenerationRequest::parse(job_with_defaults(*model_, job_in)).continuation.has_value();
-    if (continued) {
+    if (req.continuation) {
         if (ext != ".mp4") throw Error("a continued video is stitched from decoded chunks: name the output OUT.mp4");
         if (!M.vae) throw Error("continuation encodes each chunk's last frames again: the model folder needs its vae/");
         if (!media_.can_write()) throw Error("this build writes no .mp4 files, which continuation makes");
@@ -394,7 +405,8 @@ GenerationResult Session::generate(const ojson& job_in, const std::string& out_p
                     "; name the output without an extension for latents");
     if (want_media && !media_.can_write())
         throw Error("this build writes no " + ext + " files; name the output without an extension for latents");
-    return write_generation(run(job_in, cb, want_media), out_prefix, media_);
+    return write_generation(run_request(*model_, media_, job_in, job, std::move(req), cb, want_media), out_prefix,
+                            media_);
 }
 
 }  // namespace ws
