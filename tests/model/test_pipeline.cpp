@@ -96,6 +96,28 @@ private Q_SLOTS:
         QVERIFY(fs::exists(dir("out/t2v.json")));
         QCOMPARE(ojson::parse(std::ifstream(dir("out/t2v.json"))), rec);
     }
+    // Session::run keeps its outputs in memory and writes nothing; write_generation writes them, and refuses a picture
+    // or a video of a run that was not decoded, naming the file, with nothing written.
+    void runKeepsItsOutputsInMemoryAndTheCallerWrites() {
+        Session s(model_, ffmpeg_media_files());
+        const Generation g = s.run(base("text2video"), {}, false);
+        QCOMPARE(g.outputs.size(), size_t(1));
+        QCOMPARE(g.outputs[0].video_latent.shape, std::vector<int64_t>({48, 3, 12, 20}));
+        QCOMPARE(g.outputs[0].frames.count, 0);  // not decoded
+        QVERIFY(!fs::exists(dir("out/in_memory.json")));
+        try {
+            write_generation(g, dir("out/in_memory.mp4"), ffmpeg_media_files());
+            QFAIL("wrote a video of a run that was not decoded");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("in_memory.mp4") != std::string::npos, e.what());
+        }
+        QVERIFY(!fs::exists(dir("out/in_memory.mp4")) && !fs::exists(dir("out/in_memory.json")));
+        const GenerationResult r = write_generation(g, dir("out/in_memory"), ffmpeg_media_files());
+        QCOMPARE(r.outputs.size(), size_t(2));  // the latents and the record
+        QCOMPARE(latents(r).at("video_latent").sizes().vec(), g.outputs[0].video_latent.shape);
+        QCOMPARE(r.record["outputs"][0]["latents"].get<std::string>(), std::string("in_memory.safetensors"));
+    }
+
     void sameSeedSameResultAndKVReuseIsExact() {
         ojson job = base("text2video");
         auto a = latents(run(job, "d1")).at("video_latent");
