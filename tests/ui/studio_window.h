@@ -10,6 +10,7 @@
 #include "HistoryView.h"
 #include "MainWindow.h"
 #include "PlayerPanel.h"
+#include "worldstudio/model/tiny_model.h"
 
 namespace studio_test {
 
@@ -20,6 +21,16 @@ inline void shot(QWidget* w, const QString& name) {
     QCoreApplication::processEvents();
     QTest::qWait(100);
     QVERIFY(w->grab().save(dir + "/" + name + ".png"));
+}
+
+// The studio's own application names, so a test and a studio it starts share the data folder layout, and a tiny
+// random model in `tmp`; returns the model's folder.
+inline QString studioWithTinyModel(const QTemporaryDir& tmp) {
+    QCoreApplication::setApplicationName("WorldStudio");
+    QCoreApplication::setOrganizationName("WorldStudio");
+    const QString dir = tmp.filePath("tiny");
+    ws::make_tiny_model(dir.toStdString(), 0);
+    return dir;
 }
 
 // XDG data and config folders under `tmp` named for the test, and empty settings (Qt reads the settings' folder

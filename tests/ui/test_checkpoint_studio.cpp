@@ -39,12 +39,7 @@ class TestCheckpointStudio : public QObject {
     void useDataDir(const QString& name) { studio_test::useDataDir(tmp_, name); }
 
 private Q_SLOTS:
-    void initTestCase() {
-        QCoreApplication::setApplicationName("WorldStudio");
-        QCoreApplication::setOrganizationName("WorldStudio");
-        model_ = tmp_.filePath("tiny");
-        ws::make_tiny_model(model_.toStdString(), 0);
-    }
+    void initTestCase() { model_ = studio_test::studioWithTinyModel(tmp_); }
 
     void aDistilledCheckpointLocksItsSamplingSettings() {
         // A 4-step student: its steps, guidance and shift are its own, the negative prompt is unused, and a

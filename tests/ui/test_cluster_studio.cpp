@@ -21,7 +21,6 @@
 #include "SettingsPanel.h"
 #include "Translations.h"
 #include "studio_window.h"
-#include "worldstudio/model/tiny_model.h"
 
 using studio_test::openModel;
 using studio_test::shot;
@@ -68,10 +67,7 @@ class TestClusterStudio : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QCoreApplication::setApplicationName("WorldStudio");
-        QCoreApplication::setOrganizationName("WorldStudio");
-        model_ = tmp_.filePath("tiny");
-        ws::make_tiny_model(model_.toStdString(), 0);
+        model_ = studio_test::studioWithTinyModel(tmp_);
         qputenv("WORLDSTUDIO_LANGUAGE", "en");  // English plurals ("5 queued jobs"), as the studio shows them
         QVERIFY(Translations::install(qApp) == "en");
         realCluster_ = qEnvironmentVariableIsSet("SLURM_CONF") && !QStandardPaths::findExecutable("sbatch").isEmpty();

@@ -11,7 +11,6 @@
 #include "studio_window.h"
 #include "worldstudio/jobs/device_scheduler.h"
 #include "worldstudio/jobs/job_queue.h"
-#include "worldstudio/model/tiny_model.h"
 
 class TestDeviceStudio : public QObject {
     Q_OBJECT
@@ -21,12 +20,7 @@ class TestDeviceStudio : public QObject {
     void useDataDir(const QString& name) { studio_test::useDataDir(tmp_, name); }
 
 private Q_SLOTS:
-    void initTestCase() {
-        QCoreApplication::setApplicationName("WorldStudio");
-        QCoreApplication::setOrganizationName("WorldStudio");
-        model_ = tmp_.filePath("tiny");
-        ws::make_tiny_model(model_.toStdString(), 0);
-    }
+    void initTestCase() { model_ = studio_test::studioWithTinyModel(tmp_); }
 
     // Each use of the engine worker is a ticket of its kind with its own cancel. One shared flag, reset by every call,
     // let Stop on an upsample waiting behind a model load cancel the load, and the upsample then ran.

@@ -72,11 +72,7 @@ class TestStudio : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        // The studio's own names, so this process and a studio started by a test share the data folder layout.
-        QCoreApplication::setApplicationName("WorldStudio");
-        QCoreApplication::setOrganizationName("WorldStudio");
-        model_ = tmp_.filePath("tiny");
-        ws::make_tiny_model(model_.toStdString(), 0);
+        model_ = studio_test::studioWithTinyModel(tmp_);
         ws::fit_preview_projection(model_.toStdString(), 2);
     }
 
