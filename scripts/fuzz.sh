@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target on its seed corpus: scripts/fuzz.sh TARGET SECONDS [extra libFuzzer flags]
 # (targets: fuzz_safetensors fuzz_tokenizer_json fuzz_json_prefix fuzz_request fuzz_generation_defaults fuzz_checkpoint_files fuzz_caption_check
-# fuzz_hue_jsonl fuzz_media_probe fuzz_parquet fuzz_robotics_json fuzz_batch). Builds build-fuzz/ with clang-14 (cmake --preset fuzz) first. New inputs
+# fuzz_hue_jsonl fuzz_hue_question_set fuzz_media_probe fuzz_parquet fuzz_robotics_json fuzz_batch). Builds build-fuzz/ with clang-14 (cmake --preset fuzz) first. New inputs
 # that reach new code go to build-fuzz/corpus/TARGET (the seeds in tests/fuzz/corpus/TARGET stay as committed);
 # a crash, leak or timeout stops the run with the input in build-fuzz/artifacts/ and exit 1.
 set -euo pipefail

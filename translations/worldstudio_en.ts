@@ -41,6 +41,20 @@
             <numerusform>%n draft questions added for %1: edit, approve or remove them before labeling.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%1: %n gold answer(s) on %2 simulated video(s)</source>
+        <translation>
+            <numerusform>%1: %n gold answer on %2 simulated video(s)</numerusform>
+            <numerusform>%1: %n gold answers on %2 simulated video(s)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %2 %3 prompt(s) and %n question(s)</source>
+        <translation>
+            <numerusform>%1: %2 %3 prompt(s) and %n question</numerusform>
+            <numerusform>%1: %2 %3 prompt(s) and %n questions</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>GenerateView</name>

@@ -951,6 +951,70 @@
         <source>Item %1 of %2 · %3 answered by %4</source>
         <translation>第 %1 / %2 项 · %4 已回答 %3 项</translation>
     </message>
+    <message>
+        <source>Known answer</source>
+        <translation>已知答案</translation>
+    </message>
+    <message>
+        <source>Make this item a gold item: its known answer measures each annotator&apos;s accuracy (Scores)</source>
+        <translation>将此项设为金标准项：其已知答案用于衡量每位标注者的准确率（见“评分”）</translation>
+    </message>
+    <message>
+        <source>Yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>No</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>Unclear</source>
+        <translation>不确定</translation>
+    </message>
+    <message>
+        <source>Known answer: %1</source>
+        <translation>已知答案：%1</translation>
+    </message>
+    <message>
+        <source>Not a gold item</source>
+        <translation>不是金标准项</translation>
+    </message>
+    <message>
+        <source>Flag annotators below</source>
+        <translation>标记正确率低于</translation>
+    </message>
+    <message>
+        <source>right on gold items</source>
+        <translation>（金标准项）的标注者</translation>
+    </message>
+    <message>
+        <source>Generate this prompt</source>
+        <translation>生成此提示词</translation>
+    </message>
+    <message>
+        <source>Opens the chosen prompt in Generate; add the result with Library ▸ Add to evaluation</source>
+        <translation>在“生成”中打开所选提示词；结果用“作品库 ▸ 加入评测”添加</translation>
+    </message>
+    <message>
+        <source>Choose a prompt first</source>
+        <translation>请先选择一个提示词</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n gold answer(s) on %2 simulated video(s)</source>
+        <translation>
+            <numerusform>%1：%2 个模拟视频上的 %n 个金标准答案</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %2 %3 prompt(s) and %n question(s)</source>
+        <translation>
+            <numerusform>%1：%2 个 %3 提示词和 %n 个问题</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Type your name above first: a known answer records who gave it</source>
+        <translation>请先在上方输入你的名字：已知答案会记录由谁给出</translation>
+    </message>
 </context>
 <context>
     <name>GenerateView</name>
@@ -1815,6 +1879,38 @@
     <message>
         <source>Scores (*.csv *.json)</source>
         <translation>得分 (*.csv *.json)</translation>
+    </message>
+    <message>
+        <source>Prompt from evaluation</source>
+        <translation>来自评测的提示词</translation>
+    </message>
+    <message>
+        <source>An evaluation prompt (I2V): choose its image, then Generate</source>
+        <translation>评测提示词（I2V）：选择其图像，然后生成</translation>
+    </message>
+    <message>
+        <source>An evaluation prompt: Generate, then add the output to the evaluation from the Library</source>
+        <translation>评测提示词：生成后，从作品库把结果加入评测</translation>
+    </message>
+    <message>
+        <source>Import HUE &amp;question set (JSON)…</source>
+        <translation>导入 HUE 问题集(&amp;Q)（JSON）…</translation>
+    </message>
+    <message>
+        <source>HUE question set</source>
+        <translation>HUE 问题集</translation>
+    </message>
+    <message>
+        <source>Question sets (*.json)</source>
+        <translation>问题集 (*.json)</translation>
+    </message>
+    <message>
+        <source>Import simulated episodes as &amp;gold items…</source>
+        <translation>导入模拟片段作为金标准项(&amp;G)…</translation>
+    </message>
+    <message>
+        <source>Pico World episodes</source>
+        <translation>Pico World 片段</translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,9 @@
 #include "EvaluationPanel.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QMenu>
+#include <QToolButton>
 #include <algorithm>
 #include <fstream>
 #include <QDir>
@@ -26,6 +29,11 @@ using ws::hue::Answer;
 
 namespace {
 QString answerText(Answer a) { return QString::fromUtf8(ws::hue::answer_name(a)); }
+// "Physical Laws · object permanence", or the dimension alone.
+QString dimensionText(ws::hue::Dimension d, const std::string& subcategory) {
+    const QString dim = QString::fromUtf8(ws::hue::dimension_name(d));
+    return subcategory.empty() ? dim : QStringLiteral("%1 · %2").arg(dim, QString::fromStdString(subcategory));
+}
 
 QPushButton* keyButton(const QString& text, QWidget* parent) {
     auto* b = new QPushButton(text, parent);
@@ -113,9 +121,26 @@ QWidget* EvaluationPanel::buildLabelPage() {
     for (QPushButton* b : labelButtons_) b->setEnabled(false);  // until there is something to answer
     connect(prev, &QPushButton::clicked, this, [this] { move(-1); });
     connect(next, &QPushButton::clicked, this, [this] { move(1); });
+    // A reviewer's known answer for the item: it becomes a gold item that annotators are measured against (the
+    // page never shows which items are gold).
+    auto* gold = goldButton_ = new QToolButton(page);
+    gold->setObjectName(QStringLiteral("known-answer"));
+    gold->setText(tr("Known answer"));
+    gold->setToolTip(tr("Make this item a gold item: its known answer measures each annotator's accuracy (Scores)"));
+    gold->setPopupMode(QToolButton::InstantPopup);
+    auto* goldMenu = new QMenu(gold);
+    for (auto [label, a] : {std::pair{tr("Yes"), Answer::Yes}, std::pair{tr("No"), Answer::No},
+                            std::pair{tr("Unclear"), Answer::Unclear}})
+        goldMenu->addAction(tr("Known answer: %1").arg(label), this, [this, a = a] { markGold(a); });
+    goldMenu->addSeparator();
+    goldMenu->addAction(tr("Not a gold item"), this, [this] { markGold(std::nullopt); });
+    gold->setMenu(goldMenu);
+    gold->setFocusPolicy(Qt::NoFocus);
     auto* nav = new QHBoxLayout;
     nav->addWidget(prev);
     nav->addWidget(next);
+    nav->addStretch(1);
+    nav->addWidget(gold);
     auto* l = new QVBoxLayout(page);
     l->addWidget(question_, 1);
     l->addWidget(context_);
@@ -177,10 +202,28 @@ QWidget* EvaluationPanel::buildScoresPage() {
     QFont mono("monospace");
     mono.setStyleHint(QFont::TypeWriter);
     scores_->setFont(mono);
+    goldThreshold_ = new QDoubleSpinBox(page);
+    goldThreshold_->setObjectName(QStringLiteral("gold-threshold"));
+    goldThreshold_->setRange(0, 100);
+    goldThreshold_->setDecimals(0);
+    goldThreshold_->setSuffix(QStringLiteral(" %"));
+    goldThreshold_->setValue(ws::hue::Scores::kGoldThreshold);
+    connect(goldThreshold_, &QDoubleSpinBox::valueChanged, this, [this] {
+        if (writer_) refreshScores();
+    });
+    auto* threshold = new QHBoxLayout;
+    threshold->addWidget(new QLabel(tr("Flag annotators below"), page));
+    threshold->addWidget(goldThreshold_);
+    threshold->addWidget(new QLabel(tr("right on gold items"), page));
+    threshold->addStretch(1);
     auto* l = new QVBoxLayout(page);
+    l->addLayout(threshold);
     l->addWidget(scores_);
     return page;
 }
+
+void EvaluationPanel::setGoldThreshold(double percent) { goldThreshold_->setValue(percent); }
+double EvaluationPanel::goldThreshold() const { return goldThreshold_->value(); }
 
 void EvaluationPanel::openProject(const QString& path) {
     // Writes given from now on go to this project, after its open (the connection opens at its first use, on the
@@ -255,8 +298,9 @@ bool EvaluationPanel::exportScores(const QString& path) {
         return false;
     }
     write(
-        [file = path.toStdString(), json = path.endsWith(".json", Qt::CaseInsensitive)](ws::hue::Project& p) {
-            const ws::hue::Scores s = ws::hue::score(p.labels());
+        [file = path.toStdString(), json = path.endsWith(".json", Qt::CaseInsensitive),
+         threshold = goldThreshold()](ws::hue::Project& p) {
+            const ws::hue::Scores s = ws::hue::score(p.labels(), threshold);
             std::ofstream out(file, std::ios::binary);
             out << (json ? ws::hue::scores_json(s).dump(2) + "\n" : ws::hue::scores_csv(s));
             if (!out.flush()) throw ws::Error(file + ": cannot write the scores");
@@ -399,8 +443,7 @@ void EvaluationPanel::applySnapshot(const Snapshot& s) {
     for (const auto& q : questions_)
         questionList_->addItem(QStringLiteral("%1[%2] %3 (%4)")
                                    .arg(q.approved ? QString() : tr("DRAFT "), QString::fromStdString(q.prompt_key),
-                                        QString::fromStdString(q.text),
-                                        QString::fromUtf8(ws::hue::dimension_name(q.dimension))));
+                                        QString::fromStdString(q.text), dimensionText(q.dimension, q.subcategory)));
     if (questionRow >= 0 && questionList_->count() > 0)
         questionList_->setCurrentRow(std::min(questionRow, questionList_->count() - 1));
     questionList_->blockSignals(false);
@@ -442,7 +485,7 @@ void EvaluationPanel::refreshScores() {
     // would otherwise stall the window.
     scoresLane_.run(
         this,
-        [path = writer_->path]() -> QString {
+        [path = writer_->path, threshold = goldThreshold()]() -> QString {
             try {
                 const auto project = ws::hue::Project::open(path);
                 int64_t items = 0;
@@ -450,8 +493,8 @@ void EvaluationPanel::refreshScores() {
                 const auto answered = project->progress(&items);
                 progress += std::to_string(items) + ")\n";
                 for (const auto& [name, n] : answered) progress += "  " + name + ": " + std::to_string(n) + "\n";
-                return QString::fromStdString(ws::hue::scores_table(ws::hue::score(project->labels())) + "\n" +
-                                              progress);
+                return QString::fromStdString(ws::hue::scores_table(ws::hue::score(project->labels(), threshold)) +
+                                              "\n" + progress);
             } catch (const std::exception& e) {
                 return tr("The scores could not be computed: %1").arg(QString::fromStdString(ws::user_message(e)));
             }
@@ -485,6 +528,7 @@ void EvaluationPanel::showPromptVideo() {
 
 void EvaluationPanel::showCurrent() {
     for (QPushButton* b : labelButtons_) b->setEnabled(writer_ && !tasks_.empty());
+    goldButton_->setEnabled(writer_ && !tasks_.empty());
     if (!writer_) return;
     if (page() == AdjudicatePage) {
         if (disagreements_.empty()) {
@@ -528,8 +572,7 @@ void EvaluationPanel::showCurrent() {
     question_->setText(QString::fromStdString(t.question));
     // One numbering on this page: the item's place in the annotator's list (the context names no other number).
     context_->setText(
-        tr("%1 · prompt: %2")
-            .arg(QString::fromUtf8(ws::hue::dimension_name(t.dimension)), QString::fromStdString(t.prompt_text)));
+        tr("%1 · prompt: %2").arg(dimensionText(t.dimension, t.subcategory), QString::fromStdString(t.prompt_text)));
     mine_->setText(t.mine ? tr("Your answer: %1").arg(answerText(*t.mine)) : tr("Not answered yet"));
     progress_->setText(tr("Item %1 of %2 · %3 answered by %4")
                            .arg(current_ + 1)

@@ -8,7 +8,10 @@
 //               the final answer.
 //   Questions:  question drafts per prompt (from the reasoner or typed), edited and approved before they are asked.
 //               Adding, editing, approving and removing questions are writes like the answers.
-//   Scores:     HUE per model, dimension and domain with intervals, leaderboards, agreement, pending items.
+//   Scores:     HUE per model, dimension, subcategory and domain with intervals, leaderboards, agreement, pending
+//               items, and each annotator's accuracy on gold items (flagged below a threshold set there).
+// Gold items (items with a known answer) come from simulated episodes or are marked by hand on the Label page
+// (Known answer); annotators are never shown which items they are.
 // The keys act whenever the focus is not in a text field, so labeling never needs the mouse.
 // The window's thread touches no file: opening or importing a project, every write and every re-read of the lists run
 // in order on the panel's writer thread, and the results come back to be shown.
@@ -47,6 +50,15 @@ public:
     // Answers from a JSONL file, all or nothing, written in turn with the other writes: imported(path) once they are
     // in, failed with the reason when not. False at once when no project is open.
     bool importJsonl(const QString& path);
+    // A public HUE question set (hue::Project::import_question_set) or simulated episodes as gold items
+    // (import_episodes), written in turn the same way: imported(what was added) once in, failed when refused.
+    bool importQuestionSet(const QString& path);
+    bool importEpisodes(const QString& folder);
+    // The Label page's current item made a gold item with this known answer (none: an ordinary item again), marked
+    // by hand by the annotator named above. False at once when there is no item or no name.
+    bool markGold(std::optional<ws::hue::Answer> a);
+    void setGoldThreshold(double percent);
+    double goldThreshold() const;
     // A studio output (hue::Project::add_output, its domain guessed from the prompt's words), written in turn; false
     // at once when no project is open, failed later when the project refuses it.
     bool addStudioOutput(const QString& file, const QString& recordJson, const QString& prompt);
@@ -112,6 +124,8 @@ Q_SIGNALS:
     void failed(const QString& message);
     void draftRequested(const QString& promptKey, const QString& promptText, const QString& mode,
                         const QString& caption);
+    // The Questions page's prompt to generate (its text, and T2V or I2V).
+    void generateRequested(const QString& promptText, const QString& mode);
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
@@ -199,6 +213,9 @@ private:
     QComboBox* newDimension_;
     QLabel* draftStatus_;
     QPlainTextEdit* scores_;
+    class QDoubleSpinBox* goldThreshold_;
+    class QToolButton* goldButton_;  // the Label page's Known answer
+    bool importSet(const QString& path, bool episodes);
     void refreshScores();
     BackgroundLane scoresLane_;
 };

@@ -1,6 +1,8 @@
 // The evaluation workspace's Questions page: questions per prompt typed or drafted by the reasoner, edited, approved
-// and removed, each change a write on the panel's writer thread (EvaluationPanel.cpp has the rest of the panel).
+// and removed, each change a write on the panel's writer thread; public HUE question sets and gold items brought in
+// (EvaluationPanel.cpp has the rest of the panel).
 #include <QComboBox>
+#include <memory>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -49,6 +51,18 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
             questionPrompt_->setCurrentIndex(i);
     });
     QPushButton* draft = new QPushButton(tr("Draft questions with the reasoner"), page);
+    // A prompt of an imported question set has no videos yet: its text goes to Generate, and the output comes back
+    // through Library ▸ Add to evaluation (matched to the prompt by its text).
+    QPushButton* generate = new QPushButton(tr("Generate this prompt"), page);
+    generate->setObjectName(QStringLiteral("generatePrompt"));
+    generate->setToolTip(tr("Opens the chosen prompt in Generate; add the result with Library ▸ Add to evaluation"));
+    connect(generate, &QPushButton::clicked, this, [this] {
+        const QString key = questionPrompt_->currentData().toString();
+        for (const auto& p : prompts_)
+            if (QString::fromStdString(p.key) == key)
+                return Q_EMIT generateRequested(QString::fromStdString(p.text), QString::fromStdString(p.mode));
+        fail(tr("Choose a prompt first"));
+    });
     draftStatus_ = new QLabel(page);
     draftStatus_->setWordWrap(true);
     connect(draft, &QPushButton::clicked, this, [this] { requestDrafts(); });
@@ -82,7 +96,10 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     l->addWidget(questionList_, 1);
     l->addLayout(form);
     l->addLayout(row);
-    l->addWidget(draft);
+    auto* actions = new QHBoxLayout;
+    actions->addWidget(draft);
+    actions->addWidget(generate);
+    l->addLayout(actions);
     l->addWidget(draftStatus_);
     return page;
 }
@@ -204,4 +221,44 @@ void EvaluationPanel::removeSelectedQuestion() {
     writeAndReload([picked = selectedQuestions()](ws::hue::Project& p) {
         for (const ws::hue::Question& q : picked) p.remove_question(q.id);
     });
+}
+
+// ---- question sets and gold items ----
+
+bool EvaluationPanel::importQuestionSet(const QString& path) { return importSet(path, false); }
+bool EvaluationPanel::importEpisodes(const QString& folder) { return importSet(folder, true); }
+
+bool EvaluationPanel::importSet(const QString& path, bool episodes) {
+    if (!writer_) {
+        fail(tr("Open an evaluation project first"));
+        return false;
+    }
+    // Filled on the writer's thread, read here once the write has committed.
+    auto report = std::make_shared<ws::hue::SetReport>();
+    write([report, file = path.toStdString(), episodes](
+              ws::hue::Project& p) { *report = episodes ? p.import_episodes(file) : p.import_question_set(file); },
+          [this, report, path, episodes] {
+              reload();
+              Q_EMIT imported(episodes ? tr("%1: %n gold answer(s) on %2 simulated video(s)", nullptr, report->gold)
+                                             .arg(path)
+                                             .arg(report->videos)
+                                       : tr("%1: %2 %3 prompt(s) and %n question(s)", nullptr, report->questions)
+                                             .arg(path)
+                                             .arg(report->prompts)
+                                             .arg(QString::fromStdString(report->mode)));
+          });
+    return true;
+}
+
+bool EvaluationPanel::markGold(std::optional<ws::hue::Answer> a) {
+    if (!writer_ || tasks_.empty()) return false;
+    if (annotator().isEmpty()) {
+        fail(tr("Type your name above first: a known answer records who gave it"));
+        return false;
+    }
+    const ws::hue::Task& t = tasks_[static_cast<size_t>(current_)];
+    write([video = t.video_id, question = t.question_id, a, source = "by hand: " + annotator().toStdString()](
+              ws::hue::Project& p) { p.set_gold(video, question, a, source); },
+          [this] { refreshScores(); });
+    return true;
 }

@@ -232,6 +232,16 @@ void MainWindow::connectViews() {
     connect(evaluation_, &EvaluationPanel::exported, this,
             [this](const QString& f) { sayIn(Workspace::Evaluate, tr("Exported %1").arg(f)); });
     connect(robotics_, &RoboticsView::message, this, [this](const QString& m) { sayIn(Workspace::Robotics, m); });
+    connect(evaluation_, &EvaluationPanel::generateRequested, this, [this](const QString& text, const QString& mode) {
+        generate_->applyRequest(
+            {{"mode", mode == QLatin1String("I2V") ? "image2video" : "text2video"}, {"prompt", text.toStdString()}},
+            tr("Prompt from evaluation"));
+        showWorkspace(Workspace::Generate);
+        sayIn(Workspace::Generate, mode == QLatin1String("I2V")
+                                       ? tr("An evaluation prompt (I2V): choose its image, then Generate")
+                                       : tr("An evaluation prompt: Generate, then add the output to the evaluation "
+                                            "from the Library"));
+    });
     connect(evaluation_, &EvaluationPanel::draftRequested, this,
             [this](const QString& key, const QString& text, const QString& mode, const QString& caption) {
                 worker_->requestDrafts(key, text, mode, caption);

@@ -34,6 +34,7 @@ void MainWindow::buildMenus() {
         return a;
     };
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->menuAction()->setObjectName(QStringLiteral("menu-file"));
     action(file, tr("Open &model folder…"), QKeySequence::Open, [this] {
         const QString dir =
             QFileDialog::getExistingDirectory(this, tr("Model folder"), QSettings().value("model/last").toString());
@@ -170,6 +171,15 @@ void MainWindow::addEvaluationFileActions(QMenu* file) {
         const QString f =
             QFileDialog::getOpenFileName(this, tr("Answers"), StudioPaths::outputsDir(), tr("Answers (*.jsonl)"));
         if (!f.isEmpty() && evaluation_->importJsonl(f)) setStatus(tr("Importing %1…").arg(f));
+    });
+    action(tr("Import HUE &question set (JSON)…"), [this] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("HUE question set"), StudioPaths::outputsDir(),
+                                                       tr("Question sets (*.json)"));
+        if (!f.isEmpty() && evaluation_->importQuestionSet(f)) setStatus(tr("Importing %1…").arg(f));
+    });
+    action(tr("Import simulated episodes as &gold items…"), [this] {
+        const QString d = QFileDialog::getExistingDirectory(this, tr("Pico World episodes"), StudioPaths::outputsDir());
+        if (!d.isEmpty() && evaluation_->importEpisodes(d)) setStatus(tr("Importing %1…").arg(d));
     });
     // What the CLI's hue export and hue score write, from the window.
     action(tr("Export ans&wers (JSONL)…"), [this] {

@@ -20,7 +20,22 @@ int cmd_hue(const std::string&, const Args& a) {
         if (a.positional.size() != 3) throw UsageError("hue import needs PROJECT.db FILE.jsonl");
         auto project = ws::hue::Project::open(a.positional[1]);
         const ws::hue::ImportReport r = project->import_jsonl(a.positional[2]);
-        std::printf("imported %d lines: %d answers, %d adjudications\n", r.lines, r.answers, r.adjudications);
+        std::printf("imported %d lines: %d answers, %d adjudications, %d gold answers\n", r.lines, r.answers,
+                    r.adjudications, r.gold);
+        return 0;
+    }
+    if (verb == "import-questions" || verb == "import-episodes") {
+        const bool episodes = verb == "import-episodes";
+        if (a.positional.size() != 3)
+            throw UsageError("hue " + verb + " needs PROJECT.db " + (episodes ? "FOLDER" : "FILE.json"));
+        auto project = ws::hue::Project::open(a.positional[1]);
+        const ws::hue::SetReport r =
+            episodes ? project->import_episodes(a.positional[2]) : project->import_question_set(a.positional[2]);
+        if (episodes)
+            std::printf("added %d episodes with %d questions, %d gold answers (the simulation's truth)\n", r.videos,
+                        r.questions, r.gold);
+        else
+            std::printf("added %d %s prompts and %d questions\n", r.prompts, r.mode.c_str(), r.questions);
         return 0;
     }
     if (verb == "score") {
@@ -28,7 +43,9 @@ int cmd_hue(const std::string&, const Args& a) {
         if (!std::filesystem::exists(a.positional[1]))
             throw ws::Error(a.positional[1] + ": no such evaluation project");
         auto project = ws::hue::Project::open(a.positional[1]);
-        const ws::hue::Scores s = ws::hue::score(project->labels());
+        const double threshold = to_double(a.get("--gold-threshold", "80"), "--gold-threshold");
+        if (!(threshold >= 0 && threshold <= 100)) throw UsageError("--gold-threshold must be a percent (0 to 100)");
+        const ws::hue::Scores s = ws::hue::score(project->labels(), threshold);
         if (a.has("--csv")) {
             std::ofstream f(a.get("--csv"), std::ios::binary);
             if (!(f << ws::hue::scores_csv(s))) throw ws::Error(a.get("--csv") + ": cannot write");
@@ -92,7 +109,8 @@ int cmd_hue(const std::string&, const Args& a) {
         }
         return 0;
     }
-    throw UsageError("unknown hue command '" + verb + "' (import, score, export, draft)");
+    throw UsageError("unknown hue command '" + verb +
+                     "' (import, import-questions, import-episodes, score, export, draft)");
 }
 
 }  // namespace
@@ -102,10 +120,19 @@ void add_hue_verbs(std::vector<Verb>& v) {
         {"hue",
          R"(  hue import PROJECT.db FILE.jsonl  add answers (JSONL, README "Evaluation interchange") to an evaluation project,
                                     creating it; a bad line rejects the whole file (FILE:LINE: why)
-  hue score PROJECT.db [--json] [--csv FILE]
-                                    HUE per model, dimension, domain and mode with 95 % intervals, T2V/I2V
-                                    leaderboards, annotator agreement (percent, Cohen's kappa), pending items
-  hue export PROJECT.db FILE.jsonl  every answer and adjudication in the import format
+  hue import-questions PROJECT.db FILE.json
+                                    a public HUE question set (Cosmos-HumanEval-v1's hue-v1p2-t2v / -i2v JSON):
+                                    its prompts with their domains, its questions with their dimensions and
+                                    subcategories (README "HUE question sets")
+  hue import-episodes PROJECT.db FOLDER
+                                    Pico World episodes (worldstudio-cli sim) as gold items: their videos and
+                                    atomic questions, the known answers the simulation's truth
+  hue score PROJECT.db [--json] [--csv FILE] [--gold-threshold PERCENT]
+                                    HUE per model, dimension, subcategory, domain and mode with 95 % intervals
+                                    (Wilson's and the paper's), T2V/I2V leaderboards, annotator agreement
+                                    (percent, Cohen's kappa), pending items, each annotator's accuracy on gold
+                                    items (flagged below PERCENT, 80 by default)
+  hue export PROJECT.db FILE.jsonl  every answer, adjudication and gold answer in the import format
   hue draft PROJECT.db PROMPT_ID [--model DIR] [--max N] [--json]
                                     draft questions for a prompt with the reasoner (Domain Strategist, Scene
                                     Parser, Auditor); they are stored as drafts, asked once approved; the

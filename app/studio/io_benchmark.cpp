@@ -1,6 +1,7 @@
 // `worldstudio --benchmark-io`: the longest UI-thread stall while the window does file and database work: searching
 // a large library as the user types, exporting a clip (MP4 copy, PNG frames, WAV), and labeling and adjudicating in an
-// evaluation project (each answer written, the lists re-read and the scores recomputed).
+// evaluation project (each answer written, the lists re-read and the scores recomputed), importing a public question
+// set and marking gold items.
 #include <QApplication>
 #include <QBuffer>
 #include <QDir>
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 
 #include "EvaluationPanel.h"
@@ -98,6 +100,23 @@ void fillProject(const QString& path, int videos, int questions) {
             p->answer(v, q, "ann1", ws::hue::Answer::Yes);
             p->answer(v, q, "ann2", item++ % 3 == 0 ? ws::hue::Answer::No : ws::hue::Answer::Yes);
         }
+}
+
+// A question set in the published form: {"samples": [{"sample_name", "prompt", "questions": ["[Cat][Sub] text"]}]}.
+void writeQuestionSet(const QString& file, int prompts, int questions) {
+    static const char* const tags[] = {"[Semantic Alignment][prompt attributes]", "[Physical Laws][object permanence]",
+                                       "[Geometric Reasoning][camera stability]", "[Visual Integrity][deformation]"};
+    ws::ojson samples = ws::ojson::array();
+    for (int p = 0; p < prompts; ++p) {
+        ws::ojson qs = ws::ojson::array();
+        for (int q = 0; q < questions; ++q)
+            qs.push_back(std::string(tags[q % 4]) + " Does the object keep property " + std::to_string(q) + "?");
+        samples.push_back({{"sample_name", "robot_" + std::to_string(p)},
+                           {"prompt", "A robot arm moves object " + std::to_string(p) + " across a table."},
+                           {"image", "robot_" + std::to_string(p) + ".jpg"},
+                           {"questions", qs}});
+    }
+    std::ofstream(file.toStdString()) << ws::ojson{{"samples", samples}}.dump();
 }
 
 }  // namespace
@@ -221,6 +240,28 @@ int runInteractionBenchmark(int items) {
     if (e->questionList()->count() != questionsBefore + 5 || e->taskCount() == 0) ok = false;
     std::fprintf(stderr, "benchmark: added and approved 5 questions, longest UI stall %.0f ms\n", questionStall);
     out["longest_ui_stall_ms_editing_questions"] = questionStall;
+    // A public HUE question set of the published size (100 prompts of 15 tagged questions), imported.
+    const QString set = scratch.filePath("hue-v1p2-i2v-bench.json");
+    writeQuestionSet(set, 100, 15);
+    const int listedBefore = e->questionList()->count();
+    const double setStall = stallDuring([&] { ok = e->importQuestionSet(set) && ok; }, settled, 60000);
+    if (e->questionList()->count() != listedBefore + 1500) ok = false;
+    std::fprintf(stderr, "benchmark: imported a question set of 100 prompts x 15 questions, longest UI stall %.0f ms\n",
+                 setStall);
+    out["longest_ui_stall_ms_importing_a_question_set"] = setStall;
+    // Gold items: ten known answers marked from the Label page, the scores (with each annotator's accuracy)
+    // recomputed after each.
+    e->showPage(EvaluationPanel::LabelPage);
+    longestStallMs(settled, 60000);
+    double goldStall = 0;
+    for (int i = 0; i < 10; ++i) {
+        goldStall =
+            std::max(goldStall, stallDuring([&] { ok = e->markGold(ws::hue::Answer::Yes) && ok; }, settled, 60000));
+        e->move(1);
+    }
+    if (!e->scoresText().contains("annotators on gold items")) ok = false;
+    std::fprintf(stderr, "benchmark: marked 10 gold items, longest UI stall %.0f ms\n", goldStall);
+    out["longest_ui_stall_ms_marking_gold_items"] = goldStall;
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Indented).constData());
     if (!ok) std::fprintf(stderr, "benchmark: an export, an import, an answer or a question edit did not complete\n");
     return ok ? 0 : 1;

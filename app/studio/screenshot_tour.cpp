@@ -9,6 +9,11 @@
 #include <QTimer>
 
 #include "CaptionEditor.h"
+#include "ChannelChart.h"
+#include "ImageGrid.h"
+#include <QMenu>
+#include <QMenuBar>
+#include <QMouseEvent>
 #include "EvaluationPanel.h"
 #include "HistoryView.h"
 #include "MainWindow.h"
@@ -31,7 +36,7 @@
 
 namespace {
 
-void save(MainWindow* w, const QString& dir, const QString& name) {
+void save(QWidget* w, const QString& dir, const QString& name) {
     QApplication::processEvents();
     const QString path = QDir(dir).filePath(name + ".png");
     if (!w->grab().save(path))
@@ -84,6 +89,17 @@ void roboticsTour(MainWindow* w, const QString& dir, std::function<void()> then)
                     r->setCursor(14);
                     after(500, w, [w, r, dir, then] {
                         save(w, dir, "robotics-compare");
+                        // The same moment as a wipe filling the pane, the pointer over the channel chart reading out
+                        // the curve under it.
+                        r->compareMode()->setCurrentIndex(r->compareMode()->findData(int(ImageGrid::Mode::Wipe)));
+                        ChannelChart* chart = r->channels();
+                        const QPointF at(chart->width() * 0.45, chart->height() * 0.3);
+                        QMouseEvent move(QEvent::MouseMove, at, chart->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                                         Qt::NoModifier);
+                        QApplication::sendEvent(chart, &move);
+                        QCoreApplication::processEvents();
+                        save(w, dir, "robotics-wipe");
+                        r->compareMode()->setCurrentIndex(0);
                         r->sideTabs()->setCurrentIndex(2);
                         r->setCursor(0);
                         r->rollouts()->selectNode(QString());
@@ -121,6 +137,38 @@ void roboticsTour(MainWindow* w, const QString& dir, std::function<void()> then)
         });
     });
     r->openPico(7, 4);
+}
+
+// The Questions page after a public HUE question set is imported (a small one in the published form).
+void questionSetTour(MainWindow* w, const QString& dir, std::function<void()> then) {
+    static QTemporaryDir scratch;
+    const QString file = scratch.filePath("hue-v1p2-t2v-example.json");
+    QFile f(file);
+    if (!f.open(QIODevice::WriteOnly) ||
+        f.write(
+            R"({"samples": [{"sample_name": "robot_001", "prompt": "A white robot arm on a workbench picks up a red )"
+            R"(cube and places it in a blue bin; the camera stays still.", "questions": [)"
+            R"("[Semantic Alignment][prompt attributes] Is the cube red?", )"
+            R"("[Semantic Alignment][prompt count] Is there exactly one robot arm?", )"
+            R"("[Physical Laws][object permanence] Does the cube stay visible until it enters the bin?", )"
+            R"("[Physical Laws][collision/momentum] Does the cube stop moving once it rests in the bin?", )"
+            R"("[Geometric Reasoning][camera stability] Does the camera stay still?", )"
+            R"("[Visual Integrity][deformation] Does the robot arm keep its shape throughout?"]}]})") < 0)
+        qWarning("screenshots: cannot write %s", qPrintable(file));
+    f.close();
+    EvaluationPanel* e = w->evaluation();
+    e->importQuestionSet(file);
+    whenSettled(w, [w, dir, then] {
+        EvaluationPanel* e = w->evaluation();
+        e->showPage(EvaluationPanel::QuestionsPage);
+        auto* prompt = e->findChild<QComboBox*>("questionPrompt");
+        if (prompt) prompt->setCurrentIndex(prompt->findData("robot_001"));
+        e->questionList()->setCurrentRow(e->questionList()->count() - 4);
+        after(500, w, [w, dir, then] {
+            save(w, dir, "evaluate-questions");
+            then();
+        });
+    });
 }
 
 }  // namespace
@@ -192,24 +240,41 @@ void startScreenshotTour(MainWindow* w, const QString& dir) {
                             e->addQuestion(key, QStringLiteral("Does the ball keep its shape while it bounces?"),
                                            ws::hue::Dimension::PhysicalLaws, true);
                         }
-                        e->setAnnotator("ben");
+                        // A reviewer knows the answers of both items of the first video (gold items).
+                        e->setAnnotator("rev");
                         whenSettled(w, [w, dir, project] {
                             EvaluationPanel* e = w->evaluation();
-                            e->answer(ws::hue::Answer::Yes);
-                            e->answer(ws::hue::Answer::No);
-                            e->setAnnotator("ada");
+                            e->markGold(ws::hue::Answer::Yes);
+                            e->move(1);
+                            e->markGold(ws::hue::Answer::Yes);
+                            e->setAnnotator("ben");
                             whenSettled(w, [w, dir, project] {
                                 EvaluationPanel* e = w->evaluation();
                                 e->answer(ws::hue::Answer::Yes);
-                                e->move(-1);
-                                w->showWorkspace(MainWindow::Workspace::Evaluate);
-                                after(800, w, [w, dir, project] {
-                                    save(w, dir, "evaluate");
-                                    w->evaluation()->showPage(EvaluationPanel::ScoresPage);
-                                    after(300, w, [w, dir, project] {
-                                        save(w, dir, "evaluate-scores");
-                                        w->showWorkspace(MainWindow::Workspace::Generate);
-                                        QApplication::quit();
+                                e->answer(ws::hue::Answer::No);
+                                e->setAnnotator("ada");
+                                whenSettled(w, [w, dir, project] {
+                                    EvaluationPanel* e = w->evaluation();
+                                    e->answer(ws::hue::Answer::Yes);
+                                    e->move(-1);
+                                    w->showWorkspace(MainWindow::Workspace::Evaluate);
+                                    after(800, w, [w, dir, project] {
+                                        save(w, dir, "evaluate");
+                                        w->evaluation()->showPage(EvaluationPanel::ScoresPage);
+                                        after(300, w, [w, dir, project] {
+                                            save(w, dir, "evaluate-scores");
+                                            // The File menu with the evaluation's imports and exports, open.
+                                            for (QAction* m : w->menuBar()->actions())
+                                                if (QMenu* menu = m->menu(); menu && m->objectName() == "menu-file") {
+                                                    menu->popup(w->mapToGlobal(QPoint(10, 30)));
+                                                    save(menu, dir, "evaluate-file-menu");
+                                                    menu->hide();
+                                                }
+                                            questionSetTour(w, dir, [w] {
+                                                w->showWorkspace(MainWindow::Workspace::Generate);
+                                                QApplication::quit();
+                                            });
+                                        });
                                     });
                                 });
                             });

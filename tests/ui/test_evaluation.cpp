@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QRegularExpression>
 #include <QSqlDatabase>
@@ -17,6 +18,8 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QToolButton>
+#include <QMenu>
 #include <QtTest>
 
 #include <csignal>
@@ -471,6 +474,87 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
         QVERIFY2(panel->lastError().contains("no/such/folder/scores.csv"), qPrintable(panel->lastError()));
         QCOMPARE(exported.count(), 3);
+    }
+
+    void importsAQuestionSetAndMeasuresAnnotatorsOnGoldItems() {
+        QTemporaryDir dir;
+        const QString db = makeProject(dir);
+        auto panel = openPanel(db, "rev");
+        QVERIFY(panel->project());
+        QCOMPARE(panel->taskCount(), 6);
+        // A public HUE question set: its prompts and tagged questions, listed with their subcategories.
+        QSignalSpy imported(panel.get(), &EvaluationPanel::imported);
+        QVERIFY(panel->importQuestionSet(QStringLiteral(WS_TEST_DATA "/hue/hue-v1p2-t2v-sample.json")));
+        QTRY_COMPARE_WITH_TIMEOUT(imported.count(), 1, 10000);
+        QVERIFY2(imported.first().first().toString().contains("3 T2V prompt(s) and 13 question"),
+                 qPrintable(imported.first().first().toString()));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        panel->showPage(EvaluationPanel::QuestionsPage);
+        QStringList listed;
+        for (int i = 0; i < panel->questionList()->count(); ++i) listed << panel->questionList()->item(i)->text();
+        QVERIFY2(listed.filter("[robot_001] Does the cube stay visible until it enters the bin? (Physical Laws · "
+                               "object permanence)")
+                         .size() == 1,
+                 qPrintable(listed.join('\n')));
+        // Its prompts have no videos yet: the chosen one goes to Generate.
+        auto* prompt = panel->findChild<QComboBox*>("questionPrompt");
+        prompt->setCurrentIndex(prompt->findData("av_002"));
+        QSignalSpy generate(panel.get(), &EvaluationPanel::generateRequested);
+        panel->findChild<QPushButton*>("generatePrompt")->click();
+        QCOMPARE(generate.count(), 1);
+        QVERIFY(generate.first().first().toString().startsWith("A silver sedan"));
+        QCOMPARE(generate.first().at(1).toString(), QStringLiteral("T2V"));
+        QCOMPARE(panel->taskCount(), 6);  // nothing to label until then
+
+        // A reviewer marks two items' known answers (No), one from the Label page's menu.
+        panel->showPage(EvaluationPanel::LabelPage);
+        panel->setFocus();
+        auto* known = panel->findChild<QToolButton*>("known-answer");
+        QVERIFY(known && known->isEnabled());
+        const QList<QAction*> choices = known->menu()->actions();
+        QVERIFY(choices.size() >= 2 && choices[1]->text().contains("No"));
+        const int first = panel->currentTask();
+        choices[1]->trigger();
+        panel->move(1);
+        QVERIFY(panel->markGold(Answer::No));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        const auto tasks = panel->project()->tasks_for("x");
+        QCOMPARE(panel->project()->gold(tasks[static_cast<size_t>(first)].video_id,
+                                        tasks[static_cast<size_t>(first)].question_id),
+                 std::optional<Answer>(Answer::No));
+        // An annotator answers both Yes: wrong on every gold item, flagged on the Scores page.
+        panel->setAnnotator("ann1");
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        QCOMPARE(panel->currentTask(), 0);
+        key(panel.get(), Qt::Key_Y);
+        key(panel.get(), Qt::Key_Y);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        panel->showPage(EvaluationPanel::ScoresPage);
+        QTRY_VERIFY_WITH_TIMEOUT(panel->scoresText().contains("ann1: 0.0 % right (0 of 2)") && !panel->scoring(),
+                                 10000);
+        QVERIFY2(panel->scoresText().contains("FLAGGED"), qPrintable(panel->scoresText()));
+        shot(panel.get(), "evaluate-gold");
+        panel->setGoldThreshold(0);  // nobody is below 0 %
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->scoresText().contains("FLAGGED") && !panel->scoring(), 10000);
+        QVERIFY(panel->scoresText().contains("flagged below 0 % right"));
+
+        // The simulator's episodes: their videos join with every question's known answer.
+        const QString episodes = dir.filePath("episodes");
+        QVERIFY(QDir().mkpath(episodes));
+        ws::pico::write_episode(ws::pico::simulate(11), episodes.toStdString());
+        QVERIFY(panel->importEpisodes(episodes));
+        QTRY_COMPARE_WITH_TIMEOUT(imported.count(), 2, 10000);
+        QVERIFY2(imported.last().first().toString().contains("on 1 simulated video(s)"),
+                 qPrintable(imported.last().first().toString()));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        QVERIFY(panel->taskCount() > 6);
+        // A folder with no episodes: said, nothing added.
+        const int tasksBefore = panel->taskCount();
+        QVERIFY(panel->importEpisodes(dir.filePath("nowhere")));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        QVERIFY2(panel->lastError().contains("nowhere"), qPrintable(panel->lastError()));
+        QCOMPARE(imported.count(), 2);
+        QCOMPARE(panel->taskCount(), tasksBefore);
     }
 
     void badProjectsAreRefusedWithAMessage() {

@@ -1,33 +1,26 @@
-// The evaluation project's SQLite store and its JSONL interchange (hue.h).
-#include <sqlite3.h>
-
+// The evaluation project's SQLite store (project.h): schema, rows, answers, reads. The JSONL interchange is in
+// interchange.cpp, the public question sets and gold items in question_sets.cpp.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cmath>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <set>
-#include <sstream>
 
-#include "worldstudio/core/error.h"
-#include "worldstudio/hue/project.h"
+#include "store.h"
 #include "worldstudio/media/media.h"
 
 namespace ws::hue {
 
 namespace fs = std::filesystem;
+using namespace detail;
 
-namespace {
-
-std::string lower(std::string s) {
+std::string detail::lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
 }
 
-std::string now_utc() {
+std::string detail::now_utc() {
     const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     std::tm tm{};
     gmtime_r(&t, &tm);
@@ -35,6 +28,8 @@ std::string now_utc() {
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
 }
+
+namespace {
 
 // Schema by version: migrations[k] takes a database from version k to k + 1. Never edit a released step; add one.
 const char* const kMigrations[] = {
@@ -67,102 +62,17 @@ const char* const kMigrations[] = {
     R"sql(
     ALTER TABLE answers ADD COLUMN lead_time REAL;
     )sql",
+    // 3 -> 4: HUE's subcategories (the second tag of a public question set's questions), and gold items: items with a
+    // known answer that annotators are measured against.
+    R"sql(
+    ALTER TABLE questions ADD COLUMN subcategory TEXT NOT NULL DEFAULT '';
+    CREATE TABLE gold (video_id INTEGER NOT NULL REFERENCES videos(id), question_id INTEGER NOT NULL REFERENCES questions(id),
+                       value TEXT NOT NULL CHECK (value IN ('yes', 'no', 'unclear')), source TEXT NOT NULL DEFAULT '',
+                       PRIMARY KEY (video_id, question_id));
+    )sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == Project::kSchemaVersion,
               "one migration per schema version");
-
-}  // namespace
-
-struct Project::Db {
-    sqlite3* h = nullptr;
-    std::string path;
-    ~Db() {
-        if (h) sqlite3_close_v2(h);
-    }
-    [[noreturn]] void fail(const std::string& what) const {
-        throw Error(path + ": " + what + ": " + sqlite3_errmsg(h));
-    }
-    void exec(const std::string& sql) const {
-        char* err = nullptr;
-        if (sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-            const std::string msg = err ? err : "?";
-            sqlite3_free(err);
-            throw Error(path + ": " + msg);
-        }
-    }
-};
-
-namespace {
-
-// One prepared statement: bind by position (1-based), step, read columns.
-class Stmt {
-public:
-    Stmt(const Project::Db& db, const char* sql) : db_(db) {
-        if (sqlite3_prepare_v2(db.h, sql, -1, &s_, nullptr) != SQLITE_OK) db.fail("preparing a statement");
-    }
-    ~Stmt() { sqlite3_finalize(s_); }
-    Stmt& bind(int i, const std::string& v) {
-        sqlite3_bind_text(s_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-        return *this;
-    }
-    Stmt& bind(int i, int64_t v) {
-        sqlite3_bind_int64(s_, i, v);
-        return *this;
-    }
-    Stmt& bind(int i, std::optional<double> v) {
-        if (v)
-            sqlite3_bind_double(s_, i, *v);
-        else
-            sqlite3_bind_null(s_, i);
-        return *this;
-    }
-    Stmt& bind_null(int i) {
-        sqlite3_bind_null(s_, i);
-        return *this;
-    }
-    bool row() {
-        const int rc = sqlite3_step(s_);
-        if (rc == SQLITE_ROW) return true;
-        if (rc == SQLITE_DONE) return false;
-        db_.fail("query");
-    }
-    void run() {
-        while (row()) {
-        }
-    }
-    int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
-    double f64(int c) const { return sqlite3_column_double(s_, c); }
-    bool is_null(int c) const { return sqlite3_column_type(s_, c) == SQLITE_NULL; }
-    std::string text(int c) const {
-        const unsigned char* t = sqlite3_column_text(s_, c);
-        return t ? reinterpret_cast<const char*>(t) : "";
-    }
-
-private:
-    const Project::Db& db_;
-    sqlite3_stmt* s_ = nullptr;
-};
-
-// BEGIN IMMEDIATE ... COMMIT, rolled back when left by an exception. IMMEDIATE takes the write lock up front, so
-// two writers queue on the busy timeout instead of failing on a lock upgrade.
-class Transaction {
-public:
-    explicit Transaction(const Project::Db& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
-    void commit() {
-        db_.exec("COMMIT");
-        done_ = true;
-    }
-    ~Transaction() {
-        if (!done_) sqlite3_exec(db_.h, "ROLLBACK", nullptr, nullptr, nullptr);
-    }
-
-private:
-    const Project::Db& db_;
-    bool done_ = false;
-};
-
-Answer answer_of(const std::string& s) { return *parse_answer(s); }
-Dimension dimension_of(const std::string& s) { return *parse_dimension(s); }
 
 }  // namespace
 
@@ -213,10 +123,7 @@ const std::vector<std::string>& physical_ai_domains() {
     return d;
 }
 
-namespace {
-// The generation record a WorldStudio output carries inside its MP4 ("" for other, absent or unreadable files, which
-// are evaluated all the same). Relative paths are relative to the project file.
-std::string embedded_record(const std::string& project_path, const std::string& video) {
+std::string detail::embedded_record(const std::string& project_path, const std::string& video) {
     fs::path file(video);
     if (file.is_relative()) file = fs::path(project_path).parent_path() / file;
     std::error_code ec;
@@ -228,7 +135,6 @@ std::string embedded_record(const std::string& project_path, const std::string& 
     }
     return "";
 }
-}  // namespace
 
 Project::Project(std::string path) : db_(std::make_unique<Db>()), path_(std::move(path)) { db_->path = path_; }
 Project::~Project() = default;
@@ -273,14 +179,6 @@ int Project::schema_version() const {
     Stmt s(*db_, "PRAGMA user_version");
     return s.row() ? static_cast<int>(s.i64(0)) : 0;
 }
-
-namespace {
-int64_t find_id(const Project::Db& db, const char* sql, const std::string& key) {
-    Stmt s(db, sql);
-    s.bind(1, key);
-    return s.row() ? s.i64(0) : 0;
-}
-}  // namespace
 
 int64_t Project::add_model(const std::string& name) {
     if (name.empty()) throw Error("a model needs a name");
@@ -393,7 +291,8 @@ int64_t Project::add_question(const Question& q) {
     if (!prompt) throw Error("question " + q.key + ": no prompt " + q.prompt_key);
     Stmt s(
         *db_,
-        "SELECT q.id, q.text, q.dimension, p.key FROM questions q JOIN prompts p ON p.id = q.prompt_id WHERE q.key = ?");
+        "SELECT q.id, q.text, q.dimension, p.key, q.subcategory FROM questions q JOIN prompts p ON p.id = q.prompt_id "
+        "WHERE q.key = ?");
     s.bind(1, q.key);
     if (s.row()) {
         if (s.text(3) != q.prompt_key)
@@ -402,14 +301,23 @@ int64_t Project::add_question(const Question& q) {
             throw Error("question " + q.key + " reads \"" + s.text(1) + "\", not \"" + q.text + "\"");
         if (s.text(2) != dimension_name(q.dimension))
             throw Error("question " + q.key + " is in dimension " + s.text(2) + ", not " + dimension_name(q.dimension));
+        if (!q.subcategory.empty() && !s.text(4).empty() && s.text(4) != q.subcategory)
+            throw Error("question " + q.key + " is in subcategory " + s.text(4) + ", not " + q.subcategory);
+        if (!q.subcategory.empty() && s.text(4).empty())
+            Stmt(*db_, "UPDATE questions SET subcategory = ? WHERE id = ?")
+                .bind(1, q.subcategory)
+                .bind(2, s.i64(0))
+                .run();
         return s.i64(0);
     }
-    Stmt(*db_, "INSERT INTO questions(key, prompt_id, text, dimension, approved) VALUES (?, ?, ?, ?, ?)")
+    Stmt(*db_,
+         "INSERT INTO questions(key, prompt_id, text, dimension, approved, subcategory) VALUES (?, ?, ?, ?, ?, ?)")
         .bind(1, q.key)
         .bind(2, prompt)
         .bind(3, q.text)
         .bind(4, dimension_name(q.dimension))
         .bind(5, q.approved ? 1 : 0)
+        .bind(6, q.subcategory)
         .run();
     return sqlite3_last_insert_rowid(db_->h);
 }
@@ -442,6 +350,7 @@ void Project::remove_question(int64_t id) {
     Transaction t(*db_);
     Stmt(*db_, "DELETE FROM answers WHERE question_id = ?").bind(1, id).run();
     Stmt(*db_, "DELETE FROM adjudications WHERE question_id = ?").bind(1, id).run();
+    Stmt(*db_, "DELETE FROM gold WHERE question_id = ?").bind(1, id).run();
     Stmt(*db_, "DELETE FROM questions WHERE id = ?").bind(1, id).run();
     t.commit();
 }
@@ -466,12 +375,12 @@ std::vector<Video> Project::videos() const {
 
 std::vector<Question> Project::questions(const std::string& prompt_key, bool drafts_too) const {
     std::vector<Question> out;
-    Stmt s(
-        *db_,
-        "SELECT q.id, q.key, p.key, q.text, q.dimension, q.approved FROM questions q JOIN prompts p ON p.id = q.prompt_id "
-        "WHERE (? = '' OR p.key = ?) AND (? OR q.approved) ORDER BY q.id");
+    Stmt s(*db_,
+           "SELECT q.id, q.key, p.key, q.text, q.dimension, q.approved, q.subcategory FROM questions q "
+           "JOIN prompts p ON p.id = q.prompt_id WHERE (? = '' OR p.key = ?) AND (? OR q.approved) ORDER BY q.id");
     s.bind(1, prompt_key).bind(2, prompt_key).bind(3, drafts_too ? 1 : 0);
-    while (s.row()) out.push_back({s.i64(0), s.text(1), s.text(2), s.text(3), dimension_of(s.text(4)), s.i64(5) != 0});
+    while (s.row())
+        out.push_back({s.i64(0), s.text(1), s.text(2), s.text(3), dimension_of(s.text(4)), s.i64(5) != 0, s.text(6)});
     return out;
 }
 
@@ -523,17 +432,48 @@ void Project::adjudicate(int64_t video_id, int64_t question_id, const std::strin
         .run();
 }
 
+void Project::set_gold(int64_t video_id, int64_t question_id, std::optional<Answer> a, const std::string& source) {
+    if (a && source.empty()) throw Error("a gold item's known answer needs its source (who or what gave it)");
+    if (!a) {
+        Stmt(*db_, "DELETE FROM gold WHERE video_id = ? AND question_id = ?")
+            .bind(1, video_id)
+            .bind(2, question_id)
+            .run();
+        return;
+    }
+    Stmt item(*db_, "SELECT 1 FROM videos v JOIN questions q ON q.prompt_id = v.prompt_id WHERE v.id = ? AND q.id = ?");
+    item.bind(1, video_id).bind(2, question_id);
+    if (!item.row())
+        throw Error("no item (video " + std::to_string(video_id) + ", question " + std::to_string(question_id) + ")");
+    Stmt(
+        *db_,
+        "INSERT INTO gold(video_id, question_id, value, source) VALUES (?, ?, ?, ?) ON CONFLICT(video_id, question_id) "
+        "DO UPDATE SET value = excluded.value, source = excluded.source")
+        .bind(1, video_id)
+        .bind(2, question_id)
+        .bind(3, answer_name(*a))
+        .bind(4, source)
+        .run();
+}
+
+std::optional<Answer> Project::gold(int64_t video_id, int64_t question_id) const {
+    Stmt s(*db_, "SELECT value FROM gold WHERE video_id = ? AND question_id = ?");
+    s.bind(1, video_id).bind(2, question_id);
+    if (s.row()) return answer_of(s.text(0));
+    return std::nullopt;
+}
+
 std::vector<Task> Project::tasks_for(const std::string& annotator) const {
     std::vector<Task> out;
     Stmt s(*db_,
            "SELECT v.id, q.id, v.file, q.text, p.text, q.dimension, "
            "(SELECT a.value FROM answers a JOIN annotators n ON n.id = a.annotator_id "
-           " WHERE a.video_id = v.id AND a.question_id = q.id AND n.name = ?) "
+           " WHERE a.video_id = v.id AND a.question_id = q.id AND n.name = ?), q.subcategory "
            "FROM videos v JOIN prompts p ON p.id = v.prompt_id JOIN questions q ON q.prompt_id = p.id "
            "WHERE q.approved ORDER BY v.id, q.id");
     s.bind(1, annotator);
     while (s.row()) {
-        Task t{s.i64(0), s.i64(1), s.text(2), s.text(3), s.text(4), dimension_of(s.text(5)), std::nullopt};
+        Task t{s.i64(0), s.i64(1), s.text(2), s.text(3), s.text(4), dimension_of(s.text(5)), std::nullopt, s.text(7)};
         if (!s.is_null(6)) t.mine = answer_of(s.text(6));
         out.push_back(std::move(t));
     }
@@ -576,13 +516,16 @@ std::vector<LabelRow> Project::labels() const {
     try {
         Stmt s(
             *db_,
-            "SELECT v.id, q.id, m.name, v.file, p.key, p.domain, p.mode, q.key, q.dimension, j.value FROM videos v "
+            "SELECT v.id, q.id, m.name, v.file, p.key, p.domain, p.mode, q.key, q.dimension, j.value, q.subcategory, "
+            "g.value FROM videos v "
             "JOIN models m ON m.id = v.model_id JOIN prompts p ON p.id = v.prompt_id JOIN questions q ON q.prompt_id = p.id "
-            "LEFT JOIN adjudications j ON j.video_id = v.id AND j.question_id = q.id WHERE q.approved ORDER BY v.id, q.id");
+            "LEFT JOIN adjudications j ON j.video_id = v.id AND j.question_id = q.id "
+            "LEFT JOIN gold g ON g.video_id = v.id AND g.question_id = q.id WHERE q.approved ORDER BY v.id, q.id");
         while (s.row()) {
-            LabelRow r{s.text(2), s.text(3),   s.text(4), s.text(5), s.text(6), s.text(7), dimension_of(s.text(8)),
-                       {},        std::nullopt};
+            LabelRow r{s.text(2), s.text(3),    s.text(4),  s.text(5),   s.text(6), s.text(7), dimension_of(s.text(8)),
+                       {},        std::nullopt, s.text(10), std::nullopt};
             if (!s.is_null(9)) r.adjudicated = answer_of(s.text(9));
+            if (!s.is_null(11)) r.gold = answer_of(s.text(11));
             index[{s.i64(0), s.i64(1)}] = out.size();
             out.push_back(std::move(r));
         }
@@ -613,162 +556,6 @@ std::vector<std::pair<std::string, int64_t>> Project::progress(int64_t* items) c
         "WHERE q.approved GROUP BY n.id ORDER BY n.id");
     while (s.row()) out.emplace_back(s.text(0), s.i64(1));
     return out;
-}
-
-// ---- JSONL interchange ----
-
-namespace {
-
-const std::set<std::string> kRequiredKeys = {"model",    "prompt_id", "domain",    "video", "question_id",
-                                             "question", "dimension", "annotator", "answer"};
-const std::set<std::string> kOptionalKeys = {"adjudicated_by", "prompt", "mode", "seed", "note", "lead_time"};
-
-std::string text_field(const ojson& j, const std::string& key) {
-    const ojson& v = j.at(key);
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-    throw Error("\"" + key + "\" must be a string");
-}
-
-}  // namespace
-
-ImportReport Project::import_jsonl(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error(file + ": cannot read");
-    ImportReport report;
-    // Records of the file's new videos are read first, outside the write lock (other annotators keep labeling).
-    std::map<std::string, std::string> records;
-    for (std::string line; std::getline(in, line);) {
-        const ojson j = ojson::parse(line, nullptr, false);
-        if (j.is_object() && j.contains("video") && j["video"].is_string()) {
-            const std::string video = j["video"].get<std::string>();
-            if (!records.count(video) && !find_id(*db_, "SELECT id FROM videos WHERE file = ?", video))
-                records[video] = embedded_record(path_, video);
-        }
-    }
-    in.clear();
-    in.seekg(0);
-    Transaction t(*db_);  // all or nothing
-    std::string line;
-    int number = 0;
-    while (std::getline(in, line)) {
-        ++number;
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.find_first_not_of(" \t") == std::string::npos) continue;
-        const std::string where = file + ":" + std::to_string(number) + ": ";
-        try {
-            ojson j;
-            try {
-                j = ojson::parse(line);
-            } catch (const std::exception& e) {
-                throw Error(std::string("not valid JSON (") + user_message(e) + ")");
-            }
-            if (!j.is_object()) throw Error("each line must be one JSON object");
-            for (const auto& [k, v] : j.items())
-                if (!kRequiredKeys.count(k) && !kOptionalKeys.count(k)) throw Error("unknown key \"" + k + "\"");
-            for (const std::string& k : kRequiredKeys)
-                if (!j.contains(k)) throw Error("missing \"" + k + "\"");
-            const std::string answer_text = text_field(j, "answer"), dim_text = text_field(j, "dimension");
-            const auto a = parse_answer(answer_text);
-            if (!a) throw Error("unknown answer \"" + answer_text + "\" (yes, no or unclear)");
-            const auto d = parse_dimension(dim_text);
-            if (!d)
-                throw Error("unknown dimension \"" + dim_text +
-                            "\" (Semantic Alignment, Physical Laws, Geometric Reasoning, Visual Integrity)");
-            Prompt p;
-            p.mode.clear();  // a line without "mode" leaves the prompt's mode as it is
-            p.key = text_field(j, "prompt_id");
-            p.domain = text_field(j, "domain");
-            if (j.contains("prompt")) p.text = text_field(j, "prompt");
-            if (j.contains("mode")) {
-                p.mode = text_field(j, "mode");
-                for (char& c : p.mode) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-            }
-            add_prompt(p);
-            Video v;
-            v.file = text_field(j, "video");
-            v.model = text_field(j, "model");
-            v.prompt_key = p.key;
-            if (j.contains("seed")) {
-                if (!j.at("seed").is_number_integer()) throw Error("\"seed\" must be an integer");
-                v.seed = j.at("seed").get<int64_t>();
-            }
-            if (const auto r = records.find(v.file); r != records.end()) v.record = r->second;
-            const int64_t video = add_video(v, false);
-            const int64_t question =
-                add_question({0, text_field(j, "question_id"), p.key, text_field(j, "question"), *d, true});
-            const std::string annotator = text_field(j, "annotator");
-            if (annotator.empty()) throw Error("\"annotator\" is empty");
-            if (j.contains("adjudicated_by")) {
-                const std::string reviewer = text_field(j, "adjudicated_by");
-                if (reviewer.empty()) throw Error("\"adjudicated_by\" is empty");
-                adjudicate(video, question, reviewer, *a, j.contains("note") ? text_field(j, "note") : "");
-                ++report.adjudications;
-            } else {
-                std::optional<double> lead;
-                if (j.contains("lead_time")) {
-                    if (!j.at("lead_time").is_number()) throw Error("\"lead_time\" must be a number of seconds");
-                    lead = j.at("lead_time").get<double>();
-                }
-                answer(video, question, annotator, *a, lead);
-                ++report.answers;
-            }
-            ++report.lines;
-        } catch (const Error& e) {
-            throw Error(where + e.what() + "; nothing was imported");
-        }
-    }
-    if (in.bad()) throw Error(file + ": read error; nothing was imported");
-    t.commit();
-    return report;
-}
-
-void Project::export_jsonl(const std::string& file) const {
-    std::ostringstream out;
-    auto line = [&](const Stmt& s, bool adjudication) {
-        ojson j;
-        j["model"] = s.text(0);
-        j["prompt_id"] = s.text(1);
-        j["domain"] = s.text(2);
-        j["video"] = s.text(3);
-        j["question_id"] = s.text(4);
-        j["question"] = s.text(5);
-        j["dimension"] = s.text(6);
-        j["annotator"] = s.text(7);
-        j["answer"] = s.text(8);
-        if (adjudication) {
-            j["adjudicated_by"] = s.text(7);
-            if (!s.text(12).empty()) j["note"] = s.text(12);
-        }
-        if (!s.text(9).empty()) j["prompt"] = s.text(9);
-        j["mode"] = s.text(10);
-        if (!s.is_null(11)) j["seed"] = s.i64(11);
-        if (!adjudication && !s.is_null(13)) j["lead_time"] = std::round(s.f64(13) * 1000) / 1000;  // ms
-        out << j.dump() << '\n';
-    };
-    const std::string common =
-        "SELECT m.name, p.key, p.domain, v.file, q.key, q.text, q.dimension, n.name, x.value, p.text, p.mode, v.seed";
-    const std::string joins =
-        " JOIN videos v ON v.id = x.video_id JOIN models m ON m.id = v.model_id JOIN prompts p ON p.id = v.prompt_id "
-        "JOIN questions q ON q.id = x.question_id ";
-    {
-        Stmt s(*db_, (common + ", '', x.lead_time FROM answers x" + joins +
-                      "JOIN annotators n ON n.id = x.annotator_id ORDER BY v.id, q.id, n.id")
-                         .c_str());
-        while (s.row()) line(s, false);
-    }
-    {
-        Stmt s(*db_, (common + ", x.note, NULL FROM adjudications x" + joins +
-                      "JOIN annotators n ON n.id = x.reviewer_id ORDER BY v.id, q.id")
-                         .c_str());
-        while (s.row()) line(s, true);
-    }
-    const std::string tmp = file + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary);
-        if (!(f << out.str()) || !f.flush()) throw Error(file + ": cannot write");
-    }
-    std::filesystem::rename(tmp, file);
 }
 
 }  // namespace ws::hue

@@ -50,11 +50,20 @@ std::optional<Answer> final_label(const LabelRow& row) {
     return row.answers.front().second;
 }
 
-Scores score(const std::vector<LabelRow>& rows) {
+Scores score(const std::vector<LabelRow>& rows, double gold_threshold) {
     struct Acc {
         Score overall;
         std::map<Dimension, Score> dims;
-        std::map<std::string, Score> domains, modes;
+        std::map<std::string, Score> subcategories, domains, modes;
+    };
+    // Gold items: every annotator's answer against the known one (Unclear is not the known answer), in the order
+    // annotators first appear.
+    std::vector<GoldAccuracy> gold;
+    auto gold_of = [&gold](const std::string& annotator) -> GoldAccuracy& {
+        for (GoldAccuracy& g : gold)
+            if (g.annotator == annotator) return g;
+        gold.push_back({annotator, {}, false});
+        return gold.back();
     };
     std::map<std::string, Acc> models;
     // Agreement: the first two annotators of each item (annotator order) as Cohen's raters A and B.
@@ -64,8 +73,11 @@ Scores score(const std::vector<LabelRow>& rows) {
     };
     std::map<Dimension, Pairs> pairs;
     Scores out;
+    out.gold_threshold = gold_threshold;
     auto add = [](Score& s, bool yes) { s.n += 1, s.yes += yes ? 1 : 0; };
     for (const LabelRow& r : rows) {
+        if (r.gold)
+            for (const auto& [annotator, a] : r.answers) add(gold_of(annotator).correct, a == *r.gold);
         if (r.answers.size() >= 2) {
             Pairs& p = pairs[r.dimension];
             const int x = static_cast<int>(r.answers[0].second), y = static_cast<int>(r.answers[1].second);
@@ -80,6 +92,8 @@ Scores score(const std::vector<LabelRow>& rows) {
         const bool yes = *label == Answer::Yes;
         add(m.overall, yes);
         add(m.dims[r.dimension], yes);
+        if (!r.subcategory.empty())
+            add(m.subcategories[std::string(dimension_name(r.dimension)) + " / " + r.subcategory], yes);
         add(m.domains[r.domain], yes);
         add(m.modes[r.mode], yes);
     }
@@ -88,6 +102,7 @@ Scores score(const std::vector<LabelRow>& rows) {
         ms.overall = acc.overall;
         for (Dimension d : all_dimensions())
             if (acc.dims.count(d)) ms.dimensions.emplace_back(d, acc.dims[d]);
+        ms.subcategories.assign(acc.subcategories.begin(), acc.subcategories.end());
         ms.domains.assign(acc.domains.begin(), acc.domains.end());
         ms.modes.assign(acc.modes.begin(), acc.modes.end());
         out.models.emplace_back(name, std::move(ms));
@@ -113,11 +128,16 @@ Scores score(const std::vector<LabelRow>& rows) {
                          [](const auto& x, const auto& y) { return x.second.hue() > y.second.hue(); });
         out.leaderboards.emplace_back(mode, std::move(board));
     }
+    for (GoldAccuracy& g : gold) g.flagged = g.correct.n > 0 && g.correct.hue() < gold_threshold;
+    out.gold = std::move(gold);
     return out;
 }
 
 ojson scores_json(const Scores& s) {
-    auto brief = [](const Score& x) { return ojson{{"hue", x.hue()}, {"n", x.n}}; };
+    auto brief = [](const Score& x) {
+        const auto ci = x.ci95(), w = x.wilson95();
+        return ojson{{"hue", x.hue()}, {"n", x.n}, {"ci95", {ci.first, ci.second}}, {"wilson95", {w.first, w.second}}};
+    };
     ojson models = ojson::object();
     for (const auto& [name, ms] : s.models) {
         ojson m;
@@ -129,6 +149,8 @@ ojson scores_json(const Scores& s) {
         m["wilson95"] = {w.first, w.second};
         m["dimensions"] = ojson::object();
         for (const auto& [d, x] : ms.dimensions) m["dimensions"][dimension_name(d)] = brief(x);
+        m["subcategories"] = ojson::object();
+        for (const auto& [d, x] : ms.subcategories) m["subcategories"][d] = brief(x);
         m["domains"] = ojson::object();
         for (const auto& [d, x] : ms.domains) m["domains"][d] = brief(x);
         m["modes"] = ojson::object();
@@ -145,7 +167,20 @@ ojson scores_json(const Scores& s) {
         for (const auto& [name, x] : board) rows.push_back({{"model", name}, {"hue", x.hue()}, {"n", x.n}});
         boards[mode] = rows;
     }
-    return {{"models", models}, {"agreement", agreement}, {"pending", s.pending}, {"leaderboards", boards}};
+    ojson gold = ojson::object();
+    for (const GoldAccuracy& g : s.gold) {
+        const auto w = g.correct.wilson95();
+        gold[g.annotator] = {{"accuracy", g.correct.hue()},
+                             {"correct", g.correct.yes},
+                             {"n", g.correct.n},
+                             {"wilson95", {w.first, w.second}},
+                             {"flagged", g.flagged}};
+    }
+    return {{"models", models},
+            {"agreement", agreement},
+            {"pending", s.pending},
+            {"leaderboards", boards},
+            {"gold", {{"threshold", s.gold_threshold}, {"annotators", gold}}}};
 }
 
 std::string scores_table(const Scores& s) {
@@ -168,38 +203,61 @@ std::string scores_table(const Scores& s) {
           << name << ": HUE " << fmt(ms.overall.hue()) << "  n " << ms.overall.n << "  95% Wilson [" << fmt(w.first)
           << ", " << fmt(w.second) << "]  (paper's normal interval [" << fmt(ci.first) << ", " << fmt(ci.second)
           << "])\n";
-        for (const auto& [d, x] : ms.dimensions)
-            o << "  " << dimension_name(d) << ": " << fmt(x.hue()) << " (n " << x.n << ")\n";
-        for (const auto& [d, x] : ms.domains)
-            o << "  domain " << (d.empty() ? "(none)" : d) << ": " << fmt(x.hue()) << " (n " << x.n << ")\n";
+        // Each breakdown with Wilson's interval and the paper's beside it.
+        auto line = [&o](const std::string& indent, const std::string& what, const Score& x) {
+            const auto xw = x.wilson95(), xc = x.ci95();
+            o << indent << what << ": " << fmt(x.hue()) << " (n " << x.n << ")  [" << fmt(xw.first) << ", "
+              << fmt(xw.second) << "]  paper [" << fmt(xc.first) << ", " << fmt(xc.second) << "]\n";
+        };
+        for (const auto& [d, x] : ms.dimensions) {
+            line("  ", dimension_name(d), x);
+            const std::string prefix = std::string(dimension_name(d)) + " / ";
+            for (const auto& [sub, y] : ms.subcategories)
+                if (sub.rfind(prefix, 0) == 0) line("    ", sub.substr(prefix.size()), y);
+        }
+        for (const auto& [d, x] : ms.domains) line("  ", "domain " + (d.empty() ? std::string("(none)") : d), x);
     }
     if (!s.agreement.empty()) o << "\nagreement (first two annotators)\n";
     for (const auto& [d, a] : s.agreement)
         o << "  " << dimension_name(d) << ": " << fmt(a.percent()) << " %  kappa "
           << (a.kappa ? fmt(*a.kappa, 3) : std::string("n/a")) << "  (" << a.pairs << " pairs)\n";
     o << "\npending: " << s.pending << " (disagreeing and not adjudicated, or fewer than two answers)\n";
+    if (!s.gold.empty()) o << "\nannotators on gold items (flagged below " << fmt(s.gold_threshold, 0) << " % right)\n";
+    for (const GoldAccuracy& g : s.gold) {
+        const auto w = g.correct.wilson95();
+        o << "  " << g.annotator << ": " << fmt(g.correct.hue()) << " % right (" << g.correct.yes << " of "
+          << g.correct.n << ")  [" << fmt(w.first) << ", " << fmt(w.second) << "]"
+          << (g.flagged ? "  FLAGGED: below the threshold" : "") << "\n";
+    }
     return o.str();
 }
 
 std::string scores_csv(const Scores& s) {
     std::ostringstream o;
     // Agreement rows: yes = agreeing pairs, n = pairs, hue = percent agreement, and kappa.
-    o << "scope,model,group,yes,n,hue,ci95_low,ci95_high,wilson95_low,wilson95_high,kappa\n";
+    o << "scope,model,group,yes,n,hue,ci95_low,ci95_high,wilson95_low,wilson95_high,kappa,flagged\n";
     auto row = [&](const char* scope, const std::string& model, const std::string& group, const Score& x) {
         const auto ci = x.ci95(), w = x.wilson95();
         o << scope << ',' << csv_field(model) << ',' << csv_field(group) << ',' << x.yes << ',' << x.n << ','
           << fmt(x.hue(), 3) << ',' << fmt(ci.first, 3) << ',' << fmt(ci.second, 3) << ',' << fmt(w.first, 3) << ','
-          << fmt(w.second, 3) << ",\n";
+          << fmt(w.second, 3) << ",,\n";
     };
     for (const auto& [name, ms] : s.models) {
         row("model", name, "", ms.overall);
         for (const auto& [d, x] : ms.dimensions) row("dimension", name, dimension_name(d), x);
+        for (const auto& [d, x] : ms.subcategories) row("subcategory", name, d, x);
         for (const auto& [d, x] : ms.domains) row("domain", name, d, x);
         for (const auto& [d, x] : ms.modes) row("mode", name, d, x);
     }
     for (const auto& [d, a] : s.agreement)
         o << "agreement,," << csv_field(dimension_name(d)) << ',' << a.agreed << ',' << a.pairs << ','
-          << fmt(a.percent(), 3) << ",,,,," << (a.kappa ? fmt(*a.kappa, 4) : std::string()) << '\n';
+          << fmt(a.percent(), 3) << ",,,,," << (a.kappa ? fmt(*a.kappa, 4) : std::string()) << ",\n";
+    for (const GoldAccuracy& g : s.gold) {
+        const auto ci = g.correct.ci95(), w = g.correct.wilson95();
+        o << "gold,," << csv_field(g.annotator) << ',' << g.correct.yes << ',' << g.correct.n << ','
+          << fmt(g.correct.hue(), 3) << ',' << fmt(ci.first, 3) << ',' << fmt(ci.second, 3) << ',' << fmt(w.first, 3)
+          << ',' << fmt(w.second, 3) << ",," << (g.flagged ? "yes" : "no") << '\n';
+    }
     return o.str();
 }
 

@@ -54,6 +54,8 @@ struct Question {
     std::string text;
     Dimension dimension = Dimension::SemanticAlignment;
     bool approved = true;  // drafts from question generation are not asked (nor scored) until approved
+    // The question's subcategory within its dimension (HUE's second tag, "object permanence"); "" when it has none.
+    std::string subcategory;
 };
 
 // One (video, question) item as one annotator sees it: their own answer only (blinded).
@@ -62,6 +64,7 @@ struct Task {
     std::string video_file, question, prompt_text;
     Dimension dimension = Dimension::SemanticAlignment;
     std::optional<Answer> mine;
+    std::string subcategory;
 };
 
 // A (video, question) the annotators disagree on (and no reviewer has settled yet, unless asked for all).
@@ -80,15 +83,23 @@ struct LabelRow {
     Dimension dimension = Dimension::SemanticAlignment;
     std::vector<std::pair<std::string, Answer>> answers;  // by annotator, in annotator order
     std::optional<Answer> adjudicated;
+    std::string subcategory;
+    std::optional<Answer> gold;  // the item's known answer, when it is a gold item
 };
 
 struct ImportReport {
-    int lines = 0, answers = 0, adjudications = 0;
+    int lines = 0, answers = 0, adjudications = 0, gold = 0;
+};
+
+// What importing a question set or simulated episodes added (rows already in the project are not counted again).
+struct SetReport {
+    std::string mode;  // the question set's: T2V or I2V
+    int prompts = 0, questions = 0, videos = 0, gold = 0;
 };
 
 class Project {
 public:
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
     // Opens (creating when absent) and migrates an evaluation project. Throws ws::Error naming the file when it is
     // not an SQLite database, is newer than this build understands, or cannot be written.
     static std::unique_ptr<Project> open(const std::string& path);
@@ -127,6 +138,11 @@ public:
                 std::optional<double> lead_time = std::nullopt);
     void adjudicate(int64_t video_id, int64_t question_id, const std::string& reviewer, Answer a,
                     const std::string& note = "");
+    // Makes (video, question) a gold item with a known answer, or (none) an ordinary item again. `source` says where
+    // the answer comes from ("simulator", or who marked it by hand). Annotators are scored against gold items
+    // (Scores::gold) and never told which items they are.
+    void set_gold(int64_t video_id, int64_t question_id, std::optional<Answer> a, const std::string& source);
+    std::optional<Answer> gold(int64_t video_id, int64_t question_id) const;
 
     // Every (video, approved question of its prompt) in a stable order, with this annotator's answer if any.
     std::vector<Task> tasks_for(const std::string& annotator) const;
@@ -140,6 +156,17 @@ public:
     // ws::Error "FILE:LINE: why" and the database is left as it was.
     ImportReport import_jsonl(const std::string& file);
     void export_jsonl(const std::string& file) const;
+
+    // A public HUE question set (Cosmos-HumanEval-v1's hue-v1p2-t2v / -i2v JSON: per prompt its sample_name, its
+    // long-form description and its questions tagged "[Category][Subcategory] text"; README "HUE question sets" says
+    // which shapes are read): each prompt with its domain (the sample_name's prefix), each question with its
+    // dimension and subcategory, approved. All or nothing: a file that cannot be read throws ws::Error naming the
+    // file, the sample and the field, and the project is left as it was. Importing it again changes nothing.
+    SetReport import_question_set(const std::string& file);
+    // Pico World episodes (worldstudio-cli sim: episode_S.mp4 beside episode_S.json) as gold items: each video of the
+    // model "Pico World (simulator)" with its atomic questions, their known answers the simulation's truth. All or
+    // nothing, like the question sets.
+    SetReport import_episodes(const std::string& folder);
 
     struct Db;  // the SQLite connection (hue_project.cpp)
 
@@ -164,9 +191,10 @@ struct Score {
 
 struct ModelScores {
     Score overall;
-    std::vector<std::pair<Dimension, Score>> dimensions;  // the four, in order, where any label exists
-    std::vector<std::pair<std::string, Score>> domains;   // sorted by name
-    std::vector<std::pair<std::string, Score>> modes;     // "I2V", "T2V" where present
+    std::vector<std::pair<Dimension, Score>> dimensions;       // the four, in order, where any label exists
+    std::vector<std::pair<std::string, Score>> subcategories;  // "Dimension / subcategory", sorted by name
+    std::vector<std::pair<std::string, Score>> domains;        // sorted by name
+    std::vector<std::pair<std::string, Score>> modes;          // "I2V", "T2V" where present
 };
 
 struct Agreement {
@@ -175,24 +203,39 @@ struct Agreement {
     std::optional<double> kappa;  // Cohen's κ; none when chance agreement is 1 (every answer the same)
 };
 
+// One annotator's answers on gold items: correct.yes of correct.n right (Unclear counts as wrong), flagged below the
+// threshold.
+struct GoldAccuracy {
+    std::string annotator;
+    Score correct;
+    bool flagged = false;
+};
+
 struct Scores {
     std::vector<std::pair<std::string, ModelScores>> models;  // sorted by name
     std::vector<std::pair<Dimension, Agreement>> agreement;   // per dimension with two or more answers
     int64_t pending = 0;  // items without a final label: disagreeing and unsettled, or fewer than two answers
     // T2V and I2V leaderboards: models by HUE on that mode's prompts, best first.
     std::vector<std::pair<std::string, std::vector<std::pair<std::string, Score>>>> leaderboards;
+    std::vector<GoldAccuracy> gold;  // per annotator who answered a gold item, in annotator order
+    double gold_threshold = kGoldThreshold;
+    static constexpr double kGoldThreshold = 80.0;  // percent right on gold items below which an annotator is flagged
 };
 
 // The final label of one item: the reviewer's if adjudicated, else the annotators' common answer when at least two
 // answered and all agree; none (pending) otherwise.
 std::optional<Answer> final_label(const LabelRow& row);
-Scores score(const std::vector<LabelRow>& rows);
+// Scores, with annotators below `gold_threshold` percent right on gold items flagged.
+Scores score(const std::vector<LabelRow>& rows, double gold_threshold = Scores::kGoldThreshold);
 // {"models": {NAME: {"hue", "n", "ci95", "wilson95", "dimensions": {DIM: {"hue", "n"}}, "domains": {...},
-//  "modes": {...}}}, "agreement": {DIM: {"percent", "kappa", "pairs"}}, "pending": P, "leaderboards": {...}}
+//  "subcategories": {...}, "modes": {...}}}, "agreement": {DIM: {"percent", "kappa", "pairs"}}, "pending": P,
+//  "leaderboards": {...}, "gold": {"threshold": T, "annotators": {NAME: {"accuracy", "correct", "n", "wilson95",
+//  "flagged"}}}}; every breakdown's entry {"hue", "n", "ci95", "wilson95"}
 ojson scores_json(const Scores& s);
 // A readable table of the same (what `hue score` prints).
 std::string scores_table(const Scores& s);
-// One CSV of the summaries: scope (model, dimension, domain, mode, agreement), model, group, yes, n, hue, intervals.
+// One CSV of the summaries: scope (model, dimension, subcategory, domain, mode, agreement, gold), model, group, yes, n,
+// hue, intervals, kappa, flagged (gold rows: the annotator in group, right answers in yes, percent right in hue).
 std::string scores_csv(const Scores& s);
 
 }  // namespace ws::hue
