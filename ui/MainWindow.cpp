@@ -233,9 +233,12 @@ void MainWindow::connectViews() {
             [this](const QString& f) { sayIn(Workspace::Evaluate, tr("Exported %1").arg(f)); });
     connect(robotics_, &RoboticsView::message, this, [this](const QString& m) { sayIn(Workspace::Robotics, m); });
     connect(evaluation_, &EvaluationPanel::generateRequested, this, [this](const QString& text, const QString& mode) {
-        generate_->applyRequest(
-            {{"mode", mode == QLatin1String("I2V") ? "image2video" : "text2video"}, {"prompt", text.toStdString()}},
-            tr("Prompt from evaluation"));
+        // The settings as they are, with the prompt's mode and text: one undo step in Generate.
+        ws::ojson request = generate_->settings()->request();
+        request["model_mode"] = mode == QLatin1String("I2V") ? "image2video" : "text2video";
+        request["prompt"] = text.toStdString();
+        request.erase("name");
+        generate_->applyRequest(request, tr("Prompt from evaluation"));
         showWorkspace(Workspace::Generate);
         sayIn(Workspace::Generate, mode == QLatin1String("I2V")
                                        ? tr("An evaluation prompt (I2V): choose its image, then Generate")

@@ -408,6 +408,28 @@ private Q_SLOTS:
         w.queue()->queue().cancel(id);
     }
 
+    // A prompt of an evaluation project (a public HUE set's, say) sent from the Questions page opens in Generate with
+    // the settings as they were and its mode, as one undo step.
+    void anEvaluationPromptOpensInGenerate() {
+        freshSettings("evalprompt");
+        MainWindow w;
+        GenerateView* g = w.generateView();
+        g->promptEdit()->setText("a kite");
+        g->settings()->setMode("image2video");
+        g->settings()->setSeedPolicy("fixed");
+        g->settings()->seedBox()->setValue(1234);
+        w.showWorkspace(MainWindow::Workspace::Evaluate);
+        Q_EMIT w.evaluation()->generateRequested("Two glass marbles roll down a wooden ramp.", "T2V");
+        QCOMPARE(w.workspace(), MainWindow::Workspace::Generate);
+        QCOMPARE(g->promptEdit()->text(), QString("Two glass marbles roll down a wooden ramp."));
+        QCOMPARE(g->settings()->mode(), QString("text2video"));
+        QCOMPARE(g->settings()->request()["seed"].get<int>(), 1234);
+        QCOMPARE(g->undoStack()->undoText(), QString("Prompt from evaluation"));
+        g->undoStack()->undo();
+        QCOMPARE(g->promptEdit()->text(), QString("a kite"));
+        QCOMPARE(g->settings()->mode(), QString("image2video"));
+    }
+
     // Defect 10: the upsampler may contradict the short prompt ("a blue wooden box", the caption says red).
     void aCaptionThatContradictsThePromptIsFlagged() {
         const QString prompt = "three blue wooden boxes on a table";

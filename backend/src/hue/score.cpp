@@ -236,11 +236,12 @@ std::string scores_csv(const Scores& s) {
     std::ostringstream o;
     // Agreement rows: yes = agreeing pairs, n = pairs, hue = percent agreement, and kappa.
     o << "scope,model,group,yes,n,hue,ci95_low,ci95_high,wilson95_low,wilson95_high,kappa,flagged\n";
-    auto row = [&](const char* scope, const std::string& model, const std::string& group, const Score& x) {
+    auto row = [&](const char* scope, const std::string& model, const std::string& group, const Score& x,
+                   const char* flagged = "") {
         const auto ci = x.ci95(), w = x.wilson95();
         o << scope << ',' << csv_field(model) << ',' << csv_field(group) << ',' << x.yes << ',' << x.n << ','
           << fmt(x.hue(), 3) << ',' << fmt(ci.first, 3) << ',' << fmt(ci.second, 3) << ',' << fmt(w.first, 3) << ','
-          << fmt(w.second, 3) << ",,\n";
+          << fmt(w.second, 3) << ",," << flagged << '\n';
     };
     for (const auto& [name, ms] : s.models) {
         row("model", name, "", ms.overall);
@@ -252,12 +253,7 @@ std::string scores_csv(const Scores& s) {
     for (const auto& [d, a] : s.agreement)
         o << "agreement,," << csv_field(dimension_name(d)) << ',' << a.agreed << ',' << a.pairs << ','
           << fmt(a.percent(), 3) << ",,,,," << (a.kappa ? fmt(*a.kappa, 4) : std::string()) << ",\n";
-    for (const GoldAccuracy& g : s.gold) {
-        const auto ci = g.correct.ci95(), w = g.correct.wilson95();
-        o << "gold,," << csv_field(g.annotator) << ',' << g.correct.yes << ',' << g.correct.n << ','
-          << fmt(g.correct.hue(), 3) << ',' << fmt(ci.first, 3) << ',' << fmt(ci.second, 3) << ',' << fmt(w.first, 3)
-          << ',' << fmt(w.second, 3) << ",," << (g.flagged ? "yes" : "no") << '\n';
-    }
+    for (const GoldAccuracy& g : s.gold) row("gold", "", g.annotator, g.correct, g.flagged ? "yes" : "no");
     return o.str();
 }
 
