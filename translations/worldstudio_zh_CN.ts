@@ -1015,6 +1015,14 @@
         <source>Type your name above first: a known answer records who gave it</source>
         <translation>请先在上方输入你的名字：已知答案会记录由谁给出</translation>
     </message>
+    <message>
+        <source>Item %1 is a gold item: known answer %2</source>
+        <translation>第 %1 项为金标准项：已知答案 %2</translation>
+    </message>
+    <message>
+        <source>Item %1 is an ordinary item again</source>
+        <translation>第 %1 项已恢复为普通项</translation>
+    </message>
 </context>
 <context>
     <name>GenerateView</name>

@@ -126,6 +126,8 @@ Q_SIGNALS:
                         const QString& caption);
     // The Questions page's prompt to generate (its text, and T2V or I2V).
     void generateRequested(const QString& promptText, const QString& mode);
+    // A change worth a line in the status bar (a known answer given).
+    void said(const QString& message);
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;

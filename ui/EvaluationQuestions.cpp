@@ -259,6 +259,12 @@ bool EvaluationPanel::markGold(std::optional<ws::hue::Answer> a) {
     const ws::hue::Task& t = tasks_[static_cast<size_t>(current_)];
     write([video = t.video_id, question = t.question_id, a, source = "by hand: " + annotator().toStdString()](
               ws::hue::Project& p) { p.set_gold(video, question, a, source); },
-          [this] { refreshScores(); });
+          [this, a, item = current_ + 1] {
+              refreshScores();
+              Q_EMIT said(a ? tr("Item %1 is a gold item: known answer %2")
+                                  .arg(item)
+                                  .arg(QString::fromUtf8(ws::hue::answer_name(*a)))
+                            : tr("Item %1 is an ordinary item again").arg(item));
+          });
     return true;
 }

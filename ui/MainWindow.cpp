@@ -229,6 +229,7 @@ void MainWindow::connectViews() {
     connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { sayIn(Workspace::Evaluate, m); });
     connect(evaluation_, &EvaluationPanel::imported, this,
             [this](const QString& f) { sayIn(Workspace::Evaluate, tr("Imported %1").arg(f)); });
+    connect(evaluation_, &EvaluationPanel::said, this, [this](const QString& m) { sayIn(Workspace::Evaluate, m); });
     connect(evaluation_, &EvaluationPanel::exported, this,
             [this](const QString& f) { sayIn(Workspace::Evaluate, tr("Exported %1").arg(f)); });
     connect(robotics_, &RoboticsView::message, this, [this](const QString& m) { sayIn(Workspace::Robotics, m); });

@@ -514,7 +514,11 @@ private Q_SLOTS:
         const QList<QAction*> choices = known->menu()->actions();
         QVERIFY(choices.size() >= 2 && choices[1]->text().contains("No"));
         const int first = panel->currentTask();
+        QSignalSpy said(panel.get(), &EvaluationPanel::said);
         choices[1]->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(said.count(), 1, 10000);
+        QCOMPARE(said.first().first().toString(),
+                 QStringLiteral("Item %1 is a gold item: known answer no").arg(first + 1));
         panel->move(1);
         QVERIFY(panel->markGold(Answer::No));
         QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
