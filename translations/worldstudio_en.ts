@@ -55,6 +55,13 @@
             <numerusform>%1: %2 %3 prompt(s) and %n questions</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n prompt(s) have no video yet, so their questions are not asked: choose one and Generate this prompt.</source>
+        <translation>
+            <numerusform>%n prompt has no video yet, so its questions are not asked: choose it and Generate this prompt.</numerusform>
+            <numerusform>%n prompts have no video yet, so their questions are not asked: choose one and Generate this prompt.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>GenerateView</name>

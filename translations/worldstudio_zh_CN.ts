@@ -936,10 +936,6 @@
         <translation>请先选择问题的维度：它评判的方面（语义对齐、物理规律……）</translation>
     </message>
     <message>
-        <source>This project has no videos yet. Add outputs from the Library (select one, then Add to evaluation), or import answers with File ▸ Import answers (JSONL)…; then write or draft questions on the Questions page.</source>
-        <translation>此项目还没有视频。请从素材库添加输出（选中一个，然后点“加入评测”），或用 文件 ▸ 导入答案 (JSONL)… 导入答案；然后在“问题”页编写或起草问题。</translation>
-    </message>
-    <message>
         <source>No approved questions to answer yet: write or draft them on the Questions page, then approve them.</source>
         <translation>还没有已批准的问题可回答：请在“问题”页编写或起草问题，然后批准它们。</translation>
     </message>
@@ -1022,6 +1018,24 @@
     <message>
         <source>Item %1 is an ordinary item again</source>
         <translation>第 %1 项已恢复为普通项</translation>
+    </message>
+    <message>
+        <source>Reviewer</source>
+        <translation>审核者</translation>
+    </message>
+    <message>
+        <source>Shows the Label page&apos;s Known answer menu, to mark gold items and see their known answers (annotators leave this off)</source>
+        <translation>显示“标注”页的“已知答案”菜单，用于标记金标准项并查看其已知答案（标注者请保持关闭）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n prompt(s) have no video yet, so their questions are not asked: choose one and Generate this prompt.</source>
+        <translation>
+            <numerusform>%n 个提示词还没有视频，其问题暂不提问：选择一个，然后“生成此提示词”。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This project has no videos yet. Add outputs from the Library (select one, then Add to evaluation), import answers with File ▸ Import answers (JSONL)…, or start from a public question set (File ▸ Import HUE question set…) and generate its prompts (Questions ▸ Generate this prompt); then write or draft questions on the Questions page.</source>
+        <translation>此项目还没有视频。可在作品库中添加输出（选中一个，然后“加入评测”），用“文件 ▸ 导入答案 (JSONL)…”导入答案，或从公开问题集开始（“文件 ▸ 导入 HUE 问题集…”）并生成其提示词（“问题 ▸ 生成此提示词”）；然后在“问题”页编写或起草问题。</translation>
     </message>
 </context>
 <context>

@@ -1,12 +1,14 @@
 #include "worldstudio/core/error.h"
 #include "EvaluationPanel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QMenu>
 #include <QToolButton>
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <QDir>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -54,6 +56,15 @@ EvaluationPanel::EvaluationPanel(QWidget* parent) : QWidget(parent) {
     top->addWidget(projectLabel_, 1);
     top->addWidget(new QLabel(tr("Annotator:"), this));
     top->addWidget(annotator_);
+    // Reviewers mark and see known answers (gold items); annotators, who are measured against them, leave it off.
+    reviewer_ = new QCheckBox(tr("Reviewer"), this);
+    reviewer_->setObjectName(QStringLiteral("reviewer"));
+    reviewer_->setToolTip(
+        tr("Shows the Label page's Known answer menu, to mark gold items and see their known answers "
+           "(annotators leave this off)"));
+    reviewer_->setFocusPolicy(Qt::NoFocus);
+    top->addWidget(reviewer_);
+    connect(reviewer_, &QCheckBox::toggled, this, [this] { showCurrent(); });
     connect(annotator_, &QLineEdit::editingFinished, this, [this] {
         firstOpenOnLoad_ = true;  // another annotator: their first open item
         reload();
@@ -131,10 +142,12 @@ QWidget* EvaluationPanel::buildLabelPage() {
     auto* goldMenu = new QMenu(gold);
     for (auto [label, a] : {std::pair{tr("Yes"), Answer::Yes}, std::pair{tr("No"), Answer::No},
                             std::pair{tr("Unclear"), Answer::Unclear}})
-        goldMenu->addAction(tr("Known answer: %1").arg(label), this, [this, a = a] { markGold(a); });
+        goldActions_ << goldMenu->addAction(tr("Known answer: %1").arg(label), this, [this, a = a] { markGold(a); });
     goldMenu->addSeparator();
-    goldMenu->addAction(tr("Not a gold item"), this, [this] { markGold(std::nullopt); });
+    goldActions_ << goldMenu->addAction(tr("Not a gold item"), this, [this] { markGold(std::nullopt); });
+    for (QAction* a : goldActions_) a->setCheckable(true);  // ticked: the item's state (showCurrent)
     gold->setMenu(goldMenu);
+    gold->setVisible(false);  // a reviewer's (the Reviewer box)
     gold->setFocusPolicy(Qt::NoFocus);
     auto* nav = new QHBoxLayout;
     nav->addWidget(prev);
@@ -426,6 +439,17 @@ void EvaluationPanel::applySnapshot(const Snapshot& s) {
     disputes_->setCurrentRow(disagreements_.empty() ? -1 : currentDispute_);
     disputes_->blockSignals(false);
 
+    // Prompts nobody can label yet: those without a video (a public question set's, until they are generated).
+    std::set<std::string> withVideo;
+    for (const auto& v : videos_) withVideo.insert(v.prompt_key);
+    const int waiting = static_cast<int>(
+        std::count_if(prompts_.begin(), prompts_.end(), [&](const auto& p) { return !withVideo.count(p.key); }));
+    questionsIntro_->setText(
+        tr("Questions per prompt. Drafts (marked) are not asked until approved.") +
+        (waiting ? QStringLiteral(" ") + tr("%n prompt(s) have no video yet, so their questions are not asked: choose "
+                                            "one and Generate this prompt.",
+                                            nullptr, waiting)
+                 : QString()));
     const QString keepPrompt = questionPrompt_->currentData().toString();
     questionPrompt_->blockSignals(true);
     questionPrompt_->clear();
@@ -529,6 +553,7 @@ void EvaluationPanel::showPromptVideo() {
 void EvaluationPanel::showCurrent() {
     for (QPushButton* b : labelButtons_) b->setEnabled(writer_ && !tasks_.empty());
     goldButton_->setEnabled(writer_ && !tasks_.empty());
+    goldButton_->setVisible(reviewer_->isChecked());
     if (!writer_) return;
     if (page() == AdjudicatePage) {
         if (disagreements_.empty()) {
@@ -555,8 +580,9 @@ void EvaluationPanel::showCurrent() {
             annotator().isEmpty() ? tr("Type your annotator name above.")
             : videos_.empty()
                 ? tr("This project has no videos yet. Add outputs from the Library (select one, then Add to "
-                     "evaluation), or import answers with File ▸ Import answers (JSONL)…; then write or draft "
-                     "questions on the Questions page.")
+                     "evaluation), import answers with File ▸ Import answers (JSONL)…, or start from a public question "
+                     "set (File ▸ Import HUE question set…) and generate its prompts (Questions ▸ Generate this "
+                     "prompt); then write or draft questions on the Questions page.")
                 : tr("No approved questions to answer yet: write or draft them on the Questions page, then approve "
                      "them."));
         context_->clear();
@@ -574,6 +600,11 @@ void EvaluationPanel::showCurrent() {
     context_->setText(
         tr("%1 · prompt: %2").arg(dimensionText(t.dimension, t.subcategory), QString::fromStdString(t.prompt_text)));
     mine_->setText(t.mine ? tr("Your answer: %1").arg(answerText(*t.mine)) : tr("Not answered yet"));
+    // The known answer, to a reviewer only: ticked in the menu and named on its button.
+    for (int k = 0; k < goldActions_.size(); ++k)
+        goldActions_[k]->setChecked(k == (t.gold ? static_cast<int>(*t.gold) : 3));
+    goldButton_->setText(t.gold && reviewer_->isChecked() ? tr("Known answer: %1").arg(answerText(*t.gold))
+                                                          : tr("Known answer"));
     progress_->setText(tr("Item %1 of %2 · %3 answered by %4")
                            .arg(current_ + 1)
                            .arg(taskCount())

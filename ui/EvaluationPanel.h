@@ -11,10 +11,10 @@
 //   Scores:     HUE per model, dimension, subcategory and domain with intervals, leaderboards, agreement, pending
 //               items, and each annotator's accuracy on gold items (flagged below a threshold set there).
 // Gold items (items with a known answer) come from simulated episodes or are marked by hand on the Label page
-// (Known answer); annotators are never shown which items they are.
-// The keys act whenever the focus is not in a text field, so labeling never needs the mouse.
-// The window's thread touches no file: opening or importing a project, every write and every re-read of the lists run
-// in order on the panel's writer thread, and the results come back to be shown.
+// (Known answer, shown with the Reviewer box ticked); annotators, who leave it off, are never shown which items are
+// gold. The keys act whenever the focus is not in a text field, so labeling never needs the mouse. The window's thread
+// touches no file: opening or importing a project, every write and every re-read of the lists run in order on the
+// panel's writer thread, and the results come back to be shown.
 #include <QElapsedTimer>
 #include <QThreadPool>
 #include <QWidget>
@@ -29,6 +29,7 @@
 class PlayerPanel;
 class QLabel;
 class QLineEdit;
+class QAction;
 class QListWidget;
 class QPushButton;
 class QPlainTextEdit;
@@ -57,6 +58,9 @@ public:
     // The Label page's current item made a gold item with this known answer (none: an ordinary item again), marked
     // by hand by the annotator named above. False at once when there is no item or no name.
     bool markGold(std::optional<ws::hue::Answer> a);
+    // Reviewer mode: the Label page's Known answer menu is shown, ticked with the item's known answer.
+    void setReviewer(bool on);
+    bool reviewer() const;
     void setGoldThreshold(double percent);
     double goldThreshold() const;
     // A studio output (hue::Project::add_output, its domain guessed from the prompt's words), written in turn; false
@@ -214,9 +218,12 @@ private:
     QLineEdit* newQuestion_;
     QComboBox* newDimension_;
     QLabel* draftStatus_;
+    QLabel* questionsIntro_;  // the Questions page's first line: what it holds, and the prompts still without videos
     QPlainTextEdit* scores_;
     class QDoubleSpinBox* goldThreshold_;
-    class QToolButton* goldButton_;  // the Label page's Known answer
+    class QToolButton* goldButton_;  // the Label page's Known answer: shown to a reviewer
+    QList<QAction*> goldActions_;    // its menu: Yes, No, Unclear (Answer's order), Not a gold item
+    class QCheckBox* reviewer_;
     bool importSet(const QString& path, bool episodes);
     void refreshScores();
     BackgroundLane scoresLane_;

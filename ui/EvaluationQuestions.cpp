@@ -1,6 +1,7 @@
 // The evaluation workspace's Questions page: questions per prompt typed or drafted by the reasoner, edited, approved
 // and removed, each change a write on the panel's writer thread; public HUE question sets and gold items brought in
 // (EvaluationPanel.cpp has the rest of the panel).
+#include <QCheckBox>
 #include <QComboBox>
 #include <memory>
 #include <QFormLayout>
@@ -89,7 +90,7 @@ QWidget* EvaluationPanel::buildQuestionsPage() {
     row->addWidget(remove);
     // The video follows the prompt chosen here, so questions are written looking at what they ask about.
     connect(questionPrompt_, qOverload<int>(&QComboBox::currentIndexChanged), this, &EvaluationPanel::showPromptVideo);
-    auto* intro = new QLabel(tr("Questions per prompt. Drafts (marked) are not asked until approved."), page);
+    auto* intro = questionsIntro_ = new QLabel(page);
     intro->setWordWrap(true);
     auto* l = new QVBoxLayout(page);
     l->addWidget(intro);
@@ -250,6 +251,9 @@ bool EvaluationPanel::importSet(const QString& path, bool episodes) {
     return true;
 }
 
+void EvaluationPanel::setReviewer(bool on) { reviewer_->setChecked(on); }
+bool EvaluationPanel::reviewer() const { return reviewer_->isChecked(); }
+
 bool EvaluationPanel::markGold(std::optional<ws::hue::Answer> a) {
     if (!writer_ || tasks_.empty()) return false;
     if (annotator().isEmpty()) {
@@ -260,7 +264,7 @@ bool EvaluationPanel::markGold(std::optional<ws::hue::Answer> a) {
     write([video = t.video_id, question = t.question_id, a, source = "by hand: " + annotator().toStdString()](
               ws::hue::Project& p) { p.set_gold(video, question, a, source); },
           [this, a, item = current_ + 1] {
-              refreshScores();
+              reload();  // the item's known answer shown, the scores recomputed
               Q_EMIT said(a ? tr("Item %1 is a gold item: known answer %2")
                                   .arg(item)
                                   .arg(QString::fromUtf8(ws::hue::answer_name(*a)))

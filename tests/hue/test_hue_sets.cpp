@@ -50,6 +50,12 @@ const GoldAccuracy& accuracy(const Scores& s, const std::string& annotator) {
     throw std::runtime_error("no gold accuracy for " + annotator);
 }
 
+std::string question_key(const Project& p, int64_t id) {
+    for (const Question& q : p.questions("", true))
+        if (q.id == id) return q.key;
+    return "";
+}
+
 // The number of rows of each table, to show a refused import changed nothing.
 std::string counts(const Project& p) {
     return std::to_string(p.prompts().size()) + "/" + std::to_string(p.questions("", true).size()) + "/" +
@@ -223,6 +229,8 @@ private Q_SLOTS:
         for (int k = 0; k < 4; ++k) p->set_gold(v, qs[static_cast<size_t>(k)], truth[k], "by hand: rev");
         QCOMPARE(p->gold(v, qs[0]), std::optional<Answer>(Answer::Yes));
         QCOMPARE(p->gold(v, qs[4]), std::optional<Answer>());
+        QCOMPARE(p->tasks_for("x")[0].gold, std::optional<Answer>(Answer::Yes));  // a task carries it (for a reviewer)
+        QCOMPARE(p->tasks_for("x")[4].gold, std::optional<Answer>());
         QVERIFY_THROWS_EXCEPTION(ws::Error, p->set_gold(v, qs[4], Answer::Yes, ""));  // a known answer names its source
         QVERIFY_THROWS_EXCEPTION(ws::Error, p->set_gold(v + 100, qs[4], Answer::Yes, "x"));
         // good: all four right; careless: one right, one unclear (wrong), two wrong.
@@ -233,6 +241,9 @@ private Q_SLOTS:
             p->answer(v, qs[static_cast<size_t>(k)], "careless", careless[k]);
         }
         const Scores s = score(p->labels());
+        // Gold items are controls: the model is scored on its ordinary item alone (where the two disagree: pending).
+        QCOMPARE(find(s.models, std::string("M")).overall.n, int64_t(0));
+        QCOMPARE(s.pending, int64_t(1));
         QCOMPARE(s.gold.size(), size_t(2));
         QCOMPARE(accuracy(s, "good").correct.yes, int64_t(4));
         QCOMPARE(accuracy(s, "good").correct.n, int64_t(4));  // the ordinary item does not count
@@ -322,6 +333,32 @@ private Q_SLOTS:
                      truth["questions"][k]["answer"].get<std::string>().c_str());
         }
         QCOMPARE(p->import_episodes(episodes).videos, 0);  // again: nothing new
+        // Answered right by two annotators, the controls are neither ranked nor pending: the simulator is no model.
+        for (const Question& q : qs) {
+            const Answer truth = *p->gold(videos[0].id, q.id);
+            for (const char* who : {"a", "b"}) p->answer(videos[0].id, q.id, who, truth);
+        }
+        const Scores s = score(p->labels());
+        QVERIFY(s.models.empty() && s.leaderboards.empty());
+        QCOMPARE(s.pending, int64_t(0));
+        QCOMPARE(accuracy(s, "a").correct.yes, static_cast<int64_t>(qs.size()));
+        // Marking a simulator's known answer again by hand keeps its source; another answer takes the new one.
+        auto source_of = [&](int64_t question) {
+            const std::string out = dir.filePath("gold.jsonl").toStdString();
+            p->export_jsonl(out);
+            std::ifstream f(out);
+            for (std::string line; std::getline(f, line);) {
+                const ojson j = ojson::parse(line);
+                if (j.contains("gold") && j["question_id"] == question_key(*p, question))
+                    return j["gold"].get<std::string>();
+            }
+            return std::string();
+        };
+        p->set_gold(videos[0].id, qs[0].id, *p->gold(videos[0].id, qs[0].id), "by hand: ada");
+        QCOMPARE(source_of(qs[0].id), std::string("simulator"));
+        const Answer other = *p->gold(videos[0].id, qs[0].id) == Answer::Yes ? Answer::No : Answer::Yes;
+        p->set_gold(videos[0].id, qs[0].id, other, "by hand: ada");
+        QCOMPARE(source_of(qs[0].id), std::string("by hand: ada"));
         // A folder without episodes, or an episode without its video, is refused naming it; nothing is added.
         const std::string before = counts(*p);
         QVERIFY_THROWS_EXCEPTION(ws::Error, p->import_episodes(dir.filePath("nowhere").toStdString()));

@@ -506,11 +506,17 @@ private Q_SLOTS:
         QCOMPARE(generate.first().at(1).toString(), QStringLiteral("T2V"));
         QCOMPARE(panel->taskCount(), 6);  // nothing to label until then
 
-        // A reviewer marks two items' known answers (No), one from the Label page's menu.
+        // The Questions page says which prompts wait for a video.
+        QStringList labels;
+        for (QLabel* l : panel->findChildren<QLabel*>()) labels << l->text();
+        QVERIFY2(labels.filter("3 prompt(s) have no video yet").size() == 1, qPrintable(labels.join('\n')));
+        // A reviewer marks two items' known answers (No), one from the Label page's menu, which only a reviewer sees.
         panel->showPage(EvaluationPanel::LabelPage);
         panel->setFocus();
         auto* known = panel->findChild<QToolButton*>("known-answer");
-        QVERIFY(known && known->isEnabled());
+        QVERIFY(known && !known->isVisible());
+        panel->setReviewer(true);
+        QVERIFY(known->isVisible() && known->isEnabled());
         const QList<QAction*> choices = known->menu()->actions();
         QVERIFY(choices.size() >= 2 && choices[1]->text().contains("No"));
         const int first = panel->currentTask();
@@ -522,6 +528,11 @@ private Q_SLOTS:
         panel->move(1);
         QVERIFY(panel->markGold(Answer::No));
         QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), 10000);
+        // The reviewer sees the item's known answer: ticked in the menu and on the button.
+        QTRY_VERIFY_WITH_TIMEOUT(choices[1]->isChecked() && known->text().contains("no"), 10000);
+        QVERIFY(!choices[0]->isChecked() && !choices.last()->isChecked());
+        panel->setReviewer(false);
+        QVERIFY(!known->isVisible());
         const auto tasks = panel->project()->tasks_for("x");
         QCOMPARE(panel->project()->gold(tasks[static_cast<size_t>(first)].video_id,
                                         tasks[static_cast<size_t>(first)].question_id),

@@ -448,7 +448,8 @@ void Project::set_gold(int64_t video_id, int64_t question_id, std::optional<Answ
     Stmt(
         *db_,
         "INSERT INTO gold(video_id, question_id, value, source) VALUES (?, ?, ?, ?) ON CONFLICT(video_id, question_id) "
-        "DO UPDATE SET value = excluded.value, source = excluded.source")
+        "DO UPDATE SET source = CASE WHEN value = excluded.value THEN source ELSE excluded.source END, "
+        "value = excluded.value")
         .bind(1, video_id)
         .bind(2, question_id)
         .bind(3, answer_name(*a))
@@ -468,13 +469,15 @@ std::vector<Task> Project::tasks_for(const std::string& annotator) const {
     Stmt s(*db_,
            "SELECT v.id, q.id, v.file, q.text, p.text, q.dimension, "
            "(SELECT a.value FROM answers a JOIN annotators n ON n.id = a.annotator_id "
-           " WHERE a.video_id = v.id AND a.question_id = q.id AND n.name = ?), q.subcategory "
+           " WHERE a.video_id = v.id AND a.question_id = q.id AND n.name = ?), q.subcategory, "
+           "(SELECT g.value FROM gold g WHERE g.video_id = v.id AND g.question_id = q.id) "
            "FROM videos v JOIN prompts p ON p.id = v.prompt_id JOIN questions q ON q.prompt_id = p.id "
            "WHERE q.approved ORDER BY v.id, q.id");
     s.bind(1, annotator);
     while (s.row()) {
         Task t{s.i64(0), s.i64(1), s.text(2), s.text(3), s.text(4), dimension_of(s.text(5)), std::nullopt, s.text(7)};
         if (!s.is_null(6)) t.mine = answer_of(s.text(6));
+        if (!s.is_null(8)) t.gold = answer_of(s.text(8));
         out.push_back(std::move(t));
     }
     return out;

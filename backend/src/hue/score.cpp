@@ -83,6 +83,10 @@ Scores score(const std::vector<LabelRow>& rows, double gold_threshold) {
             const int x = static_cast<int>(r.answers[0].second), y = static_cast<int>(r.answers[1].second);
             p.n += 1, p.agreed += x == y ? 1 : 0, p.a[x] += 1, p.b[y] += 1;
         }
+        // A gold item is a control: it measures the annotators (above), not the model that made the video. Its known
+        // answer need not be the desired outcome (the simulator's questions are true or false), so scoring it would
+        // rank the control itself.
+        if (r.gold) continue;
         Acc& m = models[r.model];  // a model with no final label yet is still listed (n 0)
         const auto label = final_label(r);
         if (!label) {

@@ -65,6 +65,7 @@ struct Task {
     Dimension dimension = Dimension::SemanticAlignment;
     std::optional<Answer> mine;
     std::string subcategory;
+    std::optional<Answer> gold;  // the item's known answer (the Label page shows it to a reviewer only)
 };
 
 // A (video, question) the annotators disagree on (and no reviewer has settled yet, unless asked for all).
@@ -139,8 +140,8 @@ public:
     void adjudicate(int64_t video_id, int64_t question_id, const std::string& reviewer, Answer a,
                     const std::string& note = "");
     // Makes (video, question) a gold item with a known answer, or (none) an ordinary item again. `source` says where
-    // the answer comes from ("simulator", or who marked it by hand). Annotators are scored against gold items
-    // (Scores::gold) and never told which items they are.
+    // the answer comes from ("simulator", or who marked it by hand); the same answer given again keeps the source it
+    // had. Annotators are scored against gold items (Scores::gold) and never told which items they are.
     void set_gold(int64_t video_id, int64_t question_id, std::optional<Answer> a, const std::string& source);
     std::optional<Answer> gold(int64_t video_id, int64_t question_id) const;
 
@@ -225,7 +226,9 @@ struct Scores {
 // The final label of one item: the reviewer's if adjudicated, else the annotators' common answer when at least two
 // answered and all agree; none (pending) otherwise.
 std::optional<Answer> final_label(const LabelRow& row);
-// Scores, with annotators below `gold_threshold` percent right on gold items flagged.
+// Scores, with annotators below `gold_threshold` percent right on gold items flagged. Gold items are controls: they
+// measure the annotators (and count in their agreement) but are left out of the model scores, leaderboards and the
+// pending count.
 Scores score(const std::vector<LabelRow>& rows, double gold_threshold = Scores::kGoldThreshold);
 // {"models": {NAME: {"hue", "n", "ci95", "wilson95", "dimensions": {DIM: {"hue", "n"}}, "domains": {...},
 //  "subcategories": {...}, "modes": {...}}}, "agreement": {DIM: {"percent", "kappa", "pairs"}}, "pending": P,
