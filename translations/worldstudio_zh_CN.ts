@@ -1934,6 +1934,14 @@
         <source>Pico World episodes</source>
         <translation>Pico World 片段</translation>
     </message>
+    <message>
+        <source>Nothing was imported</source>
+        <translation>未导入任何内容</translation>
+    </message>
+    <message>
+        <source>%1 was not imported.</source>
+        <translation>%1 未被导入。</translation>
+    </message>
 </context>
 <context>
     <name>ModeNames</name>

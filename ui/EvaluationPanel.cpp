@@ -291,7 +291,8 @@ bool EvaluationPanel::importJsonl(const QString& path) {
           [this, path] {
               reload();
               Q_EMIT imported(path);
-          });
+          },
+          [this, path](const QString& why) { Q_EMIT importRefused(path, why); });
     return true;
 }
 
@@ -482,7 +483,8 @@ void EvaluationPanel::writeAndReload(std::function<void(ws::hue::Project&)> chan
     write(std::move(change), [this] { reload(); });
 }
 
-void EvaluationPanel::write(std::function<void(ws::hue::Project&)> change, std::function<void()> committed) {
+void EvaluationPanel::write(std::function<void(ws::hue::Project&)> change, std::function<void()> committed,
+                            std::function<void(const QString&)> refused) {
     if (!writer_) return fail(tr("Open an evaluation project first"));
     ++writesPending_;
     runInBackground(
@@ -495,10 +497,11 @@ void EvaluationPanel::write(std::function<void(ws::hue::Project&)> change, std::
                 return QString::fromStdString(ws::user_message(e));
             }
         },
-        [this, committed = std::move(committed)](const QString& error) {
+        [this, committed = std::move(committed), refused = std::move(refused)](const QString& error) {
             --writesPending_;
             if (error.isEmpty()) return committed();
             fail(error);
+            if (refused) refused(error);
             reload();  // the window shows what the file holds
         },
         &writerPool_);

@@ -126,6 +126,8 @@ Q_SIGNALS:
     void imported(const QString& path);
     void exported(const QString& path);
     void failed(const QString& message);
+    // An import (answers, a question set, episodes) refused whole, with the reason (also given to failed).
+    void importRefused(const QString& path, const QString& message);
     void draftRequested(const QString& promptKey, const QString& promptText, const QString& mode,
                         const QString& caption);
     // The Questions page's prompt to generate (its text, and T2V or I2V).
@@ -167,7 +169,9 @@ private:
     void applySnapshot(const Snapshot& s);
     // Runs `change` on the writer's own connection, after every write given before it; then committed() on the UI
     // thread, or the error reported and the lists re-read.
-    void write(std::function<void(ws::hue::Project&)> change, std::function<void()> committed);
+    // `refused`, when given, is told the reason too.
+    void write(std::function<void(ws::hue::Project&)> change, std::function<void()> committed,
+               std::function<void(const QString&)> refused = {});
     // A write whose commit re-reads the lists.
     void writeAndReload(std::function<void(ws::hue::Project&)> change);
     // The project's connection on the writer's thread, opened there at its first use.

@@ -247,7 +247,8 @@ bool EvaluationPanel::importSet(const QString& path, bool episodes) {
                                              .arg(path)
                                              .arg(report->prompts)
                                              .arg(QString::fromStdString(report->mode)));
-          });
+          },
+          [this, path](const QString& why) { Q_EMIT importRefused(path, why); });
     return true;
 }
 

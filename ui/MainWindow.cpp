@@ -229,6 +229,15 @@ void MainWindow::connectViews() {
     connect(evaluation_, &EvaluationPanel::failed, this, [this](const QString& m) { sayIn(Workspace::Evaluate, m); });
     connect(evaluation_, &EvaluationPanel::imported, this,
             [this](const QString& f) { sayIn(Workspace::Evaluate, tr("Imported %1").arg(f)); });
+    // A refused import is a dialog as well as the status line: the file was not taken, and the reason says where.
+    connect(evaluation_, &EvaluationPanel::importRefused, this, [this](const QString& path, const QString& why) {
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Nothing was imported"),
+                                    tr("%1 was not imported.").arg(QFileInfo(path).fileName()), QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("import-refused"));
+        box->setInformativeText(why);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();  // window-modal, and the event loop goes on
+    });
     connect(evaluation_, &EvaluationPanel::said, this, [this](const QString& m) { sayIn(Workspace::Evaluate, m); });
     connect(evaluation_, &EvaluationPanel::exported, this,
             [this](const QString& f) { sayIn(Workspace::Evaluate, tr("Exported %1").arg(f)); });

@@ -13,12 +13,14 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QTabWidget>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTextDocument>
 #include <QToolBar>
 #include <QUndoStack>
@@ -428,6 +430,32 @@ private Q_SLOTS:
         g->undoStack()->undo();
         QCOMPARE(g->promptEdit()->text(), QString("a kite"));
         QCOMPARE(g->settings()->mode(), QString("image2video"));
+    }
+
+    // A question set the evaluation project refuses is said in a dialog naming the file and the reason, besides the
+    // status line; the window goes on.
+    void aRefusedImportIsADialog() {
+        freshSettings("refused");
+        QTemporaryDir dir;
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.evaluation()->openProject(dir.filePath("eval.db"));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.evaluation()->busy() && w.evaluation()->hasProject(), 10000);
+        const QString bad = dir.filePath("bad-t2v.json");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"samples": [{"sample_name": "av_1", "prompt": "x", "questions": ["no tag here?"]}]})");
+        f.close();
+        QVERIFY(w.evaluation()->importQuestionSet(bad));
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((box = w.findChild<QMessageBox*>("import-refused")) && box->isVisible(), 10000);
+        QVERIFY2(box->text().contains("bad-t2v.json"), qPrintable(box->text()));
+        QVERIFY2(box->informativeText().contains("sample 1 (av_1): question 1: no [Category] tag"),
+                 qPrintable(box->informativeText()));
+        QVERIFY(w.evaluation()->project()->prompts().empty());  // nothing was imported
+        box->accept();
+        QTRY_VERIFY(!w.findChild<QMessageBox*>("import-refused"));
     }
 
     // Defect 10: the upsampler may contradict the short prompt ("a blue wooden box", the caption says red).
