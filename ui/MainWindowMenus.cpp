@@ -167,29 +167,33 @@ void MainWindow::addEvaluationFileActions(QMenu* file) {
         evaluation_->openProject(f);
         showWorkspace(Workspace::Evaluate);
     });
-    action(tr("&Import answers (JSONL)…"), [this] {
-        const QString f =
-            QFileDialog::getOpenFileName(this, tr("Answers"), StudioPaths::outputsDir(), tr("Answers (*.jsonl)"));
+    // Imports and exports start in the open project's folder (the outputs folder when none is open).
+    auto projectDir = [this] {
+        const ws::hue::Project* p = evaluation_->project();
+        return p ? QFileInfo(QString::fromStdString(p->path())).absolutePath() : StudioPaths::outputsDir();
+    };
+    action(tr("&Import answers (JSONL)…"), [this, projectDir] {
+        const QString f = QFileDialog::getOpenFileName(this, tr("Answers"), projectDir(), tr("Answers (*.jsonl)"));
         if (!f.isEmpty() && evaluation_->importJsonl(f)) setStatus(tr("Importing %1…").arg(f));
     });
-    action(tr("Import HUE &question set (JSON)…"), [this] {
-        const QString f = QFileDialog::getOpenFileName(this, tr("HUE question set"), StudioPaths::outputsDir(),
-                                                       tr("Question sets (*.json)"));
+    action(tr("Import HUE &question set (JSON)…"), [this, projectDir] {
+        const QString f =
+            QFileDialog::getOpenFileName(this, tr("HUE question set"), projectDir(), tr("Question sets (*.json)"));
         if (!f.isEmpty() && evaluation_->importQuestionSet(f)) setStatus(tr("Importing %1…").arg(f));
     });
-    action(tr("Import simulated episodes as &gold items…"), [this] {
-        const QString d = QFileDialog::getExistingDirectory(this, tr("Pico World episodes"), StudioPaths::outputsDir());
+    action(tr("Import simulated episodes as &gold items…"), [this, projectDir] {
+        const QString d = QFileDialog::getExistingDirectory(this, tr("Pico World episodes"), projectDir());
         if (!d.isEmpty() && evaluation_->importEpisodes(d)) setStatus(tr("Importing %1…").arg(d));
     });
     // What the CLI's hue export and hue score write, from the window.
-    action(tr("Export ans&wers (JSONL)…"), [this] {
-        const QString f = QFileDialog::getSaveFileName(
-            this, tr("Export answers"), StudioPaths::outputsDir() + "/answers.jsonl", tr("Answers (*.jsonl)"));
+    action(tr("Export ans&wers (JSONL)…"), [this, projectDir] {
+        const QString f = QFileDialog::getSaveFileName(this, tr("Export answers"), projectDir() + "/answers.jsonl",
+                                                       tr("Answers (*.jsonl)"));
         if (!f.isEmpty() && evaluation_->exportAnswers(f)) setStatus(tr("Exporting %1…").arg(f));
     });
-    action(tr("Export sco&res (CSV or JSON)…"), [this] {
-        const QString f = QFileDialog::getSaveFileName(
-            this, tr("Export scores"), StudioPaths::outputsDir() + "/scores.csv", tr("Scores (*.csv *.json)"));
+    action(tr("Export sco&res (CSV or JSON)…"), [this, projectDir] {
+        const QString f = QFileDialog::getSaveFileName(this, tr("Export scores"), projectDir() + "/scores.csv",
+                                                       tr("Scores (*.csv *.json)"));
         if (!f.isEmpty() && evaluation_->exportScores(f)) setStatus(tr("Exporting %1…").arg(f));
     });
 }

@@ -456,6 +456,21 @@ private Q_SLOTS:
         QVERIFY(w.evaluation()->project()->prompts().empty());  // nothing was imported
         box->accept();
         QTRY_VERIFY(!w.findChild<QMessageBox*>("import-refused"));
+        // The evaluation's file dialogs start in the project's folder.
+        QString seenDir;
+        QTimer::singleShot(300, [&] {
+            for (QWidget* top : QApplication::topLevelWidgets())
+                if (auto* d = qobject_cast<QFileDialog*>(top); d && d->isVisible())
+                    seenDir = d->directory().absolutePath(), d->reject();
+        });
+        QAction* exportScores = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text().remove('&').startsWith("Export scores")) exportScores = a;
+        QVERIFY(exportScores);
+        QCoreApplication::setAttribute(Qt::AA_DontUseNativeDialogs);
+        exportScores->trigger();
+        QTRY_VERIFY(!seenDir.isEmpty());
+        QCOMPARE(QDir(seenDir).canonicalPath(), QDir(dir.path()).canonicalPath());
     }
 
     // Defect 10: the upsampler may contradict the short prompt ("a blue wooden box", the caption says red).
