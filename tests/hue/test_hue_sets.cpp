@@ -161,6 +161,7 @@ private Q_SLOTS:
             {"notext2.json", R"([{"sample_name": "av_1", "prompt": "x", "questions": ["[Physical Laws][physics]"]}])",
              "question 1: the question has no text"},
             {"two.json", R"({"a": [{"x": 1}], "b": [{"y": 2}]})", "more than one list of prompts"},
+            {"fields.json", R"({"version": "v1.2", "count": 0})", "no prompts"},
             // The same question id with other text than the project holds.
             {"clash-i2v.json",
              R"([{"sample_name": "human_010", "prompt": "A woman in a yellow raincoat opens an umbrella on a busy street.", "questions": ["[Physical Laws] Something else?"]}])",

@@ -72,12 +72,10 @@ std::vector<std::pair<std::string, const ojson*>> samples_of(const ojson& top) {
         for (const ojson& s : *list) out.emplace_back("", &s);
         return out;
     }
-    if (top.is_object() && !top.empty()) {  // sample_name -> prompt
-        for (const auto& [k, v] : top.items()) {
-            if (!v.is_object()) throw Error("no list of prompts (a JSON array, or an object keyed by sample_name)");
-            out.emplace_back(k, &v);
-        }
-        return out;
+    if (top.is_object()) {  // sample_name -> prompt, beside any plain fields of the file ("version": "v1.2")
+        for (const auto& [k, v] : top.items())
+            if (v.is_object()) out.emplace_back(k, &v);
+        if (!out.empty()) return out;
     }
     throw Error("no prompts (a JSON array of prompts, or an object holding them under \"samples\")");
 }
