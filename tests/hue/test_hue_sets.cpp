@@ -333,7 +333,10 @@ private Q_SLOTS:
             QCOMPARE(answer_name(*p->gold(videos[0].id, qs[k].id)),
                      truth["questions"][k]["answer"].get<std::string>().c_str());
         }
-        QCOMPARE(p->import_episodes(episodes).videos, 0);  // again: nothing new
+        const SetReport again = p->import_episodes(episodes);  // again: nothing new
+        QCOMPARE(again.videos, 0);
+        QCOMPARE(again.questions, 0);
+        QCOMPARE(again.gold, 0);
         // Answered right by two annotators, the controls are neither ranked nor pending: the simulator is no model.
         for (const Question& q : qs) {
             const Answer truth = *p->gold(videos[0].id, q.id);

@@ -267,8 +267,8 @@ SetReport Project::import_episodes(const std::string& folder) {
                 row.dimension = *d;
                 if (!find_id(*db_, "SELECT id FROM questions WHERE key = ?", row.key)) ++report.questions;
                 const int64_t question = add_question(row);
+                if (gold(video, question) != a) ++report.gold;  // new or changed, as the other counts
                 set_gold(video, question, *a, "simulator");
-                ++report.gold;
             }
         } catch (const Error& err) {
             throw Error(where + err.what() + "; nothing was imported");
