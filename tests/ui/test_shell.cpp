@@ -69,6 +69,25 @@ QString writeClip(const QString& path, int frames, int r, int g, int b) {
     return path;
 }
 
+// The folder the file dialog of `w`'s menu action whose text starts with `name` opens in ("" when none opened in
+// 10 s); the dialog (Qt's own, not the platform's) is closed at once.
+QString dialogFolder(QWidget& w, const QString& name) {
+    QAction* action = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text().remove('&').startsWith(name)) action = a;
+    if (!action) return {};
+    QString seen;
+    QTimer::singleShot(300, [&] {
+        for (QWidget* top : QApplication::topLevelWidgets())
+            if (auto* d = qobject_cast<QFileDialog*>(top); d && d->isVisible())
+                seen = d->directory().absolutePath(), d->reject();
+    });
+    QCoreApplication::setAttribute(Qt::AA_DontUseNativeDialogs);
+    action->trigger();
+    QTest::qWaitFor([&] { return !seen.isEmpty(); }, 10000);
+    return seen;
+}
+
 }  // namespace
 
 class TestShell : public QObject {
@@ -457,20 +476,9 @@ private Q_SLOTS:
         box->accept();
         QTRY_VERIFY(!w.findChild<QMessageBox*>("import-refused"));
         // The evaluation's file dialogs start in the project's folder.
-        QString seenDir;
-        QTimer::singleShot(300, [&] {
-            for (QWidget* top : QApplication::topLevelWidgets())
-                if (auto* d = qobject_cast<QFileDialog*>(top); d && d->isVisible())
-                    seenDir = d->directory().absolutePath(), d->reject();
-        });
-        QAction* exportScores = nullptr;
-        for (QAction* a : w.findChildren<QAction*>())
-            if (a->text().remove('&').startsWith("Export scores")) exportScores = a;
-        QVERIFY(exportScores);
-        QCoreApplication::setAttribute(Qt::AA_DontUseNativeDialogs);
-        exportScores->trigger();
-        QTRY_VERIFY(!seenDir.isEmpty());
-        QCOMPARE(QDir(seenDir).canonicalPath(), QDir(dir.path()).canonicalPath());
+        const QString seen = dialogFolder(w, "Export scores");
+        QVERIFY(!seen.isEmpty());
+        QCOMPARE(QDir(seen).canonicalPath(), QDir(dir.path()).canonicalPath());
     }
 
     // Defect 10: the upsampler may contradict the short prompt ("a blue wooden box", the caption says red).
@@ -649,20 +657,9 @@ private Q_SLOTS:
         QCOMPARE(w.settings()->request()["model_mode"].get<std::string>(), std::string("text2video"));
         // File ▸ Open media starts in the outputs folder.
         w.show();
-        QString seenDir;
-        QTimer::singleShot(300, [&] {
-            for (QWidget* top : QApplication::topLevelWidgets())
-                if (auto* d = qobject_cast<QFileDialog*>(top); d && d->isVisible())
-                    seenDir = d->directory().absolutePath(), d->reject();
-        });
-        QAction* open = nullptr;
-        for (QAction* a : w.findChildren<QAction*>())
-            if (a->text().remove('&').startsWith("Open media")) open = a;
-        QVERIFY(open);
-        QCoreApplication::setAttribute(Qt::AA_DontUseNativeDialogs);
-        open->trigger();
-        QTRY_VERIFY(!seenDir.isEmpty());
-        QCOMPARE(QDir(seenDir).canonicalPath(), QDir(StudioPathsOutputs()).canonicalPath());
+        const QString seen = dialogFolder(w, "Open media");
+        QVERIFY(!seen.isEmpty());
+        QCOMPARE(QDir(seen).canonicalPath(), QDir(StudioPathsOutputs()).canonicalPath());
     }
 
     // The window keeps the size it is given (a long status line or file name once widened it past the screen), and in
