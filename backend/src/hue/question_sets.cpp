@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "store.h"
+#include "worldstudio/core/pyjson.h"
 
 namespace ws::hue {
 
@@ -30,13 +31,6 @@ const char* const kTextKeys[] = {"prompt",      "long_prompt", "upsampled_prompt
 const char* const kQuestionListKeys[] = {"questions", "question_list", "hue_questions", "qa", "qas"};
 const char* const kQuestionTextKeys[] = {"question", "text", "q"};
 const char* const kImageKeys[] = {"image", "input_image", "image_path", "first_frame", "conditioning_image"};
-
-std::string trim(const std::string& s) {
-    const size_t a = s.find_first_not_of(" \t\r\n");
-    if (a == std::string::npos) return "";
-    const size_t b = s.find_last_not_of(" \t\r\n");
-    return s.substr(a, b - a + 1);
-}
 
 const ojson* member(const ojson& j, const char* const* keys, size_t n) {
     if (!j.is_object()) return nullptr;
@@ -101,13 +95,13 @@ struct Tagged {
 // "[Physical Laws][object permanence] Does the cup stay ...": up to two leading tags, then the question.
 Tagged parse_tags(const std::string& question) {
     Tagged t;
-    std::string rest = trim(question);
+    std::string rest = py_strip(question);
     for (std::string* tag : {&t.category, &t.subcategory}) {
         if (rest.empty() || rest.front() != '[') break;
         const size_t close = rest.find(']');
         if (close == std::string::npos) break;
-        *tag = trim(rest.substr(1, close - 1));
-        rest = trim(rest.substr(close + 1));
+        *tag = py_strip(rest.substr(1, close - 1));
+        rest = py_strip(rest.substr(close + 1));
     }
     t.text = rest;
     return t;
