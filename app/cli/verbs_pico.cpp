@@ -179,6 +179,7 @@ int cmd_pico_bench(const std::string&, const Args& a) {
     if (o.upsampler_episodes < 1 || o.upsampler_episodes > 10000)
         throw UsageError("--prompts must be between 1 and 10000");
     o.json_constrained = !a.has("--free-text");
+    o.from_caption = a.has("--from-caption");
     // Held-out by default (training draws small seeds); another base gives a validation set to tune on.
     const int seed = to_int(a.get("--seed", std::to_string(o.seed)), "--seed");
     if (seed < 0) throw UsageError("--seed must not be negative");
@@ -282,10 +283,11 @@ void add_pico_verbs(std::vector<Verb>& v) {
                  cmd_train});
     v.push_back(
         {"pico-bench",
-         R"(  pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--seed S] [--only S,S,...] [--free-text] [--json]
+         R"(  pico-bench MODEL_DIR [--episodes N] [--prompts N] [--steps N] [--seed S] [--only S,S,...] [--free-text] [--from-caption] [--json]
                                     the Pico quality table on held-out episodes, with the baselines; sections:
                                     upsampler (N prompts), text2video, image2video, forward_dynamics,
                                     inverse_dynamics, sound (for a given video); --free-text upsamples without the JSON constraint;
+                                    --from-caption: text2video from each episode's structured caption, not its prompt;
                                     --seed: the first episode's seed (default 2000000)
 )",
          cmd_pico_bench});

@@ -116,6 +116,42 @@ private Q_SLOTS:
                 1e-2);  // one history row, then the state: row 2 is the first transition
         QVERIFY(std::abs(t_of_row(-1, 0) - (start - per_row)) < 1e-2);
     }
+    // Pico's spaced cells: only the video tokens' height and width positions are multiplied; time, text and sound
+    // stay where the reference puts them, and a published config neither writes nor needs the field.
+    void spatialPositionScaleSpacesVideoCellsOnly() {
+        ModelConfig c;
+        c.patch_size = 1;
+        LatentState s;
+        s.vision.push_back({at::zeros({48, 2, 3, 4}), {false, false}, 16});
+        s.sound = SoundLatent{at::zeros({64, 5}), std::vector<bool>(5, false), 25};
+        const SequenceLayout plain = build_layout(c, 12, s);
+        c.spatial_position_scale = 4;
+        const SequenceLayout spaced = build_layout(c, 12, s);
+        QVERIFY(at::equal(spaced.text_positions, plain.text_positions));
+        const int64_t video = 2 * 3 * 4;
+        const at::Tensor pv = plain.gen_positions.narrow(1, 0, video), sv = spaced.gen_positions.narrow(1, 0, video);
+        QVERIFY(at::equal(sv[0], pv[0]));
+        QVERIFY(at::equal(sv.narrow(0, 1, 2), pv.narrow(0, 1, 2) * 4));
+        QCOMPARE(sv[2].max().item<double>(), 12.0);  // widths 0..3 at 0, 4, 8, 12
+        QVERIFY(at::equal(spaced.gen_positions.narrow(1, video, 5), plain.gen_positions.narrow(1, video, 5)));
+
+        QVERIFY(!ModelConfig().to_json().contains("worldstudio_spatial_position_scale"));
+        const ojson j = c.to_json();
+        QCOMPARE(j["worldstudio_spatial_position_scale"].get<double>(), 4.0);
+        QCOMPARE(ModelConfig::from_json(j, "config.json").spatial_position_scale, 4.0);
+        for (double bad : {0.5, 100.0}) {
+            ojson b = j;
+            b["worldstudio_spatial_position_scale"] = bad;
+            try {
+                ModelConfig::from_json(b, "m/config.json");
+                QFAIL("an impossible spatial position scale was accepted");
+            } catch (const Error& e) {
+                const std::string m = e.what();
+                QVERIFY2(m.find("m/config.json") != std::string::npos, m.c_str());
+                QVERIFY2(m.find("worldstudio_spatial_position_scale") != std::string::npos, m.c_str());
+            }
+        }
+    }
     void textKVReuseEqualsRecompute() {
         // A random model with a long prompt, a conditioning frame, sound and actions: reuse must equal recompute.
         c10::InferenceMode guard;

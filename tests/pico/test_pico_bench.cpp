@@ -95,6 +95,13 @@ private Q_SLOTS:
         QVERIFY(j["text2video"]["lost_share"].get<double>() > j["text2video"]["simulator_lost_share"].get<double>());
         QVERIFY(j["text2video"]["lost_share"].get<double>() <= 1);
         QVERIFY(j["text2video"].contains("motion_right") && j["text2video"].contains("impact_count_right"));
+        // The same measure by the bodies' layout in the true first frame: each prompt naming every body counted once,
+        // the codec's round trip beside.
+        const ws::ojson& layout = j["text2video"]["prompts_one_body_apart_close"];
+        QCOMPARE(layout[0].get<int>() + layout[1].get<int>() + layout[2].get<int>(),
+                 j["text2video"]["prompts_naming_every_body"].get<int>());
+        QCOMPARE(j["text2video"]["codec_round_trip_colours_right_one_body_apart_close"].size(), size_t{3});
+        QCOMPARE(j["text2video"]["from"].get<std::string>(), std::string("prompt"));
         QVERIFY(j["sound"]["onset_error_ms"].get<double>() > 0);
         // The folder has Pico codecs: the ceilings they set are measured the same way (the true media round-tripped).
         // A codec fitted on eight episodes keeps the bodies nearer their places than an untrained generator does.
@@ -116,6 +123,7 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("| image2video: tracked position error (no actions given) |"));
         QVERIFY(r.out.contains("| upsampler: valid JSON (1 prompts) |"));
         QVERIFY(r.out.contains("| upsampler: captions without schema problems |"));
+        QVERIFY(r.out.contains("| text2video: the same, one body / bodies apart / bodies within a latent cell ("));
         r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "upsampler", "--prompts", "1", "--json"});
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY(!ws::ojson::parse(r.out.toStdString()).contains("forward_dynamics"));
@@ -128,6 +136,11 @@ private Q_SLOTS:
         QVERIFY(!alone.contains("forward_dynamics"));
         QCOMPARE(alone["image2video"]["copy_first_frame_error_px"].get<double>(),
                  j["image2video"]["copy_first_frame_error_px"].get<double>());
+        // --from-caption generates from each episode's structured caption, and the table says so.
+        r = wstest::run(
+            WS_CLI, {"pico-bench", model, "--only", "text2video", "--episodes", "1", "--steps", "1", "--from-caption"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("generated from their captions"), r.out.constData());
         r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "bogus"});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("unknown benchmark section"), r.err.constData());

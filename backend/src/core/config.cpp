@@ -73,6 +73,7 @@ ModelConfig ModelConfig::from_json(const ojson& j_in, const std::string& origin)
     read_json_field(j, "enable_fps_modulation", c.fps_modulation, origin);
     read_json_field(j, "unified_3d_mrope_temporal_modality_margin", c.modality_margin, origin);
     read_json_field(j, "unified_3d_mrope_reset_spatial_ids", c.reset_spatial_ids, origin);
+    read_json_field(j, "worldstudio_spatial_position_scale", c.spatial_position_scale, origin);
     read_json_field(j, "timestep_scale", c.timestep_scale, origin);
     read_json_field(j, "temporal_compression_factor", c.temporal_compression, origin);
     read_json_field(j, "spatial_compression_factor", c.spatial_compression, origin);
@@ -119,10 +120,12 @@ void ModelConfig::validate(const std::string& origin) const {
     if (backbone != "qwen3_vl" && backbone != "nemotron_dense")
         throw bad("backbone must be qwen3_vl or nemotron_dense");
     if (latent_channels <= 0 || patch_size <= 0) throw bad("latent sizes must be positive");
+    if (!(spatial_position_scale >= 1 && spatial_position_scale <= 64))
+        throw bad("worldstudio_spatial_position_scale must be between 1 and 64");
 }
 
 ojson ModelConfig::to_json() const {
-    return ojson{
+    ojson j = ojson{
         {"name", name},
         {"hidden_size", hidden_size},
         {"num_hidden_layers", num_layers},
@@ -160,6 +163,9 @@ ojson ModelConfig::to_json() const {
          {{"eos_token_id", special.eos},
           {"start_of_generation", special.start_of_generation},
           {"end_of_generation", special.end_of_generation}}}};
+    // Only where it is set: a published model's config is written as the reference's fields alone.
+    if (spatial_position_scale != 1) j["worldstudio_spatial_position_scale"] = spatial_position_scale;
+    return j;
 }
 
 ModelConfig ModelConfig::preset(const std::string& n) {

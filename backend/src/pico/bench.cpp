@@ -80,6 +80,16 @@ std::vector<double> audible_impacts(const Episode& e) {
     return out;
 }
 
+// The least distance between two bodies' centres in the true first frame, by the detector (pixels); a large
+// number when it sees fewer than two.
+double nearest_bodies_px(const Episode& e) {
+    const std::vector<Detection> d = detect(e.video, 0);
+    double best = 1e9;
+    for (size_t i = 0; i < d.size(); ++i)
+        for (size_t j = i + 1; j < d.size(); ++j) best = std::min(best, std::hypot(d[i].x - d[j].x, d[i].y - d[j].y));
+    return best;
+}
+
 // The text2video figures of one generated video (and its sound) against the episode: at the middle frame, the
 // prompt's colours and object count; over every frame, on the prompts that name every body (the rest leave bodies to
 // the model), the named colours and no others, the bodies counted and the frames lost, with the simulator's own
@@ -89,6 +99,10 @@ struct Text2VideoScores {
     Mean count_ok, colour_recall, shown_right, shown_count, shown_lost, truth_right, truth_count, truth_lost,
         codec_right, codec_lost;
     Mean motion, truth_motion, impacts_right, codec_impacts_right;
+    // The named colours shown, no others, by the layout of the bodies in the true first frame: one body; two or more
+    // all further apart than a latent cell (16 px); two or more of which some are nearer (a ball on a box).
+    // Index 0 the model, 1 the true video through the codec.
+    Mean right_single[2], right_apart[2], right_close[2];
 
     void score(const Episode& e, const VideoFrames& gen, const AudioClip& sound, const LinearVideoCodec* video_codec,
                const EnvelopeAudioCodec* audio_codec) {
@@ -106,10 +120,14 @@ struct Text2VideoScores {
         if (names_all) {
             const Showing g = showing(gen, named), t = showing(e.video, named);
             shown_right.add(g.colours_right), shown_count.add(g.count_right), shown_lost.add(g.lost);
+            const int layout = named.size() == 1 ? 0 : nearest_bodies_px(e) < 16 ? 2 : 1;
+            Mean* by_layout[3] = {right_single, right_apart, right_close};
+            by_layout[layout][0].add(g.colours_right);
             truth_right.add(t.colours_right), truth_count.add(t.count_right), truth_lost.add(t.lost);
             if (video_codec) {
                 const Showing c = showing(video_codec->decode(video_codec->encode(e.video), e.options.fps), named);
                 codec_right.add(c.colours_right), codec_lost.add(c.lost);
+                by_layout[layout][1].add(c.colours_right);
             }
         }
         if (e.scene == "drop" || e.scene == "pick_place" || named.size() >= 2) {
@@ -129,6 +147,12 @@ struct Text2VideoScores {
                 {"colours_right", shown_right.value()},
                 {"simulator_colours_right", truth_right.value()},
                 {"codec_round_trip_colours_right", codec_right.value()},
+                {"colours_right_one_body", right_single[0].value()},
+                {"colours_right_bodies_apart", right_apart[0].value()},
+                {"colours_right_bodies_close", right_close[0].value()},
+                {"codec_round_trip_colours_right_one_body_apart_close",
+                 {right_single[1].value(), right_apart[1].value(), right_close[1].value()}},
+                {"prompts_one_body_apart_close", {right_single[0].n, right_apart[0].n, right_close[0].n}},
                 {"counts_right", shown_count.value()},
                 {"simulator_counts_right", truth_count.value()},
                 {"lost_share", shown_lost.value()},
@@ -341,6 +365,7 @@ struct GenerationBench {
     void text2video(const Case& c) {
         ojson job = c.request("text2video");
         job["enable_sound"] = true;
+        if (o.from_caption) job["prompt"] = python_json_dumps(c.e.caption);
         const auto t0 = std::chrono::steady_clock::now();
         session.generate(job, c.base + "_t2v.mp4", {});
         t2v_seconds.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -415,6 +440,7 @@ struct GenerationBench {
     void figures(ojson& out) const {
         if (wants(o, "text2video")) {
             out["text2video"] = t2v.json();
+            out["text2video"]["from"] = o.from_caption ? "caption" : "prompt";
             out["speed"] = {{"text2video_sound_seconds", t2v_seconds.value()}};
         }
         if (wants(o, "image2video"))
@@ -524,9 +550,19 @@ std::string bench_table(const ojson& r) {
         row("| text2video: prompt colours found | %.0f %% | |\n", 100 * v("text2video", "colour_recall"));
         if (has("text2video", "colours_right")) {
             const int n = r["text2video"]["prompts_naming_every_body"].get<int>();
-            row("| text2video: named colours shown, no others (%d prompts naming every body) | %.0f %% | %.0f %% (simulator); %.0f %% (through the codec); bar 90 %% |\n",
-                n, 100 * v("text2video", "colours_right"), 100 * v("text2video", "simulator_colours_right"),
+            row("| text2video: named colours shown, no others (%d prompts naming every body%s) | %.0f %% | %.0f %% (simulator); %.0f %% (through the codec); bar 90 %% |\n",
+                n, r["text2video"].value("from", "prompt") == "caption" ? ", generated from their captions" : "",
+                100 * v("text2video", "colours_right"), 100 * v("text2video", "simulator_colours_right"),
                 100 * v("text2video", "codec_round_trip_colours_right"));
+            if (r["text2video"].contains("prompts_one_body_apart_close")) {
+                const ojson& k = r["text2video"]["prompts_one_body_apart_close"];
+                const ojson& c = r["text2video"]["codec_round_trip_colours_right_one_body_apart_close"];
+                auto pct = [](const ojson& x) { return x.get<double>() < 0 ? -1.0 : 100 * x.get<double>(); };
+                row("| text2video: the same, one body / bodies apart / bodies within a latent cell (%d / %d / %d prompts) | %.0f / %.0f / %.0f %% | %.0f / %.0f / %.0f %% (through the codec) |\n",
+                    k[0].get<int>(), k[1].get<int>(), k[2].get<int>(), pct(r["text2video"]["colours_right_one_body"]),
+                    pct(r["text2video"]["colours_right_bodies_apart"]),
+                    pct(r["text2video"]["colours_right_bodies_close"]), pct(c[0]), pct(c[1]), pct(c[2]));
+            }
             row("| text2video: as many bodies shown as named | %.0f %% | %.0f %% (simulator); bar 90 %% |\n",
                 100 * v("text2video", "counts_right"), 100 * v("text2video", "simulator_counts_right"));
             row("| text2video: frames where a named body is lost | %.0f %% | %.0f %% (simulator); %.0f %% (through the codec); bar 15 %% |\n",

@@ -42,6 +42,11 @@ struct ModelConfig {
     bool fps_modulation = true;
     int64_t modality_margin = 15000;
     bool reset_spatial_ids = true;
+    // Not the reference's: video tokens' height and width positions are multiplied by this (1 in every published
+    // model). A model with few rotary frequency pairs (Pico: head_dim 32, five pairs per spatial axis, the fastest
+    // turning 0.38 and 0.15 rad per cell at rope_theta 5e6) tells neighbouring cells of a small grid apart only by
+    // faint angles; spacing the cells out lets its spatial pairs turn. Written as worldstudio_spatial_position_scale.
+    double spatial_position_scale = 1.0;
     double timestep_scale = 0.001;
     int64_t temporal_compression = 4;
     int64_t spatial_compression = 16;

@@ -17,6 +17,9 @@ struct BenchOptions {
     bool json_constrained = true;  // upsample as the studio does (one JSON object); false: free text
     uint64_t seed = 2000000;       // held out: training uses small seeds
     int steps = 20;                // sampling steps per generation
+    // text2video from the episode's structured caption (the simulator's own, as an upsampler would write it) instead
+    // of its short prompt; the scores still read the bodies the short prompt names.
+    bool from_caption = false;
     // Which parts to run: upsampler, text2video, image2video, forward_dynamics, inverse_dynamics, sound (empty: all).
     std::set<std::string> sections;
 };
