@@ -123,7 +123,12 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("| image2video: tracked position error (no actions given) |"));
         QVERIFY(r.out.contains("| upsampler: valid JSON (1 prompts) |"));
         QVERIFY(r.out.contains("| upsampler: captions without schema problems |"));
-        QVERIFY(r.out.contains("| text2video: the same, one body / bodies apart / bodies within a latent cell ("));
+        // One episode has one layout: the other two are shown as n/a, not as a share.
+        QVERIFY(r.out.contains(
+            "| text2video: the same, one body / bodies apart / bodies nearer than a latent cell (16 px) ("));
+        const QByteArray layout_row = r.out.mid(r.out.indexOf("| text2video: the same, one body"));
+        const QByteArray layout_line = layout_row.left(layout_row.indexOf('\n'));
+        QVERIFY2(layout_line.contains("n/a") && !layout_line.contains("-1"), layout_line.constData());
         r = wstest::run(WS_CLI, {"pico-bench", model, "--only", "upsampler", "--prompts", "1", "--json"});
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY(!ws::ojson::parse(r.out.toStdString()).contains("forward_dynamics"));

@@ -557,11 +557,23 @@ std::string bench_table(const ojson& r) {
             if (r["text2video"].contains("prompts_one_body_apart_close")) {
                 const ojson& k = r["text2video"]["prompts_one_body_apart_close"];
                 const ojson& c = r["text2video"]["codec_round_trip_colours_right_one_body_apart_close"];
-                auto pct = [](const ojson& x) { return x.get<double>() < 0 ? -1.0 : 100 * x.get<double>(); };
-                row("| text2video: the same, one body / bodies apart / bodies within a latent cell (%d / %d / %d prompts) | %.0f / %.0f / %.0f %% | %.0f / %.0f / %.0f %% (through the codec) |\n",
-                    k[0].get<int>(), k[1].get<int>(), k[2].get<int>(), pct(r["text2video"]["colours_right_one_body"]),
-                    pct(r["text2video"]["colours_right_bodies_apart"]),
-                    pct(r["text2video"]["colours_right_bodies_close"]), pct(c[0]), pct(c[1]), pct(c[2]));
+                // Three shares as "a / b / c %", n/a for a layout no prompt had.
+                auto shares = [](const ojson& one, const ojson& apart, const ojson& close) {
+                    std::string out;
+                    for (const ojson* x : {&one, &apart, &close}) {
+                        const double p = x->get<double>();
+                        out += (out.empty() ? "" : " / ") +
+                               (p < 0 ? std::string("n/a") : std::to_string(std::lround(100 * p)));
+                    }
+                    return out + " %";
+                };
+                const ojson& t = r["text2video"];
+                row("| text2video: the same, one body / bodies apart / bodies nearer than a latent cell (16 px) (%d / %d / %d prompts) | %s | %s (through the codec) |\n",
+                    k[0].get<int>(), k[1].get<int>(), k[2].get<int>(),
+                    shares(t["colours_right_one_body"], t["colours_right_bodies_apart"],
+                           t["colours_right_bodies_close"])
+                        .c_str(),
+                    shares(c[0], c[1], c[2]).c_str());
             }
             row("| text2video: as many bodies shown as named | %.0f %% | %.0f %% (simulator); bar 90 %% |\n",
                 100 * v("text2video", "counts_right"), 100 * v("text2video", "simulator_counts_right"));
