@@ -31,10 +31,9 @@ at::Tensor block_positions(const ModelConfig& c, int64_t grid_t, int64_t grid_h,
     at::Tensor h = at::arange(grid_h, at::kLong).view({1, -1, 1}).expand({grid_t, grid_h, grid_w}).reshape({-1});
     at::Tensor w = at::arange(grid_w, at::kLong).view({1, 1, -1}).expand({grid_t, grid_h, grid_w}).reshape({-1});
     if (!c.reset_spatial_ids) h = h + offset, w = w + offset;
-    if (c.spatial_position_scale != 1)  // Pico's spaced cells (config.h); the reference's positions otherwise
-        return at::stack({t, h.to(at::kFloat) * c.spatial_position_scale, w.to(at::kFloat) * c.spatial_position_scale},
-                         0);
-    return at::stack({t, h.to(at::kFloat), w.to(at::kFloat)}, 0);
+    // spatial_position_scale spaces the cells out (config.h); at 1, every published model's, the product is exact.
+    const double scale = c.spatial_position_scale;
+    return at::stack({t, h.to(at::kFloat) * scale, w.to(at::kFloat) * scale}, 0);
 }
 
 int64_t next_offset(const at::Tensor& pos) { return static_cast<int64_t>(std::ceil(pos.max().item<double>())) + 1; }
