@@ -101,8 +101,8 @@ struct Text2VideoScores {
     Mean motion, truth_motion, impacts_right, codec_impacts_right;
     // The named colours shown, no others, by the layout of the bodies in the true first frame: one body; two or more
     // all further apart than a latent cell (16 px); two or more of which some are nearer (a ball on a box).
-    // Index 0 the model, 1 the true video through the codec.
-    Mean right_single[2], right_apart[2], right_close[2];
+    // [layout][0] the model, [layout][1] the true video through the codec.
+    Mean right_by_layout[3][2];
 
     void score(const Episode& e, const VideoFrames& gen, const AudioClip& sound, const LinearVideoCodec* video_codec,
                const EnvelopeAudioCodec* audio_codec) {
@@ -121,13 +121,12 @@ struct Text2VideoScores {
             const Showing g = showing(gen, named), t = showing(e.video, named);
             shown_right.add(g.colours_right), shown_count.add(g.count_right), shown_lost.add(g.lost);
             const int layout = named.size() == 1 ? 0 : nearest_bodies_px(e) < 16 ? 2 : 1;
-            Mean* by_layout[3] = {right_single, right_apart, right_close};
-            by_layout[layout][0].add(g.colours_right);
+            right_by_layout[layout][0].add(g.colours_right);
             truth_right.add(t.colours_right), truth_count.add(t.count_right), truth_lost.add(t.lost);
             if (video_codec) {
                 const Showing c = showing(video_codec->decode(video_codec->encode(e.video), e.options.fps), named);
                 codec_right.add(c.colours_right), codec_lost.add(c.lost);
-                by_layout[layout][1].add(c.colours_right);
+                right_by_layout[layout][1].add(c.colours_right);
             }
         }
         if (e.scene == "drop" || e.scene == "pick_place" || named.size() >= 2) {
@@ -147,12 +146,13 @@ struct Text2VideoScores {
                 {"colours_right", shown_right.value()},
                 {"simulator_colours_right", truth_right.value()},
                 {"codec_round_trip_colours_right", codec_right.value()},
-                {"colours_right_one_body", right_single[0].value()},
-                {"colours_right_bodies_apart", right_apart[0].value()},
-                {"colours_right_bodies_close", right_close[0].value()},
+                {"colours_right_one_body", right_by_layout[0][0].value()},
+                {"colours_right_bodies_apart", right_by_layout[1][0].value()},
+                {"colours_right_bodies_close", right_by_layout[2][0].value()},
                 {"codec_round_trip_colours_right_one_body_apart_close",
-                 {right_single[1].value(), right_apart[1].value(), right_close[1].value()}},
-                {"prompts_one_body_apart_close", {right_single[0].n, right_apart[0].n, right_close[0].n}},
+                 {right_by_layout[0][1].value(), right_by_layout[1][1].value(), right_by_layout[2][1].value()}},
+                {"prompts_one_body_apart_close",
+                 {right_by_layout[0][0].n, right_by_layout[1][0].n, right_by_layout[2][0].n}},
                 {"counts_right", shown_count.value()},
                 {"simulator_counts_right", truth_count.value()},
                 {"lost_share", shown_lost.value()},
