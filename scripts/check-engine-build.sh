@@ -6,7 +6,9 @@
 #   - the executable links none of their libraries (its own NEEDED entries), and LibTorch's CPU library, not its
 #     CUDA one: the CUDA side is the plugin libworldstudio_cuda.so, compiled against the CUDA runtime's headers and
 #     linked against libtorch_cuda in the same build;
-#   - it runs: info and a text2video generation of the shipped Pico model to latents, and refuses an MP4 output.
+#   - it runs: info and a text2video generation of the shipped Pico model to latents, and refuses an MP4 output;
+#   - it trains: two generator steps on a copy of the shipped Pico model (the GPU machines' trainer, scripts/gpu-train.sh),
+#     and refuses transfer (its edge maps are OpenCV's) with a reason.
 # Usage: scripts/check-engine-build.sh [BUILD_DIR]   (default build-engine; removed first). LibTorch is found as the
 # README's build finds it (cmake/WorldStudioTorch.cmake); extra CMake arguments come from $ENGINE_CMAKE_ARGS.
 set -euo pipefail
@@ -56,7 +58,21 @@ if "$cli" generate --model resources/pico --prompt "x" --steps 1 -o "$out/ball.m
   exit 1
 fi
 grep -q 'writes no .mp4 files' "$out/err"
-echo "check-engine-build: $dir builds from core + model alone, links no media/SQL/GUI library, and generates latents"
+cp -r resources/pico "$out/pico"
+"$cli" train "$out/pico" --steps 2 --episodes 4 --freeze-reasoner --modes text2video,forward_dynamics --time-limit 600 \
+  > "$out/train.log"
+if ! grep -q '^trained 2 steps' "$out/train.log"; then
+  echo "check-engine-build: the engine-only build did not train:" >&2
+  cat "$out/train.log" >&2
+  exit 1
+fi
+if "$cli" train "$out/pico" --steps 1 --episodes 4 --modes transfer 2> "$out/err"; then
+  echo "check-engine-build: the engine-only build trained transfer without edge maps" >&2
+  exit 1
+fi
+grep -q 'edge maps' "$out/err"
+echo "check-engine-build: $dir builds from core + model (+ pico's simulator and trainer) alone, links no media/SQL/GUI library, generates latents and trains"
+echo "  $(grep '^trained' "$out/train.log")"
 echo "  $(grep -o 'LibTorch [0-9.]* (CUDA build) at .*' "$dir.configure.log" | head -n 1)"
 echo "  worldstudio-cli links: $(tr '\n' ' ' <<< "$needed")"
 echo "  the CUDA plugin (libworldstudio_cuda.so, CUDA sources compiled) links: $(tr '\n' ' ' <<< "$plugin_needed")"

@@ -3,6 +3,7 @@
 // model and the media files a session is given. Each verb family lives in its own file (verbs_*.cpp) and adds its
 // verbs to the table main.cpp dispatches on.
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -57,6 +58,7 @@ struct Verb {
 };
 
 void add_engine_verbs(std::vector<Verb>& verbs);  // verbs_engine.cpp
+void add_train_verbs(std::vector<Verb>& verbs);   // verbs_train.cpp: make-pico, pico-codecs, fit-decoder, train
 #ifndef WS_ENGINE_ONLY
 void add_media_verbs(std::vector<Verb>& verbs);     // verbs_media.cpp
 void add_pico_verbs(std::vector<Verb>& verbs);      // verbs_pico.cpp
@@ -72,6 +74,9 @@ std::shared_ptr<const ws::Model> load_model(const Args& a, const std::vector<ws:
 // What a session reads and writes pictures and videos with: FFmpeg's (verbs_media.cpp), or none in the engine-only
 // build (no_media.cpp).
 ws::MediaFiles media_files();
+// The edge maps training's transfer mode derives from a video: the media module's (verbs_media.cpp), or none in the
+// engine-only build (no_media.cpp), which then refuses to train transfer.
+std::function<ws::VideoFrames(const ws::VideoFrames&)> training_edge_map();
 // A job run on a remote engine (generate --remote URL): the full build's (jobs/remote_engine.h); the engine-only
 // build has no HTTP client and says so.
 ws::GenerationResult run_remote(const Args& a, const ojson& job, const std::string& out, const ws::RunCallbacks& cb);

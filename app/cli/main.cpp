@@ -16,6 +16,7 @@ namespace {
 std::vector<Verb> all_verbs() {
     std::vector<Verb> v;
     add_engine_verbs(v);
+    add_train_verbs(v);
 #ifndef WS_ENGINE_ONLY
     add_media_verbs(v);
     add_pico_verbs(v);
@@ -35,7 +36,9 @@ std::string usage(const std::vector<Verb>& verbs) {
         "\nWithout --model, commands use the default model: Pico, the trained miniature model that ships in resources/pico\n"
         "($WORLDSTUDIO_PICO_DIR names another folder), or a tiny random model (cached) where Pico is absent.\n";
 #ifdef WS_ENGINE_ONLY
-    u += "This is the engine-only build: it reads and writes latents, not pictures or videos.\n";
+    u +=
+        "This is the engine-only build: it reads and writes latents, not pictures or videos, and trains Pico on every\n"
+        "mode but transfer.\n";
 #endif
     return u;
 }

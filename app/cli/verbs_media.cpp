@@ -15,6 +15,10 @@ namespace cli {
 
 ws::MediaFiles media_files() { return ws::ffmpeg_media_files(); }
 
+std::function<ws::VideoFrames(const ws::VideoFrames&)> training_edge_map() {
+    return [](const ws::VideoFrames& v) { return ws::edge_control_map(v); };
+}
+
 ws::GenerationResult run_remote(const Args& a, const ojson& job, const std::string& out, const ws::RunCallbacks& cb) {
     ws::RemoteEngine e;
     e.url = a.get("--remote");

@@ -178,6 +178,61 @@ private Q_SLOTS:
         QVERIFY(a.action->x.narrow(1, 7, 57).abs().max().item<double>() == 0.0);  // past raw_action_dim: zeroed
         QVERIFY(a.sound->x.abs().max().item<double>() > 0);
     }
+    // Training's batch: several samples of different modes, prompt lengths and timesteps in one packed pass of the
+    // generation stream. Each sample's velocity must equal its own pass (attention stays within a sample), and the
+    // gradient of their summed losses must equal the sum of each sample's own gradient.
+    void packedSamplesEqualTheirOwnPasses() {
+        ModelConfig c = ModelConfig::preset("tiny");
+        std::map<std::string, at::Tensor> w;
+        at::manual_seed(9);
+        for (const auto& [name, shape] : expected_weights(c))
+            w[name] = at::randn(shape) * (name.find("norm") != std::string::npos ? 0.1 : 0.2) +
+                      (name.find("norm") != std::string::npos ? 1.0 : 0.0);
+        Network net(c, w, at::Device(at::kCPU), at::kFloat);
+        std::vector<at::Tensor> ids;
+        std::vector<LatentState> states(3);
+        for (int n : {40, 7, 120}) {
+            std::vector<int64_t> prompt;
+            for (int i = 0; i < n; ++i) prompt.push_back((i * 31 + n) % 250);
+            ids.push_back(packed_text_ids(c, prompt));
+        }
+        states[0].vision.push_back({at::randn({48, 3, 4, 4}), {true, false, false}, 24});  // image2video with sound
+        states[0].sound = SoundLatent{at::randn({64, 9}), std::vector<bool>(9, false), 25};
+        states[1].vision.push_back({at::randn({48, 2, 5, 6}), {false, false}, 16});      // another size, no sound
+        states[2].vision.push_back({at::randn({48, 3, 4, 4}), {true, true, true}, 24});  // inverse dynamics
+        states[2].action = ActionLatent{at::randn({8, 64}), std::vector<bool>(8, false), 24, 1, 9};
+        const std::vector<double> timesteps = {640, 130, 990};
+        std::vector<TextKVCache> caches;
+        std::vector<VelocityQuery> queries;
+        for (size_t i = 0; i < 3; ++i) caches.push_back(prefill_text(net, ids[i]));
+        for (size_t i = 0; i < 3; ++i) queries.push_back({&caches[i], &states[i], timesteps[i]});
+        const std::vector<LatentState> packed = predict_velocities(net, queries);
+        QCOMPARE(packed.size(), size_t(3));
+        for (size_t i = 0; i < 3; ++i) {
+            const LatentState alone = predict_velocity(net, ids[i], &caches[i], states[i], timesteps[i]);
+            const double e = (packed[i].flatten() - alone.flatten()).abs().max().item<double>();
+            QVERIFY2(e <= 1e-5, qPrintable(QString("sample %1: max difference %2").arg(i).arg(e)));
+            QVERIFY(alone.flatten().abs().max().item<double>() > 1e-3);
+        }
+        // Gradients: the generation tower's first query projection, through the packed pass and sample by sample.
+        at::Tensor q = net.parameters().at("layers.0.self_attn.q_proj_moe_gen.weight");
+        q.requires_grad_(true);
+        auto loss_of = [](const LatentState& v) { return v.flatten().pow(2).sum(); };
+        const std::vector<LatentState> v = predict_velocities(net, queries);
+        (loss_of(v[0]) + loss_of(v[1]) + loss_of(v[2])).backward();
+        const at::Tensor g_packed = q.grad().clone();
+        q.mutable_grad().zero_();
+        for (size_t i = 0; i < 3; ++i)
+            loss_of(predict_velocity(net, ids[i], &caches[i], states[i], timesteps[i])).backward();  // adds up
+        const at::Tensor g_alone = q.grad().clone();
+        const double eg = (g_packed - g_alone).abs().max().item<double>() / g_alone.abs().max().item<double>();
+        QVERIFY2(eg <= 1e-4, qPrintable(QString("relative gradient difference %1").arg(eg)));
+        q.requires_grad_(false);
+        // A packing whose token counts do not add up is refused.
+        QVERIFY_THROWS_EXCEPTION(Error,
+                                 net.forward_gen_packed(GenTokens{at::zeros({5, c.hidden_size}), at::zeros({3, 5})},
+                                                        {Network::GenSegment{4, &caches[0]}}));
+    }
     // Edge: the text tower has no QK-norm and its keys reach generation queries through k_norm_und_for_gen, which
     // the text's own causal attention never reads. Checked against the framework's layer written out plainly.
     void edgeGenerationReadsTheTextKeysThroughItsOwnNorm() {

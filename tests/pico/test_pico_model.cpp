@@ -236,6 +236,16 @@ private Q_SLOTS:
         gen.caption_share = 0.5;
         gen.modes = {"text2video",       "image2video", "video2video", "forward_dynamics",
                      "inverse_dynamics", "policy",      "transfer"};
+        // Transfer needs the edge maps the caller passes (the engine-only build has none): refused without them.
+        try {
+            ws::train_generator(dir.toStdString(), gen);
+            QFAIL("trained transfer without edge maps");
+        } catch (const ws::Error& e) {
+            QVERIFY2(QString(e.what()).contains("edge maps"), e.what());
+        }
+        changed(w1, weights_of(dir), reasoner, generator);
+        QCOMPARE(reasoner + generator, 0);
+        gen.edge_map = [](const ws::VideoFrames& v) { return ws::edge_control_map(v); };
         const ws::TrainReport rg = ws::train_generator(dir.toStdString(), gen);
         for (double l : rg.losses) QVERIFY(std::isfinite(l));
         QVERIFY(rg.validation_after < rg.validation_before);
@@ -298,6 +308,27 @@ private Q_SLOTS:
                  qPrintable(QString("%1 -> %2").arg(rw.validation_before).arg(rw.validation_after)));
         weighted.foreground_weight = -1;
         QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), weighted));
+        // A time limit (a machine lent for minutes) stops after the first step that ends past it and writes the
+        // weights and the state there; a resume continues from that step.
+        const auto before_timed = weights_of(dir);
+        ws::TrainOptions timed;
+        timed.steps = 50, timed.episodes = 4, timed.freeze_reasoner = true, timed.modes = {"forward_dynamics"};
+        timed.time_limit_seconds = 1e-6;
+        const ws::TrainReport rt = ws::train_generator(dir.toStdString(), timed);
+        QCOMPARE(rt.losses.size(), size_t(1));
+        QCOMPARE(rt.last_step, 1);
+        QVERIFY(rt.data_seconds > 0 && rt.data_seconds < rt.seconds);
+        changed(before_timed, weights_of(dir), reasoner, generator);
+        QCOMPARE(reasoner, 0);
+        QVERIFY(generator > 0);
+        timed.time_limit_seconds = 0, timed.steps = 3, timed.resume = true;
+        const ws::TrainReport rr = ws::train_generator(dir.toStdString(), timed);
+        QCOMPARE(rr.first_step, 1);
+        QCOMPARE(rr.losses.size(), size_t(2));
+        QCOMPARE(rr.last_step, 3);
+        timed.resume = false, timed.time_limit_seconds = -1;
+        QVERIFY_THROWS_EXCEPTION(ws::Error, ws::train_generator(dir.toStdString(), timed));
+        QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--time-limit", "-1"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--foreground-weight", "-1"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--video-to-sound-share", "-0.1"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"train", dir, "--batch", "0"}).code, 2);

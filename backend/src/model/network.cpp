@@ -354,12 +354,28 @@ void Network::text_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tens
     h = h + mlp(t, rms_norm(h, t.post_norm));
 }
 
-void Network::gen_layer(const Tower& t, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin,
-                        const at::Tensor& text_k, const at::Tensor& text_v) const {
+void Network::gen_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin,
+                        const std::vector<GenSegment>& segments) const {
     at::Tensor q, k, v;
     qkv(t, rms_norm(h, t.in_norm), cos, sin, q, k, v);
-    // Generation tokens see [text; generation] without a mask.
-    h = h + t.o(attend(q, at::cat({text_k, k}, 0), at::cat({text_v, v}, 0), -1));
+    // Generation tokens see [their text; their sample's generation tokens] without a mask.
+    auto attend_sample = [&](const GenSegment& s, const at::Tensor& qs, const at::Tensor& ks, const at::Tensor& vs) {
+        return attend(qs, at::cat({s.text->keys_for_gen(l), ks}, 0), at::cat({s.text->v[l], vs}, 0), -1);
+    };
+    at::Tensor a;
+    if (segments.size() == 1) {
+        a = attend_sample(segments[0], q, k, v);
+    } else {
+        std::vector<at::Tensor> parts;
+        int64_t first = 0;
+        for (const GenSegment& s : segments) {
+            parts.push_back(attend_sample(s, q.narrow(0, first, s.tokens), k.narrow(0, first, s.tokens),
+                                          v.narrow(0, first, s.tokens)));
+            first += s.tokens;
+        }
+        a = at::cat(parts, 0);
+    }
+    h = h + t.o(a);
     h = h + mlp(t, rms_norm(h, t.post_norm));
 }
 
@@ -389,16 +405,27 @@ at::Tensor Network::lm_head(const at::Tensor& normed_hidden) const {
 }
 
 at::Tensor Network::forward_gen(const GenTokens& gen, const TextKVCache& text) const {
+    return forward_gen_packed(gen, {GenSegment{gen.hidden.size(0), &text}});
+}
+
+at::Tensor Network::forward_gen_packed(const GenTokens& gen, const std::vector<GenSegment>& segments) const {
     require(Towers::generation, "the generation stream");
-    if (text.k.size() != layers_.size()) throw Error("text K/V cache does not match the network's layer count");
+    int64_t tokens = 0;
+    for (const GenSegment& s : segments) {
+        if (!s.text || s.tokens < 0) throw Error("a packed generation stream needs each sample's tokens and text K/V");
+        if (s.text->k.size() != layers_.size()) throw Error("text K/V cache does not match the network's layer count");
+        if (cfg_.und_k_norm_for_gen() && s.text->k_for_gen.size() != layers_.size())
+            throw Error("text K/V cache lacks the generation tower's normed keys (k_norm_und_for_gen)");
+        tokens += s.tokens;
+    }
+    if (segments.empty() || tokens != gen.hidden.size(0))
+        throw Error("the packed samples' token counts do not add up to the generation tokens given");
     auto [cos, sin] = rope(gen.positions);
     at::Tensor h = gen.hidden;
-    if (cfg_.und_k_norm_for_gen() && text.k_for_gen.size() != layers_.size())
-        throw Error("text K/V cache lacks the generation tower's normed keys (k_norm_und_for_gen)");
     LayerStream layers(*this, true);
     for (size_t l = 0; l < layers_.size(); ++l) {
         if (gen.should_cancel && *gen.should_cancel && (*gen.should_cancel)()) throw Cancelled();
-        gen_layer(layers.at(l), h, cos, sin, text.keys_for_gen(l), text.v[l]);
+        gen_layer(layers.at(l), l, h, cos, sin, segments);
     }
     return rms_norm(h, w("norm_moe_gen.weight"));
 }
@@ -415,7 +442,7 @@ at::Tensor Network::forward_joint(const at::Tensor& text_hidden, const at::Tenso
     for (size_t l = 0; l < layers_.size(); ++l) {
         if (gen.should_cancel && *gen.should_cancel && (*gen.should_cancel)()) throw Cancelled();
         text_layer(und.at(l), l, th, tcos, tsin, cache);
-        gen_layer(gen_layers.at(l), gh, gcos, gsin, cache.keys_for_gen(l), cache.v[l]);
+        gen_layer(gen_layers.at(l), l, gh, gcos, gsin, {GenSegment{gh.size(0), &cache}});
     }
     return rms_norm(gh, w("norm_moe_gen.weight"));
 }

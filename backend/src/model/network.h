@@ -91,6 +91,15 @@ public:
 
     // Generation stream with the text K/V reused from `text` (exact: text never attends to latents).
     at::Tensor forward_gen(const GenTokens& gen, const TextKVCache& text) const;
+    // Several samples' generation streams in one pass (training's batch): `gen` holds their tokens one sample after
+    // another, segments[i] sample i's token count and its text K/V. Norms, projections and MLPs run on every token at
+    // once; each sample's tokens attend to its own text and its own tokens only, so each sample's rows equal
+    // forward_gen's for it alone, up to the summation order of the larger products.
+    struct GenSegment {
+        int64_t tokens = 0;
+        const TextKVCache* text = nullptr;
+    };
+    at::Tensor forward_gen_packed(const GenTokens& gen, const std::vector<GenSegment>& segments) const;
     // Same result, recomputing the text stream layer by layer alongside (the reference's joint pass).
     at::Tensor forward_joint(const at::Tensor& text_hidden, const at::Tensor& text_positions,
                              const GenTokens& gen) const;
@@ -150,8 +159,10 @@ private:
     at::Tensor attend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t causal_offset) const;
     void text_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin,
                     TextKVCache& cache) const;
-    void gen_layer(const Tower& t, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin,
-                   const at::Tensor& text_k, const at::Tensor& text_v) const;
+    // Generation tokens of one or more samples (packed one after another, `segments` in order; their text K/V at
+    // layer l) through one layer: each sample attends to its text and its own tokens.
+    void gen_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tensor& cos, const at::Tensor& sin,
+                   const std::vector<GenSegment>& segments) const;
     // One pass over the layers of one tower: layer l's weights, resident or streamed (the next one prefetched).
     class LayerStream;
     // A streamed layer's copy on the device; on a GPU, filled on `side` when given (else the current stream).

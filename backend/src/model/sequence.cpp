@@ -162,12 +162,18 @@ TextKVCache prefill_text(const Network& net, const at::Tensor& text_ids) {
     return cache;
 }
 
-LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, const TextKVCache* text_cache,
-                             const LatentState& state, double timestep, const GenStream* gen_stream,
-                             const std::function<bool()>* should_cancel) {
+namespace {
+
+// A sample's generation tokens embedded (the timestep added to the tokens of noisy frames) and its layout.
+struct EmbeddedGen {
+    SequenceLayout layout;
+    at::Tensor hidden;  // [N, H]
+};
+
+EmbeddedGen embed_gen(const Network& net, int64_t text_len, const LatentState& state, double timestep) {
     const ModelConfig& c = net.config();
     const int64_t p = c.patch_size;
-    SequenceLayout layout = build_layout(c, text_ids.numel(), state);
+    EmbeddedGen e{build_layout(c, text_len, state), at::Tensor()};
     at::Tensor temb = net.timestep_embedding(at::tensor({static_cast<float>(timestep)}, at::kFloat));  // [1, H]
     auto add_temb = [&](at::Tensor emb, const std::vector<bool>& clean, int64_t per_frame) {
         at::Tensor noisy = frame_mask(clean, per_frame, false).to(emb.device(), emb.scalar_type()).unsqueeze(1);
@@ -181,13 +187,14 @@ LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, con
     if (state.action)
         parts.push_back(add_temb(net.embed_action(state.action->x, state.action->domain), state.action->clean, 1));
     if (state.sound) parts.push_back(add_temb(net.embed_sound(state.sound->x.t()), state.sound->clean, 1));
-    GenTokens gen{at::cat(parts, 0), layout.gen_positions, should_cancel};
-    auto run = [&] {
-        return text_cache ? net.forward_gen(gen, *text_cache)
-                          : net.forward_joint(net.embed_text(text_ids), layout.text_positions, gen);
-    };
-    const at::Tensor out = gen_stream ? (*gen_stream)(gen, run) : run();
+    e.hidden = at::cat(parts, 0);
+    return e;
+}
 
+// The generation stream's output rows of one sample -> its velocity in the layout of `state` (zero on clean parts).
+LatentState velocity_of(const Network& net, const at::Tensor& out, const SequenceLayout& layout,
+                        const LatentState& state) {
+    const int64_t p = net.config().patch_size;
     LatentState vel = state;
     for (size_t i = 0; i < state.vision.size(); ++i) {
         const auto& v = state.vision[i];
@@ -213,6 +220,43 @@ LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, con
         vel.sound->x = (pred * frame_mask(s.clean, 1, false).unsqueeze(1)).t().contiguous();
     }
     return vel;
+}
+
+}  // namespace
+
+LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, const TextKVCache* text_cache,
+                             const LatentState& state, double timestep, const GenStream* gen_stream,
+                             const std::function<bool()>* should_cancel) {
+    const EmbeddedGen e = embed_gen(net, text_ids.numel(), state, timestep);
+    GenTokens gen{e.hidden, e.layout.gen_positions, should_cancel};
+    auto run = [&] {
+        return text_cache ? net.forward_gen(gen, *text_cache)
+                          : net.forward_joint(net.embed_text(text_ids), e.layout.text_positions, gen);
+    };
+    return velocity_of(net, gen_stream ? (*gen_stream)(gen, run) : run(), e.layout, state);
+}
+
+std::vector<LatentState> predict_velocities(const Network& net, const std::vector<VelocityQuery>& queries) {
+    std::vector<EmbeddedGen> embedded;
+    std::vector<at::Tensor> hidden, positions;
+    std::vector<Network::GenSegment> segments;
+    for (const VelocityQuery& q : queries) {
+        if (!q.text || !q.state) throw Error("predict_velocities needs each sample's text K/V and state");
+        embedded.push_back(embed_gen(net, q.text->length(), *q.state, q.timestep));
+        hidden.push_back(embedded.back().hidden);
+        positions.push_back(embedded.back().layout.gen_positions);
+        segments.push_back({embedded.back().hidden.size(0), q.text});
+    }
+    if (queries.empty()) return {};
+    const at::Tensor out = net.forward_gen_packed(GenTokens{at::cat(hidden, 0), at::cat(positions, 1)}, segments);
+    std::vector<LatentState> velocities;
+    int64_t first = 0;
+    for (size_t i = 0; i < queries.size(); ++i) {
+        velocities.push_back(
+            velocity_of(net, out.narrow(0, first, segments[i].tokens), embedded[i].layout, *queries[i].state));
+        first += segments[i].tokens;
+    }
+    return velocities;
 }
 
 }  // namespace ws

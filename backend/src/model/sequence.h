@@ -85,6 +85,17 @@ LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, con
                              const GenStream* gen_stream = nullptr,
                              const std::function<bool()>* should_cancel = nullptr);  // asked before each layer
 
+// Several samples' velocities from one pass of the generation stream (training's batch), each with its text K/V
+// (a prefill: with gradients when the text tower learns too, which is the joint pass's arithmetic, since text never
+// attends to latents) and its own state and timestep. Each result equals predict_velocity's for that sample alone,
+// up to the summation order of the batched products (Network::forward_gen_packed).
+struct VelocityQuery {
+    const TextKVCache* text = nullptr;
+    const LatentState* state = nullptr;
+    double timestep = 0;  // on the 0-1000 scale
+};
+std::vector<LatentState> predict_velocities(const Network& net, const std::vector<VelocityQuery>& queries);
+
 // Classifier-free guidance: v_uncond + g * (v_cond - v_uncond), optionally rescaled so that its norm does
 // not exceed the conditional one (normalize_cfg).
 at::Tensor guided_velocity(const at::Tensor& v_cond, const at::Tensor& v_uncond, double guidance, bool normalize);

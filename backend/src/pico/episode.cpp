@@ -2,12 +2,9 @@
 // (caption, prompt, questions) derived from what the simulation actually did.
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "worldstudio/core/error.h"
-#include "worldstudio/media/media.h"
 #include "worldstudio/pico/world.h"
 
 namespace ws::pico {
@@ -478,17 +475,6 @@ ojson Episode::to_json() const {
         j["states"].push_back(s);
     }
     return j;
-}
-
-void write_episode(const Episode& e, const std::string& dir) {
-    namespace fs = std::filesystem;
-    fs::create_directories(dir);
-    const std::string base = (fs::path(dir) / ("episode_" + std::to_string(e.seed))).string();
-    const std::string json = e.to_json().dump(1);
-    write_mp4(base + ".mp4", e.video, &e.audio, json);
-    std::ofstream out(base + ".json");
-    out << json << "\n";
-    if (!out) throw Error(base + ".json: cannot write");
 }
 
 }  // namespace ws::pico

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
 
 #include <chrono>
 #include <cmath>
@@ -14,7 +15,6 @@
 #include "model/sequence.h"
 #include "core/torch_util.h"
 #include "worldstudio/core/error.h"
-#include "worldstudio/media/media.h"
 #include "worldstudio/model/pico_codec.h"
 #include "worldstudio/pico/eval.h"
 #include "worldstudio/pico/world.h"
@@ -53,6 +53,7 @@ struct TrainingRun {
                 const std::function<bool(const std::string&)>& trains, std::map<std::string, std::string> extra)
         : gen(at::make_generator<at::CPUGeneratorImpl>(o.seed + 17)) {
         if (o.steps < 1 || o.episodes < 1) throw Error("training needs at least one step and one episode");
+        if (!(o.time_limit_seconds >= 0)) throw Error("the time limit must not be negative");
         if (o.batch < 1 || o.batch > 4096) throw Error("the batch must hold between 1 and 4096 samples");
         if (!(o.learning_rate > 0 && o.learning_rate < 1)) throw Error("the learning rate must be in (0, 1)");
         folder = locate_model_folder(model_dir);
@@ -145,22 +146,24 @@ struct TrainingRun {
         return start;
     }
 
-    // The loop both stages share: per step the rate, one sample's loss from `step_loss` (which draws what it needs
-    // from `gen`), the update, progress, a log line every 10 steps, checkpoints; the held-out loss before and after,
-    // and the final checkpoint.
+    // The loop both stages share: per step the rate, the batch's loss from `chunk_loss(n)` (the mean loss of n
+    // samples, which draws what it needs from `gen`; n at most `chunk`, one graph held at a time), the update,
+    // progress, a log line every 10 steps, checkpoints; the held-out loss before and after, and the final checkpoint.
     TrainReport train(const TrainOptions& o, int start, const RunCallbacks& cb,
-                      std::chrono::steady_clock::time_point t_start, const std::function<at::Tensor()>& step_loss,
-                      const std::function<double()>& validate) {
+                      std::chrono::steady_clock::time_point t_start, int chunk,
+                      const std::function<at::Tensor(int)>& chunk_loss, const std::function<double()>& validate) {
         TrainReport out;
         out.first_step = start;
         out.validation_before = validate();
+        int done = o.steps;
         for (int step = start; step < o.steps; ++step) {
             if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
             opt.lr = warmup_cosine_rate(step, o.steps, o.learning_rate);
             double loss = 0;
-            for (int k = 0; k < o.batch; ++k) {
-                const at::Tensor l = step_loss() / o.batch;
-                l.backward();  // gradients add up over the batch; one sample's graph at a time
+            for (int first = 0; first < o.batch; first += chunk) {
+                const int n = std::min(chunk, o.batch - first);
+                const at::Tensor l = chunk_loss(n) * static_cast<double>(n) / static_cast<double>(o.batch);
+                l.backward();  // gradients add up over the batch; one chunk's graph at a time
                 loss += l.item<double>();
             }
             opt.step();
@@ -169,11 +172,19 @@ struct TrainingRun {
             if (cb.on_progress) cb.on_progress(step + 1, o.steps, secs);
             if (cb.on_log && (step + 1) % 10 == 0)
                 cb.on_log("step " + std::to_string(step + 1) + " loss " + std::to_string(out.losses.back()));
+            if (o.time_limit_seconds > 0 && secs >= o.time_limit_seconds && step + 1 < o.steps) {
+                done = step + 1;
+                if (cb.on_log)
+                    cb.on_log("time limit of " + std::to_string(o.time_limit_seconds) + " s: stopped at step " +
+                              std::to_string(done) + " of " + std::to_string(o.steps) + " (--resume continues)");
+                break;
+            }
             if (o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0 && step + 1 < o.steps)
                 checkpoint(step + 1);
         }
         out.validation_after = validate();
-        checkpoint(o.steps);
+        checkpoint(done);
+        out.last_step = done;
         out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
         return out;
     }
@@ -215,6 +226,30 @@ struct Sample {
         body_share;  // [1, T, h, w]: share of body pixels each video latent cell codes (with a foreground weight)
 };
 
+// Samples of a batch that go through the network in one packed pass (and whose graph is held at once): about 20000
+// generation tokens at Pico's size. A batch larger than this is several passes, their gradients added.
+constexpr int kPackedSamples = 64;
+
+// A sample before its text is tokenized: what can be made on any thread.
+struct Prepared {
+    Sample sample;                       // latents, actions, control, body share
+    std::string prompt, caption, empty;  // formatted (caption: only when a share of steps uses it)
+};
+
+// make(first_seed + i) for i < count, on the cores of ATen's pool, in order. Blocks of 64 so that a cancel request is
+// seen between them (on the calling thread, where the callbacks belong).
+template <typename T, typename Make>
+std::vector<T> prepare_in_parallel(uint64_t first_seed, int count, const Make& make, const RunCallbacks& cb) {
+    std::vector<T> out(static_cast<size_t>(count));
+    for (int block = 0; block < count; block += 64) {
+        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
+        at::parallel_for(block, std::min(count, block + 64), 1, [&](int64_t lo, int64_t hi) {
+            for (int64_t i = lo; i < hi; ++i) out[static_cast<size_t>(i)] = make(first_seed + static_cast<uint64_t>(i));
+        });
+    }
+    return out;
+}
+
 // The share of body pixels (pico::body_pixels) in the pixels and frames each latent cell codes: latent frame 0 is
 // pixel frame 0, latent frame k >= 1 pixel frames 1 + f(k - 1) .. fk (f the temporal factor), each cell a square
 // of `cell` pixels.
@@ -232,11 +267,17 @@ at::Tensor body_share_of(const VideoFrames& v, int64_t latent_frames, int64_t te
     return pooled.squeeze(1).unsqueeze(0).contiguous();
 }
 
-// The rectified-flow loss of one sample in one mode at one timestep: clean latent frames as the reference
-// conditions each mode, noise from `gen`, the velocity (noise minus data) regressed on the noisy parts only.
+// One sample's rectified-flow problem in one mode at one timestep: clean latent frames as the reference conditions
+// each mode, noise from `gen`, and the velocity (noise minus data) to regress on the noisy parts only.
 // Video-to-sound (`all_frames_given`, with video2video) gives every video frame clean and asks for the sound.
-at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t timestep, const TextInput& text,
-                     bool all_frames_given, at::Generator& gen, double foreground_weight = 0) {
+struct FlowCase {
+    LatentState state;   // the network's input
+    at::Tensor goal;     // flat: the velocity to predict, zero on clean parts and on action entries past the raw width
+    at::Tensor weights;  // flat: 1 on noisy parts (times the foreground weight where asked), 0 on clean ones
+};
+
+FlowCase flow_case(const Sample& s, Mode mode, int64_t timestep, bool all_frames_given, at::Generator& gen,
+                   double foreground_weight) {
     const double sigma = timestep / 1000.0;
     const int64_t T = s.video.size(1);
     std::vector<bool> clean(static_cast<size_t>(T), false);
@@ -247,7 +288,9 @@ at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t tim
     const at::Tensor na = at::randn(s.actions.sizes(), gen, at::kFloat);
     const at::Tensor frame_clean =
         at::tensor(std::vector<float>(clean.begin(), clean.end()), at::kFloat).view({1, T, 1, 1});
-    LatentState state, target;
+    FlowCase f;
+    LatentState& state = f.state;
+    LatentState target;
     if (mode == Mode::Transfer) {
         const std::vector<bool> given(static_cast<size_t>(T), true);
         state.vision.push_back({s.control, given, 16});
@@ -268,23 +311,51 @@ at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t tim
             ActionLatent{given ? s.actions : (1 - sigma) * s.actions + sigma * na, a_clean, 16, 0, pico::kActionDim};
         target.action = ActionLatent{na - s.actions, a_clean, 16, 0, pico::kActionDim};
     }
-    const LatentState v = predict_velocity(net, text.ids, text.cache ? &*text.cache : nullptr, state, timestep);
-    // The flow's velocity (noise minus data) on the noisy parts only; action entries past the raw width are
-    // zeroed by the prediction and so by the target.
+    // The flow's velocity on the noisy parts only; action entries past the raw width are zeroed by the prediction
+    // and so by the target.
     const at::Tensor noisy = 1 - state.clean_mask_flat();
-    at::Tensor goal = target.flatten() * noisy;
+    f.goal = target.flatten() * noisy;
     if (target.action) {
-        LatentState masked = target.with_flat(goal);
+        LatentState masked = target.with_flat(f.goal);
         masked.action->x.narrow(1, pico::kActionDim, masked.action->x.size(1) - pico::kActionDim).zero_();
-        goal = masked.flatten();
+        f.goal = masked.flatten();
     }
-    if (foreground_weight <= 0 || !s.body_share.defined())
-        return ((v.flatten() - goal).pow(2) * noisy).sum() / noisy.sum().clamp_min(1);
-    // The generated video (the last vision item) weighed by its bodies; control maps, sound and actions by 1.
-    LatentState weights = state.with_flat(at::ones_like(goal));
-    weights.vision.back().x = (1 + foreground_weight * s.body_share).expand_as(s.video).contiguous();
-    const at::Tensor w = weights.flatten() * noisy;
-    return ((v.flatten() - goal).pow(2) * w).sum() / w.sum().clamp_min(1);
+    f.weights = noisy;
+    if (foreground_weight > 0 && s.body_share.defined()) {
+        // The generated video (the last vision item) weighed by its bodies; control maps, sound and actions by 1.
+        LatentState weights = state.with_flat(at::ones_like(f.goal));
+        weights.vision.back().x = (1 + foreground_weight * s.body_share).expand_as(s.video).contiguous();
+        f.weights = weights.flatten() * noisy;
+    }
+    return f;
+}
+
+at::Tensor flow_case_loss(const FlowCase& f, const LatentState& velocity) {
+    return ((velocity.flatten() - f.goal).pow(2) * f.weights).sum() / f.weights.sum().clamp_min(1);
+}
+
+// The loss of one sample, through the sampling path itself (predict_velocity).
+at::Tensor flow_loss(const Network& net, const Sample& s, Mode mode, int64_t timestep, const TextInput& text,
+                     bool all_frames_given, at::Generator& gen, double foreground_weight = 0) {
+    const FlowCase f = flow_case(s, mode, timestep, all_frames_given, gen, foreground_weight);
+    return flow_case_loss(f, predict_velocity(net, text.ids, text.cache ? &*text.cache : nullptr, f.state, timestep));
+}
+
+// The mean loss of several samples from one packed pass of the generation stream (predict_velocities). Texts without
+// a cache (the reasoner learning too) are prefilled here, with gradients.
+at::Tensor packed_flow_loss(const Network& net, const std::vector<FlowCase>& cases,
+                            const std::vector<const TextInput*>& texts, const std::vector<int64_t>& timesteps) {
+    std::vector<TextKVCache> prefilled(cases.size());
+    std::vector<VelocityQuery> queries;
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const TextKVCache* cache = texts[i]->cache ? &*texts[i]->cache : nullptr;
+        if (!cache) prefilled[i] = prefill_text(net, texts[i]->ids), cache = &prefilled[i];
+        queries.push_back({cache, &cases[i].state, static_cast<double>(timesteps[i])});
+    }
+    const std::vector<LatentState> v = predict_velocities(net, queries);
+    at::Tensor sum = flow_case_loss(cases[0], v[0]);
+    for (size_t i = 1; i < cases.size(); ++i) sum = sum + flow_case_loss(cases[i], v[i]);
+    return sum / static_cast<double>(cases.size());
 }
 
 }  // namespace
@@ -304,6 +375,10 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
     if (!(o.foreground_weight >= 0 && o.foreground_weight <= 100))
         throw Error("the foreground weight must be in [0, 100]");
     const bool transfer = std::find(modes.begin(), modes.end(), Mode::Transfer) != modes.end();
+    if (transfer && !o.edge_map)
+        throw Error(
+            "training transfer needs edge maps (the media module's, built on OpenCV), which this build leaves "
+            "out; train transfer with the full worldstudio-cli, or leave it out of the modes");
     const auto t_start = std::chrono::steady_clock::now();
     TrainingRun run(model_dir, o, "generator",
                     [&](const std::string& n) { return !(o.freeze_reasoner && is_reasoner_weight(n)); },
@@ -324,8 +399,10 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
     const auto audio_codec = pico::EnvelopeAudioCodec::load(f.sound_dir + "/codec.safetensors");
     const int start = o.resume ? run.resume(o.steps) : 0;  // before the data: a bad state fails at once
 
-    // Data: episodes through the codecs, prompts formatted and tokenized exactly as generation does (the dropped
-    // text is what generation builds for an empty negative prompt).
+    // Data: episodes simulated and through the codecs on every core, then in order the prompts formatted, tokenized
+    // and (with a frozen reasoner) prefilled exactly as generation does (the dropped text is what generation builds
+    // for an empty negative prompt). The data do not depend on the number of cores.
+    const auto t_data = std::chrono::steady_clock::now();
     auto text_input = [&](const std::string& formatted) {
         TextInput t{packed_prompt_ids(c, *run.tokenizer, formatted), std::nullopt};
         if (o.freeze_reasoner) {
@@ -334,38 +411,41 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         }
         return t;
     };
-    auto make_sample = [&](uint64_t seed) {
+    auto prepare = [&](uint64_t seed) {
         const pico::Episode e = pico::simulate(seed);
         const GenerationRequest req = episode_request(e);
         const pico::Latent zv = video_codec.encode(e.video), za = audio_codec.encode(e.audio);
-        at::Tensor actions =
-            at::zeros({static_cast<int64_t>(e.actions_normalized.size()), c.max_action_dim}, at::kFloat);
+        Prepared p;
+        Sample& s = p.sample;
+        s.video = at::tensor(zv.data).reshape(zv.shape);
+        s.sound = at::tensor(za.data).reshape(za.shape);
+        s.actions = at::zeros({static_cast<int64_t>(e.actions_normalized.size()), c.max_action_dim}, at::kFloat);
         for (size_t t = 0; t < e.actions_normalized.size(); ++t)
             for (size_t k = 0; k < e.actions_normalized[t].size() && static_cast<int64_t>(k) < c.max_action_dim; ++k)
-                actions[static_cast<int64_t>(t)][static_cast<int64_t>(k)] = e.actions_normalized[t][k];
-        Sample s{text_input(format_prompt(e.prompt, req.metadata(), req.templates)),
-                 o.caption_share > 0
-                     ? text_input(format_prompt(python_json_dumps(e.caption), req.metadata(), req.templates))
-                     : TextInput{},
-                 text_input(format_negative_prompt("", req.metadata(), req.templates, req.negative_metadata_mode)),
-                 at::tensor(zv.data).reshape(zv.shape),
-                 at::tensor(za.data).reshape(za.shape),
-                 actions,
-                 at::Tensor()};
+                s.actions[static_cast<int64_t>(t)][static_cast<int64_t>(k)] = e.actions_normalized[t][k];
         if (transfer) {
-            const pico::Latent zc = video_codec.encode(edge_control_map(e.video));
+            const pico::Latent zc = video_codec.encode(o.edge_map(e.video));
             s.control = at::tensor(zc.data).reshape(zc.shape);
         }
         if (o.foreground_weight > 0)
             s.body_share = body_share_of(e.video, s.video.size(1), c.temporal_compression, c.spatial_compression);
-        return s;
+        p.prompt = format_prompt(e.prompt, req.metadata(), req.templates);
+        if (o.caption_share > 0) p.caption = format_prompt(python_json_dumps(e.caption), req.metadata(), req.templates);
+        p.empty = format_negative_prompt("", req.metadata(), req.templates, req.negative_metadata_mode);
+        return p;
     };
-    std::vector<Sample> data, held_out;
-    for (int i = 0; i < o.episodes; ++i) {
-        if (cb.should_cancel && cb.should_cancel()) throw Cancelled();
-        data.push_back(make_sample(o.seed + static_cast<uint64_t>(i)));
-    }
-    for (uint64_t k = 0; k < 4; ++k) held_out.push_back(make_sample(1000000 + k));
+    auto samples = [&](uint64_t first_seed, int count) {
+        std::vector<Sample> out;
+        for (Prepared& p : prepare_in_parallel<Prepared>(first_seed, count, prepare, cb)) {
+            p.sample.prompt = text_input(p.prompt);
+            if (!p.caption.empty()) p.sample.caption = text_input(p.caption);
+            p.sample.empty = text_input(p.empty);
+            out.push_back(std::move(p.sample));
+        }
+        return out;
+    };
+    const std::vector<Sample> data = samples(o.seed, o.episodes), held_out = samples(1000000, 4);
+    const double data_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_data).count();
     // Validation: held-out episodes, every mode, three noise levels, fixed noise, so before and after compare.
     // video2video counts as the tasks it trains: continuation, video-to-sound, or both.
     auto validate = [&] {
@@ -385,24 +465,50 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         return sum / n;
     };
 
-    return run.train(
-        o, start, cb, t_start,
-        [&] {
-            const Sample& s = data[static_cast<size_t>(run.draw(static_cast<int64_t>(data.size())))];
-            // sigma: logit-normal, shifted like the sampling schedule, quantized to the integer timestep.
-            const double u = at::randn({1}, run.gen, at::kDouble).item<double>();
-            const double sigma = 1.0 / (1.0 + std::exp(-u)),
-                         shifted = o.timestep_shift * sigma / (1.0 + (o.timestep_shift - 1.0) * sigma);
-            const int64_t timestep = std::clamp<int64_t>(std::llround(1000.0 * shifted), 1, 999);
-            const bool drop_text = run.uniform() < o.text_dropout;
-            const Mode mode = modes[static_cast<size_t>(run.draw(static_cast<int64_t>(modes.size())))];
-            const bool use_caption = o.caption_share > 0 && run.uniform() < o.caption_share;
-            // Some video2video steps give the whole video and ask only for its sound.
-            const bool all_frames = mode == Mode::Video2Video && run.uniform() < o.video_to_sound_share;
-            const TextInput& text = drop_text ? s.empty : use_caption ? s.caption : s.prompt;
-            return flow_loss(net, s, mode, timestep, text, all_frames, run.gen, o.foreground_weight);
+    // A sample's draws, in the order every run makes them: which episode, the noise level (logit-normal, shifted like
+    // the sampling schedule, quantized to the integer timestep), text dropout, the mode, prompt or caption, and
+    // whether a video2video step gives the whole video and asks only for its sound; flow_case then draws the noise.
+    struct Draw {
+        const Sample* sample;
+        int64_t timestep;
+        Mode mode;
+        const TextInput* text;
+        bool all_frames;
+    };
+    auto draw = [&] {
+        const Sample& s = data[static_cast<size_t>(run.draw(static_cast<int64_t>(data.size())))];
+        const double u = at::randn({1}, run.gen, at::kDouble).item<double>();
+        const double sigma = 1.0 / (1.0 + std::exp(-u)),
+                     shifted = o.timestep_shift * sigma / (1.0 + (o.timestep_shift - 1.0) * sigma);
+        const int64_t timestep = std::clamp<int64_t>(std::llround(1000.0 * shifted), 1, 999);
+        const bool drop_text = run.uniform() < o.text_dropout;
+        const Mode mode = modes[static_cast<size_t>(run.draw(static_cast<int64_t>(modes.size())))];
+        const bool use_caption = o.caption_share > 0 && run.uniform() < o.caption_share;
+        const bool all_frames = mode == Mode::Video2Video && run.uniform() < o.video_to_sound_share;
+        return Draw{&s, timestep, mode, drop_text ? &s.empty : use_caption ? &s.caption : &s.prompt, all_frames};
+    };
+    TrainReport report = run.train(
+        o, start, cb, t_start, kPackedSamples,
+        [&](int n) {
+            if (n == 1) {  // one sample through the sampling path itself
+                const Draw d = draw();
+                return flow_loss(net, *d.sample, d.mode, d.timestep, *d.text, d.all_frames, run.gen,
+                                 o.foreground_weight);
+            }
+            std::vector<FlowCase> cases;
+            std::vector<const TextInput*> texts;
+            std::vector<int64_t> timesteps;
+            for (int i = 0; i < n; ++i) {
+                const Draw d = draw();
+                cases.push_back(flow_case(*d.sample, d.mode, d.timestep, d.all_frames, run.gen, o.foreground_weight));
+                texts.push_back(d.text);
+                timesteps.push_back(d.timestep);
+            }
+            return packed_flow_loss(net, cases, texts, timesteps);
         },
         validate);
+    report.data_seconds = data_seconds;
+    return report;
 }
 
 // ---- upsampler ----
@@ -457,8 +563,8 @@ TrainReport train_upsampler(const std::string& model_dir, const TrainOptions& o,
         return sum / static_cast<double>(held_out.size());
     };
     return run.train(
-        o, start, cb, t_start,
-        [&] {
+        o, start, cb, t_start, 1,
+        [&](int) {
             const TextSample& s = data[static_cast<size_t>(run.draw(static_cast<int64_t>(data.size())))];
             return reply_loss(*run.net, s);
         },

@@ -5,9 +5,11 @@
 // frozen. Both stages are deterministic from their seed and keep their state (optimizer moments, step, random
 // generator) beside the weights, so a run resumes exactly where it stopped.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "worldstudio/core/frames.h"
 #include "worldstudio/model/engine.h"
 
 namespace ws {
@@ -22,7 +24,10 @@ struct TrainOptions {
     // Continue from MODEL_DIR/training_state.safetensors up to `steps` in all (same stage and settings). The rate
     // warms up linearly, then decays along a cosine to a tenth of learning_rate at `steps`.
     bool resume = false;
-    // Samples per step: their losses are averaged before one update (a smoother gradient for the same rate).
+    // Samples per step: their losses are averaged before one update (a smoother gradient for the same rate). The
+    // generator stage runs up to 64 of them through the network in one packed pass (each attending within itself
+    // only), which is what makes a GPU worth its while on a network this small; one sample goes through the
+    // sampling path itself.
     int batch = 1;
     int checkpoint_every = 0;  // also write weights and state every N steps (0: only at the end)
     // Where the network trains: cpu, cuda, cuda:N or auto. The random draws stay on the CPU generator, so a run
@@ -53,6 +58,15 @@ struct TrainOptions {
     // by the weights' sum, so its scale stays. 0: every element alike. In a 64x64 picture a ball covers a tenth of a
     // 16-pixel cell or less, and the unweighted loss is mostly wall and table.
     double foreground_weight = 0.0;
+    // The transfer mode's control map of an episode's video: what the studio derives for transfer, the media module's
+    // edge_control_map at its default preset (the CLI and the tests pass it). Called from several threads at once (the
+    // episodes are simulated and encoded on every core). Empty: training transfer is refused, as in the engine-only
+    // build, which has no OpenCV.
+    std::function<VideoFrames(const VideoFrames&)> edge_map;
+    // Stop after the first step that ends past this many seconds since the call began (the data and the first
+    // held-out loss included; 0: no limit), and write the weights and the state as at the end: a resume continues
+    // it, on the same rate schedule (set by `steps`). For a machine lent for minutes, not steps.
+    double time_limit_seconds = 0;
 };
 constexpr const char* kTrainingStateFile = "training_state.safetensors";
 
@@ -63,6 +77,8 @@ struct TrainReport {
     // noise. Upsampler: the caption tokens' cross-entropy (nats per token).
     double validation_before = 0, validation_after = 0;
     double seconds = 0;
+    double data_seconds = 0;  // of `seconds`: simulating and encoding the episodes
+    int last_step = 0;        // the step the weights were written at (below `steps` when the time limit stopped it)
 };
 
 // on_progress(step, steps, seconds) per step; on_log gets a line with the loss every 10 steps; should_cancel stops

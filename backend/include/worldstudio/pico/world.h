@@ -138,7 +138,8 @@ PixelPoint pixel_of(const Camera& camera, const Options& options, double x, doub
 AudioClip synthesize_impacts(const std::vector<Impact>& impacts, const std::vector<Body>& bodies, double seconds,
                              int sample_rate);
 
-// Writes episode_<seed>.mp4 and episode_<seed>.json into `dir`.
+// Writes episode_<seed>.mp4 and episode_<seed>.json into `dir` (episode_files.cpp: the full build only, as it writes
+// MP4 through the media module; the engine-only build's trainer simulates without writing).
 void write_episode(const Episode& e, const std::string& dir);
 
 }  // namespace ws::pico
