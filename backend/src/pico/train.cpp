@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -174,9 +175,13 @@ struct TrainingRun {
                 cb.on_log("step " + std::to_string(step + 1) + " loss " + std::to_string(out.losses.back()));
             if (o.time_limit_seconds > 0 && secs >= o.time_limit_seconds && step + 1 < o.steps) {
                 done = step + 1;
-                if (cb.on_log)
-                    cb.on_log("time limit of " + std::to_string(o.time_limit_seconds) + " s: stopped at step " +
-                              std::to_string(done) + " of " + std::to_string(o.steps) + " (--resume continues)");
+                if (cb.on_log) {
+                    char line[160];
+                    std::snprintf(line, sizeof line,
+                                  "time limit of %g s: stopped at step %d of %d (--resume continues)",
+                                  o.time_limit_seconds, done, o.steps);
+                    cb.on_log(line);
+                }
                 break;
             }
             if (o.checkpoint_every > 0 && (step + 1) % o.checkpoint_every == 0 && step + 1 < o.steps)
