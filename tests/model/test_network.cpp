@@ -15,6 +15,16 @@ namespace fs = std::filesystem;
 using namespace ws;
 
 namespace {
+// Random weights for `c` from `seed`: norms near 1, the rest small.
+std::map<std::string, at::Tensor> random_weights(const ModelConfig& c, uint64_t seed) {
+    std::map<std::string, at::Tensor> w;
+    at::manual_seed(seed);
+    for (const auto& [name, shape] : expected_weights(c))
+        w[name] = at::randn(shape) * (name.find("norm") != std::string::npos ? 0.1 : 0.2) +
+                  (name.find("norm") != std::string::npos ? 1.0 : 0.0);
+    return w;
+}
+
 void compare_case(const std::string& ref_file, const std::string& ours_file, const std::vector<std::string>& exact,
                   const std::vector<std::string>& close) {
     auto ref = load_tensors(ref_file);
@@ -156,12 +166,7 @@ private Q_SLOTS:
         // A random model with a long prompt, a conditioning frame, sound and actions: reuse must equal recompute.
         c10::InferenceMode guard;
         ModelConfig c = ModelConfig::preset("tiny");
-        std::map<std::string, at::Tensor> w;
-        at::manual_seed(7);
-        for (const auto& [name, shape] : expected_weights(c))
-            w[name] = at::randn(shape) * (name.find("norm") != std::string::npos ? 0.1 : 0.2) +
-                      (name.find("norm") != std::string::npos ? 1.0 : 0.0);
-        Network net(c, w, at::Device(at::kCPU), at::kFloat);
+        Network net(c, random_weights(c, 7), at::Device(at::kCPU), at::kFloat);
         std::vector<int64_t> prompt;
         for (int i = 0; i < 250; ++i) prompt.push_back((i * 37) % 250);
         at::Tensor ids = packed_text_ids(c, prompt);
@@ -183,12 +188,7 @@ private Q_SLOTS:
     // gradient of their summed losses must equal the sum of each sample's own gradient.
     void packedSamplesEqualTheirOwnPasses() {
         ModelConfig c = ModelConfig::preset("tiny");
-        std::map<std::string, at::Tensor> w;
-        at::manual_seed(9);
-        for (const auto& [name, shape] : expected_weights(c))
-            w[name] = at::randn(shape) * (name.find("norm") != std::string::npos ? 0.1 : 0.2) +
-                      (name.find("norm") != std::string::npos ? 1.0 : 0.0);
-        Network net(c, w, at::Device(at::kCPU), at::kFloat);
+        Network net(c, random_weights(c, 9), at::Device(at::kCPU), at::kFloat);
         std::vector<at::Tensor> ids;
         std::vector<LatentState> states(3);
         for (int n : {40, 7, 120}) {

@@ -237,6 +237,7 @@ LatentState predict_velocity(const Network& net, const at::Tensor& text_ids, con
 }
 
 std::vector<LatentState> predict_velocities(const Network& net, const std::vector<VelocityQuery>& queries) {
+    if (queries.empty()) return {};
     std::vector<EmbeddedGen> embedded;
     std::vector<at::Tensor> hidden, positions;
     std::vector<Network::GenSegment> segments;
@@ -247,7 +248,6 @@ std::vector<LatentState> predict_velocities(const Network& net, const std::vecto
         positions.push_back(embedded.back().layout.gen_positions);
         segments.push_back({embedded.back().hidden.size(0), q.text});
     }
-    if (queries.empty()) return {};
     const at::Tensor out = net.forward_gen_packed(GenTokens{at::cat(hidden, 0), at::cat(positions, 1)}, segments);
     std::vector<LatentState> velocities;
     int64_t first = 0;
