@@ -272,6 +272,33 @@ at::Tensor body_share_of(const VideoFrames& v, int64_t latent_frames, int64_t te
     return pooled.squeeze(1).unsqueeze(0).contiguous();
 }
 
+// An episode simulated, through the codecs and its prompts formatted: what can be made on any thread.
+Prepared prepare_sample(uint64_t seed, const pico::LinearVideoCodec& video_codec,
+                        const pico::EnvelopeAudioCodec& audio_codec, const ModelConfig& c, const TrainOptions& o,
+                        bool transfer) {
+    const pico::Episode e = pico::simulate(seed);
+    const GenerationRequest req = episode_request(e);
+    const pico::Latent zv = video_codec.encode(e.video), za = audio_codec.encode(e.audio);
+    Prepared p;
+    Sample& s = p.sample;
+    s.video = at::tensor(zv.data).reshape(zv.shape);
+    s.sound = at::tensor(za.data).reshape(za.shape);
+    s.actions = at::zeros({static_cast<int64_t>(e.actions_normalized.size()), c.max_action_dim}, at::kFloat);
+    for (size_t t = 0; t < e.actions_normalized.size(); ++t)
+        for (size_t k = 0; k < e.actions_normalized[t].size() && static_cast<int64_t>(k) < c.max_action_dim; ++k)
+            s.actions[static_cast<int64_t>(t)][static_cast<int64_t>(k)] = e.actions_normalized[t][k];
+    if (transfer) {
+        const pico::Latent zc = video_codec.encode(o.edge_map(e.video));
+        s.control = at::tensor(zc.data).reshape(zc.shape);
+    }
+    if (o.foreground_weight > 0)
+        s.body_share = body_share_of(e.video, s.video.size(1), c.temporal_compression, c.spatial_compression);
+    p.prompt = format_prompt(e.prompt, req.metadata(), req.templates);
+    if (o.caption_share > 0) p.caption = format_prompt(python_json_dumps(e.caption), req.metadata(), req.templates);
+    p.empty = format_negative_prompt("", req.metadata(), req.templates, req.negative_metadata_mode);
+    return p;
+}
+
 // One sample's rectified-flow problem in one mode at one timestep: clean latent frames as the reference conditions
 // each mode, noise from `gen`, and the velocity (noise minus data) to regress on the noisy parts only.
 // Video-to-sound (`all_frames_given`, with video2video) gives every video frame clean and asks for the sound.
@@ -416,29 +443,7 @@ TrainReport train_generator(const std::string& model_dir, const TrainOptions& o,
         }
         return t;
     };
-    auto prepare = [&](uint64_t seed) {
-        const pico::Episode e = pico::simulate(seed);
-        const GenerationRequest req = episode_request(e);
-        const pico::Latent zv = video_codec.encode(e.video), za = audio_codec.encode(e.audio);
-        Prepared p;
-        Sample& s = p.sample;
-        s.video = at::tensor(zv.data).reshape(zv.shape);
-        s.sound = at::tensor(za.data).reshape(za.shape);
-        s.actions = at::zeros({static_cast<int64_t>(e.actions_normalized.size()), c.max_action_dim}, at::kFloat);
-        for (size_t t = 0; t < e.actions_normalized.size(); ++t)
-            for (size_t k = 0; k < e.actions_normalized[t].size() && static_cast<int64_t>(k) < c.max_action_dim; ++k)
-                s.actions[static_cast<int64_t>(t)][static_cast<int64_t>(k)] = e.actions_normalized[t][k];
-        if (transfer) {
-            const pico::Latent zc = video_codec.encode(o.edge_map(e.video));
-            s.control = at::tensor(zc.data).reshape(zc.shape);
-        }
-        if (o.foreground_weight > 0)
-            s.body_share = body_share_of(e.video, s.video.size(1), c.temporal_compression, c.spatial_compression);
-        p.prompt = format_prompt(e.prompt, req.metadata(), req.templates);
-        if (o.caption_share > 0) p.caption = format_prompt(python_json_dumps(e.caption), req.metadata(), req.templates);
-        p.empty = format_negative_prompt("", req.metadata(), req.templates, req.negative_metadata_mode);
-        return p;
-    };
+    auto prepare = [&](uint64_t seed) { return prepare_sample(seed, video_codec, audio_codec, c, o, transfer); };
     auto samples = [&](uint64_t first_seed, int count) {
         std::vector<Sample> out;
         for (Prepared& p : prepare_in_parallel<Prepared>(first_seed, count, prepare, cb)) {
