@@ -11,8 +11,10 @@
 # The training state (optimizer moments) stays behind: it is twice the size of what it trains, so the next round
 # starts its moments afresh (the rate's warm-up covers that).
 # Usage: scripts/gpu-train.sh MODEL_DIR [train options ...]   e.g.
-#   scripts/gpu-train.sh resources/pico --stage generator --steps 200000 --episodes 8192 --seed 200000 --lr 0.0005 \
-#       --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --modes text2video,image2video,forward_dynamics
+#   scripts/gpu-train.sh resources/pico --stage generator --steps 20000 --episodes 8192 --seed 200000 --lr 0.0005 \
+#       --batch 32 --freeze-reasoner --caption-share 0.25 --timestep-shift 5 \
+#       --modes text2video,image2video,video2video,forward_dynamics,inverse_dynamics,policy
+# (the README's example; the cosine rate schedule follows --steps, so choose it near what TRAIN_SECONDS allows)
 # Environment: OUT (out/gpu-train), TRAIN_SECONDS (420), DEVICE (cuda; cpu for the dry run on a machine without a GPU),
 # BUILD_DIR (build-gpu-check, as gpu-check.sh), BUILD_TIMEOUT (300). Carry build-deps/ (scripts/fetch-engine-deps.sh)
 # where the machine has no apt. Transfer is not trained here (its edge maps are OpenCV's).

@@ -358,24 +358,17 @@ void Network::gen_layer(const Tower& t, size_t l, at::Tensor& h, const at::Tenso
                         const std::vector<GenSegment>& segments) const {
     at::Tensor q, k, v;
     qkv(t, rms_norm(h, t.in_norm), cos, sin, q, k, v);
-    // Generation tokens see [their text; their sample's generation tokens] without a mask.
-    auto attend_sample = [&](const GenSegment& s, const at::Tensor& qs, const at::Tensor& ks, const at::Tensor& vs) {
-        return attend(qs, at::cat({s.text->keys_for_gen(l), ks}, 0), at::cat({s.text->v[l], vs}, 0), -1);
-    };
-    at::Tensor a;
-    if (segments.size() == 1) {
-        a = attend_sample(segments[0], q, k, v);
-    } else {
-        std::vector<at::Tensor> parts;
-        int64_t first = 0;
-        for (const GenSegment& s : segments) {
-            parts.push_back(attend_sample(s, q.narrow(0, first, s.tokens), k.narrow(0, first, s.tokens),
-                                          v.narrow(0, first, s.tokens)));
-            first += s.tokens;
-        }
-        a = at::cat(parts, 0);
+    // Generation tokens see [their text; their sample's generation tokens] without a mask (one sample: the whole
+    // stream, the narrowed views being the tensors themselves).
+    std::vector<at::Tensor> parts;
+    int64_t first = 0;
+    for (const GenSegment& s : segments) {
+        const at::Tensor ks = k.narrow(0, first, s.tokens), vs = v.narrow(0, first, s.tokens);
+        parts.push_back(attend(q.narrow(0, first, s.tokens), at::cat({s.text->keys_for_gen(l), ks}, 0),
+                               at::cat({s.text->v[l], vs}, 0), -1));
+        first += s.tokens;
     }
-    h = h + t.o(a);
+    h = h + t.o(parts.size() == 1 ? parts[0] : at::cat(parts, 0));
     h = h + mlp(t, rms_norm(h, t.post_norm));
 }
 
