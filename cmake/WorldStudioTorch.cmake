@@ -32,7 +32,8 @@ if(NOT Torch_DIR)
     endif()
   endforeach()
   if(ws_torch_prefix)
-    set(Torch_DIR "${ws_torch_prefix}/Torch" CACHE PATH "LibTorch's CMake folder (found from .venv's or python3's torch)")
+    # FORCE: a configure run before .venv existed left Torch_DIR-NOTFOUND in the cache, which would otherwise stay.
+    set(Torch_DIR "${ws_torch_prefix}/Torch" CACHE PATH "LibTorch's CMake folder (found from .venv's or python3's torch)" FORCE)
   endif()
 endif()
 
