@@ -5,7 +5,9 @@
 
 #include "cli.h"
 #include "worldstudio/core/error.h"
+#include "worldstudio/media/media.h"
 #include "worldstudio/pico/bench.h"
+#include "worldstudio/pico/inspect.h"
 #include "worldstudio/pico/seams.h"
 #include "worldstudio/pico/world.h"
 
@@ -66,6 +68,47 @@ int cmd_seam_bench(const std::string&, const Args& a) {
     return 0;
 }
 
+int cmd_pico_inspect(const std::string&, const Args& a) {
+    if (a.positional.size() != 1) throw UsageError("pico-inspect needs VIDEO");
+    const std::string path = a.positional[0];
+    const int strip_frames = to_int(a.get("--strip-frames", "9"), "--strip-frames");
+    if (strip_frames < 1 || strip_frames > 64) throw UsageError("--strip-frames must be between 1 and 64");
+    ws::pico::InspectOptions o;
+    o.scene = a.get("--scene", "");
+    const ojson probe = ws::probe_media(path);
+    if (a.has("--prompt")) {
+        o.prompt = a.get("--prompt");
+    } else if (probe.contains("record") && probe["record"].is_object()) {
+        // A generated file says what it was asked for (its generation record's request); a Pico World episode
+        // written by `sim` carries its own prompt.
+        const ojson& record = probe["record"];
+        if (record.contains("request") && record["request"].is_object())
+            o.prompt = record["request"].value("prompt", std::string());
+        else if (record.contains("prompt") && record["prompt"].is_string())
+            o.prompt = record["prompt"].get<std::string>();
+    }
+    bool has_audio = false;
+    for (const ojson& s : probe.value("streams", ojson::array())) has_audio |= s.value("type", "") == "audio";
+    const ws::VideoFrames video = ws::read_video(path);
+    if (video.count < 1) throw ws::Error(path + ": has no video frames");
+    ws::AudioClip audio;
+    if (has_audio) audio = ws::read_audio(path);
+    ojson r = ws::pico::inspect(video, has_audio ? &audio : nullptr, o);
+    if (a.has("--strip")) {
+        const std::string strip = a.get("--strip");
+        ws::write_png(strip, ws::pico::frame_strip(video, strip_frames));
+        r["strip"] = strip;
+    }
+    if (a.has("--json")) {
+        std::printf("%s\n", r.dump(2).c_str());
+        return 0;
+    }
+    if (!o.prompt.empty() && !a.has("--prompt")) std::printf("prompt (from the file's record): %s\n", o.prompt.c_str());
+    std::printf("%s", ws::pico::inspect_text(r).c_str());
+    if (r.contains("strip")) std::printf("frame strip: %s\n", r["strip"].get<std::string>().c_str());
+    return 0;
+}
+
 int cmd_sim(const std::string&, const Args& a) {
     if (!a.positional.empty()) throw UsageError("sim takes only options");
     const int episodes = to_int(a.need("--episodes"), "--episodes");
@@ -107,6 +150,16 @@ void add_pico_verbs(std::vector<Verb>& v) {
                                     change (mean |Δ|, PSNR) across each seam against the change inside the chunks
 )",
                  cmd_seam_bench});
+    v.push_back(
+        {"pico-inspect",
+         R"(  pico-inspect VIDEO [--prompt P] [--scene drop|roll_off|pick_place|push] [--strip OUT.png [--strip-frames N]] [--json]
+                                    one Pico World video measured as pico-bench measures: the bodies drawn (colour,
+                                    frames, ball or box), whether the prompt's colours are shown and no others, its
+                                    motion, and the impacts heard (onset times); the prompt defaults to the one in the
+                                    file's generation record, the scene to the prompt's; --strip writes N frames side
+                                    by side (default 9)
+)",
+         cmd_pico_inspect});
     v.push_back({"sim", R"(  sim --episodes N --seed S --out DIR [--size PX] [--frames N] [--fps F]
                                     Pico World episodes: MP4 (video + impact sounds) and JSON (caption, prompt,
                                     actions, impacts, questions with answers), seeds S .. S+N-1

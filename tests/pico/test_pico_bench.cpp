@@ -1,5 +1,6 @@
 // The Pico quality table (pico-bench): its prompt measures on the simulator's own videos, and the table on an
-// untrained model with its baselines, sections and bad arguments.
+// untrained model with its baselines, sections and bad arguments; pico-inspect, the same measures on one video.
+#include <QFile>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -7,7 +8,9 @@
 #include "test_support.h"
 #include "worldstudio/core/frames.h"
 #include "worldstudio/core/pyjson.h"
+#include "worldstudio/core/error.h"
 #include "worldstudio/pico/eval.h"
+#include "worldstudio/pico/inspect.h"
 #include "worldstudio/pico/world.h"
 
 using namespace ws::pico;
@@ -162,6 +165,120 @@ private Q_SLOTS:
         QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--seed", "-1"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"pico-bench", model, "--seed", "x"}).code, 2);
         QCOMPARE(wstest::run(WS_CLI, {"pico-bench", tmp.filePath("none")}).code, 1);
+    }
+    // One video inspected as the bench measures it: the scene and the bounces a prompt names are read back from the
+    // simulator's own wording, and the report agrees with the bench's measures on the simulator's videos.
+    void oneVideoIsInspectedAsTheBenchMeasures() {
+        int with_bounces = 0;
+        for (uint64_t s = 2000000; s < 2000030; ++s) {
+            const Episode e = simulate(s);
+            QCOMPARE(scene_of_prompt(e.prompt), e.scene);
+            // Table bounces of the first body, counted as the simulator counts them for its prompt.
+            int bounces = 0;
+            for (const Impact& im : e.impacts) bounces += im.body == 0 && im.other < 0 && im.y == 0 && im.speed >= 0.5;
+            const int named_bounces = bounces_of_prompt(e.prompt);
+            if (named_bounces >= 0) QCOMPARE(named_bounces, bounces);
+            with_bounces += named_bounces > 0;
+            const ws::ojson r = inspect(e.video, &e.audio, {e.prompt, ""});
+            const Showing sh = showing(e.video, named_colours(e.prompt));
+            QCOMPARE(r["frames"].get<int>(), e.video.count);
+            QCOMPARE(r["scene"].get<std::string>(), e.scene);
+            QCOMPARE(r["motion"].get<int>(), motion_happens(e.scene, e.prompt, e.video));
+            if (!named_colours(e.prompt).empty()) {
+                QCOMPARE(r["colours_right"].get<bool>(), sh.colours_right);
+                QCOMPARE(r["lost"].get<double>(), sh.lost);
+            }
+            QCOMPARE(r["onsets"].size(), onsets(e.audio).size());
+            // Every body of the episode is found in some frame, under its palette name.
+            for (const Body& b : e.initial) {
+                const std::string name = palette()[static_cast<size_t>(b.colour)].name;
+                QVERIFY2(std::any_of(r["bodies"].begin(), r["bodies"].end(),
+                                     [&](const ws::ojson& d) { return d["colour"] == name; }),
+                         e.prompt.c_str());
+            }
+        }
+        QVERIFY(with_bounces >= 3);
+        QCOMPARE(bounces_of_prompt("a red ball drops onto the table and bounces twice"), 2);
+        QCOMPARE(bounces_of_prompt("a red ball drops onto the table and stays"), 0);
+        QCOMPARE(bounces_of_prompt("a red ball bounces several times"), -1);
+        QCOMPARE(bounces_of_prompt("a robot arm stacks two cubes"), -1);
+        QCOMPARE(scene_of_prompt("a robot arm stacks two cubes"), std::string());
+        // Without a prompt or sound: no prompt measures, and "no sound" said.
+        const Episode e = simulate(2000001);
+        const ws::ojson bare = inspect(e.video, nullptr);
+        QVERIFY(!bare.contains("onsets") && !bare.contains("prompt") && !bare.contains("motion"));
+        QVERIFY(inspect_text(bare).find("no sound") != std::string::npos);
+        QVERIFY(inspect_text(inspect(e.video, &e.audio, {e.prompt, ""})).find("impacts heard") != std::string::npos);
+        // A scene that is not one of the four is refused by name.
+        try {
+            inspect(e.video, nullptr, {e.prompt, "fly"});
+            QFAIL("an unknown scene was accepted");
+        } catch (const ws::Error& err) {
+            QVERIFY2(std::string(err.what()).find("'fly'") != std::string::npos, err.what());
+        }
+        // The strip: the first and the last frame at its ends, side by side.
+        const ws::VideoFrames strip = frame_strip(e.video, 3);
+        QCOMPARE(strip.width, 3 * e.video.width);
+        QCOMPARE(strip.height, e.video.height);
+        const size_t row = static_cast<size_t>(e.video.width) * 3;
+        for (int y = 0; y < e.video.height; ++y) {
+            const uint8_t* line = strip.rgb.data() + static_cast<size_t>(y) * strip.width * 3;
+            QVERIFY(std::equal(line, line + row, e.video.frame(0) + y * row));
+            QVERIFY(std::equal(line + 2 * row, line + 3 * row, e.video.frame(e.video.count - 1) + y * row));
+        }
+        QCOMPARE(frame_strip(e.video, 1000).width, e.video.count * e.video.width);
+        QVERIFY_THROWS_EXCEPTION(ws::Error, frame_strip(ws::VideoFrames{}, 3));
+    }
+
+    // pico-inspect on an episode the simulator wrote: the prompt comes from the file, the strip is written, and bad
+    // arguments and files are refused with what was wrong.
+    void inspectReadsAVideoFile() {
+        QTemporaryDir tmp;
+        auto r = wstest::run(WS_CLI, {"sim", "--episodes", "1", "--seed", "2000002", "--out", tmp.path()});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QString video = tmp.filePath("episode_2000002.mp4"), strip = tmp.filePath("strip.png");
+        const Episode e = simulate(2000002);
+        r = wstest::run(WS_CLI, {"pico-inspect", video, "--strip", strip, "--strip-frames", "5", "--json"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const ws::ojson j = ws::ojson::parse(r.out.toStdString());
+        QCOMPARE(j["prompt"].get<std::string>(), e.prompt);
+        QCOMPARE(j["frames"].get<int>(), e.video.count);
+        QCOMPARE(j["scene"].get<std::string>(), e.scene);
+        QVERIFY(j.contains("onsets"));
+        QVERIFY(j["colours_right"].get<bool>());
+        // The PNG's header says five 64-pixel frames wide.
+        QFile png(strip);
+        QVERIFY(png.open(QIODevice::ReadOnly));
+        const QByteArray head = png.read(24);
+        QVERIFY(head.startsWith("\x89PNG"));
+        const auto be32 = [&](int at) {
+            return (uint32_t(uint8_t(head[at])) << 24) | (uint32_t(uint8_t(head[at + 1])) << 16) |
+                   (uint32_t(uint8_t(head[at + 2])) << 8) | uint32_t(uint8_t(head[at + 3]));
+        };
+        QCOMPARE(be32(16), uint32_t(5 * e.video.width));
+        QCOMPARE(be32(20), uint32_t(e.video.height));
+        // The text report names the bodies and the impacts; a prompt given overrides the file's.
+        r = wstest::run(WS_CLI, {"pico-inspect", video, "--prompt", "a green rubber ball drops onto the table"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("the prompt names: green"), r.out.constData());
+        QVERIFY(r.out.contains("named colours shown, no others: no"));
+        QVERIFY(r.out.contains("bodies drawn"));
+        // Bad arguments: usage (2); a missing or broken file and an unknown scene: an error naming it (1).
+        QCOMPARE(wstest::run(WS_CLI, {"pico-inspect"}).code, 2);
+        QCOMPARE(wstest::run(WS_CLI, {"pico-inspect", video, "--strip-frames", "0"}).code, 2);
+        r = wstest::run(WS_CLI, {"pico-inspect", tmp.filePath("none.mp4")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("none.mp4"), r.err.constData());
+        QFile junk(tmp.filePath("junk.mp4"));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write("not a video at all");
+        junk.close();
+        r = wstest::run(WS_CLI, {"pico-inspect", junk.fileName()});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("junk.mp4"), r.err.constData());
+        r = wstest::run(WS_CLI, {"pico-inspect", video, "--scene", "fly"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("'fly'"), r.err.constData());
     }
 };
 
