@@ -209,6 +209,12 @@ private Q_SLOTS:
         QVERIFY(!bare.contains("onsets") && !bare.contains("prompt") && !bare.contains("motion"));
         QVERIFY(inspect_text(bare).find("no sound") != std::string::npos);
         QVERIFY(inspect_text(inspect(e.video, &e.audio, {e.prompt, ""})).find("impacts heard") != std::string::npos);
+        // A long clip's many onsets are listed whole, the last one included.
+        ws::ojson many = bare;
+        many["onsets"] = ws::ojson::array();
+        for (int k = 0; k < 80; ++k) many["onsets"].push_back(0.25 * k + 0.125);
+        QVERIFY(inspect_text(many).find("impacts heard: 80 at 0.125, ") != std::string::npos);
+        QVERIFY(inspect_text(many).find(", 19.875 s\n") != std::string::npos);
         // A scene that is not one of the four is refused by name.
         try {
             inspect(e.video, nullptr, {e.prompt, "fly"});

@@ -145,9 +145,9 @@ std::string inspect_text(const ojson& r) {
             std::snprintf(line, sizeof line, "%s%.3f", times.empty() ? "" : ", ", t.get<double>());
             times += line;
         }
-        std::snprintf(line, sizeof line, "impacts heard: %zu%s%s s\n", r["onsets"].size(), times.empty() ? "" : " at ",
-                      times.c_str());
-        out += r["onsets"].empty() ? std::string("impacts heard: none\n") : std::string(line);
+        // Built whole rather than through `line`: a long clip's onsets would not fit it.
+        out += times.empty() ? std::string("impacts heard: none\n")
+                             : "impacts heard: " + std::to_string(r["onsets"].size()) + " at " + times + " s\n";
     } else {
         out += "no sound\n";
     }
