@@ -13,10 +13,10 @@
 # Environment: DEVICE (cpu; cuda on a GPU machine), UPSAMPLER_STEPS (1500), GENERATOR_STEPS (20000),
 # UPSAMPLER2_STEPS (1500), GENERATOR2_STEPS (5000), UPSAMPLER3_STEPS (1500), UPSAMPLER4_STEPS (1500 in each of two
 # stages), SOUND3_STEPS (4000), GENERATOR3_STEPS (6000), GENERATOR4_STEPS (12000), GENERATOR5_STEPS (16000),
-# GENERATOR6_STEPS (20000), TEXT7_STEPS (8000), GENERATOR7_STEPS (2500), DECODER_STEPS (4000), EPISODE_DIVISOR (1: every stage's episode count is divided by it,
-# at least 4 are kept; with tiny step counts a quick run of the whole recipe, as its test does). The shipped model is
-# this script with the defaults, on 2 CPU cores (rounds 1 and 2 about 29 + 60 + 37 + 19 minutes; rounds 3 to 7 see
-# the model card).
+# GENERATOR6_STEPS (20000), TEXT7_STEPS (8000), GENERATOR7_STEPS (2500), DECODER_STEPS (4000), EPISODE_DIVISOR (1:
+# every stage's episode count is divided by it, at least 4 are kept; with tiny step counts a quick run of the whole
+# recipe, as its test does). The shipped model is this script with the defaults, on 2 CPU cores (rounds 1 and 2
+# about 29 + 60 + 37 + 19 minutes; rounds 3 to 7 see the model card).
 set -eu
 OUT=${1:?usage: scripts/train-pico.sh OUT_DIR [path to worldstudio-cli]}
 CLI=${2:-build/worldstudio-cli}
