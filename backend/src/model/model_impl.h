@@ -51,9 +51,6 @@ struct ModelImpl {
     std::unique_ptr<VideoCodec> vae;      // vae/: the Wan2.2 VAE or a Pico codec (absent: latents only)
     std::unique_ptr<SoundDecoder> sound;  // sound_tokenizer/: Oobleck or a Pico codec (absent: no sound track)
     PreviewProjection preview;
-    // What the last decoded live preview cost (seconds; negative: none yet), so that a run's first decoded preview
-    // waits for its share of the run like the others (pipeline.cpp). A measurement, not a setting: shared, atomic.
-    std::shared_ptr<std::atomic<double>> preview_decode_cost = std::make_shared<std::atomic<double>>(-1.0);
     ojson generation_defaults =
         ojson::object();              // the checkpoint's own, then model_index.json's worldstudio_generation_defaults
     CheckpointFormat format;          // distilled sampler, FP8

@@ -92,10 +92,9 @@ struct StepReporter {
         return M.vae && x.size(2) * x.size(3) <= kCoarseCells;
     }
     bool decode_due(double elapsed) const {
-        // A run's first decode is expected to cost what the model's last one did; only the model's very first is made
-        // unmeasured.
-        const double next = decodes > 0 ? last_decode_cost : M.preview_decode_cost->load();
-        return next < 0 || decode_seconds + next <= kDecodeShare * elapsed;
+        // A run's first preview always decodes: a coarse latent decodes in milliseconds, and a short run's share
+        // can be less than one decode, which left such runs with no picture at all on a busy machine.
+        return decodes == 0 || decode_seconds + last_decode_cost <= kDecodeShare * elapsed;
     }
     void decode_into(LatentPreview& p, const at::Tensor& pv) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -104,7 +103,6 @@ struct StepReporter {
         p.rgb_frames = static_cast<int>(px.size(0)), p.rgb_height = static_cast<int>(px.size(1)),
         p.rgb_width = static_cast<int>(px.size(2));
         last_decode_cost = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        M.preview_decode_cost->store(last_decode_cost);
         decode_seconds += last_decode_cost;
         ++decodes;
     }
