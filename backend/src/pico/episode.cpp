@@ -44,11 +44,6 @@ std::string mss(double seconds) {
     return buf;
 }
 
-const char* times_word(int n) {
-    static const char* words[] = {"", "once", "twice", "three times", "four times"};
-    return n >= 1 && n <= 4 ? words[n] : "several times";
-}
-
 const char* size_word(double size) { return size < 0.055 ? "small" : size < 0.08 ? "medium-sized" : "large"; }
 
 const char* where(double x) {
@@ -407,6 +402,11 @@ ojson questions_of(const Setup& st, const Events& ev) {
 }
 
 }  // namespace
+
+const char* times_word(int n) {
+    static const char* words[] = {"", "once", "twice", "three times", "four times"};
+    return n >= 1 && n <= 4 ? words[n] : "several times";
+}
 
 Episode simulate(uint64_t seed, const Options& o) {
     Rng rng(seed);

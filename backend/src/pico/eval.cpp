@@ -232,24 +232,29 @@ std::vector<int> named_colours(const std::string& text) {
 }
 
 Showing showing(const VideoFrames& video, const std::vector<int>& named, int min_pixels) {
-    Showing out;
-    if (video.count < 1 || named.empty()) return out;
+    if (video.count < 1 || named.empty()) return {};
     std::vector<int> frames_seen(palette().size(), 0);
     for (int i = 0; i < video.count; ++i)
         for (const Detection& d : detect(video, i, min_pixels)) ++frames_seen[static_cast<size_t>(d.colour)];
+    return showing(frames_seen, video.count, named);
+}
+
+Showing showing(const std::vector<int>& frames_seen, int frame_count, const std::vector<int>& named) {
+    Showing out;
+    if (frame_count < 1 || named.empty() || frames_seen.size() != palette().size()) return out;
     int shown = 0;
     bool others = false;
     double lost = 0;
     for (size_t c = 0; c < palette().size(); ++c) {
         const bool is_named = std::find(named.begin(), named.end(), static_cast<int>(c)) != named.end();
-        const double share = static_cast<double>(frames_seen[c]) / video.count;
+        const double share = static_cast<double>(frames_seen[c]) / frame_count;
         if (is_named) lost += 1 - share;
-        if (is_named && 2 * frames_seen[c] >= video.count) ++shown;
-        if (!is_named && 3 * frames_seen[c] >= video.count) others = true;
+        if (is_named && 2 * frames_seen[c] >= frame_count) ++shown;
+        if (!is_named && 3 * frames_seen[c] >= frame_count) others = true;
     }
     out.colours_right = shown == static_cast<int>(named.size()) && !others;
     int drawn = 0;
-    for (size_t c = 0; c < palette().size(); ++c) drawn += 2 * frames_seen[c] >= video.count ? 1 : 0;
+    for (size_t c = 0; c < palette().size(); ++c) drawn += 2 * frames_seen[c] >= frame_count ? 1 : 0;
     out.count_right = drawn == static_cast<int>(named.size());
     out.lost = lost / static_cast<double>(named.size());
     return out;

@@ -28,12 +28,11 @@ std::string scene_of_prompt(const std::string& prompt) {
 }
 
 int bounces_of_prompt(const std::string& prompt) {
-    static const char* const words[] = {"once", "twice", "three times", "four times"};
     const size_t at = prompt.find("bounces ");
     if (at != std::string::npos) {
         const std::string rest = prompt.substr(at + 8);
-        for (int n = 0; n < 4; ++n)
-            if (rest.rfind(words[n], 0) == 0) return n + 1;
+        for (int n = 1; n <= 4; ++n)  // the simulator's own words (times_word), so the two cannot drift apart
+            if (rest.rfind(times_word(n), 0) == 0) return n;
         return -1;
     }
     if (has(prompt, "and stays") || has(prompt, "onto the table")) return 0;
@@ -77,7 +76,7 @@ ojson inspect(const VideoFrames& video, const AudioClip* audio, const InspectOpt
         for (int c : named) names.push_back(palette()[static_cast<size_t>(c)].name);
         r["named"] = names;
         if (!named.empty()) {
-            const Showing s = showing(video, named);
+            const Showing s = showing(seen, video.count, named);  // the counts above, not a second pass
             r["colours_right"] = s.colours_right;
             r["count_right"] = s.count_right;
             r["lost"] = s.lost;

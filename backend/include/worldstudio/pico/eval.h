@@ -58,6 +58,9 @@ struct Showing {
     double lost = 0;             // share of frames where a named colour is not found (mean over the named colours)
 };
 Showing showing(const VideoFrames& video, const std::vector<int>& named, int min_pixels = 4);
+// The same from the number of frames in which the detector found each palette colour (indexed like palette()), for
+// a caller that has counted them already.
+Showing showing(const std::vector<int>& frames_seen, int frame_count, const std::vector<int>& named);
 
 // Whether the motion a Pico World prompt names happens in `video`, by the tracks of the named bodies (the first named
 // is the one that moves), between the first and last frames that show the bodies the rule needs: drop, the body ends

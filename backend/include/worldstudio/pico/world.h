@@ -19,6 +19,8 @@ enum class Shape { Ball, Box };
 enum class Material { Rubber, Wood, Metal, Plastic };
 const char* shape_name(Shape s);
 const char* material_name(Material m);
+// How a prompt and a caption count bounces: "once", "twice", "three times", "four times", else "several times".
+const char* times_word(int n);
 
 struct Colour {
     const char* name;
