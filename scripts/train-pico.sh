@@ -76,23 +76,23 @@ done
 "$CLI" train "$OUT" --stage generator --steps "${GENERATOR6_STEPS:-20000}" --episodes "$(episodes 2048)" --seed 70000 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --video-to-sound-share 0.75 --checkpoint-every 1000 \
   --device "$DEVICE" --modes text2video,image2video,video2video,video2video,forward_dynamics,forward_dynamics,inverse_dynamics,policy,transfer
+# One round of two stages in batches of 8: text2video alone (steps, episodes, first seed, rate), then every mode
+# at rate 0.0003 (steps, episodes, first seed).
+two_stage_round() {
+  "$CLI" train "$OUT" --stage generator --steps "$1" --batch 8 --episodes "$(episodes "$2")" --seed "$3" \
+    --lr "$4" --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --checkpoint-every 1000 --device "$DEVICE" \
+    --modes text2video
+  "$CLI" train "$OUT" --stage generator --steps "$5" --batch 8 --episodes "$(episodes "$6")" --seed "$7" \
+    --lr 0.0003 --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --checkpoint-every 500 --device "$DEVICE" \
+    --modes "$MODES"
+}
 # Round 7: batches of 8 samples packed into one pass. First text2video alone, 8000 steps of 8 on 4096 new episodes
 # (seeds 130000..134095; 64000 samples, about three quarters of what rounds 1 to 6 showed the generator), then every
 # mode for 2500 steps of 8 on 1024 new ones (seeds 140000..141023), which brings back what text2video alone lets slip
 # (inverse dynamics).
-"$CLI" train "$OUT" --stage generator --steps "${TEXT7_STEPS:-8000}" --batch 8 --episodes "$(episodes 4096)" --seed 130000 \
-  --lr 0.0005 --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --checkpoint-every 1000 --device "$DEVICE" \
-  --modes text2video
-"$CLI" train "$OUT" --stage generator --steps "${GENERATOR7_STEPS:-2500}" --batch 8 --episodes "$(episodes 1024)" --seed 140000 \
-  --lr 0.0003 --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --checkpoint-every 500 --device "$DEVICE" \
-  --modes "$MODES"
+two_stage_round "${TEXT7_STEPS:-8000}" 4096 130000 0.0005 "${GENERATOR7_STEPS:-2500}" 1024 140000
 # Round 8: the same two stages again on new episodes, at a lower rate for text2video: 4000 steps of 8 on 2048
 # (seeds 150000..152047), then every mode for 2500 steps of 8 on 1024 (seeds 160000..161023).
-"$CLI" train "$OUT" --stage generator --steps "${TEXT8_STEPS:-4000}" --batch 8 --episodes "$(episodes 2048)" --seed 150000 \
-  --lr 0.0003 --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --checkpoint-every 1000 --device "$DEVICE" \
-  --modes text2video
-"$CLI" train "$OUT" --stage generator --steps "${GENERATOR8_STEPS:-2500}" --batch 8 --episodes "$(episodes 1024)" --seed 160000 \
-  --lr 0.0003 --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --checkpoint-every 500 --device "$DEVICE" \
-  --modes "$MODES"
+two_stage_round "${TEXT8_STEPS:-4000}" 2048 150000 0.0003 "${GENERATOR8_STEPS:-2500}" 1024 160000
 "$CLI" fit-decoder "$OUT" --steps "${DECODER_STEPS:-4000}" --episodes "$(episodes 256)"
 "$CLI" fit-preview "$OUT"
