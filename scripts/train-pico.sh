@@ -66,6 +66,9 @@ done
 "$CLI" train "$OUT" --stage generator --steps "${GENERATOR4_STEPS:-12000}" --episodes "$(episodes 2048)" --seed 30000 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --video-to-sound-share 0.75 --checkpoint-every 1000 \
   --device "$DEVICE" --modes "$MODES"
+# The generation tower as round 4 left it is kept in guide/: the weaker model that sampling steers away from
+# (autoguidance, the folder's default for the modes that draw video) as the later rounds train on.
+"$CLI" make-guide "$OUT"
 # Round 5: the generator as in round 4, on 2048 new episodes again (seeds 50000..52047).
 "$CLI" train "$OUT" --stage generator --steps "${GENERATOR5_STEPS:-16000}" --episodes "$(episodes 2048)" --seed 50000 --lr 0.0005 \
   --freeze-reasoner --caption-share 0.25 --timestep-shift 5 --video-to-sound-share 0.75 --checkpoint-every 1000 \

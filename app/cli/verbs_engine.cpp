@@ -351,6 +351,13 @@ int cmd_fit_preview(const std::string&, const Args& a) {
     return 0;
 }
 
+int cmd_make_guide(const std::string&, const Args& a) {
+    if (a.positional.size() != 1) throw UsageError("make-guide needs MODEL_DIR");
+    const double strength = to_double(a.get("--strength", "1"), "--strength");
+    std::printf("wrote %s; autoguidance %g by default\n", ws::write_guide(a.positional[0], strength).c_str(), strength);
+    return 0;
+}
+
 int cmd_bench(const std::string&, const Args& a) {
     return bench_main(a.has("--model") ? a.get("--model") : default_model_dir(), a.get("--tokenizer"));
 }
@@ -567,6 +574,12 @@ void add_engine_verbs(std::vector<Verb>& v) {
                                     fit the linear latent->RGB preview projection and store it beside the model
 )",
                  cmd_fit_preview});
+    v.push_back({"make-guide", R"(  make-guide MODEL_DIR [--strength S]
+                                    keep the folder's generation tower as it is now in MODEL_DIR/guide/ (BF16): the
+                                    weaker model that autoguidance steers away from once the folder trains on; the
+                                    folder's defaults then name autoguidance S (1)
+)",
+                 cmd_make_guide});
     v.push_back(
         {"bench-vae",
          R"(  bench-vae [--latent-height H] [--latent-width W] [--latent-frames 2,4,8,16] [--device D] [--dtype T]

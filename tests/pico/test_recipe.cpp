@@ -52,8 +52,11 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("installed the decoder stage"));
         QVERIFY(QFile::exists(out + "/worldstudio_preview.json"));
         QVERIFY(QFile::exists(out + "/training_state.safetensors"));
+        // Round 4's generation tower stays as the guide, and the folder samples with autoguidance by default.
+        QVERIFY(QFile::exists(out + "/guide/diffusion_pytorch_model.safetensors"));
+        QVERIFY(r.out.contains("autoguidance 1 by default"));
 
-        // The result is a model folder that generates video with sound.
+        // The result is a model folder that generates video with sound (autoguided, as its defaults ask).
         const QString video = tmp_.filePath("t2v.mp4");
         const auto g =
             wstest::run(WS_CLI, {"generate", "--model", out, "--mode", "text2video", "--prompt", "a red ball falls",

@@ -148,8 +148,9 @@ void plan_fixed_steps(GenerationPlan& p, const ModelImpl& M, const ojson& job_in
     if (job_in.contains("guidance_interval") && req.guidance_interval)
         aside["guidance_interval"] = *req.guidance_interval;
     if (req.control_guidance > 0) aside["control_guidance"] = req.control_guidance;
+    if (req.autoguidance > 0) aside["autoguidance"] = req.autoguidance;
     req.num_steps = n, req.guidance = 1.0, req.sampler = kFixedStepSamplerName, req.guidance_interval.reset(),
-    req.control_guidance = 0;
+    req.control_guidance = 0, req.autoguidance = 0;
     if (!aside.empty() && cb.on_log)
         cb.on_log("this distilled checkpoint samples its own " + std::to_string(n) +
                   " steps without guidance; set aside: " + aside.dump());
@@ -379,6 +380,10 @@ GenerationPlan plan_generation(const ModelImpl& M, const MediaFiles& media, cons
     plan_sound(p, c, inputs.sound_latent);
     p.use_cfg = p.req.guidance != 1.0;
     p.use_control_guidance = p.req.mode == Mode::Transfer && p.req.control_guidance > 0;
+    p.use_autoguidance = p.req.autoguidance > 0;  // the schema leaves it 0 where actions are the answer
+    if (p.req.autoguidance > 0 && !M.guide)
+        throw Error("autoguidance: " + M.dir +
+                    " has no guide/ folder (a weaker generation tower to steer away from); set autoguidance to 0");
     // The diffusers path samples with the UniPC schedule the folder ships; the request's shift is then set aside.
     const DiffusersPipelineConfig& dcfg = M.format.diffusers;
     p.sched = M.format.fixed_steps ? SigmaSchedule{}
@@ -412,6 +417,8 @@ Denoiser::Denoiser(const ModelImpl& M, const GenerationPlan& plan, const RunCall
         };
         prepare(cond_);
         if (plan.use_cfg) prepare(uncond_);
+        // The guide has no text tower of its own: it always reads the conditional prompt's text K/V.
+        if (plan.use_autoguidance) guide_text_ = cond_.cached ? cond_.cache : prefill_text(*text_net, cond_.ids);
         if (M.text_tower) {
             const bool keep = M.memory_plan.value("keep_towers", false);
             memory_record["text_tower"] = {
@@ -479,6 +486,15 @@ at::Tensor Denoiser::operator()(const LatentState& layout, const LatentState& no
         at::Tensor extra = at::zeros_like(v);
         extra.narrow(0, control_numel, v_nc.numel()).copy_(req.control_guidance * (v_c - v_nc));
         v = v + extra;
+    }
+    if (plan_.use_autoguidance) {
+        // Autoguidance (Karras et al. 2024, "Guiding a diffusion model with a bad version of itself"): away from
+        // what a weaker model of the same task predicts for the same prompt. Outside the step cache: its pass
+        // has no cached residual to reuse.
+        const std::function<bool()>* cancel = cb_.should_cancel ? &cb_.should_cancel : nullptr;
+        const at::Tensor v_guide =
+            predict_velocity(*M_.guide, cond_.ids, &guide_text_, s, ts, nullptr, cancel).flatten();
+        v = v + req.autoguidance * (v_cond - v_guide);
     }
     return v;
 }

@@ -33,7 +33,8 @@ struct GenerationPlan {
     ojson set_aside = ojson::object();          // what a distilled checkpoint set aside of the job
     std::optional<AdapterDeltas> job_adapters;  // the job's own adapters, applied on the fly
     ojson job_adapter_record;
-    bool diffusers_path = false, action_mode = false, use_cfg = false, use_control_guidance = false;
+    bool diffusers_path = false, action_mode = false, use_cfg = false, use_control_guidance = false,
+         use_autoguidance = false;
     std::string prompt_string, negative_string, system_prompt;  // exactly what the tokenizer reads
     int64_t vae_budget = 0;                                     // bytes the VAE may use (0: no budget)
     int64_t T = 0, H = 0, W = 0;                                // the latent grid
@@ -100,6 +101,7 @@ private:
     const GenerationPlan& plan_;
     const RunCallbacks& cb_;
     Branch cond_, uncond_;
+    TextKVCache guide_text_;  // the conditional prompt's text K/V, for the guide (autoguidance)
     std::shared_ptr<const Network> gen_net_;
     const Fp8StepPolicy* fp8_policy_ = nullptr;
     std::optional<Network> net_a16_;  // W8A8 with a step policy: its W8A16 steps

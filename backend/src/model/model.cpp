@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "model/model_impl.h"
+#include "model/guide.h"
 #include "model/lora.h"
 #include "model/memory.h"
 #include "model/quantized_weights.h"
@@ -40,6 +41,7 @@ ModelFolder locate_model_folder(const std::string& dir) {
         }
     if (fs::exists(root / "vae" / "config.json")) f.vae_dir = (root / "vae").string();
     if (fs::exists(root / "sound_tokenizer" / "config.json")) f.sound_dir = (root / "sound_tokenizer").string();
+    if (fs::is_directory(root / "guide")) f.guide_dir = (root / "guide").string();
     return f;
 }
 
@@ -308,6 +310,10 @@ ojson Model::inspect(const std::string& dir) {
             load_sound_decoder(f, c, at::Device(at::kCPU), {}, nullptr, /*check_only=*/true);
             return ojson::object();
         });
+    if (!f.guide_dir.empty())
+        check("guide", f.guide_dir, [&] {
+            return ojson{{"files", load_guide(f.guide_dir, c, at::Device(at::kCPU), at::kFloat).files.size()}};
+        });
     const fs::path preview_file = fs::path(dir) / kPreviewProjectionFile;
     if (fs::exists(preview_file))
         check("preview", preview_file.string(), [&] {
@@ -548,6 +554,12 @@ std::shared_ptr<const Model> Model::load(const std::string& dir, const LoadOptio
             transformer.push_back(hash_of(file));
         }
         impl->hashes.insert(impl->hashes.begin(), transformer.begin(), transformer.end());
+    }
+    if (!f.guide_dir.empty()) {
+        LoadedGuide guide = load_guide(f.guide_dir, impl->config, impl->device, impl->dtype);
+        impl->guide = guide.network;
+        if (hashes)
+            for (const std::string& file : guide.files) hashes->push_back(hash_of(file));
     }
     return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }

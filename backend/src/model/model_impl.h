@@ -42,6 +42,9 @@ struct ModelImpl {
     // Both towers, for good; null with the tower split, where text_tower and generation_tower hand them out.
     std::unique_ptr<Network> network;
     std::unique_ptr<TowerSlot> text_tower, generation_tower;
+    // guide/: a weaker copy of the generation tower (an earlier training round) that autoguidance steers away from;
+    // it shares the text tower, so it reads the conditional branch's text K/V. Null when the folder has none.
+    std::shared_ptr<const Network> guide;
     ojson memory_plan = ojson::object();
     int64_t vae_budget_bytes = 0;  // what the budget leaves the VAE (0 = no budget)
     // The network for the text stream (prefill, reasoner) and for denoising: the whole network, or a tower.
@@ -71,6 +74,7 @@ struct ModelFolder {
     std::string tokenizer_path;  // "" if none
     std::string vae_dir;         // "" if none
     std::string sound_dir;       // "" if none
+    std::string guide_dir;       // "" if none: guide/, the generation tower autoguidance steers away from
 };
 ModelFolder locate_model_folder(const std::string& dir);
 

@@ -267,6 +267,11 @@ GenerationResult write_generation(const Generation& generation, const std::strin
 // writes it to MODEL_DIR/worldstudio_preview.json and returns the fit's RMS error in [0, 1] units.
 double fit_preview_projection(const std::string& model_dir, int samples = 8, uint32_t seed = 0);
 
+// Writes the folder's generation tower, in BF16, to MODEL_DIR/guide/: the weaker model that the request's
+// `autoguidance` steers away from once the folder trains on; and names `autoguidance: strength` in the folder's
+// generation defaults (model_index.json, "*"). Returns the guide file written.
+std::string write_guide(const std::string& model_dir, double strength = 1.0);
+
 // Library versions for generation records.
 ojson library_versions();
 

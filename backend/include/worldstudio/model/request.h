@@ -64,6 +64,9 @@ struct GenerationRequest {
     double guidance = 6.0;
     double shift = 10.0;
     std::optional<std::array<double, 2>> guidance_interval;
+    // Autoguidance: the velocity pushed away from the folder's guide (guide/, a weaker earlier round of the same
+    // generation tower) by this much times (conditional - guide's conditional); 0: off.
+    double autoguidance = 0.0;
     bool normalize_cfg = false;
     uint32_t seed = 0;
     int num_outputs = 1;

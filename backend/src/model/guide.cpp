@@ -1,0 +1,84 @@
+// guide/ folders: written from a model folder's generation tower, loaded as a generation-only network.
+#include "model/guide.h"
+
+#include <c10/core/InferenceMode.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "model/model_impl.h"
+#include "model/quantized_weights.h"
+#include "worldstudio/core/error.h"
+#include "worldstudio/core/safetensors.h"
+#include "worldstudio/core/weights.h"
+#include "worldstudio/model/checkpoint_format.h"
+#include "worldstudio/model/engine.h"
+
+namespace fs = std::filesystem;
+
+namespace ws {
+
+LoadedGuide load_guide(const std::string& guide_dir, const ModelConfig& config, at::Device device,
+                       at::ScalarType dtype) {
+    const Checkpoint ck(guide_dir);
+    const TransformerTensors tensors(ck, std::nullopt, guide_dir);
+    WeightReport report = check_weights(config, tensors.shapes());
+    std::erase_if(report.missing, [](const std::string& canon) { return is_text_tower_weight(canon); });
+    if (!report.ok())
+        throw Error(guide_dir + ": the guide does not match the transformer's config\n" + report.summary());
+    std::map<std::string, at::Tensor> weights;
+    for (const auto& [canon, source] : report.source_of)
+        if (!is_text_tower_weight(canon)) weights[canon] = tensors.read(source);
+    LoadedGuide g;
+    g.network = std::make_shared<const Network>(config, std::move(weights), device, dtype, Towers::generation,
+                                                LayerPlacement{});
+    g.files = ck.files();
+    return g;
+}
+
+std::string write_guide(const std::string& model_dir, double strength) {
+    if (!(strength >= 0 && strength <= 7)) throw Error("make-guide: the strength must be between 0 and 7");
+    c10::InferenceMode guard;
+    const ModelFolder f = locate_model_folder(model_dir);
+    const ModelConfig config = read_config(f);
+    const Checkpoint ck(f.transformer_dir);
+    // An FP8 checkpoint's weights are dequantized: the guide is BF16 whatever its model's format.
+    const TransformerTensors tensors(ck, read_checkpoint_format(model_dir, f.transformer_dir).fp8, f.transformer_dir);
+    const WeightReport report = check_weights(config, tensors.shapes());
+    if (!report.ok()) throw Error(model_dir + ": the checkpoint does not match its config\n" + report.summary());
+    std::map<std::string, TensorBlob> blobs;
+    for (const auto& [canon, source] : report.source_of) {
+        if (is_text_tower_weight(canon)) continue;
+        const at::Tensor t = tensors.read(source).to(at::kBFloat16).contiguous();
+        TensorBlob& b = blobs[source];
+        b.dtype = DType::BF16;
+        b.shape = t.sizes().vec();
+        b.bytes.resize(static_cast<size_t>(t.numel()) * 2);
+        std::memcpy(b.bytes.data(), t.data_ptr(), b.bytes.size());
+    }
+    const fs::path dir = fs::path(model_dir) / "guide";
+    fs::create_directories(dir);
+    const std::string out = (dir / "diffusion_pytorch_model.safetensors").string();
+    write_safetensors(out, blobs, {{"worldstudio_guide", "the generation tower of " + config.name + ", BF16"}});
+    // The folder now asks for autoguidance by default: model_index.json's "*" defaults, the rest kept as it was.
+    const fs::path index = fs::path(model_dir) / "model_index.json";
+    ojson j = ojson::object();
+    if (fs::exists(index)) {
+        std::ifstream in(index, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        if (!in) throw Error(index.string() + ": cannot read");
+        parse_generation_defaults(text.str(), index.string());  // refuses a damaged file before it is rewritten
+        j = ojson::parse(text.str());
+    }
+    j["worldstudio_generation_defaults"]["*"]["autoguidance"] = strength;
+    std::ofstream w(index, std::ios::binary | std::ios::trunc);
+    w << j.dump(2) << "\n";
+    if (!w) throw Error(index.string() + ": cannot write");
+    return out;
+}
+
+}  // namespace ws
