@@ -9,6 +9,8 @@ static const char* const kRequestSchemaStrings[] = {
     QT_TRANSLATE_NOOP("RequestSchema", "Denoising steps: more is slower and usually cleaner"),
     QT_TRANSLATE_NOOP("RequestSchema", "Guidance"),
     QT_TRANSLATE_NOOP("RequestSchema", "How strongly the prompt steers the result (classifier-free guidance; 1: off)"),
+    QT_TRANSLATE_NOOP("RequestSchema", "Autoguidance"),
+    QT_TRANSLATE_NOOP("RequestSchema", "How strongly to steer away from the model folder's guide, a weaker earlier training round (0: off; only folders with guide/)"),
     QT_TRANSLATE_NOOP("RequestSchema", "Shift"),
     QT_TRANSLATE_NOOP("RequestSchema", "The flow schedule's shift: higher spends more steps on the coarse layout"),
     QT_TRANSLATE_NOOP("RequestSchema", "VAE memory"),

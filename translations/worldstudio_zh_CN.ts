@@ -2803,6 +2803,14 @@
         <source>The MP4&apos;s quality on the reference&apos;s 0-10 scale (H.264 CRF = (1 - q / 10) × 51): 10 is nearly lossless and large, 6.5 (CRF 17) looks the same at a fraction of the size</source>
         <translation>MP4 的质量，采用参考实现的 0–10 刻度（H.264 CRF = (1 - q / 10) × 51）：10 近乎无损但文件很大，6.5（CRF 17）观感相同而体积小得多</translation>
     </message>
+    <message>
+        <source>Autoguidance</source>
+        <translation>自引导</translation>
+    </message>
+    <message>
+        <source>How strongly to steer away from the model folder&apos;s guide, a weaker earlier training round (0: off; only folders with guide/)</source>
+        <translation>远离模型文件夹中引导模型（较弱的早期训练轮次）的强度（0 为关闭；仅限含 guide/ 的文件夹）</translation>
+    </message>
 </context>
 <context>
     <name>RoboticsView</name>
