@@ -244,6 +244,18 @@ private Q_SLOTS:
         QVERIFY(!s.request().contains("video_save_quality"));
         s.setMode("text2video");
         QVERIFY(quality->isVisible());
+        // Autoguidance: a row of its own (0-7), not shown where actions are the answer, and the model's default
+        // (Pico names 1) is what the form starts from.
+        auto* autoguidance = s.findChild<QDoubleSpinBox*>("autoguidance");
+        QVERIFY(autoguidance && autoguidance->isVisible());
+        QCOMPARE(qobject_cast<QLabel*>(form->labelForField(autoguidance))->text(), QString("Autoguidance"));
+        QCOMPARE(autoguidance->maximum(), 7.0);
+        QCOMPARE(autoguidance->value(), 0.0);
+        s.setModelDefaults({{"*", {{"autoguidance", 1.0}}}});
+        QCOMPARE(s.request()["autoguidance"].get<double>(), 1.0);
+        s.setMode("inverse_dynamics");
+        QVERIFY(!autoguidance->isVisible());
+        s.setMode("text2video");
         // The request the form makes is one the engine accepts.
         ws::ojson job = s.request();
         job["prompt"] = "a kite";
