@@ -211,10 +211,11 @@ void SettingsPanel::addSizeRows() {
 // schema puts in the form.
 void SettingsPanel::addSamplingRows() {
     // The schema's rows this panel lays out itself; the rest get a row each at the end.
-    const std::set<std::string> placed = {"fps",           "num_steps",    "guidance",
-                                          "shift",         "prompting",    "json_caption_wrapper",
-                                          "vae_budget_mb", "control_type", "control_weight"};
-    for (const char* f : {"num_steps", "guidance", "shift"}) form_->addRow(fields_->label(f), fields_->widget(f));
+    const std::set<std::string> placed = {
+        "fps",           "num_steps",    "guidance",      "autoguidance", "shift", "prompting", "json_caption_wrapper",
+        "vae_budget_mb", "control_type", "control_weight"};
+    for (const char* f : {"num_steps", "guidance", "autoguidance", "shift"})
+        form_->addRow(fields_->label(f), fields_->widget(f));
     fixedNote_ = new QLabel(this);
     fixedNote_->setObjectName("fixedSamplingNote");
     fixedNote_->setWordWrap(true);

@@ -244,10 +244,15 @@ private Q_SLOTS:
         QVERIFY(!s.request().contains("video_save_quality"));
         s.setMode("text2video");
         QVERIFY(quality->isVisible());
-        // Autoguidance: a row of its own (0-7), not shown where actions are the answer, and the model's default
-        // (Pico names 1) is what the form starts from.
+        // Autoguidance: a row of its own (0-7) under Guidance, not shown where actions are the answer, and the
+        // model's default (Pico names 1) is what the form starts from.
         auto* autoguidance = s.findChild<QDoubleSpinBox*>("autoguidance");
         QVERIFY(autoguidance && autoguidance->isVisible());
+        int guidance_row = -1, autoguidance_row = -1;
+        QFormLayout::ItemRole role;
+        form->getWidgetPosition(s.findChild<QDoubleSpinBox*>("guidance"), &guidance_row, &role);
+        form->getWidgetPosition(autoguidance, &autoguidance_row, &role);
+        QCOMPARE(autoguidance_row, guidance_row + 1);
         QCOMPARE(qobject_cast<QLabel*>(form->labelForField(autoguidance))->text(), QString("Autoguidance"));
         QCOMPARE(autoguidance->maximum(), 7.0);
         QCOMPARE(autoguidance->value(), 0.0);
