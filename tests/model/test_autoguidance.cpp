@@ -183,6 +183,22 @@ private Q_SLOTS:
             t.shape = {t.shape[0] * t.shape[1]};
         });
         refused("misshaped", "proj_out");
+        // make-guide on a folder whose model_index.json is damaged: refused naming the file, before anything is
+        // written (no guide/, the file as it was).
+        for (const char* text : {"[1]", "{\"worldstudio_generation_defaults\": {\"*\": {\"guidance\": 9}}}", "{"}) {
+            fs::remove_all(dir("damaged"));
+            make_tiny_model(dir("damaged"), 3);
+            std::ofstream(dir("damaged/model_index.json")) << text;
+            try {
+                write_guide(dir("damaged"));
+                QFAIL(text);
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(dir("damaged/model_index.json")) != std::string::npos, e.what());
+            }
+            QVERIFY(!fs::exists(dir("damaged/guide")));
+            std::ifstream in(dir("damaged/model_index.json"));
+            QCOMPARE(std::string(std::istreambuf_iterator<char>(in), {}), std::string(text));
+        }
         // Still loadable, unchanged: the folders the refusals left alone.
         QVERIFY(load(dir("guided")) != nullptr);
     }

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "model/model_impl.h"
 #include "model/quantized_weights.h"
@@ -49,6 +48,12 @@ std::string write_guide(const std::string& model_dir, double strength) {
     const TransformerTensors tensors(ck, read_checkpoint_format(model_dir, f.transformer_dir).fp8, f.transformer_dir);
     const WeightReport report = check_weights(config, tensors.shapes());
     if (!report.ok()) throw Error(model_dir + ": the checkpoint does not match its config\n" + report.summary());
+    // The folder's model_index.json is read and checked first, so that a damaged one stops the verb before anything
+    // is written.
+    const fs::path index = fs::path(model_dir) / "model_index.json";
+    read_generation_defaults(model_dir);
+    ojson j = fs::exists(index) ? read_json_file(index.string()) : ojson::object();
+    if (!j.is_object()) throw Error(index.string() + ": not a JSON object");
     std::map<std::string, TensorBlob> blobs;
     for (const auto& [canon, source] : report.source_of) {
         if (is_text_tower_weight(canon)) continue;
@@ -64,16 +69,6 @@ std::string write_guide(const std::string& model_dir, double strength) {
     const std::string out = (dir / "diffusion_pytorch_model.safetensors").string();
     write_safetensors(out, blobs, {{"worldstudio_guide", "the generation tower of " + config.name + ", BF16"}});
     // The folder now asks for autoguidance by default: model_index.json's "*" defaults, the rest kept as it was.
-    const fs::path index = fs::path(model_dir) / "model_index.json";
-    ojson j = ojson::object();
-    if (fs::exists(index)) {
-        std::ifstream in(index, std::ios::binary);
-        std::stringstream text;
-        text << in.rdbuf();
-        if (!in) throw Error(index.string() + ": cannot read");
-        parse_generation_defaults(text.str(), index.string());  // refuses a damaged file before it is rewritten
-        j = ojson::parse(text.str());
-    }
     j["worldstudio_generation_defaults"]["*"]["autoguidance"] = strength;
     std::ofstream w(index, std::ios::binary | std::ios::trunc);
     w << j.dump(2) << "\n";

@@ -86,6 +86,8 @@ FileHash hash_of(const std::string& file) {
             static_cast<uint64_t>(fs::file_size(file)), sha256_file(file)};
 }
 
+}  // namespace
+
 ojson read_json_file(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw Error(path + ": cannot open");
@@ -95,6 +97,8 @@ ojson read_json_file(const std::string& path) {
         throw Error(path + ": not valid JSON (" + user_message(e) + ")");
     }
 }
+
+namespace {
 
 // Loads the tensors of `dir` under the names `rename` gives them, checked against `expected`.
 std::map<std::string, at::Tensor> load_component(const std::string& dir,
@@ -214,7 +218,6 @@ void resolve_special_tokens(ModelConfig& c, const Tokenizer& t) {
 }
 
 namespace {
-ojson read_generation_defaults(const std::string& dir);
 
 // What the checkpoint itself implies for requests, under model_index.json's defaults. A distilled student runs its
 // own steps without guidance at the tier it was distilled at: 768 for images (Text2Image-4Step), 480 for video
@@ -389,7 +392,6 @@ ojson merge_generation_defaults(const ojson& defaults, const std::string& mode) 
     return out;
 }
 
-namespace {
 ojson read_generation_defaults(const std::string& dir) {
     const fs::path index = fs::path(dir) / "model_index.json";
     if (!fs::exists(index)) return ojson::object();
@@ -399,7 +401,6 @@ ojson read_generation_defaults(const std::string& dir) {
     if (!in) throw Error(index.string() + ": cannot read");
     return parse_generation_defaults(text.str(), index.string());
 }
-}  // namespace
 
 const CheckpointFormat& Model::format() const { return impl_->format; }
 const ojson& Model::adapters() const { return impl_->adapters; }
