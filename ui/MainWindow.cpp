@@ -487,6 +487,7 @@ void MainWindow::showModel(const QString& summaryJson) {
                                     ? info["generation_defaults"]
                                     : ws::ojson::object());
     settings()->setModelCanMakeSound(info.is_object() && info.value("sound_tokenizer", false));
+    settings()->setModelHasGuide(info.is_object() && info.value("guide", false));
     settings()->setModelAdapters(info.is_object() && info.contains("adapters") ? info["adapters"] : ws::ojson::array());
     {
         int fixedSteps = 0;  // a distilled checkpoint's own step count

@@ -404,6 +404,11 @@ void SettingsPanel::setModelCanMakeSound(bool can) {
     updateVisibility();
 }
 
+void SettingsPanel::setModelHasGuide(bool has) {
+    hasGuide_ = has;
+    updateVisibility();
+}
+
 QString SettingsPanel::mode() const { return mode_->currentData().toString(); }
 
 void SettingsPanel::setMode(const QString& mode) {
@@ -615,6 +620,7 @@ ws::ojson SettingsPanel::request() const {
     // The schema's rows, each where it applies.
     for (const std::string& f : fields_->names())
         if (fields_->appliesTo(f, mode())) r[f] = fields_->value(f);
+    if (!hasGuide_) r.erase("autoguidance");  // nothing to steer away from
     r["num_frames"] = m == ws::Mode::Text2Image ? 1 : ws::round_frames_to_4k1(frames_->value());
     if (fixedSteps_) r.erase("shift");  // a distilled checkpoint has none: its sigmas are fixed
     r["seed"] = seed_->value();
@@ -687,7 +693,8 @@ void SettingsPanel::updateVisibility() {
     frames_->setEnabled(m != ws::Mode::Text2Image);
     sound_->setEnabled(m != ws::Mode::Text2Image && canMakeSound_);
     show(lengthRow_, ws::mode_in(ws::request_field("continuation")->modes, m));
-    for (const std::string& f : fields_->names()) show(fields_->widget(f), fields_->appliesTo(f, mode()));
+    for (const std::string& f : fields_->names())
+        show(fields_->widget(f), fields_->appliesTo(f, mode()) && (f != "autoguidance" || hasGuide_));
     recipeNote_->setVisible(!recipeModes_.isEmpty() && !recipeModes_.contains(mode()) &&
                             !recipeNote_->text().isEmpty());
 }

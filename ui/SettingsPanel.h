@@ -39,6 +39,9 @@ public:
     // Whether the loaded model makes sound: sound is on by default and stays as the user sets it (across modes and
     // models that make sound); without a sound tokenizer it is off and not offered.
     void setModelCanMakeSound(bool can);
+    // Whether the loaded model keeps a guide (guide/, the weaker tower autoguidance steers away from): without one the
+    // Autoguidance row is not shown and requests leave the field out.
+    void setModelHasGuide(bool has);
     // A distilled checkpoint's fixed step count (0: none): steps, guidance and shift show its values, locked, with
     // a line saying why; recalled requests do not unlock them.
     void setFixedSampling(int steps);
@@ -132,5 +135,6 @@ private:
     bool cappingOverlap_ = false;
     int overlapWanted_ = 2;
     bool canMakeSound_ = true;
+    bool hasGuide_ = true;
     ws::ojson modelDefaults_ = ws::ojson::object();
 };

@@ -140,6 +140,9 @@ private Q_SLOTS:
         // autoguidance without a guide: refused naming the field and what is missing.
         fs::copy(dir("tiny"), dir("bare"), fs::copy_options::recursive);
         fs::remove_all(dir("bare/guide"));
+        // What the studio reads to offer the field or not.
+        QCOMPARE(load(dir("bare"))->info()["guide"].get<bool>(), false);
+        QCOMPARE(load(dir("guided"))->info()["guide"].get<bool>(), true);
         try {
             one_step(load(dir("bare")), 1, "bare");
             QFAIL("ran without a guide");

@@ -261,6 +261,13 @@ private Q_SLOTS:
         s.setMode("inverse_dynamics");
         QVERIFY(!autoguidance->isVisible());
         s.setMode("text2video");
+        // A model without a guide/ has nothing to steer away from: no row, and no field in its requests.
+        s.setModelHasGuide(false);
+        QVERIFY(!autoguidance->isVisible() && !form->labelForField(autoguidance)->isVisible());
+        QVERIFY(!s.request().contains("autoguidance"));
+        s.setModelHasGuide(true);
+        QVERIFY(autoguidance->isVisible());
+        QCOMPARE(s.request()["autoguidance"].get<double>(), 1.0);
         // The request the form makes is one the engine accepts.
         ws::ojson job = s.request();
         job["prompt"] = "a kite";

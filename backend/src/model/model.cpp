@@ -625,6 +625,7 @@ ojson Model::info() const {
                  {"dtype", dtype()},
                  {"vae", impl_->vae != nullptr},
                  {"sound_tokenizer", impl_->sound != nullptr},
+                 {"guide", impl_->guide != nullptr},
                  {"generation_defaults", impl_->generation_defaults},
                  {"recipe", checkpoint_recipe(impl_->config)},
                  {"format", impl_->format.to_json()},
