@@ -1,6 +1,6 @@
 #!/bin/sh
 # The Pico recipe: an untrained Pico folder (architecture, tokenizer trained on Pico World's texts, fitted codecs),
-# then the paper's curriculum in miniature, in eight rounds: the reasoner learns to upsample short prompts into
+# then the paper's curriculum in miniature, in nine rounds: the reasoner learns to upsample short prompts into
 # structured captions, then the generation tower learns every mode by rectified flow while the reasoner stays
 # frozen; later rounds continue both on other episodes (the generator re-adapts to the reasoner's new text
 # features). Round 3 first re-installs the codecs: the shipped model's first two rounds ran with earlier codecs (a
@@ -14,9 +14,9 @@
 # UPSAMPLER2_STEPS (1500), GENERATOR2_STEPS (5000), UPSAMPLER3_STEPS (1500), UPSAMPLER4_STEPS (1500 in each of two
 # stages), SOUND3_STEPS (4000), GENERATOR3_STEPS (6000), GENERATOR4_STEPS (12000), GENERATOR5_STEPS (16000),
 # GENERATOR6_STEPS (20000), TEXT7_STEPS (8000), GENERATOR7_STEPS (2500), TEXT8_STEPS (4000), GENERATOR8_STEPS
-# (2500), DECODER_STEPS (4000), EPISODE_DIVISOR (1: every stage's episode count is divided by it, at least 4 are
+# (2500), TEXT9_STEPS (4000), GENERATOR9_STEPS (2500), DECODER_STEPS (4000), EPISODE_DIVISOR (1: every stage's episode count is divided by it, at least 4 are
 # kept; with tiny step counts a quick run of the whole recipe, as its test does). The shipped model is this script
-# with the defaults, on 2 CPU cores (rounds 1 and 2 about 29 + 60 + 37 + 19 minutes; rounds 3 to 8 see the model
+# with the defaults, on 2 CPU cores (rounds 1 and 2 about 29 + 60 + 37 + 19 minutes; rounds 3 to 9 see the model
 # card).
 set -eu
 OUT=${1:?usage: scripts/train-pico.sh OUT_DIR [path to worldstudio-cli]}
@@ -97,5 +97,8 @@ two_stage_round "${TEXT7_STEPS:-8000}" 4096 130000 0.0005 "${GENERATOR7_STEPS:-2
 # Round 8: the same two stages again on new episodes, at a lower rate for text2video: 4000 steps of 8 on 2048
 # (seeds 150000..152047), then every mode for 2500 steps of 8 on 1024 (seeds 160000..161023).
 two_stage_round "${TEXT8_STEPS:-4000}" 2048 150000 0.0003 "${GENERATOR8_STEPS:-2500}" 1024 160000
+# Round 9: round 8's two stages once more on new episodes: 4000 text2video steps of 8 on 2048 (seeds
+# 170000..172047), then every mode for 2500 steps of 8 on 1024 (seeds 180000..181023).
+two_stage_round "${TEXT9_STEPS:-4000}" 2048 170000 0.0003 "${GENERATOR9_STEPS:-2500}" 1024 180000
 "$CLI" fit-decoder "$OUT" --steps "${DECODER_STEPS:-4000}" --episodes "$(episodes 256)"
 "$CLI" fit-preview "$OUT"

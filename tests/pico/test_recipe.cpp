@@ -10,7 +10,8 @@ namespace {
 const char* const kStepVariables[] = {"UPSAMPLER_STEPS",  "GENERATOR_STEPS",  "UPSAMPLER2_STEPS", "GENERATOR2_STEPS",
                                       "UPSAMPLER3_STEPS", "UPSAMPLER4_STEPS", "SOUND3_STEPS",     "GENERATOR3_STEPS",
                                       "GENERATOR4_STEPS", "GENERATOR5_STEPS", "GENERATOR6_STEPS", "TEXT7_STEPS",
-                                      "GENERATOR7_STEPS", "TEXT8_STEPS",      "GENERATOR8_STEPS", "DECODER_STEPS"};
+                                      "GENERATOR7_STEPS", "TEXT8_STEPS",      "GENERATOR8_STEPS", "TEXT9_STEPS",
+                                      "GENERATOR9_STEPS", "DECODER_STEPS"};
 
 wstest::ProcResult recipe(const QStringList& args, const QProcessEnvironment& env, int timeout_ms = 900000) {
     return wstest::run("sh", QStringList{"scripts/train-pico.sh"} + args, {}, WS_SOURCE_DIR, timeout_ms, env);
@@ -35,15 +36,15 @@ private Q_SLOTS:
         const auto r = recipe({out, WS_CLI}, quick_environment());
         QVERIFY2(r.code == 0, r.err.right(2000).constData());
 
-        // One "trained" line per training stage, in the recipe's order: five upsampler stages and eleven
-        // generator stages (rounds 3, 7 and 8 have two each).
+        // One "trained" line per training stage, in the recipe's order: five upsampler stages and thirteen
+        // generator stages (rounds 3, 7, 8 and 9 have two each).
         std::vector<std::pair<double, double>> held_out;  // per stage: loss before, after
         const QRegularExpression trained(R"(trained 2 steps in [0-9.]+ s: held-out loss ([0-9.]+) -> ([0-9.]+))");
         for (auto it = trained.globalMatch(QString::fromUtf8(r.out)); it.hasNext();) {
             const auto m = it.next();
             held_out.push_back({m.captured(1).toDouble(), m.captured(2).toDouble()});
         }
-        QCOMPARE(held_out.size(), size_t(16));
+        QCOMPARE(held_out.size(), size_t(18));
         // Upsampler stages (1, 3, 5, 6, 7 of the run) share their held-out prompts and nothing else touches the
         // reasoner, so each starts where the one before ended: no stage restarted from the untrained folder.
         const int upsampler[] = {0, 2, 4, 5, 6};
