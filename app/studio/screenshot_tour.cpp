@@ -199,7 +199,12 @@ void startScreenshotTour(MainWindow* w, const QString& dir) {
             after(200, w, [w, dir] {
                 save(w, dir, "generate-raw-json");
                 w->captionEditor()->showForm();
-                w->addToQueue();
+                w->inspectorTabs()->setCurrentIndex(2);  // Settings: the model's defaults in the form
+                after(300, w, [w, dir] {
+                    save(w, dir, "generate-settings");
+                    w->inspectorTabs()->setCurrentIndex(0);
+                    w->addToQueue();
+                });
             });
         });
     });
