@@ -14,8 +14,9 @@
 # UPSAMPLER2_STEPS (1500), GENERATOR2_STEPS (5000), UPSAMPLER3_STEPS (1500), UPSAMPLER4_STEPS (1500 in each of two
 # stages), SOUND3_STEPS (4000), GENERATOR3_STEPS (6000), GENERATOR4_STEPS (12000), GENERATOR5_STEPS (16000),
 # GENERATOR6_STEPS (20000), TEXT7_STEPS (8000), GENERATOR7_STEPS (2500), TEXT8_STEPS (4000), GENERATOR8_STEPS
-# (2500), TEXT9_STEPS (4000), GENERATOR9_STEPS (2500), DECODER_STEPS (4000), EPISODE_DIVISOR (1: every stage's episode count is divided by it, at least 4 are
-# kept; with tiny step counts a quick run of the whole recipe, as its test does). The shipped model is this script
+# (2500), TEXT9_STEPS (4000), GENERATOR9_STEPS (2500), DECODER_STEPS (4000), EPISODE_DIVISOR (1: every stage's
+# episode count is divided by it, at least 4 are kept; with tiny step counts a quick run of the whole recipe, as its
+# test does). The shipped model is this script
 # with the defaults, on 2 CPU cores (rounds 1 and 2 about 29 + 60 + 37 + 19 minutes; rounds 3 to 9 see the model
 # card).
 set -eu

@@ -404,6 +404,11 @@ void SettingsPanel::setModelCanMakeSound(bool can) {
     updateVisibility();
 }
 
+bool SettingsPanel::offers(const std::string& field) const {
+    // Autoguidance needs the model's guide/: without one there is nothing to steer away from.
+    return fields_->appliesTo(field, mode()) && (field != "autoguidance" || hasGuide_);
+}
+
 void SettingsPanel::setModelHasGuide(bool has) {
     hasGuide_ = has;
     updateVisibility();
@@ -619,8 +624,7 @@ ws::ojson SettingsPanel::request() const {
     }
     // The schema's rows, each where it applies.
     for (const std::string& f : fields_->names())
-        if (fields_->appliesTo(f, mode())) r[f] = fields_->value(f);
-    if (!hasGuide_) r.erase("autoguidance");  // nothing to steer away from
+        if (offers(f)) r[f] = fields_->value(f);
     r["num_frames"] = m == ws::Mode::Text2Image ? 1 : ws::round_frames_to_4k1(frames_->value());
     if (fixedSteps_) r.erase("shift");  // a distilled checkpoint has none: its sigmas are fixed
     r["seed"] = seed_->value();
@@ -693,8 +697,7 @@ void SettingsPanel::updateVisibility() {
     frames_->setEnabled(m != ws::Mode::Text2Image);
     sound_->setEnabled(m != ws::Mode::Text2Image && canMakeSound_);
     show(lengthRow_, ws::mode_in(ws::request_field("continuation")->modes, m));
-    for (const std::string& f : fields_->names())
-        show(fields_->widget(f), fields_->appliesTo(f, mode()) && (f != "autoguidance" || hasGuide_));
+    for (const std::string& f : fields_->names()) show(fields_->widget(f), offers(f));
     recipeNote_->setVisible(!recipeModes_.isEmpty() && !recipeModes_.contains(mode()) &&
                             !recipeNote_->text().isEmpty());
 }

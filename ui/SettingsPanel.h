@@ -110,6 +110,8 @@ private:
     void connectRows();
     void updateDerived();
     void updateVisibility();
+    // Whether the form shows the schema field `field` for the current mode and model (and so puts it in requests).
+    bool offers(const std::string& field) const;
     void deriveControl();
     void lockFixedSampling();
     QComboBox *mode_, *preset_, *tier_, *aspect_, *seedPolicy_, *controlType_;
