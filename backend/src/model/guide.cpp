@@ -51,9 +51,9 @@ std::string write_guide(const std::string& model_dir, double strength) {
     // The folder's model_index.json is read and checked first, so that a damaged one stops the verb before anything
     // is written.
     const fs::path index = fs::path(model_dir) / "model_index.json";
-    read_generation_defaults(model_dir);
     ojson j = fs::exists(index) ? read_json_file(index.string()) : ojson::object();
     if (!j.is_object()) throw Error(index.string() + ": not a JSON object");
+    generation_defaults_of(j, index.string());
     std::map<std::string, TensorBlob> blobs;
     for (const auto& [canon, source] : report.source_of) {
         if (is_text_tower_weight(canon)) continue;

@@ -353,6 +353,10 @@ ojson parse_generation_defaults(const std::string& text, const std::string& orig
     } catch (const std::exception& e) {
         throw Error(origin + ": not valid JSON (" + user_message(e) + ")");
     }
+    return generation_defaults_of(j, origin);
+}
+
+ojson generation_defaults_of(const ojson& j, const std::string& origin) {
     if (!j.is_object() || !j.contains("worldstudio_generation_defaults")) return ojson::object();
     const ojson& d = j["worldstudio_generation_defaults"];
     bool ok = d.is_object();

@@ -81,6 +81,8 @@ ModelFolder locate_model_folder(const std::string& dir);
 ModelConfig read_config(const ModelFolder& f);
 // model_index.json's worldstudio_generation_defaults ({} when absent); throws ws::Error naming `origin`.
 ojson parse_generation_defaults(const std::string& model_index_text, const std::string& origin);
+// The same from model_index.json already parsed.
+ojson generation_defaults_of(const ojson& model_index, const std::string& origin);
 // The same from the folder's model_index.json ({} when the folder has none).
 ojson read_generation_defaults(const std::string& dir);
 // A JSON file; throws ws::Error naming the file when it cannot be opened or is not JSON.
