@@ -358,6 +358,19 @@ int cmd_make_guide(const std::string&, const Args& a) {
     return 0;
 }
 
+int cmd_set_config(const std::string&, const Args& a) {
+    if (a.positional.size() < 2) throw UsageError("set-config needs MODEL_DIR and at least one FIELD=VALUE");
+    std::vector<std::pair<std::string, std::string>> fields;
+    for (size_t i = 1; i < a.positional.size(); ++i) {
+        const std::string& kv = a.positional[i];
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) throw UsageError("set-config: '" + kv + "' is not FIELD=VALUE");
+        fields.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    std::printf("wrote %s\n", ws::set_position_config(a.positional[0], fields).c_str());
+    return 0;
+}
+
 int cmd_bench(const std::string&, const Args& a) {
     return bench_main(a.has("--model") ? a.get("--model") : default_model_dir(), a.get("--tokenizer"));
 }
@@ -580,6 +593,12 @@ void add_engine_verbs(std::vector<Verb>& v) {
                                     folder's defaults then name autoguidance S (1)
 )",
                  cmd_make_guide});
+    v.push_back({"set-config", R"(  set-config MODEL_DIR FIELD=VALUE...
+                                    set fields of the transformer's config.json that place tokens without changing
+                                    any weight (sound_base_temporal_compression_factor: 4 puts sound on the video's
+                                    grid; worldstudio_spatial_position_scale); VALUE a number or null
+)",
+                 cmd_set_config});
     v.push_back(
         {"bench-vae",
          R"(  bench-vae [--latent-height H] [--latent-width W] [--latent-frames 2,4,8,16] [--device D] [--dtype T]

@@ -245,6 +245,28 @@ private Q_SLOTS:
 
     // A reference case's `condition_frame_indexes: null` (as the reference writes it for text2image) means no
     // conditioning frames; a field of the wrong type is named with the file and what it must be.
+    void setConfigEditsPositionFieldsOnly() {
+        const QString model = tmp_.filePath("tiny_positions");
+        QCOMPARE(cli({"make-tiny", model, "--seed", "2"}).code, 0);
+        const QString config = model + "/transformer/config.json";
+        auto r = cli({"set-config", model, "sound_base_temporal_compression_factor=4"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.contains(config.toUtf8()));
+        QVERIFY(read(config).contains("\"sound_base_temporal_compression_factor\": 4"));
+        QVERIFY(cli({"info", model}).out.contains("loadable: yes"));
+        for (const QStringList& args : {QStringList{"set-config", model}, QStringList{"set-config", model, "novalue"},
+                                        QStringList{"set-config", model, "=4"}}) {
+            auto u = cli(args);
+            QVERIFY2(u.code == 2, qPrintable(args.join(' ') + " -> " + QString::number(u.code)));
+            QVERIFY(u.err.contains("usage:"));
+        }
+        refusedWithOneLine(cli({"set-config", model, "sound_base_temporal_compression_factor=0"}), config,
+                           "sound_base_temporal_compression_factor must be a positive integer or null");
+        QVERIFY(read(config).contains("\"sound_base_temporal_compression_factor\": 4"));
+        auto shape = cli({"set-config", model, "num_hidden_layers=8"});
+        QCOMPARE(shape.code, 1);
+        QVERIFY(shape.err.contains("'num_hidden_layers' is not a field that only places tokens"));
+    }
     void caseFieldsNullAndWrongTypes() {
         const QString plain =
             editedCase("t2v_a", "case_plain", [](ws::ojson& j) { j.erase("condition_frame_indexes"); });

@@ -667,6 +667,80 @@ private Q_SLOTS:
         bad = job, bad["prompting"] = "diffusers", bad["model_mode"] = "transfer";
         refused(bad, "prompting diffusers is for text2image");
     }
+    // --- Position fields edited in place ------------------------------------------------------------------------
+
+    // set-config: the reference's sound_base_temporal_compression_factor written into a copy's config, every other
+    // field kept; the folder loads with its weights unchanged, and the sound (with the video it attends to) now comes
+    // out differently from the same seed.
+    void aPositionFieldIsSetInPlace() {
+        c10::InferenceMode guard;
+        const std::string d = copy("base", "aligned");
+        const ojson before = read_json(d + "/transformer/config.json");
+        QCOMPARE(set_position_config(d, {{"sound_base_temporal_compression_factor", "4"}}),
+                 d + "/transformer/config.json");
+        ojson after = read_json(d + "/transformer/config.json");
+        QCOMPARE(after["sound_base_temporal_compression_factor"].get<int64_t>(), int64_t{4});
+        after.erase("sound_base_temporal_compression_factor");
+        QCOMPARE(after.dump(), before.dump());
+        const ojson job = {{"model_mode", "text2video"},
+                           {"prompt", "a red ball bounces twice"},
+                           {"width", 64},
+                           {"height", 64},
+                           {"num_frames", 9},
+                           {"num_steps", 2},
+                           {"seed", 3},
+                           {"enable_sound", true}};
+        const Generation legacy = Session(load(dir("base"))).run(job, {}, false);
+        const Generation aligned = Session(load(d)).run(job, {}, false);
+        // Latents of one shape that differ somewhere by more than rounding.
+        const auto differs = [](const HostTensor& a, const HostTensor& b) {
+            if (a.shape != b.shape || a.data.empty()) return true;
+            double diff = 0;
+            for (size_t i = 0; i < a.data.size(); ++i) diff = std::max(diff, double(std::abs(a.data[i] - b.data[i])));
+            return diff > 1e-4;
+        };
+        QVERIFY(!legacy.outputs[0].sound_latent.empty());
+        QCOMPARE(aligned.outputs[0].sound_latent.shape, legacy.outputs[0].sound_latent.shape);
+        QVERIFY(differs(legacy.outputs[0].sound_latent, aligned.outputs[0].sound_latent));
+        QVERIFY(differs(legacy.outputs[0].video_latent, aligned.outputs[0].video_latent));
+        // null is the reference's None again: the same sound as the untouched folder.
+        set_position_config(d, {{"sound_base_temporal_compression_factor", "null"}});
+        const Generation back = Session(load(d)).run(job, {}, false);
+        QVERIFY(!differs(legacy.outputs[0].sound_latent, back.outputs[0].sound_latent));
+    }
+
+    void badPositionEditsAreRefusedByNameAndWriteNothing() {
+        const std::string d = copy("base", "bad_positions");
+        const std::string config = d + "/transformer/config.json";
+        const ojson before = read_json(config);
+        const struct {
+            std::vector<std::pair<std::string, std::string>> fields;
+            const char* expect;
+        } cases[] = {
+            {{{"hidden_size", "128"}}, "'hidden_size' is not a field that only places tokens"},
+            {{{"sound_base_temporal_compression_factor", "0"}}, "sound_base_temporal_compression_factor"},
+            {{{"sound_base_temporal_compression_factor", "four"}}, "takes a number or null, not 'four'"},
+            {{{"sound_base_temporal_compression_factor", "[4]"}}, "takes a number or null"},
+            {{{"worldstudio_spatial_position_scale", "4"}, {"sound_base_temporal_compression_factor", "2.5"}},
+             "sound_base_temporal_compression_factor"},
+            {{}, "name at least one FIELD=VALUE"},
+        };
+        for (const auto& c : cases) {
+            try {
+                set_position_config(d, c.fields);
+                QFAIL(c.expect);
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find(c.expect) != std::string::npos, e.what());
+            }
+            QCOMPARE(read_json(config).dump(), before.dump());
+        }
+        try {
+            set_position_config(dir("no_such_folder"), {{"sound_base_temporal_compression_factor", "4"}});
+            QFAIL("a missing folder was edited");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find(dir("no_such_folder")) != std::string::npos, e.what());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCheckpoints)

@@ -162,6 +162,56 @@ private Q_SLOTS:
             }
         }
     }
+    // The reference's sound_base_temporal_compression_factor: unset, a sound token sits four times further along
+    // than the video frame of its instant; set to the video's temporal compression, the two coincide. Video and text
+    // stay where they were, and a published config neither writes nor needs the field.
+    void soundBaseTemporalCompressionPutsSoundOnTheVideoGrid() {
+        ModelConfig c;
+        c.patch_size = 1;
+        LatentState s;
+        s.vision.push_back({at::zeros({48, 9, 2, 2}), std::vector<bool>(9, false), 16});  // 33 frames at 16 fps
+        s.sound = SoundLatent{at::zeros({64, 52}), std::vector<bool>(52, false), 25};     // 2.06 s at 25 Hz
+        const SequenceLayout legacy = build_layout(c, 12, s);
+        c.sound_base_temporal_compression = 4;
+        const SequenceLayout aligned = build_layout(c, 12, s);
+        const int64_t video = 9 * 2 * 2;
+        QVERIFY(at::equal(aligned.text_positions, legacy.text_positions));
+        QVERIFY(at::equal(aligned.gen_positions.narrow(1, 0, video), legacy.gen_positions.narrow(1, 0, video)));
+        const auto t_video = [&](const SequenceLayout& L, int64_t frame) {
+            return L.gen_positions[0][frame * 4].item<double>();
+        };
+        const auto t_sound = [&](const SequenceLayout& L, int64_t n) {
+            return L.gen_positions[0][video + n].item<double>();
+        };
+        // One second in: latent frame 4 (pixel frame 16) and sound latent 25.
+        const double start = t_video(legacy, 0);
+        QCOMPARE(t_sound(legacy, 0), start);
+        QVERIFY(std::abs(t_video(legacy, 4) - start - 6.0) < 1e-3);    // base_fps / 4 positions a second
+        QVERIFY(std::abs(t_sound(legacy, 25) - start - 24.0) < 1e-3);  // base_fps positions a second
+        QVERIFY(std::abs(t_sound(aligned, 25) - t_video(aligned, 4)) < 1e-3);
+        QVERIFY(std::abs(t_sound(aligned, 50) - t_video(aligned, 8)) < 1e-3);
+        QVERIFY(at::equal(aligned.gen_positions.narrow(0, 1, 2), legacy.gen_positions.narrow(0, 1, 2)));
+
+        QVERIFY(!ModelConfig().to_json().contains("sound_base_temporal_compression_factor"));
+        const ojson j = c.to_json();
+        QCOMPARE(j["sound_base_temporal_compression_factor"].get<int64_t>(), int64_t{4});
+        QCOMPARE(ModelConfig::from_json(j, "config.json").sound_base_temporal_compression, int64_t{4});
+        ojson unset = j;
+        unset["sound_base_temporal_compression_factor"] = nullptr;  // the reference's None
+        QCOMPARE(ModelConfig::from_json(unset, "config.json").sound_base_temporal_compression, int64_t{0});
+        for (const ojson& bad : {ojson(0), ojson(-4), ojson(100), ojson(2.5), ojson("4")}) {
+            ojson b = j;
+            b["sound_base_temporal_compression_factor"] = bad;
+            try {
+                ModelConfig::from_json(b, "m/config.json");
+                QFAIL(("an impossible sound base compression was accepted: " + bad.dump()).c_str());
+            } catch (const Error& e) {
+                const std::string m = e.what();
+                QVERIFY2(m.find("m/config.json") != std::string::npos, m.c_str());
+                QVERIFY2(m.find("sound_base_temporal_compression_factor") != std::string::npos, m.c_str());
+            }
+        }
+    }
     void textKVReuseEqualsRecompute() {
         // A random model with a long prompt, a conditioning frame, sound and actions: reuse must equal recompute.
         c10::InferenceMode guard;

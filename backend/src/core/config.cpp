@@ -80,6 +80,12 @@ ModelConfig ModelConfig::from_json(const ojson& j_in, const std::string& origin)
     read_json_field(j, "sound_gen", c.sound_gen, origin);
     read_json_field(j, "sound_dim", c.sound_dim, origin);
     read_json_field(j, "sound_latent_fps", c.sound_latent_fps, origin);
+    if (j.contains("sound_base_temporal_compression_factor") &&
+        !j["sound_base_temporal_compression_factor"].is_null()) {
+        read_json_field(j, "sound_base_temporal_compression_factor", c.sound_base_temporal_compression, origin);
+        if (c.sound_base_temporal_compression < 1)
+            throw Error(origin + ": sound_base_temporal_compression_factor must be a positive integer or null");
+    }
     read_json_field(j, "action_gen", c.action_gen, origin);
     read_json_field(j, "max_action_dim", c.max_action_dim, origin);
     read_json_field(j, "action_dim", c.max_action_dim, origin);  // diffusers' name (null without an action tower)
@@ -122,6 +128,8 @@ void ModelConfig::validate(const std::string& origin) const {
     if (latent_channels <= 0 || patch_size <= 0) throw bad("latent sizes must be positive");
     if (!(spatial_position_scale >= 1 && spatial_position_scale <= 64))
         throw bad("worldstudio_spatial_position_scale must be between 1 and 64");
+    if (sound_base_temporal_compression < 0 || sound_base_temporal_compression > 64)
+        throw bad("sound_base_temporal_compression_factor must be between 1 and 64, or null");
 }
 
 ojson ModelConfig::to_json() const {
@@ -165,6 +173,8 @@ ojson ModelConfig::to_json() const {
           {"end_of_generation", special.end_of_generation}}}};
     // Only where it is set: a published model's config is written as the reference's fields alone.
     if (spatial_position_scale != 1) j["worldstudio_spatial_position_scale"] = spatial_position_scale;
+    if (sound_base_temporal_compression > 0)
+        j["sound_base_temporal_compression_factor"] = sound_base_temporal_compression;
     return j;
 }
 

@@ -118,8 +118,10 @@ SequenceLayout build_layout(const ModelConfig& c, int64_t text_len, const Latent
     }
     if (state.sound) {
         const int64_t T = state.sound->x.size(1);
-        // The reference leaves the sound's base compression unset, so sound advances base_fps positions per second.
-        pos.push_back(block_positions(c, T, 1, 1, generation_start, state.sound->fps, 1, 1, 0));
+        // Unset (0, the reference's None), the sound's base compression is its own 1: sound advances base_fps
+        // positions per second.
+        const int64_t base_tcf = c.sound_base_temporal_compression > 0 ? c.sound_base_temporal_compression : 1;
+        pos.push_back(block_positions(c, T, 1, 1, generation_start, state.sound->fps, 1, base_tcf, 0));
         L.sound_token_start = n;
         n += T;
         kinds.insert(kinds.end(), static_cast<size_t>(T), kSound);

@@ -53,6 +53,11 @@ struct ModelConfig {
     bool sound_gen = true;
     int64_t sound_dim = 64;
     double sound_latent_fps = 25;
+    // The reference's sound_base_temporal_compression_factor; 0 is its None (every published model's): sound tokens
+    // then advance base_fps positions per second, four times as fast as video and actions (base_fps /
+    // temporal_compression), so a sound token and the video frame of the same instant sit further apart the later
+    // they come. Set to temporal_compression, sound shares the video's grid.
+    int64_t sound_base_temporal_compression = 0;
     bool action_gen = true;
     int64_t max_action_dim = 64;
     int64_t num_domains = 32;

@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "worldstudio/core/config.h"
@@ -271,6 +272,13 @@ double fit_preview_projection(const std::string& model_dir, int samples = 8, uin
 // `autoguidance` steers away from once the folder trains on; and names `autoguidance: strength` in the folder's
 // generation defaults (model_index.json, "*"). Returns the guide file written.
 std::string write_guide(const std::string& model_dir, double strength = 1.0);
+
+// Sets fields of MODEL_DIR's transformer config.json that place tokens without changing any weight's shape
+// (sound_base_temporal_compression_factor, worldstudio_spatial_position_scale), each value JSON text (a number or
+// null). The edited config is checked whole before it replaces the file; other fields are kept as they are. Returns
+// the file written. Throws ws::Error naming the field or the file.
+std::string set_position_config(const std::string& model_dir,
+                                const std::vector<std::pair<std::string, std::string>>& fields);
 
 // Library versions for generation records.
 ojson library_versions();
