@@ -2,6 +2,7 @@
 // `autoguidance` that steers the velocity away from it, the record, and bad guides and requests refused by name.
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "test_support.h"
 #include "tiny_job.h"
@@ -104,14 +105,49 @@ private Q_SLOTS:
         QVERIFY(at::equal(one_step(self, 0, "self_off"), off));  // the guide is not read at 0
         QVERIFY(rel(one_step(self, 1, "self_one"), off) < 0.1 * rel(one, off));
     }
+    // make-guide keeps the transformer's config beside the guide, and the guide places its tokens by it: a folder
+    // whose sound moved onto the video's grid later (set-config) still asks its guide at the places it learned.
+    void theGuideKeepsThePlacesItLearned() {
+        const auto config_text = [](const std::string& file) {
+            std::ifstream in(file);
+            return std::string(std::istreambuf_iterator<char>(in), {});
+        };
+        QCOMPARE(config_text(dir("tiny/guide/config.json")), config_text(dir("tiny/transformer/config.json")));
+        fs::copy(dir("guided"), dir("moved"), fs::copy_options::recursive);
+        set_position_config(dir("moved"), {{"sound_base_temporal_compression_factor", "4"}});
+        ojson job = wstest::tiny_job("text2video");
+        job["num_steps"] = 1, job["sampler"] = "euler", job["autoguidance"] = 1.0, job["enable_sound"] = true;
+        const auto sound_of = [&](const std::string& folder, const std::string& name) {
+            Session s(load(dir(folder)), ffmpeg_media_files());
+            return load_tensors(s.generate(job, dir("out/" + name), {}).outputs.front()).at("sound_latent");
+        };
+        const at::Tensor kept = sound_of("moved", "moved_kept");
+        // The same guide told the model's new places instead: another push.
+        fs::copy_file(dir("moved/transformer/config.json"), dir("moved/guide/config.json"),
+                      fs::copy_options::overwrite_existing);
+        const at::Tensor followed = sound_of("moved", "moved_followed");
+        QVERIFY(rel(followed, kept) > 1e-3);
+        // A damaged guide config is refused naming it.
+        std::ofstream(dir("moved/guide/config.json")) << "{\"sound_base_temporal_compression_factor\": 0}";
+        try {
+            load(dir("moved"));
+            QFAIL("loaded a guide with an impossible config");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find(dir("moved/guide/config.json")) != std::string::npos, e.what());
+        }
+    }
     void theRecordNamesTheStrengthAndTheGuide() {
         auto guided = load(dir("guided"));
         ojson record;
         one_step(guided, 1.5, "record", &record);
         QCOMPARE(record["request"]["autoguidance"].get<double>(), 1.5);
-        bool hashed = false;
-        for (const FileHash& h : guided->file_hashes()) hashed |= h.file == "guide/diffusion_pytorch_model.safetensors";
+        bool hashed = false, config_hashed = false;
+        for (const FileHash& h : guided->file_hashes()) {
+            hashed |= h.file == "guide/diffusion_pytorch_model.safetensors";
+            config_hashed |= h.file == "guide/config.json";
+        }
         QVERIFY(hashed);
+        QVERIFY(config_hashed);
     }
     // Inverse dynamics and policy answer with actions: the field is not read there, whatever the defaults say. A
     // folder whose defaults name autoguidance runs them even without a guide, and as with it.

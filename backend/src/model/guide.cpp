@@ -20,8 +20,19 @@ namespace fs = std::filesystem;
 
 namespace ws {
 
-LoadedGuide load_guide(const std::string& guide_dir, const ModelConfig& config, at::Device device,
+LoadedGuide load_guide(const std::string& guide_dir, const ModelConfig& model_config, at::Device device,
                        at::ScalarType dtype) {
+    // The guide places its tokens as it learned to: guide/config.json (written by make-guide) keeps the fields that
+    // only place tokens as they were then, so a folder that moved them later (set-config) still asks its guide the
+    // question the guide was trained on. Every size is the model's, as the guide shares its text tower.
+    ModelConfig config = model_config;
+    const fs::path own = fs::path(guide_dir) / "config.json";
+    const bool has_config = fs::exists(own);
+    if (has_config) {
+        const ModelConfig g = ModelConfig::from_json(read_json_file(own.string()), own.string());
+        config.sound_base_temporal_compression = g.sound_base_temporal_compression;
+        config.spatial_position_scale = g.spatial_position_scale;
+    }
     const Checkpoint ck(guide_dir);
     const TransformerTensors tensors(ck, std::nullopt, guide_dir);
     WeightReport report = check_weights(config, tensors.shapes());
@@ -35,6 +46,7 @@ LoadedGuide load_guide(const std::string& guide_dir, const ModelConfig& config, 
     g.network = std::make_shared<const Network>(config, std::move(weights), device, dtype, Towers::generation,
                                                 LayerPlacement{});
     g.files = ck.files();
+    if (has_config) g.files.push_back(own.string());
     return g;
 }
 
@@ -68,6 +80,8 @@ std::string write_guide(const std::string& model_dir, double strength) {
     fs::create_directories(dir);
     const std::string out = (dir / "diffusion_pytorch_model.safetensors").string();
     write_safetensors(out, blobs, {{"worldstudio_guide", "the generation tower of " + config.name + ", BF16"}});
+    // The transformer's config as it is now: the places its tokens were trained at stay the guide's.
+    fs::copy_file(f.config_path, dir / "config.json", fs::copy_options::overwrite_existing);
     // The folder now asks for autoguidance by default: model_index.json's "*" defaults, the rest kept as it was.
     j["worldstudio_generation_defaults"]["*"]["autoguidance"] = strength;
     std::ofstream w(index, std::ios::binary | std::ios::trunc);

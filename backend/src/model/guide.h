@@ -15,7 +15,9 @@ struct LoadedGuide {
 };
 
 // Every generation-tower tensor of `config` (the text tower is the model's own, so none of it is needed), in any
-// float dtype. Refused naming the folder and the tensors when one is missing or mis-shaped.
+// float dtype. The guide's own config.json, where it has one, sets the fields that place tokens (those
+// set_position_config edits); its network then places them so. Refused naming the folder and the tensors when one is
+// missing or mis-shaped, and naming the file when its config.json is damaged.
 LoadedGuide load_guide(const std::string& guide_dir, const ModelConfig& config, at::Device device,
                        at::ScalarType dtype);
 
